@@ -1,0 +1,60 @@
+"""Checks that must hold after every event (used by tests and ``stacks simulate``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from engine.cards import HIDDEN
+from engine.state import HOST, Phase, State
+
+
+def check_invariants(state: State) -> list[str]:
+    """Return a description of every broken invariant (empty when all hold)."""
+    problems: list[str] = []
+    cfg = state.config
+    # Every card in exactly one zone (only the host knows every card).
+    zones: list[int] = [*state.draw_pile, *state.out_of_play, *state.special_discard]
+    for hand in state.hands:
+        zones += hand
+    for pile in state.discards:
+        zones += pile
+    for p in state.piles:
+        zones += p.cards
+    if state.window is not None:
+        zones += state.window.pile.cards
+    if state.audience == HOST:
+        counts = Counter(zones)
+        dupes = sorted(c for c, n in counts.items() if n > 1)
+        if dupes:
+            problems.append(f"cards in more than one place: {dupes}")
+        missing = sorted(set(state.deck) - counts.keys())
+        if missing:
+            problems.append(f"cards in no zone: {missing}")
+        extra = sorted(counts.keys() - set(state.deck))
+        if extra:
+            problems.append(f"cards that are not in this deck: {extra}")
+    elif len(zones) != len(state.deck):
+        problems.append(f"{len(zones)} cards in zones, the deck has {len(state.deck)}")
+    # Chips are conserved.
+    for colour in (0, 1):
+        held = sum(chips[colour] for chips in state.chips)
+        if any(chips[colour] < 0 for chips in state.chips) or state.supply[colour] < 0:
+            problems.append("a negative chip count")
+        if not cfg.unlimited_chips and held + state.supply[colour] != cfg.chips_per_colour:
+            problems.append(f"colour {colour}: {held} held + {state.supply[colour]} in supply")
+    # Piles.
+    limit = cfg.max_open_piles_per_colour
+    for colour in (0, 1):
+        if limit and sum(1 for p in state.piles if p.colour == colour) > limit:
+            problems.append(f"more than {limit} open piles of colour {colour}")
+    for p in state.piles:
+        if not 1 <= p.height <= 4:
+            problems.append(f"open pile {p.id} has height {p.height}")
+    # Phase.
+    if (state.phase == Phase.BLOCK_WINDOW) != (state.window is not None):
+        problems.append("a Block window exists exactly in the BLOCK_WINDOW phase")
+    if (state.phase == Phase.GAME_OVER) != (state.outcome is not None):
+        problems.append("an outcome exists exactly in the GAME_OVER phase")
+    if state.audience >= 0 and HIDDEN in state.hands[state.audience]:
+        problems.append("a seat's own hand holds a hidden card")
+    return problems

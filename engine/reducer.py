@@ -1,0 +1,362 @@
+"""The single reducer: ``apply(state, event)`` is the only code that changes a state.
+
+It runs on the host (full state) and on every peer (a view with hidden cards), so it
+accepts :data:`~engine.cards.HIDDEN` wherever a card may be unknown to the audience.
+An event that does not fit the state raises :class:`InvalidEventError` and leaves the
+state unchanged, ready for a resync.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.cards import COLOUR, HIDDEN, KIND, CardId, Kind, card_name
+from engine.errors import InvalidEventError
+from engine.events import (
+    ActionPlayed,
+    BlockPassed,
+    CardDiscarded,
+    CardPlayed,
+    CardsDrawn,
+    CardTaken,
+    ChipAwarded,
+    ChipTaken,
+    DrawPileFormed,
+    Event,
+    GameOver,
+    PileBlocked,
+    PileCleared,
+    PileCompleted,
+    Reshuffled,
+    SkipsGiven,
+    TurnEnded,
+    TurnSkipped,
+    TurnStarted,
+)
+from engine.state import (
+    BlockWindow,
+    Outcome,
+    Phase,
+    Pile,
+    Seat,
+    State,
+    Zone,
+)
+
+
+def apply(state: State, event: Event) -> None:
+    """Apply ``event`` to ``state`` in place."""
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        raise InvalidEventError(f"no reducer for {type(event).__name__}")
+    if state.phase == Phase.GAME_OVER:
+        raise InvalidEventError(f"the game is over; {event.TYPE} can't follow")
+    handler(state, event)
+
+
+def apply_checked(state: State, event: Event) -> None:
+    """Apply an untrusted event: any inconsistency leaves ``state`` as it was.
+
+    Works on a copy and swaps it in only on success, so a half-applied event can't
+    leave a peer in a state nobody else has.
+    """
+    trial = state.copy()
+    try:
+        apply(trial, event)
+    except InvalidEventError:
+        raise
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise InvalidEventError(f"{event.TYPE} does not fit this state: {exc}") from exc
+    for name in State.__slots__:  # type: ignore[attr-defined]
+        setattr(state, name, getattr(trial, name))
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _seat(state: State, seat: Seat) -> Seat:
+    if not 0 <= seat < state.players:
+        raise InvalidEventError(f"no seat {seat} at a {state.players}-player table")
+    return seat
+
+
+def _remove_from_hand(hand: list[CardId], card: CardId) -> None:
+    """Remove ``card`` from a hand that may hold hidden cards.
+
+    A known card leaves as itself, or as one of the hidden ones. When an unknown card
+    leaves (a blind steal seen by a third party), nobody watching can tell which one
+    went, so every card of that hand becomes unknown to this view.
+    """
+    if card != HIDDEN:
+        try:
+            hand.remove(card)
+            return
+        except ValueError:
+            pass
+    if not hand:
+        raise InvalidEventError(f"{card_name(card)} can't leave an empty hand")
+    if card == HIDDEN:
+        hand[:] = [HIDDEN] * (len(hand) - 1)
+        return
+    try:
+        hand.remove(HIDDEN)
+    except ValueError:
+        raise InvalidEventError(f"{card_name(card)} is not in that hand") from None
+
+
+def _take(state: State, seat: Seat, card: CardId, zone: Zone) -> None:
+    if zone == Zone.HAND:
+        _remove_from_hand(state.hands[seat], card)
+        return
+    pile = state.discards[seat]
+    if not pile or pile[-1] != card:
+        raise InvalidEventError(f"{card_name(card)} is not on top of seat {seat}'s discard pile")
+    pile.pop()
+
+
+def _note_turn_over(state: State) -> None:
+    """Stalemate bookkeeping at the end of a turn, played or skipped (§1.11)."""
+    if state.plays_this_turn == 0 and not state.draw_pile and not state.has_reshuffle_pool():
+        state.idle_turns += 1
+    else:
+        state.idle_turns = 0
+    state.plays_this_turn = 0
+    state.skips_this_turn = []
+
+
+# -- one function per event ---------------------------------------------------------------
+
+
+def _draw_pile_formed(state: State, ev: DrawPileFormed) -> None:
+    if state.phase != Phase.SETUP:
+        raise InvalidEventError("the draw pile is formed only before the deal")
+    if len(ev.cards) != len(state.deck):
+        raise InvalidEventError(f"the draw pile must hold {len(state.deck)} cards")
+    if state.draw_pile and HIDDEN not in ev.cards and sorted(ev.cards) != sorted(state.deck):
+        raise InvalidEventError("the draw pile is not a permutation of the deck")
+    state.draw_pile = list(ev.cards)
+
+
+def _reshuffled(state: State, ev: Reshuffled) -> None:
+    pool = state.reshuffle_pool()
+    if state.draw_pile:
+        raise InvalidEventError("a reshuffle happens only when the draw pile is empty")
+    if len(ev.cards) != len(pool):
+        raise InvalidEventError(f"the reshuffle pool holds {len(pool)} cards, not {len(ev.cards)}")
+    if HIDDEN not in ev.cards and sorted(ev.cards) != sorted(pool):
+        raise InvalidEventError("the reshuffled cards are not the reshuffle pool")
+    state.draw_pile = list(ev.cards)
+    state.out_of_play.clear()
+    if state.config.reshuffle_includes_action_cards:
+        state.special_discard.clear()
+
+
+def _cards_drawn(state: State, ev: CardsDrawn) -> None:
+    seat = _seat(state, ev.seat)
+    count = len(ev.cards)
+    pile = state.draw_pile
+    if count == 0 or count > len(pile):
+        raise InvalidEventError(f"can't draw {count} cards from a pile of {len(pile)}")
+    top = pile[-count:]
+    top.reverse()
+    for known, drawn in zip(top, ev.cards, strict=True):
+        if known != HIDDEN and known != drawn:
+            raise InvalidEventError("the drawn cards are not the top of the draw pile")
+    del pile[-count:]
+    state.hands[seat].extend(ev.cards)
+
+
+def _turn_started(state: State, ev: TurnStarted) -> None:
+    seat = _seat(state, ev.seat)
+    if state.phase == Phase.BLOCK_WINDOW:
+        raise InvalidEventError("a turn can't start during a Block window")
+    state.current = seat
+    state.turn += 1
+    state.phase = Phase.PLAY
+    state.plays_this_turn = 0
+    state.skips_this_turn = []
+
+
+def _turn_skipped(state: State, ev: TurnSkipped) -> None:
+    seat = _seat(state, ev.seat)
+    if state.skip_tokens[seat] <= 0:
+        raise InvalidEventError(f"seat {seat} has no skip token")
+    state.skip_tokens[seat] -= 1
+    state.current = seat
+    state.turn += 1
+    state.plays_this_turn = 0
+    _note_turn_over(state)
+
+
+def _require_turn(state: State, seat: Seat) -> None:
+    if state.phase != Phase.PLAY or seat != state.current:
+        raise InvalidEventError(f"seat {seat} can't play now")
+
+
+def _card_played(state: State, ev: CardPlayed) -> None:
+    seat = _seat(state, ev.seat)
+    _require_turn(state, seat)
+    card = ev.card
+    kind = KIND[card] if card >= 0 else None
+    if kind is not Kind.NUMBER and kind is not Kind.WILD:
+        raise InvalidEventError(f"{card_name(card)} can't go onto a pile")
+    if ev.opens:
+        if ev.pile != state.next_pile_id:
+            raise InvalidEventError(f"a new pile must get id {state.next_pile_id}")
+        colour = COLOUR[card]
+        assert colour is not None
+        _take(state, seat, card, ev.zone)
+        pile = Pile(ev.pile, colour)
+        state.piles.append(pile)
+        state.next_pile_id += 1
+    else:
+        found = state.pile(ev.pile)
+        if found is None:
+            raise InvalidEventError(f"there is no open pile {ev.pile}")
+        _take(state, seat, card, ev.zone)
+        pile = found
+    pile.cards.append(card)
+    state.plays_this_turn += 1
+
+
+def _action_played(state: State, ev: ActionPlayed) -> None:
+    seat = _seat(state, ev.seat)
+    _require_turn(state, seat)
+    card = ev.card
+    kind = KIND[card] if card >= 0 else None
+    if kind is None or not kind.is_action or kind is Kind.BLOCK:
+        raise InvalidEventError(f"{card_name(card)} is not an action to play on your turn")
+    _take(state, seat, card, ev.zone)
+    state.special_discard.append(card)
+    state.plays_this_turn += 1
+    if kind is Kind.SKIP or (kind is Kind.REVERSE and state.players == 2):
+        state.skips_this_turn.append(state.direction)
+    elif kind is Kind.REVERSE:
+        state.direction = -state.direction
+
+
+def _card_taken(state: State, ev: CardTaken) -> None:
+    seat = _seat(state, ev.seat)
+    target = _seat(state, ev.target)
+    if seat == target:
+        raise InvalidEventError("a player can't steal from themselves")
+    _take(state, target, ev.card, ev.zone)
+    state.hands[seat].append(ev.card)
+
+
+def _chip_taken(state: State, ev: ChipTaken) -> None:
+    seat = _seat(state, ev.seat)
+    target = _seat(state, ev.target)
+    if seat == target or state.chips[target][ev.colour] <= 0:
+        raise InvalidEventError(f"seat {target} has no {ev.colour.title.lower()} chip to take")
+    state.chips[target][ev.colour] -= 1
+    state.chips[seat][ev.colour] += 1
+
+
+def _pile_completed(state: State, ev: PileCompleted) -> None:
+    seat = _seat(state, ev.seat)
+    _require_turn(state, seat)
+    pile = state.pile(ev.pile)
+    if pile is None or pile.height != 5:
+        raise InvalidEventError(f"pile {ev.pile} is not complete")
+    for other in ev.eligible:
+        if _seat(state, other) == seat:
+            raise InvalidEventError("the completing player can't block")
+    state.piles.remove(pile)
+    state.window = BlockWindow(pile, seat, ev.refill, ev.eligible)
+    state.phase = Phase.BLOCK_WINDOW
+
+
+def _window(state: State, pile_id: int) -> BlockWindow:
+    window = state.window
+    if state.phase != Phase.BLOCK_WINDOW or window is None or window.pile.id != pile_id:
+        raise InvalidEventError(f"no Block window is open for pile {pile_id}")
+    return window
+
+
+def _block_passed(state: State, ev: BlockPassed) -> None:
+    window = state.window
+    if state.phase != Phase.BLOCK_WINDOW or window is None or ev.seat not in window.eligible:
+        raise InvalidEventError(f"seat {ev.seat} can't pass: no Block window is open to it")
+    window.passed.add(ev.seat)
+
+
+def _close(state: State, window: BlockWindow) -> None:
+    state.out_of_play.extend(window.pile.cards)
+    state.window = None
+    state.phase = Phase.PLAY
+
+
+def _pile_blocked(state: State, ev: PileBlocked) -> None:
+    seat = _seat(state, ev.seat)
+    window = _window(state, ev.pile)
+    if seat == window.seat:
+        raise InvalidEventError("a player can't block their own completion")
+    if ev.card >= 0 and KIND[ev.card] is not Kind.BLOCK:
+        raise InvalidEventError(f"{card_name(ev.card)} is not a Block")
+    _take(state, seat, ev.card, ev.zone)
+    state.special_discard.append(ev.card)
+    _close(state, window)
+
+
+def _pile_cleared(state: State, ev: PileCleared) -> None:
+    _close(state, _window(state, ev.pile))
+
+
+def _chip_awarded(state: State, ev: ChipAwarded) -> None:
+    seat = _seat(state, ev.seat)
+    if state.supply[ev.colour] > 0:
+        state.supply[ev.colour] -= 1
+    elif not state.config.unlimited_chips:
+        raise InvalidEventError(f"the {ev.colour.title.lower()} supply is empty")
+    state.chips[seat][ev.colour] += 1
+
+
+def _card_discarded(state: State, ev: CardDiscarded) -> None:
+    seat = _seat(state, ev.seat)
+    _require_turn(state, seat)
+    _remove_from_hand(state.hands[seat], ev.card)
+    state.discards[seat].append(ev.card)
+
+
+def _skips_given(state: State, ev: SkipsGiven) -> None:
+    for seat in ev.seats:
+        _seat(state, seat)
+    for seat in ev.seats:
+        state.skip_tokens[seat] += 1
+
+
+def _turn_ended(state: State, ev: TurnEnded) -> None:
+    _require_turn(state, _seat(state, ev.seat))
+    _note_turn_over(state)
+
+
+def _game_over(state: State, ev: GameOver) -> None:
+    if ev.winner is not None:
+        _seat(state, ev.winner)
+    state.phase = Phase.GAME_OVER
+    state.window = None
+    state.outcome = Outcome(ev.termination, ev.winner)
+
+
+_HANDLERS: dict[type[Event], Callable[[State, Any], None]] = {
+    DrawPileFormed: _draw_pile_formed,
+    Reshuffled: _reshuffled,
+    CardsDrawn: _cards_drawn,
+    TurnStarted: _turn_started,
+    TurnSkipped: _turn_skipped,
+    CardPlayed: _card_played,
+    ActionPlayed: _action_played,
+    CardTaken: _card_taken,
+    ChipTaken: _chip_taken,
+    PileCompleted: _pile_completed,
+    BlockPassed: _block_passed,
+    PileBlocked: _pile_blocked,
+    PileCleared: _pile_cleared,
+    ChipAwarded: _chip_awarded,
+    CardDiscarded: _card_discarded,
+    SkipsGiven: _skips_given,
+    TurnEnded: _turn_ended,
+    GameOver: _game_over,
+}

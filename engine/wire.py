@@ -1,0 +1,148 @@
+"""Plain-data wire form shared by actions and events.
+
+A record is a frozen dataclass whose fields are ints, bools, ``IntEnum`` values or
+tuples of ints. ``to_wire()`` gives ``{"type": NAME, field: value, ...}`` with enums as
+ints and tuples as lists; ``from_wire()`` accepts only exactly that shape, so untrusted
+data either becomes a well-typed record or raises :class:`MalformedError`.
+"""
+
+from __future__ import annotations
+
+import typing
+from enum import IntEnum
+from types import UnionType
+from typing import Any, ClassVar, Self, get_args, get_origin
+
+from engine.errors import MalformedError
+
+MAX_WIRE_INT = 1 << 31
+MAX_WIRE_TUPLE = 256
+
+
+def _int_field(name: str) -> typing.Callable[[object], object]:
+    def decode(value: object) -> object:
+        if type(value) is not int or not -MAX_WIRE_INT <= value < MAX_WIRE_INT:
+            raise MalformedError(f"field {name!r} must be a small integer, not {value!r}")
+        return value
+
+    return decode
+
+
+def _bool_field(name: str) -> typing.Callable[[object], object]:
+    def decode(value: object) -> object:
+        if type(value) is not bool:
+            raise MalformedError(f"field {name!r} must be true or false, not {value!r}")
+        return value
+
+    return decode
+
+
+def _enum_field(name: str, enum: type[IntEnum]) -> typing.Callable[[object], object]:
+    def decode(value: object) -> object:
+        if type(value) is not int:
+            raise MalformedError(f"field {name!r} must be an integer, not {value!r}")
+        try:
+            return enum(value)
+        except ValueError:
+            raise MalformedError(f"field {name!r}: {value} is not a valid {enum.__name__}") from None
+
+    return decode
+
+
+def _tuple_field(name: str) -> typing.Callable[[object], object]:
+    item = _int_field(name)
+
+    def decode(value: object) -> object:
+        if not isinstance(value, list | tuple) or len(value) > MAX_WIRE_TUPLE:
+            raise MalformedError(f"field {name!r} must be a list of at most {MAX_WIRE_TUPLE} ints")
+        return tuple(item(v) for v in value)
+
+    return decode
+
+
+def _optional(
+    decode: typing.Callable[[object], object],
+) -> typing.Callable[[object], object]:
+    def optional(value: object) -> object:
+        return None if value is None else decode(value)
+
+    return optional
+
+
+def _decoder_for(name: str, hint: Any) -> typing.Callable[[object], object]:
+    origin = get_origin(hint)
+    if origin in (typing.Union, UnionType):
+        args = [a for a in get_args(hint) if a is not type(None)]
+        if len(args) == 1:
+            return _optional(_decoder_for(name, args[0]))
+    if hint is bool:
+        return _bool_field(name)
+    if hint is int:
+        return _int_field(name)
+    if isinstance(hint, type) and issubclass(hint, IntEnum):
+        return _enum_field(name, hint)
+    if origin is tuple:
+        return _tuple_field(name)
+    raise TypeError(f"unsupported wire field type {hint!r} for {name}")
+
+
+class Record:
+    """Base of wire records. Subclasses are frozen dataclasses with a ``TYPE`` tag."""
+
+    __slots__ = ()
+    TYPE: ClassVar[str]
+    _family: ClassVar[dict[str, type[Record]]]
+    _decoders: ClassVar[tuple[tuple[str, typing.Callable[[object], object]], ...] | None]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_family" in cls.__dict__:
+            return  # a family root (Action, Event)
+        family = cls._family
+        known = family.get(cls.TYPE)
+        # dataclass(slots=True) re-creates the class: the same name may register twice.
+        if known is not None and known.__qualname__ != cls.__qualname__:
+            raise TypeError(f"duplicate wire type {cls.TYPE!r}")
+        family[cls.TYPE] = cls
+        cls._decoders = None
+
+    def to_wire(self) -> dict[str, object]:
+        out: dict[str, object] = {"type": self.TYPE}
+        for name in self.__dataclass_fields__:  # type: ignore[attr-defined]
+            value = getattr(self, name)
+            out[name] = list(value) if isinstance(value, tuple) else (
+                int(value) if isinstance(value, IntEnum) else value
+            )
+        return out
+
+    @classmethod
+    def _field_decoders(cls) -> tuple[tuple[str, typing.Callable[[object], object]], ...]:
+        decoders = cls._decoders
+        if decoders is None:
+            hints = typing.get_type_hints(cls)
+            decoders = tuple(
+                (name, _decoder_for(name, hints[name]))
+                for name in cls.__dataclass_fields__  # type: ignore[attr-defined]
+            )
+            cls._decoders = decoders
+        return decoders
+
+    @classmethod
+    def from_wire(cls, data: object) -> Self:
+        """Decode untrusted plain data into a record of this family (or this exact type)."""
+        if not isinstance(data, dict):
+            raise MalformedError(f"a {cls.__name__.lower()} must be a map, not {type(data).__name__}")
+        tag = data.get("type")
+        record_type = cls._family.get(tag) if isinstance(tag, str) else None
+        if record_type is None or not issubclass(record_type, cls):
+            raise MalformedError(f"unknown {cls.__name__.lower()} type {tag!r}")
+        decoders = record_type._field_decoders()
+        if len(data) != len(decoders) + 1:
+            expected = ", ".join(name for name, _ in decoders)
+            raise MalformedError(f"{tag} takes exactly the fields: {expected}")
+        values = {}
+        for name, decode in decoders:
+            if name not in data:
+                raise MalformedError(f"{tag} is missing field {name!r}")
+            values[name] = decode(data[name])
+        return typing.cast(Self, record_type(**values))
