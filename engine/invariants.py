@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine.cards import HIDDEN
+from engine.cards import COLOUR, HIDDEN
 from engine.state import HOST, Phase, State
 
 
@@ -48,8 +48,11 @@ def check_invariants(state: State) -> list[str]:
         if limit and sum(1 for p in state.piles if p.colour == colour) > limit:
             problems.append(f"more than {limit} open piles of colour {colour}")
     for p in state.piles:
-        if not 1 <= p.height <= 4:
+        # Height 5 lasts only from the completing play to the PileCompleted that follows.
+        if not 1 <= p.height <= 5:
             problems.append(f"open pile {p.id} has height {p.height}")
+        if any(COLOUR[c] != p.colour for c in p.cards):
+            problems.append(f"pile {p.id} holds a card of the other colour")
     # Phase.
     if (state.phase == Phase.BLOCK_WINDOW) != (state.window is not None):
         problems.append("a Block window exists exactly in the BLOCK_WINDOW phase")

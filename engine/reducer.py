@@ -68,7 +68,7 @@ def apply_checked(state: State, event: Event) -> None:
         raise
     except (IndexError, KeyError, ValueError, TypeError, AttributeError) as exc:
         raise InvalidEventError(f"{event.TYPE} does not fit this state: {exc}") from exc
-    for name in State.__slots__:  # type: ignore[attr-defined]
+    for name in State.__slots__:
         setattr(state, name, getattr(trial, name))
 
 

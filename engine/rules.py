@@ -7,6 +7,9 @@ the state the earlier ones left. Randomness comes only from the :class:`Rng` pas
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from engine.actions import (
     Action,
     Block,
@@ -56,7 +59,7 @@ from engine.events import (
 )
 from engine.reducer import apply
 from engine.rng import Rng
-from engine.state import NEW_PILE, Phase, Pile, Seat, State, Termination, Zone
+from engine.state import NEW_PILE, Phase, Pile, PileId, Seat, State, Termination, Zone
 
 
 class _Emitter:
@@ -134,6 +137,7 @@ def _name(card: CardId) -> str:
 
 
 KIND_NAMES: tuple[str, ...] = tuple(f.name for f in FACES)
+_FIRST: dict[Kind, CardId] = {kind: cards[0] for kind, cards in CARDS_BY_KIND.items()}
 
 
 def _own_turn(state: State, seat: Seat) -> None:
@@ -193,7 +197,7 @@ def _check_action_card(state: State, seat: Seat, card: CardId, kind: Kind) -> Zo
     _own_turn(state, seat)
     zone = _source(state, seat, card)
     if KIND[card] is not kind:
-        raise IllegalActionError(f"{KIND_NAMES[card]} is not a {kind.name.replace('_', ' ').title()}")
+        raise IllegalActionError(f"{KIND_NAMES[card]} is not a {FACES[_FIRST[kind]].name}")
     _check_play_limit(state)
     return zone
 
@@ -303,7 +307,7 @@ def _check_close(state: State, action: CloseBlockWindow) -> None:
         raise IllegalActionError("there is no Block window to close")
 
 
-_VALIDATORS = {
+_VALIDATORS: dict[type[Action], Callable[[State, Any], None]] = {
     PlayCard: _check_play_card,
     PlaySkip: _check_skip,
     PlayReverse: _check_reverse,
@@ -457,7 +461,7 @@ def _resolve_close(emit: _Emitter, action: CloseBlockWindow) -> None:
     _close_window(emit, blocker=None)
 
 
-_RESOLVERS = {
+_RESOLVERS: dict[type[Action], Callable[[_Emitter, Any], None]] = {
     PlayCard: _resolve_play_card,
     PlaySkip: _resolve_action_card,
     PlayReverse: _resolve_action_card,
@@ -566,21 +570,30 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
     if view.plays_this_turn < cfg.max_plays_per_turn:
         top = view.discard_top(seat)
         sources = hand if top is None else [*hand, top]
-        piles = view.piles
+        # Which piles take which card: by colour for wilds, by (colour, rank) for numbers.
+        by_colour: tuple[list[PileId], list[PileId]] = ([], [])
+        by_need: dict[tuple[Colour, int], list[PileId]] = {}
+        for pile in view.piles:
+            by_colour[pile.colour].append(pile.id)
+            by_need.setdefault((pile.colour, len(pile.cards) + 1), []).append(pile.id)
         limit = cfg.max_open_piles_per_colour
-        can_open = [
-            limit == 0 or sum(1 for p in piles if p.colour == c) < limit for c in (0, 1)
-        ]
+        can_open = (not limit or len(by_colour[0]) < limit, not limit or len(by_colour[1]) < limit)
         for card in sources:
             kind = KIND[card]
-            if kind is Kind.NUMBER or kind is Kind.WILD:
+            if kind is Kind.NUMBER:
                 colour = COLOUR[card]
                 assert colour is not None
                 rank = RANK[card]
-                for pile in piles:
-                    if pile.colour == colour and (kind is Kind.WILD or pile.height + 1 == rank):
-                        actions.append(PlayCard(seat, card, pile.id))
-                if (kind is Kind.WILD or rank == 1) and can_open[colour]:
+                for pile_id in by_need.get((colour, rank), ()):
+                    actions.append(PlayCard(seat, card, pile_id))
+                if rank == 1 and can_open[colour]:
+                    actions.append(PlayCard(seat, card, NEW_PILE))
+            elif kind is Kind.WILD:
+                colour = COLOUR[card]
+                assert colour is not None
+                for pile_id in by_colour[colour]:
+                    actions.append(PlayCard(seat, card, pile_id))
+                if can_open[colour]:
                     actions.append(PlayCard(seat, card, NEW_PILE))
             elif kind is Kind.SKIP:
                 actions.append(PlaySkip(seat, card))

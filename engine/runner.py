@@ -14,13 +14,14 @@ from engine.actions import Action, PassBlock
 from engine.bots.base import Bot
 from engine.config import RulesConfig
 from engine.errors import IllegalActionError
+from engine.events import Event
 from engine.game import Game
 from engine.invariants import check_invariants
 from engine.reducer import apply
-from engine.rules import legal_actions, step
 from engine.rng import derive_seed
+from engine.rules import legal_actions, step
 from engine.state import Phase, Seat, State
-from engine.views import view_for
+from engine.views import public_hash, view_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,16 +72,23 @@ def play_game(
     actions = 0
     events = 0
 
-    def deliver(new_events: list) -> None:  # type: ignore[type-arg]
+    shadow = state.copy() if check else None
+
+    def deliver(new_events: list[Event]) -> None:
         nonlocal violations, events
         events += len(new_events)
         if views is not None:
             for seat, view in enumerate(views):
                 for event in new_events:
                     apply(view, event.redacted_for(seat))
-        if check:
-            # Per-event checks: replay on a copy so every intermediate state is seen.
-            violations += len(check_invariants(state))
+        if shadow is not None:
+            # Replay on a shadow copy so that the state after *every* event is checked.
+            for event in new_events:
+                apply(shadow, event)
+                violations += len(check_invariants(shadow))
+            if views is not None:
+                expected = public_hash(shadow)
+                violations += sum(1 for view in views if public_hash(view) != expected)
 
     while state.outcome is None:
         if state.phase == Phase.BLOCK_WINDOW:
@@ -127,3 +135,54 @@ def _block_round(state: State, bots: Sequence[Bot], views: list[State] | None) -
             # Record the pass; the window closes by itself after the last one.
             return choice
     raise AssertionError("a Block window with nobody left to ask")
+
+
+@dataclass(slots=True)
+class Tally:
+    """Running totals over many games (the numbers ``stacks simulate`` reports)."""
+
+    players: int
+    bots: tuple[str, ...]
+    games: int = 0
+    draws: int = 0
+    turns: int = 0
+    actions: int = 0
+    invariant_violations: int = 0
+    wins: list[int] | None = None
+    terminations: dict[str, int] | None = None
+
+    def add(self, result: GameResult) -> None:
+        if self.wins is None:
+            self.wins = [0] * self.players
+        if self.terminations is None:
+            self.terminations = {}
+        self.games += 1
+        self.turns += result.turns
+        self.actions += result.actions
+        self.invariant_violations += result.invariant_violations
+        self.terminations[result.termination] = self.terminations.get(result.termination, 0) + 1
+        if result.winner is None:
+            self.draws += 1
+        else:
+            self.wins[result.winner] += 1
+
+    def wins_by_bot(self) -> dict[str, int]:
+        totals = dict.fromkeys(self.bots, 0)
+        for seat, count in enumerate(self.wins or [0] * self.players):
+            totals[self.bots[seat]] += count
+        return totals
+
+    def summary(self) -> dict[str, object]:
+        games = max(self.games, 1)
+        return {
+            "games": self.games,
+            "players": self.players,
+            "bots": list(self.bots),
+            "wins": list(self.wins or [0] * self.players),
+            "wins_by_bot": self.wins_by_bot(),
+            "draws": self.draws,
+            "terminations": dict(sorted((self.terminations or {}).items())),
+            "mean_turns": round(self.turns / games, 2),
+            "mean_actions": round(self.actions / games, 2),
+            "invariant_violations": self.invariant_violations,
+        }

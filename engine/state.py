@@ -100,7 +100,9 @@ class BlockWindow:
     passed: set[Seat] = field(default_factory=set)
 
     def copy(self) -> BlockWindow:
-        return BlockWindow(self.pile.copy(), self.seat, self.refill, self.eligible, set(self.passed))
+        return BlockWindow(
+            self.pile.copy(), self.seat, self.refill, self.eligible, set(self.passed)
+        )
 
 
 @dataclass(slots=True)
@@ -145,9 +147,13 @@ class State:
     def new(cls, config: RulesConfig, players: int) -> State:
         """A table before the deal: the deck in id order, empty hands, full supply."""
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise ConfigError(f"Sequence Stacks is for {MIN_PLAYERS}-{MAX_PLAYERS} players, not {players}")
+            raise ConfigError(
+                f"Sequence Stacks is for {MIN_PLAYERS}-{MAX_PLAYERS} players, not {players}"
+            )
         if config.first_player is not None and config.first_player >= players:
-            raise ConfigError(f"first_player {config.first_player} is not a seat at {players} players")
+            raise ConfigError(
+                f"first_player {config.first_player} is not a seat at {players} players"
+            )
         deck = deck_for(players, config.two_player_deck)
         return cls(
             config=config,

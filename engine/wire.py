@@ -44,7 +44,7 @@ def _enum_field(name: str, enum: type[IntEnum]) -> typing.Callable[[object], obj
         try:
             return enum(value)
         except ValueError:
-            raise MalformedError(f"field {name!r}: {value} is not a valid {enum.__name__}") from None
+            raise MalformedError(f"field {name!r}: {value} is no {enum.__name__}") from None
 
     return decode
 
@@ -131,7 +131,8 @@ class Record:
     def from_wire(cls, data: object) -> Self:
         """Decode untrusted plain data into a record of this family (or this exact type)."""
         if not isinstance(data, dict):
-            raise MalformedError(f"a {cls.__name__.lower()} must be a map, not {type(data).__name__}")
+            kind = cls.__name__.lower()
+            raise MalformedError(f"a {kind} must be a map, not {type(data).__name__}")
         tag = data.get("type")
         record_type = cls._family.get(tag) if isinstance(tag, str) else None
         if record_type is None or not issubclass(record_type, cls):
@@ -145,4 +146,4 @@ class Record:
             if name not in data:
                 raise MalformedError(f"{tag} is missing field {name!r}")
             values[name] = decode(data[name])
-        return typing.cast(Self, record_type(**values))
+        return record_type(**values)
