@@ -115,9 +115,17 @@ def _take(state: State, seat: Seat, card: CardId, zone: Zone) -> None:
     pile.pop()
 
 
+def _is_dry(state: State) -> bool:
+    return not state.draw_pile and not state.has_reshuffle_pool()
+
+
 def _note_turn_over(state: State) -> None:
-    """Stalemate bookkeeping at the end of a turn, played or skipped (§1.11)."""
-    if state.plays_this_turn == 0 and not state.draw_pile and not state.has_reshuffle_pool():
+    """Stalemate bookkeeping at the end of a turn, played or skipped (§1.11).
+
+    A turn is idle when nothing could be drawn from its start to its end and nothing
+    was played in it; the cycle that ends the game counts only such turns.
+    """
+    if state.plays_this_turn == 0 and state.dry_at_start and _is_dry(state):
         state.idle_turns += 1
     else:
         state.idle_turns = 0
@@ -176,6 +184,7 @@ def _turn_started(state: State, ev: TurnStarted) -> None:
     state.phase = Phase.PLAY
     state.plays_this_turn = 0
     state.skips_this_turn = []
+    state.dry_at_start = _is_dry(state)
 
 
 def _turn_skipped(state: State, ev: TurnSkipped) -> None:
@@ -186,6 +195,7 @@ def _turn_skipped(state: State, ev: TurnSkipped) -> None:
     state.current = seat
     state.turn += 1
     state.plays_this_turn = 0
+    state.dry_at_start = _is_dry(state)
     _note_turn_over(state)
 
 

@@ -52,6 +52,7 @@ def state_to_wire(state: State) -> dict[str, Any]:
         "plays_this_turn": state.plays_this_turn,
         "skips_this_turn": list(state.skips_this_turn),
         "idle_turns": state.idle_turns,
+        "dry_at_start": state.dry_at_start,
         "window": None
         if window is None
         else [_pile(window.pile), window.seat, window.refill, list(window.eligible),
@@ -138,6 +139,10 @@ def state_from_wire(data: object) -> State:
             raise MalformedError("skips_this_turn is a list of directions")
         state.skips_this_turn = [int(s) for s in skips]
         state.idle_turns = _int(data["idle_turns"], "idle_turns", 0, 1 << 30)
+        dry = data["dry_at_start"]
+        if type(dry) is not bool:
+            raise MalformedError("dry_at_start is a boolean")
+        state.dry_at_start = dry
         window = data["window"]
         if window is not None:
             if not isinstance(window, list) or len(window) != 5:

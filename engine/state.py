@@ -140,6 +140,8 @@ class State:
     """The direction in force when each skip effect of this turn was played (A13, A14)."""
     idle_turns: int = 0
     """Consecutive turns with nothing to draw and nothing played (§1.11)."""
+    dry_at_start: bool = False
+    """Nothing was left to draw when the current turn began (§1.11)."""
     window: BlockWindow | None = None
     outcome: Outcome | None = None
 
@@ -234,6 +236,7 @@ class State:
             plays_this_turn=self.plays_this_turn,
             skips_this_turn=list(self.skips_this_turn),
             idle_turns=self.idle_turns,
+            dry_at_start=self.dry_at_start,
             window=self.window.copy() if self.window else None,
             outcome=self.outcome,
         )

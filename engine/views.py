@@ -60,6 +60,7 @@ def public_state(state: State) -> list[object]:
         state.plays_this_turn,
         state.skips_this_turn,
         state.idle_turns,
+        state.dry_at_start,
         None
         if window is None
         else [window.pile.id, int(window.pile.colour), window.pile.cards, window.seat,

@@ -8,6 +8,7 @@ data either becomes a well-typed record or raises :class:`MalformedError`.
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from enum import IntEnum
 from types import UnionType
@@ -93,6 +94,7 @@ class Record:
     TYPE: ClassVar[str]
     _family: ClassVar[dict[str, type[Record]]]
     _decoders: ClassVar[tuple[tuple[str, typing.Callable[[object], object]], ...] | None]
+    _names: ClassVar[tuple[str, ...]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -108,7 +110,7 @@ class Record:
 
     def to_wire(self) -> dict[str, object]:
         out: dict[str, object] = {"type": self.TYPE}
-        for name in self.__dataclass_fields__:  # type: ignore[attr-defined]
+        for name in self._field_names():
             value = getattr(self, name)
             out[name] = list(value) if isinstance(value, tuple) else (
                 int(value) if isinstance(value, IntEnum) else value
@@ -116,14 +118,19 @@ class Record:
         return out
 
     @classmethod
+    def _field_names(cls) -> tuple[str, ...]:
+        names: tuple[str, ...] | None = cls.__dict__.get("_names")
+        if names is None:
+            names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+            cls._names = names
+        return names
+
+    @classmethod
     def _field_decoders(cls) -> tuple[tuple[str, typing.Callable[[object], object]], ...]:
         decoders = cls._decoders
         if decoders is None:
             hints = typing.get_type_hints(cls)
-            decoders = tuple(
-                (name, _decoder_for(name, hints[name]))
-                for name in cls.__dataclass_fields__  # type: ignore[attr-defined]
-            )
+            decoders = tuple((name, _decoder_for(name, hints[name])) for name in cls._field_names())
             cls._decoders = decoders
         return decoders
 

@@ -26,7 +26,7 @@ def test_words_are_sha256_counter_blocks_read_big_endian() -> None:
         792543597713724420,
     ]
     block1 = hashlib.sha256(bytes.fromhex(SEED_HEX) + (1).to_bytes(8, "big")).digest()
-    assert 792543597713724420 == int.from_bytes(block1[:8], "big")
+    assert int.from_bytes(block1[:8], "big") == 792543597713724420
 
 
 def test_shuffle_of_the_full_deck_matches_the_documented_vector() -> None:
