@@ -1,0 +1,652 @@
+"""The host's session: a pure state machine (frames in, frames out, timers by ``tick``).
+
+It runs the authoritative engine, seats players, plays the host's own bots, arbitrates
+the Block race with its clock alone, and keeps everything a game record needs.
+The asyncio driver (``netplay.peers``) only moves bytes and calls ``tick``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.actions import Action, Block, CloseBlockWindow, PassBlock
+from engine.bots import Bot, make_bot
+from engine.config import RulesConfig
+from engine.errors import IllegalActionError, MalformedError
+from engine.events import Event, PileBlocked
+from engine.game import Game
+from engine.rules import legal_actions
+from engine.snapshot import state_to_wire
+from engine.state import SPECTATOR, Audience, Phase, Seat
+from engine.views import public_hash, view_for
+from netplay.batch import Batch
+from netplay.codec import ReplayGuard, decode
+from netplay.errors import FrameError
+from netplay.identity import Identity, peer_id
+from netplay.messages import key_bytes, optional, player_name, required
+from netplay.topics import Topics
+from netplay.verify import commitment, deal_seed
+from netplay.wire import Outgoing, Sender
+
+log = logging.getLogger("netplay.host")
+
+GAME_NAME = "sequence-stacks"
+MAX_RESEND = 64
+
+
+@dataclass(frozen=True)
+class HostSettings:
+    table: str
+    players: int
+    bots: tuple[str, ...] = ()
+    """Strategies of the host's own bots; they take the last seats."""
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    block_window: float = 3.0
+    password: str | None = None
+    title: str = ""
+    bot_delay: float = 0.0
+    """Seconds a bot of the host waits before it acts (pacing for people watching)."""
+    grace: float = 20.0
+    """Seconds an away player's turn waits before a stand-in bot plays it."""
+    away_after: float = 5.0
+    """Seconds without a heartbeat after which a player counts as away."""
+    heartbeat: float = 1.0
+    race_settle: float = 0.25
+    """Seconds after a Block window closes during which late presses are still listed."""
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.players <= 6:
+            raise ValueError(f"Sequence Stacks is for 2-6 players, not {self.players}")
+        if len(self.bots) > self.players:
+            raise ValueError(f"{len(self.bots)} bots don't fit at {self.players} seats")
+        if not 0 < self.block_window <= 60:
+            raise ValueError("the block window must be more than 0 and at most 60 seconds")
+
+
+@dataclass
+class SeatInfo:
+    name: str
+    key: bytes | None
+    """The player's key; ``None`` for a bot of the host."""
+    entropy: bytes
+    bot: Bot | None = None
+    last_seen: float = 0.0
+    online: bool = True
+    offline_at: float | None = None
+    standin: Bot | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        return self.key is None
+
+
+@dataclass
+class Press:
+    seat: Seat
+    kind: str
+    offset_ms: float
+    result: str
+
+
+@dataclass
+class Race:
+    pile: int
+    opened: float
+    deadline: float
+    presses: list[Press] = field(default_factory=list)
+    closed: float | None = None
+    winner: Seat | None = None
+
+    def to_body(self) -> dict[str, Any]:
+        return {
+            "pile": self.pile,
+            "winner": self.winner,
+            "presses": [[p.seat, p.kind, round(p.offset_ms, 3), p.result] for p in self.presses],
+        }
+
+
+class HostSession:
+    """One table's authority. Feed it with :meth:`receive` and :meth:`tick`."""
+
+    def __init__(
+        self, identity: Identity, settings: HostSettings, now: float, *, secret: bytes | None = None
+    ) -> None:
+        self.identity = identity
+        self.settings = settings
+        self.topics = Topics(settings.table)
+        self.sender = Sender(identity, settings.table)
+        self.secret = secret or os.urandom(32)
+        self.commit = commitment(self.secret)
+        self.guard = ReplayGuard()
+        self.presence_guard = ReplayGuard()
+        self.now = now
+        self.seats: list[SeatInfo | None] = [None] * settings.players
+        first_bot = settings.players - len(settings.bots)
+        for index, strategy in enumerate(settings.bots):
+            seat = first_bot + index
+            self.seats[seat] = SeatInfo(
+                f"Bot {seat + 1} ({strategy})", None, os.urandom(32),
+                bot=make_bot(strategy, os.urandom(16)),
+            )
+        self.spectators: dict[bytes, str] = {}
+        self.game: Game | None = None
+        self.batches: list[Batch] = []
+        self.races: list[Race] = []
+        self.race: Race | None = None
+        self.verdicts: dict[str, dict[str, Any]] = {}
+        self.dropped: list[str] = []
+        self._bot_at: float | None = None
+        self._next_heartbeat = now
+        self._announce()
+
+    # -- queries -------------------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        if self.game is None:
+            return "lobby"
+        return "over" if self.game.over else "playing"
+
+    @property
+    def over(self) -> bool:
+        return self.game is not None and self.game.over
+
+    def seat_of(self, key: bytes) -> Seat | None:
+        for seat, info in enumerate(self.seats):
+            if info is not None and info.key == key:
+                return seat
+        return None
+
+    def data_to_send(self) -> list[Outgoing]:
+        return self.sender.drain()
+
+    def next_deadline(self) -> float:
+        """When :meth:`tick` next has something to do."""
+        times = [self._next_heartbeat]
+        if self._bot_at is not None:
+            times.append(self._bot_at)
+        race = self.race
+        if race is not None:
+            settled = race.closed + self.settings.race_settle if race.closed else None
+            times.append(race.deadline if settled is None else settled)
+        standin = self._standin_due()
+        if standin is not None:
+            times.append(standin)
+        return min(times)
+
+    # -- input ---------------------------------------------------------------------------
+
+    def receive(self, topic: str, payload: bytes, now: float) -> None:
+        """Handle one message from the broker. Never raises: bad input is dropped and logged."""
+        self.now = now
+        try:
+            self._receive(topic, payload)
+        except FrameError as exc:
+            self._drop(topic, exc.reason)
+        self._schedule_bots()
+
+    def tick(self, now: float) -> None:
+        """Run what is due: heartbeats, the Block window's timer, bots, stand-ins, races."""
+        self.now = now
+        if now >= self._next_heartbeat:
+            self._next_heartbeat = now + self.settings.heartbeat
+            self.sender.send(self.topics.events, "heartbeat", {"at": len(self.batches)}, qos=0)
+        race = self.race
+        if race is not None:
+            if race.closed is None and now >= race.deadline and self._in_window():
+                self._step(CloseBlockWindow(), None, None)
+            elif race.closed is not None and now >= race.closed + self.settings.race_settle:
+                self.sender.send(self.topics.events, "race", race.to_body())
+                self.race = None
+        if self._bot_at is not None and now >= self._bot_at:
+            self._bot_at = None
+            self._run_bot()
+        due = self._standin_due()
+        if due is not None and now >= due:
+            self._run_standin()
+        self._schedule_bots()
+
+    # -- message handling -----------------------------------------------------------------
+
+    def _drop(self, topic: str, reason: str) -> None:
+        self.dropped.append(reason)
+        log.info("dropped a message on %s: %s", topic, reason)
+
+    def _receive(self, topic: str, payload: bytes) -> None:
+        peer = self.topics.peer_of(topic)
+        if peer is None:
+            raise FrameError("message on a topic the host does not read")
+        frame = decode(payload)
+        if frame.table != self.settings.table:
+            raise FrameError(f"frame for table {frame.table!r}")
+        if frame.sender_id != peer:
+            raise FrameError("the sender's key does not match its topic")
+        if topic == self.topics.presence(peer):
+            if frame.type != "presence":
+                raise FrameError(f"{frame.type!r} on a presence topic")
+            self.presence_guard.check(frame)
+            self._presence(frame.sender, required(frame.body, "online", bool))
+            return
+        self.guard.check(frame)
+        self._touch(frame.sender)
+        handler = {
+            "join": self._join,
+            "action": self._action,
+            "resync": self._resync,
+            "desync": self._desync,
+            "heartbeat": self._heartbeat,
+            "verified": self._verified,
+        }.get(frame.type)
+        if handler is None:
+            raise FrameError(f"unexpected message type {frame.type!r}")
+        handler(frame.sender, frame.body, frame.raw)
+
+    def _touch(self, key: bytes) -> None:
+        seat = self.seat_of(key)
+        if seat is not None:
+            info = self.seats[seat]
+            assert info is not None
+            info.last_seen = self.now
+            info.online = True
+            info.offline_at = None
+            info.standin = None
+
+    def _presence(self, key: bytes, online: bool) -> None:
+        seat = self.seat_of(key)
+        if seat is None:
+            return
+        info = self.seats[seat]
+        assert info is not None
+        info.online = online
+        if online:
+            info.last_seen = self.now
+            info.offline_at = None
+        else:
+            info.offline_at = self.now
+        self._announce()
+
+    def _heartbeat(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
+        at = required(body, "at", int)
+        if self.seat_of(key) is None and key not in self.spectators:
+            raise FrameError("heartbeat from a peer that has not joined")
+        if self.game is not None and 0 <= at < len(self.batches) and not self.over:
+            # The peer is behind and did not notice: send what it misses.
+            self._resend(key, at + 1)
+
+    def _join(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
+        name = player_name(body)
+        entropy = key_bytes(body, "entropy")
+        watch = required(body, "watch", bool)
+        inbox = self.topics.inbox(self.identity_peer(key))
+        if watch:
+            self.spectators[key] = name
+            self._welcome(key, None)
+            return
+        seat = self.seat_of(key)
+        if seat is not None:
+            log.info("%s is back at seat %d", name, seat)
+            self._welcome(key, seat)
+            self._announce()
+            return
+        password = self.settings.password
+        if password is not None:
+            sealed = optional(body, "password", bytes)
+            given = b""
+            if sealed is not None:
+                try:
+                    given = self.identity.open_sealed(sealed)
+                except FrameError:
+                    given = b""
+            if not hmac.compare_digest(given, password.encode()):
+                self.sender.send(inbox, "refused", {"reason": "wrong table password"})
+                return
+        if self.game is not None:
+            self.sender.send(inbox, "refused", {"reason": "the game has already started"})
+            return
+        free = next((s for s, info in enumerate(self.seats) if info is None), None)
+        if free is None:
+            self.sender.send(inbox, "refused", {"reason": "the table is full"})
+            return
+        self.seats[free] = SeatInfo(name, key, entropy, last_seen=self.now)
+        log.info("%s takes seat %d", name, free)
+        self._welcome(key, free)
+        self._announce()
+        if all(info is not None for info in self.seats):
+            self._start()
+
+    @staticmethod
+    def identity_peer(key: bytes) -> str:
+        return peer_id(key)
+
+    def facts(self) -> dict[str, Any]:
+        """What every peer needs to follow and later verify the game."""
+        seats = [info for info in self.seats if info is not None]
+        return {
+            "players": self.settings.players,
+            "rules": self.settings.rules.to_wire(),
+            "names": [info.name for info in seats],
+            "keys": [info.key for info in seats],
+            "entropies": [info.entropy for info in seats],
+            "commit": self.commit,
+        }
+
+    def _welcome(self, key: bytes, seat: Seat | None) -> None:
+        inbox = self.topics.inbox(self.identity_peer(key))
+        body: dict[str, Any] = {
+            "seat": seat,
+            "players": self.settings.players,
+            "rules": self.settings.rules.to_wire(),
+            "commit": self.commit,
+            "status": self.status,
+            "facts": self.facts() if self.game is not None else None,
+        }
+        self.sender.send(inbox, "welcome", body)
+        if self.game is not None:
+            self._snapshot(key, seat)
+            if self.over:
+                self._reveal(to=inbox)
+
+    def _snapshot(self, key: bytes, seat: Seat | None) -> None:
+        assert self.game is not None
+        audience: Audience = SPECTATOR if seat is None else seat
+        body = {
+            "n": len(self.batches),
+            "state": state_to_wire(view_for(self.game.state, audience)),
+            "hash": public_hash(self.game.state),
+        }
+        inbox = self.topics.inbox(self.identity_peer(key))
+        if seat is None:
+            self.sender.send(inbox, "snapshot", body)
+        else:
+            self.sender.send_sealed(inbox, key, "snapshot", body)
+
+    def _action(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
+        seat = self.seat_of(key)
+        if seat is None:
+            raise FrameError("action from a peer without a seat")
+        required(body, "at", int)
+        try:
+            action = Action.from_wire(required(body, "action", dict))
+        except MalformedError as exc:
+            raise FrameError(f"malformed action: {exc}") from None
+        if isinstance(action, CloseBlockWindow):
+            raise FrameError("only the host closes a Block window")
+        if action.seat != seat:
+            raise FrameError(f"seat {seat} sent an action for seat {action.seat}")
+        if self.game is None:
+            self._reject(key, action, "the game has not started")
+            return
+        self._step(action, raw, key)
+
+    def _reject(self, key: bytes, action: Action, reason: str) -> None:
+        log.info("rejected %s: %s", action, reason)
+        self.sender.send(
+            self.topics.inbox(self.identity_peer(key)),
+            "rejected",
+            {"reason": reason, "action": action.to_wire()},
+        )
+
+    def _resync(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
+        start = required(body, "from", int)
+        snapshot = required(body, "snapshot", bool)
+        if self.game is None:
+            return
+        seat = self.seat_of(key)
+        if seat is None and key not in self.spectators:
+            raise FrameError("resync from a peer that has not joined")
+        if snapshot and not self.over:
+            self._snapshot(key, seat)
+            return
+        self._resend(key, start)
+
+    def _resend(self, key: bytes, start: int) -> None:
+        seat = self.seat_of(key)
+        total = len(self.batches)
+        start = max(start, 1)
+        if start > total:
+            return
+        if total - start + 1 > MAX_RESEND and not self.over:
+            self._snapshot(key, seat)
+            return
+        inbox = self.topics.inbox(self.identity_peer(key))
+        for batch in self.batches[start - 1 :]:
+            if seat is None:
+                self.sender.send(inbox, "events", batch.redacted_for(SPECTATOR).to_body())
+            else:
+                self.sender.send_sealed(inbox, key, "events", batch.redacted_for(seat).to_body())
+
+    def _desync(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
+        log.warning(
+            "desync reported by %s at batch %s: ours %s, theirs %s",
+            self.identity_peer(key), body.get("n"), body.get("ours"), body.get("theirs"),
+        )
+        if self.game is not None and not self.over:
+            self._snapshot(key, self.seat_of(key))
+
+    def _verified(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
+        ok = required(body, "ok", bool)
+        detail = required(body, "detail", str)[:300]
+        seat = self.seat_of(key)
+        who = f"seat {seat}" if seat is not None else f"spectator {self.spectators.get(key, '?')}"
+        self.verdicts[who] = {"ok": ok, "detail": detail}
+
+    # -- the game ------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        facts = self.facts()
+        seed = deal_seed(self.secret, facts["entropies"])
+        self.game = Game.new(self.settings.players, seed, self.settings.rules)
+        self.sender.send(self.topics.events, "start", facts)
+        self._publish(None, None, list(self.game.log))
+        self._announce()
+
+    def _in_window(self) -> bool:
+        return self.game is not None and self.game.state.phase == Phase.BLOCK_WINDOW
+
+    def _step(self, action: Action, proof: bytes | None, key: bytes | None) -> bool:
+        game = self.game
+        assert game is not None
+        race = self.race
+        is_press = isinstance(action, Block | PassBlock)
+        try:
+            events = game.act(action)
+        except IllegalActionError as exc:
+            reason = str(exc)
+            if is_press and race is not None:
+                late = race.closed is not None
+                result = "late" if late else "rejected"
+                self._press(race, action, result)
+                if late and isinstance(action, Block) and race.winner is not None:
+                    reason = f"seat {race.winner} blocked first"
+            if key is not None:
+                self._reject(key, action, reason)
+            return False
+        if is_press and race is not None:
+            result = "won" if isinstance(action, Block) else "passed"
+            self._press(race, action, result)
+        self._publish(action, proof, events)
+        return True
+
+    def _press(self, race: Race, action: Action, result: str) -> None:
+        kind = "block" if isinstance(action, Block) else "pass"
+        race.presses.append(Press(action.seat, kind, (self.now - race.opened) * 1000.0, result))
+
+    def _publish(self, action: Action | None, proof: bytes | None, events: list[Event]) -> None:
+        game = self.game
+        assert game is not None
+        state = game.state
+        batch = Batch(len(self.batches) + 1, action, proof, tuple(events), public_hash(state))
+        self.batches.append(batch)
+        self.sender.send(self.topics.events, "events", batch.redacted_for(SPECTATOR).to_body())
+        for seat, info in enumerate(self.seats):
+            if info is not None and info.key is not None:
+                self.sender.send_sealed(
+                    self.topics.inbox(self.identity_peer(info.key)),
+                    info.key,
+                    "events",
+                    batch.redacted_for(seat).to_body(),
+                )
+        self._track_window(events)
+        if game.over:
+            self._reveal(to=self.topics.events)
+            self._announce()
+
+    def _track_window(self, events: list[Event]) -> None:
+        state = self.game.state if self.game else None
+        assert state is not None
+        race = self.race
+        if race is not None and race.closed is None and state.phase != Phase.BLOCK_WINDOW:
+            race.closed = self.now
+            for event in events:
+                if isinstance(event, PileBlocked):
+                    race.winner = event.seat
+            self.races.append(race)
+        if state.phase == Phase.BLOCK_WINDOW and state.window is not None and (
+            race is None or race.closed is not None
+        ):
+            if race is not None and race.closed is not None:
+                self.sender.send(self.topics.events, "race", race.to_body())
+            self.race = Race(
+                state.window.pile.id, self.now, self.now + self.settings.block_window
+            )
+
+    def _reveal(self, to: str) -> None:
+        assert self.game is not None and self.game.outcome is not None
+        outcome = self.game.outcome
+        self.sender.send(
+            to,
+            "reveal",
+            {
+                "secret": self.secret,
+                "termination": int(outcome.termination),
+                "winner": outcome.winner,
+                "total": len(self.batches),
+            },
+        )
+
+    # -- bots and stand-ins --------------------------------------------------------------
+
+    def _deciders(self) -> list[Seat]:
+        """Seats whose decision the engine is waiting for now."""
+        game = self.game
+        if game is None or game.over:
+            return []
+        state = game.state
+        if state.phase == Phase.BLOCK_WINDOW:
+            window = state.window
+            assert window is not None
+            return [s for s in window.eligible if s not in window.passed]
+        return [state.current]
+
+    def _host_bot(self, seat: Seat) -> Bot | None:
+        info = self.seats[seat]
+        if info is None:
+            return None
+        return info.bot or info.standin
+
+    def _schedule_bots(self) -> None:
+        if self._bot_at is not None:
+            return
+        if any(self._host_bot(seat) is not None for seat in self._deciders()):
+            self._bot_at = self.now + self.settings.bot_delay
+
+    def _run_bot(self) -> None:
+        for seat in self._deciders():
+            bot = self._host_bot(seat)
+            if bot is not None:
+                self._bot_act(seat, bot)
+                return
+
+    def _bot_act(self, seat: Seat, bot: Bot) -> None:
+        assert self.game is not None
+        view = view_for(self.game.state, seat)
+        legal = legal_actions(view, seat)
+        if legal:
+            self._step(bot.choose(view, seat, legal), None, None)
+
+    def _away(self, info: SeatInfo) -> bool:
+        return not info.online or self.now - info.last_seen > self.settings.away_after
+
+    def _standin_due(self) -> float | None:
+        """When a stand-in bot takes the current player's turn, if that player stays away."""
+        game = self.game
+        if game is None or game.over or game.state.phase != Phase.PLAY:
+            return None
+        info = self.seats[game.state.current]
+        if info is None or info.is_bot or info.standin is not None:
+            return None
+        away_from = info.last_seen + self.settings.away_after
+        if not info.online and info.offline_at is not None:
+            away_from = min(away_from, info.offline_at)
+        return away_from + self.settings.grace
+
+    def _run_standin(self) -> None:
+        assert self.game is not None
+        seat = self.game.state.current
+        info = self.seats[seat]
+        if info is None or info.is_bot or not self._away(info):
+            return
+        log.info("%s is away: a bot plays seat %d until they are back", info.name, seat)
+        info.standin = make_bot("greedy")
+        self._announce()
+
+    # -- announcements and the record -----------------------------------------------------
+
+    def _announce(self) -> None:
+        seats: list[dict[str, Any] | None] = []
+        for info in self.seats:
+            if info is None:
+                seats.append(None)
+            else:
+                seats.append(
+                    {
+                        "name": info.name,
+                        "key": info.key,
+                        "bot": info.is_bot,
+                        "present": info.is_bot or not self._away(info),
+                        "standin": info.standin is not None,
+                    }
+                )
+        body = {
+            "name": self.settings.title or self.settings.table,
+            "game": GAME_NAME,
+            "protocol": 1,
+            "host": self.identity.key,
+            "players": self.settings.players,
+            "seats": seats,
+            "status": self.status,
+            "commit": self.commit,
+            "password": self.settings.password is not None,
+            "block_window": self.settings.block_window,
+            "rules": self.settings.rules.to_wire(),
+        }
+        self.sender.send(self.topics.announce, "announce", body, retain=True)
+
+    def record(self) -> dict[str, Any]:
+        """Everything needed to re-check the game offline (see ``netplay.record``)."""
+        facts = self.facts()
+        outcome = self.game.outcome if self.game else None
+        return {
+            "format": "sequence-stacks-record",
+            "version": 1,
+            "table": self.settings.table,
+            "host": self.identity.key,
+            "players": facts["players"],
+            "rules": facts["rules"],
+            "names": facts["names"],
+            "keys": facts["keys"],
+            "entropies": facts["entropies"],
+            "commit": self.commit,
+            "secret": self.secret if self.over else None,
+            "batches": [b.to_body() for b in self.batches],
+            "races": [r.to_body() for r in self.races],
+            "outcome": None
+            if outcome is None
+            else {"termination": int(outcome.termination), "winner": outcome.winner},
+            "verdicts": dict(self.verdicts),
+        }
+

@@ -1,0 +1,117 @@
+"""Identities: an Ed25519 key pair per profile, kept in the user's config directory.
+
+The same key pair seals and opens private messages (libsodium converts Ed25519 keys to
+X25519), so a profile is one secret of 32 bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+from nacl.exceptions import BadSignatureError, CryptoError
+from nacl.public import PrivateKey, PublicKey, SealedBox
+from nacl.signing import SigningKey, VerifyKey
+
+from netplay.errors import FrameError, ProfileError
+
+APP_NAME = "sequence-stacks"
+PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+KEY_FILE = "identity.key"
+
+
+def peer_id(key: bytes) -> str:
+    """The 32-hex-character id of a public key: the first 16 bytes of its SHA-256."""
+    return hashlib.sha256(key).digest()[:16].hex()
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A profile's key pair."""
+
+    signing_key: SigningKey
+
+    @classmethod
+    def generate(cls) -> Identity:
+        return cls(SigningKey.generate())
+
+    @classmethod
+    def from_seed(cls, seed: bytes) -> Identity:
+        return cls(SigningKey(seed))
+
+    @property
+    def key(self) -> bytes:
+        """The public key (32 bytes) that names this identity on the wire."""
+        return bytes(self.signing_key.verify_key)
+
+    @property
+    def peer_id(self) -> str:
+        return peer_id(self.key)
+
+    def sign(self, data: bytes) -> bytes:
+        return self.signing_key.sign(data).signature
+
+    def open_sealed(self, box: bytes) -> bytes:
+        """Open a SealedBox addressed to this identity; ``FrameError`` if it isn't."""
+        private = self.signing_key.to_curve25519_private_key()
+        try:
+            return SealedBox(PrivateKey(bytes(private))).decrypt(box)
+        except CryptoError:
+            raise FrameError("a sealed box that does not open with our key") from None
+
+
+def verify(key: bytes, data: bytes, signature: bytes) -> None:
+    """Raise ``FrameError`` unless ``signature`` is ``key``'s signature of ``data``."""
+    try:
+        VerifyKey(key).verify(data, signature)
+    except (BadSignatureError, ValueError, TypeError):
+        raise FrameError("bad signature") from None
+
+
+def seal(key: bytes, data: bytes) -> bytes:
+    """Seal ``data`` so that only the holder of Ed25519 public key ``key`` can read it."""
+    try:
+        public = VerifyKey(key).to_curve25519_public_key()
+    except (ValueError, TypeError, CryptoError) as exc:
+        raise ValueError(f"not a usable public key: {exc}") from exc
+    return SealedBox(PublicKey(bytes(public))).encrypt(data)
+
+
+def profiles_dir() -> Path:
+    """Where profiles live (``STACKS_HOME`` overrides the platform's config dir)."""
+    home = os.environ.get("STACKS_HOME")
+    base = Path(home) if home else Path(platformdirs.user_config_dir(APP_NAME))
+    return base / "profiles"
+
+
+def load_profile(name: str, *, create: bool = True, base: Path | None = None) -> Identity:
+    """The identity of profile ``name``; created (0600) on first use when ``create``."""
+    if not PROFILE_NAME.match(name):
+        raise ProfileError(
+            f"profile name {name!r}: use 1-32 letters, digits, '.', '_' or '-'"
+        )
+    folder = (base or profiles_dir()) / name
+    path = folder / KEY_FILE
+    if path.exists():
+        try:
+            seed = bytes.fromhex(path.read_text().strip())
+            return Identity.from_seed(seed)
+        except (ValueError, OSError) as exc:
+            raise ProfileError(f"profile {name!r}: can't read {path}: {exc}") from exc
+    if not create:
+        raise ProfileError(f"no profile {name!r} in {folder.parent}")
+    identity = Identity.generate()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(bytes(identity.signing_key).hex() + "\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ProfileError(f"profile {name!r}: can't write {path}: {exc}") from exc
+    return identity

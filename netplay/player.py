@@ -1,0 +1,515 @@
+"""A player's or spectator's session: a pure state machine, like the host's.
+
+It joins a table, keeps its own view in step with the host's batches (strictly in
+order, repairing gaps and desyncs), sends signed actions, and checks the fair deal
+when the host reveals its secret. What happens is reported as :class:`Notice` values.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.actions import Action
+from engine.config import RulesConfig
+from engine.errors import EngineError, InvalidEventError, MalformedError
+from engine.events import Event
+from engine.reducer import apply_checked
+from engine.snapshot import state_from_wire
+from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
+from engine.views import public_hash, view_for
+from netplay.batch import Batch
+from netplay.codec import ReplayGuard, decode
+from netplay.errors import FrameError
+from netplay.identity import Identity, peer_id, seal
+from netplay.messages import MAX_CHAT, clean_text, key_bytes, optional, required
+from netplay.topics import Topics
+from netplay.verify import GameFacts, Verdict, verify_game
+from netplay.wire import Outgoing, Sender, open_sealed
+
+log = logging.getLogger("netplay.player")
+
+MAX_BUFFER = 256
+GAP_WAIT = 0.3
+RESYNC_EVERY = 1.0
+
+
+# -- notices: what the session tells its user -----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Base of what a session reports."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableSeen(Notice):
+    announce: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Joined(Notice):
+    seat: Seat | None
+
+
+@dataclass(frozen=True, slots=True)
+class Refused(Notice):
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(Notice):
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Applied(Notice):
+    """A batch was applied to the view."""
+
+    n: int
+    action: Action | None
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Resynced(Notice):
+    n: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected(Notice):
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RaceResult(Notice):
+    pile: int
+    winner: Seat | None
+    presses: tuple[tuple[Seat, str, float, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine(Notice):
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded(Notice):
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Verified(Notice):
+    verdict: Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Desynced(Notice):
+    n: int
+    ours: str
+    theirs: str
+
+
+# -- the session ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Pending:
+    """Things waiting for the game to be known or complete."""
+
+    batches: dict[int, Batch] = field(default_factory=dict)
+    gap_since: float | None = None
+    last_resync: float = -1e9
+
+
+class PlayerSession:
+    """One peer at one table: a seated player, or a spectator when ``watch``."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        table: str,
+        name: str,
+        now: float,
+        *,
+        watch: bool = False,
+        password: str | None = None,
+        heartbeat: float = 1.0,
+    ) -> None:
+        self.identity = identity
+        self.topics = Topics(table)
+        self.table = table
+        self.name = name
+        self.watch = watch
+        self.password = password
+        self.heartbeat_every = heartbeat
+        self.sender = Sender(identity, table)
+        self.entropy = os.urandom(32)
+        self.guard = ReplayGuard()
+        self.now = now
+        self.host_key: bytes | None = None
+        self.announce: dict[str, Any] | None = None
+        self.joined = False
+        self.seat: Seat | None = None
+        self.facts: GameFacts | None = None
+        self.names: tuple[str, ...] = ()
+        self.view: State | None = None
+        self.applied = 0
+        """The last batch applied to :attr:`view`."""
+        self.received: dict[int, Batch] = {}
+        """Every batch received as sent (for the end-of-game check)."""
+        self.base = 0
+        """Batches up to here came inside a snapshot, not one by one."""
+        self.pending = _Pending()
+        self.secret: bytes | None = None
+        self.total: int | None = None
+        self.verdict: Verdict | None = None
+        self.notices: list[Notice] = []
+        self.dropped: list[str] = []
+        self._next_heartbeat = now
+        self._join_sent = False
+
+    # -- what the driver needs -------------------------------------------------------------
+
+    @property
+    def peer_id(self) -> str:
+        return self.identity.peer_id
+
+    @property
+    def audience(self) -> Audience:
+        return SPECTATOR if self.seat is None else self.seat
+
+    def subscriptions(self) -> list[str]:
+        t = self.topics
+        return [t.announce, t.events, t.inbox(self.peer_id), t.all_presence, t.chat]
+
+    def last_will(self) -> Outgoing:
+        """The ``offline`` presence the broker publishes if this peer vanishes."""
+        payload = self.sender.frame("presence", {"online": False})
+        return Outgoing(self.topics.presence(self.peer_id), payload, retain=True)
+
+    def start(self, now: float) -> None:
+        self.now = now
+        self.sender.send(self.topics.presence(self.peer_id), "presence", {"online": True},
+                         retain=True)
+        if self.announce is not None:
+            self._send_join()
+
+    def leave(self) -> None:
+        self.sender.send(self.topics.presence(self.peer_id), "presence", {"online": False},
+                         retain=True)
+
+    def data_to_send(self) -> list[Outgoing]:
+        return self.sender.drain()
+
+    def take_notices(self) -> list[Notice]:
+        out, self.notices = self.notices, []
+        return out
+
+    def next_deadline(self) -> float:
+        times = [self._next_heartbeat]
+        if self.pending.gap_since is not None:
+            times.append(self.pending.gap_since + GAP_WAIT)
+        return min(times)
+
+    # -- output ----------------------------------------------------------------------------
+
+    def act(self, action: Action) -> None:
+        """Send an action to the host (it answers with a batch, or ``rejected``)."""
+        self.sender.send(
+            self.topics.outbox(self.peer_id), "action",
+            {"action": action.to_wire(), "at": self.applied},
+        )
+
+    def chat(self, text: str) -> None:
+        text = clean_text(text, MAX_CHAT)
+        if text:
+            self.sender.send(self.topics.chat, "chat", {"text": text, "name": self.name}, qos=0)
+
+    def tick(self, now: float) -> None:
+        self.now = now
+        if now >= self._next_heartbeat and self.joined:
+            self._next_heartbeat = now + self.heartbeat_every
+            self.sender.send(self.topics.outbox(self.peer_id), "heartbeat",
+                             {"at": self.applied}, qos=0)
+        pending = self.pending
+        if pending.gap_since is not None and now >= pending.gap_since + GAP_WAIT:
+            self._request_resync(self.applied + 1, snapshot=False, reason="gap")
+
+    # -- input -----------------------------------------------------------------------------
+
+    def receive(self, topic: str, payload: bytes, now: float) -> None:
+        """Handle one message. Never raises: bad input is dropped and logged."""
+        self.now = now
+        try:
+            self._receive(topic, payload)
+        except FrameError as exc:
+            self.dropped.append(exc.reason)
+            log.info("dropped a message on %s: %s", topic, exc.reason)
+
+    def _receive(self, topic: str, payload: bytes) -> None:
+        t = self.topics
+        if topic == t.chat:
+            self._chat(payload)
+            return
+        if topic.startswith(f"{t.base}/presence/"):
+            return  # presence is shown from the host's announcements
+        frame = decode(payload)
+        if frame.table != self.table:
+            raise FrameError(f"frame for table {frame.table!r}")
+        if topic == t.announce:
+            if frame.type != "announce":
+                raise FrameError("not an announcement")
+            self._announce(frame.sender, frame.body)
+            return
+        if self.host_key is None or frame.sender != self.host_key:
+            raise FrameError("a frame not signed by this table's host")
+        self.guard.check(frame)
+        body = frame.body
+        kind = frame.type
+        if topic == t.inbox(self.peer_id):
+            if kind == "sealed":
+                kind, body = open_sealed(self.identity, body)
+            handler = {
+                "welcome": self._welcome,
+                "refused": self._refused,
+                "events": self._events,
+                "snapshot": self._snapshot,
+                "rejected": self._rejected,
+                "reveal": self._reveal,
+            }.get(kind)
+        elif topic == t.events:
+            handler = {
+                "start": self._start,
+                "events": self._public_events,
+                "heartbeat": self._host_heartbeat,
+                "race": self._race,
+                "reveal": self._reveal,
+            }.get(kind)
+        else:
+            raise FrameError(f"message on unexpected topic {topic}")
+        if handler is None:
+            raise FrameError(f"unexpected {kind!r} on {topic}")
+        handler(body)
+
+    def _chat(self, payload: bytes) -> None:
+        frame = decode(payload)
+        if frame.table != self.table or frame.type != "chat":
+            raise FrameError("not a chat line of this table")
+        text = clean_text(required(frame.body, "text", str), MAX_CHAT)
+        name = clean_text(required(frame.body, "name", str), 24) or "?"
+        if text:
+            self.notices.append(ChatLine(name, text))
+
+    def _announce(self, sender: bytes, body: dict[str, Any]) -> None:
+        host = key_bytes(body, "host")
+        if host != sender:
+            raise FrameError("an announcement not signed by the host it names")
+        if self.host_key is not None and host != self.host_key:
+            raise FrameError("an announcement from a different host key")
+        self.host_key = host
+        self.announce = body
+        self.notices.append(TableSeen(body))
+        if not self._join_sent:
+            self._send_join()
+
+    def _send_join(self) -> None:
+        assert self.host_key is not None
+        password = None
+        if self.password is not None:
+            password = seal(self.host_key, self.password.encode())
+        self.sender.send(
+            self.topics.outbox(self.peer_id), "join",
+            {"name": self.name, "entropy": self.entropy, "password": password,
+             "watch": self.watch},
+        )
+        self._join_sent = True
+
+    def _welcome(self, body: dict[str, Any]) -> None:
+        seat = optional(body, "seat", int)
+        players = required(body, "players", int)
+        if seat is not None and not 0 <= seat < players:
+            raise FrameError("welcome to a seat that does not exist")
+        if self.watch and seat is not None:
+            raise FrameError("a spectator was given a seat")
+        self.seat = seat
+        self.joined = True
+        facts = optional(body, "facts", dict)
+        if facts is not None:
+            self._set_facts(facts)
+        self.notices.append(Joined(seat))
+
+    def _refused(self, body: dict[str, Any]) -> None:
+        reason = clean_text(required(body, "reason", str), 200)
+        self.notices.append(Refused(reason))
+        self._join_sent = True
+
+    def _set_facts(self, body: dict[str, Any]) -> None:
+        players = required(body, "players", int)
+        if not 2 <= players <= 6:
+            raise FrameError("a table of 2-6 players")
+        try:
+            rules = RulesConfig.from_wire(required(body, "rules", dict))
+        except EngineError as exc:
+            raise FrameError(f"rules: {exc}") from None
+        names = required(body, "names", list)
+        keys = required(body, "keys", list)
+        entropies = required(body, "entropies", list)
+        if not len(names) == len(keys) == len(entropies) == players:
+            raise FrameError("names, keys and entropies per seat")
+        if not all((isinstance(k, bytes) and len(k) == 32) or k is None for k in keys):
+            raise FrameError("keys are 32 bytes or null")
+        if not all(isinstance(e, bytes) and len(e) == 32 for e in entropies):
+            raise FrameError("entropies are 32 bytes each")
+        commit = key_bytes(body, "commit")
+        self.names = tuple(clean_text(n, 24) if isinstance(n, str) else "?" for n in names)
+        self.facts = GameFacts(self.table, players, rules, tuple(keys), commit, tuple(entropies))
+        if self.view is None:
+            self.view = view_for(State.new(rules, players), self.audience)
+
+    def _start(self, body: dict[str, Any]) -> None:
+        if self.facts is None:
+            self._set_facts(body)
+            self.notices.append(GameStarted(self.names))
+            self._drain()
+
+    # -- batches -----------------------------------------------------------------------------
+
+    def _events(self, body: dict[str, Any]) -> None:
+        self._queue(Batch.from_body(body))
+
+    def _public_events(self, body: dict[str, Any]) -> None:
+        if self.seat is None and self.joined:
+            self._queue(Batch.from_body(body))
+
+    def _queue(self, batch: Batch) -> None:
+        if batch.n <= self.applied:
+            self.received.setdefault(batch.n, batch)
+            return  # a duplicate, or history asked for after the game
+        if len(self.pending.batches) >= MAX_BUFFER and batch.n not in self.pending.batches:
+            raise FrameError("too many batches waiting for a gap to fill")
+        self.pending.batches[batch.n] = batch
+        self._drain()
+
+    def _drain(self) -> None:
+        pending = self.pending
+        while self.view is not None and (batch := pending.batches.pop(self.applied + 1, None)):
+            if not self._apply(batch):
+                return
+        pending.gap_since = (pending.gap_since or self.now) if pending.batches else None
+        if self.secret is not None and self.verdict is None:
+            self._try_verify()
+
+    def _apply(self, batch: Batch) -> bool:
+        assert self.view is not None
+        try:
+            for event in batch.events:
+                apply_checked(self.view, event)
+        except InvalidEventError as exc:
+            log.warning("batch %d does not apply: %s", batch.n, exc)
+            self._desync(batch, public_hash(self.view), f"event does not apply: {exc}")
+            return False
+        self.applied = batch.n
+        self.received[batch.n] = batch
+        ours = public_hash(self.view)
+        if ours != batch.hash:
+            self._desync(batch, ours, "hash differs")
+            return False
+        self.notices.append(Applied(batch.n, batch.action, batch.events))
+        if self.view.outcome is not None:
+            self.notices.append(GameEnded(self.view.outcome))
+        return True
+
+    def _desync(self, batch: Batch, ours: str, why: str) -> None:
+        self.notices.append(Desynced(batch.n, ours, batch.hash))
+        self.sender.send(
+            self.topics.outbox(self.peer_id), "desync",
+            {"n": batch.n, "ours": ours, "theirs": batch.hash, "why": why,
+             "last": [e.to_wire() for e in batch.events][-8:], "version": 1},
+        )
+        self._request_resync(batch.n, snapshot=True, reason="desync", force=True)
+
+    def _request_resync(self, start: int, *, snapshot: bool, reason: str,
+                        force: bool = False) -> None:
+        pending = self.pending
+        if not force and self.now - pending.last_resync < RESYNC_EVERY:
+            return
+        pending.last_resync = self.now
+        pending.gap_since = None
+        self.sender.send(self.topics.outbox(self.peer_id), "resync",
+                         {"from": start, "snapshot": snapshot, "reason": reason})
+
+    def _snapshot(self, body: dict[str, Any]) -> None:
+        n = required(body, "n", int)
+        try:
+            state = state_from_wire(required(body, "state", dict))
+        except MalformedError as exc:
+            raise FrameError(f"snapshot: {exc}") from None
+        if state.audience != self.audience:
+            raise FrameError("a snapshot of someone else's view")
+        if public_hash(state) != required(body, "hash", str):
+            raise FrameError("a snapshot whose hash does not match")
+        self.view = state
+        self.applied = n
+        self.base = max(self.base, n)
+        self.pending.batches = {k: b for k, b in self.pending.batches.items() if k > n}
+        self.notices.append(Resynced(n, "snapshot"))
+        if state.outcome is not None:
+            self.notices.append(GameEnded(state.outcome))
+        self._drain()
+
+    def _host_heartbeat(self, body: dict[str, Any]) -> None:
+        at = required(body, "at", int)
+        if self.joined and self.view is not None and at > self.applied and not self.pending.batches:
+            self.pending.gap_since = self.pending.gap_since or self.now
+
+    def _rejected(self, body: dict[str, Any]) -> None:
+        self.notices.append(Rejected(clean_text(required(body, "reason", str), 300)))
+
+    def _race(self, body: dict[str, Any]) -> None:
+        presses = []
+        for entry in required(body, "presses", list)[:32]:
+            if (isinstance(entry, list) and len(entry) == 4 and type(entry[0]) is int
+                    and isinstance(entry[1], str) and isinstance(entry[2], int | float)
+                    and isinstance(entry[3], str)):
+                presses.append((entry[0], entry[1][:8], float(entry[2]), entry[3][:16]))
+        self.notices.append(
+            RaceResult(required(body, "pile", int), optional(body, "winner", int),
+                       tuple(presses))
+        )
+
+    # -- the end ------------------------------------------------------------------------------
+
+    def _reveal(self, body: dict[str, Any]) -> None:
+        if self.secret is not None:
+            return
+        self.secret = key_bytes(body, "secret")
+        self.total = required(body, "total", int)
+        termination = required(body, "termination", int)
+        if not 0 <= termination < len(Termination):
+            raise FrameError("unknown termination")
+        self._try_verify()
+
+    def _try_verify(self) -> None:
+        if self.facts is None or self.secret is None or self.total is None:
+            return
+        if self.applied < self.total:
+            return  # still catching up; _drain calls again
+        missing = [n for n in range(1, self.total + 1) if n not in self.received]
+        if missing:
+            self._request_resync(missing[0], snapshot=False, reason="history")
+            return
+        self.verdict = verify_game(
+            self.facts, self.secret, self.received, self.total, self.audience
+        )
+        self.notices.append(Verified(self.verdict))
+        self.sender.send(self.topics.outbox(self.peer_id), "verified",
+                         {"ok": self.verdict.ok, "detail": self.verdict.detail})
+
+
+def describe_peer(key: bytes) -> str:
+    return peer_id(key)[:8]

@@ -1,0 +1,125 @@
+"""The fair-deal check: re-derive the seed, replay every action, compare what was received.
+
+Used by every peer at the end of a game (on its own redacted events) and by
+``stacks verify`` on a game record (on the host's full events).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from engine.actions import Action, CloseBlockWindow
+from engine.config import RulesConfig
+from engine.errors import EngineError
+from engine.game import Game
+from engine.state import HOST, Audience
+from engine.views import public_hash
+from netplay.batch import Batch
+from netplay.codec import decode
+from netplay.errors import FrameError
+from netplay.messages import required
+
+DEAL_LABEL = b"sstacks-deal"
+
+
+def commitment(secret: bytes) -> bytes:
+    return hashlib.sha256(secret).digest()
+
+
+def deal_seed(secret: bytes, entropies: Sequence[bytes]) -> bytes:
+    """``SHA-256("sstacks-deal" || secret || entropy_0 || ... )`` (docs/protocol.md)."""
+    digest = hashlib.sha256(DEAL_LABEL)
+    digest.update(secret)
+    for entropy in entropies:
+        digest.update(entropy)
+    return digest.digest()
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    ok: bool
+    detail: str
+
+    def __str__(self) -> str:
+        return "deal verified" if self.ok else f"verification failed: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class GameFacts:
+    """What every peer knows from ``start`` and ``reveal``."""
+
+    table: str
+    players: int
+    rules: RulesConfig
+    keys: tuple[bytes | None, ...]
+    """Per seat: the player's key, ``None`` for a bot of the host."""
+    commit: bytes
+    entropies: tuple[bytes, ...]
+
+
+def check_proof(facts: GameFacts, batch: Batch) -> str | None:
+    """Why ``batch``'s action is not proven by its seat's signature, or ``None`` if it is."""
+    action = batch.action
+    if action is None or isinstance(action, CloseBlockWindow):
+        return None
+    key = facts.keys[action.seat] if 0 <= action.seat < facts.players else None
+    if key is None:
+        return None  # a bot of the host: the host's signature on the batch vouches
+    if batch.proof is None:
+        return f"batch {batch.n}: seat {action.seat}'s action carries no signed proof"
+    try:
+        frame = decode(batch.proof)
+        signed = Action.from_wire(required(frame.body, "action", dict))
+    except (FrameError, EngineError) as exc:
+        return f"batch {batch.n}: the proof does not decode ({exc})"
+    if frame.sender != key:
+        return f"batch {batch.n}: the proof is not signed by seat {action.seat}"
+    if frame.table != facts.table or signed != action:
+        return f"batch {batch.n}: the proof is for another action"
+    return None
+
+
+def verify_game(
+    facts: GameFacts,
+    secret: bytes,
+    batches: Mapping[int, Batch],
+    total: int,
+    audience: Audience = HOST,
+) -> Verdict:
+    """Replay the game from the seed and check every batch (redacted for ``audience``)."""
+    if commitment(secret) != facts.commit:
+        return Verdict(False, "the revealed secret does not match the host's commitment")
+    missing = [n for n in range(1, total + 1) if n not in batches]
+    if missing:
+        return Verdict(False, f"batches missing: {missing[:5]}{'...' if len(missing) > 5 else ''}")
+    seed = deal_seed(secret, facts.entropies)
+    try:
+        game = Game.new(facts.players, seed, facts.rules, keep_log=True)
+        game.keep_log = False
+        first = batches[1]
+        if first.action is not None:
+            return Verdict(False, "batch 1 must be the deal")
+        if tuple(e.redacted_for(audience) for e in game.log) != first.events:
+            return Verdict(False, "the deal differs from the one the seed gives")
+        if public_hash(game.state) != first.hash:
+            return Verdict(False, "batch 1: hash differs")
+        for n in range(2, total + 1):
+            batch = batches[n]
+            if batch.action is None:
+                return Verdict(False, f"batch {n} has no action")
+            problem = check_proof(facts, batch)
+            if problem:
+                return Verdict(False, problem)
+            events = game.act(batch.action)
+            if tuple(e.redacted_for(audience) for e in events) != batch.events:
+                return Verdict(False, f"batch {n}: events differ from the replay")
+            if public_hash(game.state) != batch.hash:
+                return Verdict(False, f"batch {n}: public hash differs from the replay")
+    except EngineError as exc:
+        return Verdict(False, f"the replay failed: {exc}")
+    if not game.over:
+        return Verdict(False, "the replayed game did not end")
+    return Verdict(True, f"{total} batches replayed from the seed")
+
