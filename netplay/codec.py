@@ -105,13 +105,15 @@ def decode(data: bytes) -> Frame:
 
 
 class ReplayGuard:
-    """Drops frames whose seq is not above the last accepted one from the same sender."""
+    """Drops frames whose seq is not above the last one accepted from the same sender on
+    the same topic (a broker keeps order per topic, not necessarily across topics)."""
 
     def __init__(self) -> None:
-        self._last: dict[bytes, int] = {}
+        self._last: dict[tuple[bytes, str], int] = {}
 
-    def check(self, frame: Frame) -> None:
-        last = self._last.get(frame.sender, 0)
+    def check(self, frame: Frame, topic: str) -> None:
+        key = (frame.sender, topic)
+        last = self._last.get(key, 0)
         if frame.seq <= last:
             raise FrameError(f"replayed or duplicate frame (seq {frame.seq} <= {last})")
-        self._last[frame.sender] = frame.seq
+        self._last[key] = frame.seq

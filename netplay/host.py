@@ -228,10 +228,10 @@ class HostSession:
         if topic == self.topics.presence(peer):
             if frame.type != "presence":
                 raise FrameError(f"{frame.type!r} on a presence topic")
-            self.presence_guard.check(frame)
+            self.presence_guard.check(frame, topic)
             self._presence(frame.sender, required(frame.body, "online", bool))
             return
-        self.guard.check(frame)
+        self.guard.check(frame, topic)
         self._touch(frame.sender)
         handler = {
             "join": self._join,

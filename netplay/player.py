@@ -268,12 +268,14 @@ class PlayerSession:
             return
         if self.host_key is None or frame.sender != self.host_key:
             raise FrameError("a frame not signed by this table's host")
-        self.guard.check(frame)
+        self.guard.check(frame, topic)
         body = frame.body
         kind = frame.type
         if topic == t.inbox(self.peer_id):
             if kind == "sealed":
                 kind, body = open_sealed(self.identity, body)
+            elif kind in ("events", "snapshot") and self.seat is not None:
+                raise FrameError(f"an unsealed {kind!r} for a seated player")
             handler = {
                 "welcome": self._welcome,
                 "refused": self._refused,

@@ -1,0 +1,337 @@
+"""The asyncio peers: ``Host``, ``Player``, ``Spectator`` and ``BotPeer``.
+
+Each is a thin driver around a session state machine (``netplay.host`` /
+``netplay.player``): it moves frames between the session and a transport, runs the
+session's timers, and hands notices to the user. No protocol rule lives here.
+
+    async with Host(settings, broker="mqtt://127.0.0.1:1883") as host:
+        await host.finished()
+
+    async with Player(identity, "table", "Ana", broker=url) as me:
+        async for notice in me.notices():
+            ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import TracebackType
+from typing import Protocol, Self
+
+from engine.actions import Action
+from engine.bots import Bot, make_bot
+from engine.rules import legal_actions
+from engine.state import State
+from netplay.host import HostSession, HostSettings
+from netplay.identity import Identity
+from netplay.memory import AsyncMemoryBroker
+from netplay.player import Applied, GameEnded, Notice, PlayerSession, Rejected, Verified
+from netplay.record import write_record
+from netplay.transport import BrokerAddress, MemoryTransport, MqttTransport, Transport
+from netplay.wire import Outgoing
+
+log = logging.getLogger("netplay.peers")
+
+Broker = str | BrokerAddress | AsyncMemoryBroker
+"""Where to meet: a URL, a parsed address, or an in-memory broker (tests)."""
+
+
+class _Session(Protocol):
+    def receive(self, topic: str, payload: bytes, now: float) -> None: ...
+    def tick(self, now: float) -> None: ...
+    def next_deadline(self) -> float: ...
+    def data_to_send(self) -> list[Outgoing]: ...
+
+
+def _transport(
+    broker: Broker, subscriptions: list[str], *, name: str, will: Outgoing | None,
+    username: str | None,
+) -> Transport:
+    if isinstance(broker, AsyncMemoryBroker):
+        return MemoryTransport(broker, subscriptions, will=will)
+    address = broker if isinstance(broker, BrokerAddress) else BrokerAddress.parse(broker)
+    return MqttTransport(address, subscriptions, client_name=name, will=will, username=username)
+
+
+class _Peer:
+    """Runs one session over one transport until closed."""
+
+    session: _Session
+    transport: Transport
+
+    def __init__(self) -> None:
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._stopped = asyncio.Event()
+
+    @property
+    def loop_time(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def __aenter__(self) -> Self:
+        await self.transport.start()
+        self._task = asyncio.create_task(self._drive(), name=type(self).__name__)
+        return self
+
+    async def __aexit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        self._before_close()
+        self._flush()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.transport.flushed(), 2.0)
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.transport.stop()
+        self._stopped.set()
+
+    def _before_close(self) -> None:
+        """Last words (presence offline, cleared announcement)."""
+
+    def _flush(self) -> None:
+        for out in self.session.data_to_send():
+            self.transport.publish(out)
+
+    def poke(self) -> None:
+        """Run the loop now (after the user queued something)."""
+        self._flush()
+        self._wake.set()
+
+    async def _drive(self) -> None:
+        receive: asyncio.Task[tuple[str, bytes]] | None = None
+        wake: asyncio.Task[bool] | None = None
+        try:
+            while True:
+                deadline = min(self.session.next_deadline(), self._deadline())
+                timeout = max(0.0, deadline - self.loop_time)
+                if receive is None:
+                    receive = asyncio.create_task(self.transport.receive())
+                if wake is None:
+                    wake = asyncio.create_task(self._wake.wait())
+                done, _ = await asyncio.wait(
+                    {receive, wake}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+                now = self.loop_time
+                if receive in done:
+                    topic, payload = receive.result()
+                    receive = None
+                    self.session.receive(topic, payload, now)
+                if wake in done:
+                    wake = None
+                    self._wake.clear()
+                self.session.tick(now)
+                self._after_input()
+                self._flush()
+        finally:
+            for task in (receive, wake):
+                if task is not None:
+                    task.cancel()
+
+    def _after_input(self) -> None:
+        """Hook for subclasses: look at the session after each input or tick."""
+
+    def _deadline(self) -> float:
+        """Hook for subclasses: when the peer itself next needs to run."""
+        return float("inf")
+
+
+class Host(_Peer):
+    """The table's authority, with its own bots."""
+
+    def __init__(
+        self,
+        settings: HostSettings,
+        *,
+        broker: Broker,
+        identity: Identity | None = None,
+        record_path: Path | None = None,
+        secret: bytes | None = None,
+    ) -> None:
+        super().__init__()
+        self.identity = identity or Identity.generate()
+        self.settings = settings
+        self.record_path = record_path
+        self.host = HostSession(self.identity, settings, 0.0, secret=secret)
+        self.session = self.host
+        topics = self.host.topics
+        self.transport = _transport(
+            broker, [topics.all_outboxes, topics.all_presence],
+            name=f"host-{settings.table}", will=None, username=self.identity.peer_id,
+        )
+        self._over = asyncio.Event()
+        self._recorded = False
+
+    async def __aenter__(self) -> Self:
+        self.host.now = self.loop_time
+        return await super().__aenter__()
+
+    def _after_input(self) -> None:
+        if self.host.over:
+            self._over.set()
+
+    def _before_close(self) -> None:
+        # Take the table off the list: an empty retained payload clears the announcement.
+        self.transport.publish(Outgoing(self.host.topics.announce, b"", retain=True))
+
+    async def finished(self, *, verify_wait: float = 5.0) -> None:
+        """Wait for the game's end and every human's verification (or ``verify_wait``)."""
+        await self._over.wait()
+        humans = sum(1 for info in self.host.seats if info is not None and not info.is_bot)
+        deadline = self.loop_time + verify_wait
+        while len(self.host.verdicts) < humans and self.loop_time < deadline:
+            await asyncio.sleep(0.05)
+        self.write_record()
+
+    def write_record(self) -> None:
+        if self.record_path is not None:
+            write_record(self.record_path, self.host.record())
+            self._recorded = True
+
+
+class Player(_Peer):
+    """A seated player (or, with ``watch``, a spectator). Read :meth:`notices`; call :meth:`act`."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        table: str,
+        name: str,
+        *,
+        broker: Broker,
+        password: str | None = None,
+        watch: bool = False,
+    ) -> None:
+        super().__init__()
+        self.identity = identity
+        self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password)
+        self.session = self.player
+        self.transport = _transport(
+            broker, self.player.subscriptions(), name=f"{'watch' if watch else 'player'}-{name}",
+            will=self.player.last_will(), username=identity.peer_id,
+        )
+        self._notices: asyncio.Queue[Notice | None] = asyncio.Queue()
+        self.ended = asyncio.Event()
+        self.verified = asyncio.Event()
+
+    async def __aenter__(self) -> Self:
+        peer = await super().__aenter__()
+        self.player.start(self.loop_time)
+        self.poke()
+        return peer
+
+    @property
+    def view(self) -> State | None:
+        return self.player.view
+
+    @property
+    def seat(self) -> int | None:
+        return self.player.seat
+
+    def act(self, action: Action) -> None:
+        self.player.act(action)
+        self.poke()
+
+    def chat(self, text: str) -> None:
+        self.player.chat(text)
+        self.poke()
+
+    def _before_close(self) -> None:
+        self.player.leave()
+
+    def _after_input(self) -> None:
+        for notice in self.player.take_notices():
+            if isinstance(notice, GameEnded):
+                self.ended.set()
+            elif isinstance(notice, Verified):
+                self.verified.set()
+            self._notices.put_nowait(notice)
+            self._on_notice(notice)
+
+    def _on_notice(self, notice: Notice) -> None:
+        """Hook for subclasses."""
+
+    async def notices(self) -> AsyncIterator[Notice]:
+        """What happens at the table, in order, until the peer closes."""
+        while True:
+            notice = await self._notices.get()
+            if notice is None:
+                return
+            yield notice
+
+    async def close(self) -> None:
+        await super().close()
+        self._notices.put_nowait(None)
+
+
+class Spectator(Player):
+    """Watches the public stream; sees no hand, not even its owner's other seat."""
+
+    def __init__(self, identity: Identity, table: str, name: str, *, broker: Broker) -> None:
+        super().__init__(identity, table, name, broker=broker, watch=True)
+
+
+class BotPeer(Player):
+    """A bot that joins a table as a peer of its own and plays to the end."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        table: str,
+        *,
+        broker: Broker,
+        strategy: str = "greedy",
+        name: str | None = None,
+        password: str | None = None,
+        think: float = 0.0,
+    ) -> None:
+        super().__init__(
+            identity, table, name or f"{strategy}-bot", broker=broker, password=password
+        )
+        self.bot: Bot = make_bot(strategy, identity.key)
+        self.think = think
+        self._in_flight: float | None = None
+        self._decide_at: float | None = None
+
+    def _on_notice(self, notice: Notice) -> None:
+        if isinstance(notice, Applied | Rejected):
+            self._in_flight = None
+
+    def _deadline(self) -> float:
+        times = [float("inf")]
+        if self._decide_at is not None:
+            times.append(self._decide_at)
+        if self._in_flight is not None:
+            times.append(self._in_flight + 2.0)
+        return min(times)
+
+    def _after_input(self) -> None:
+        super()._after_input()
+        view, seat = self.player.view, self.player.seat
+        if view is None or seat is None or view.outcome is not None:
+            return
+        now = self.loop_time
+        if self._in_flight is not None and now - self._in_flight < 2.0:
+            return  # wait for the answer to the last action (resend after 2 s)
+        if self.player.pending.batches:
+            return  # catching up: decide on the latest view only
+        legal = legal_actions(view, seat)
+        if not legal:
+            self._decide_at = None
+            return
+        if self._decide_at is None:
+            self._decide_at = now + self.think
+        if now < self._decide_at:
+            return
+        self._decide_at = None
+        self._in_flight = now
+        self.player.act(self.bot.choose(view, seat, legal))

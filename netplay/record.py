@@ -1,0 +1,84 @@
+"""Game records: what the host writes at the end, and ``stacks verify``'s offline check."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from engine.config import RulesConfig
+from engine.errors import EngineError
+from engine.state import HOST
+from netplay.batch import Batch
+from netplay.errors import FrameError
+from netplay.verify import GameFacts, Verdict, verify_game
+
+FORMAT = "sequence-stacks-record"
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return {"hex": value.hex()}
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_to_json(v) for v in value]
+    return value
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"hex"} and isinstance(value["hex"], str):
+            return bytes.fromhex(value["hex"])
+        return {k: _from_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_json(v) for v in value]
+    return value
+
+
+def write_record(path: Path, record: dict[str, Any]) -> None:
+    """Write atomically (temp file + rename): a crash never leaves half a record."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(_to_json(record), indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    try:
+        data = _from_json(json.loads(path.read_text()))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"can't read game record {path}: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a sequence-stacks game record")
+    return data
+
+
+def verify_record(record: dict[str, Any]) -> Verdict:
+    """Replay the recorded game from its seed and compare every recorded event and hash."""
+    try:
+        players = record["players"]
+        keys = record["keys"]
+        facts = GameFacts(
+            table=record["table"],
+            players=players,
+            rules=RulesConfig.from_wire(record["rules"]),
+            keys=tuple(keys),
+            commit=record["commit"],
+            entropies=tuple(record["entropies"]),
+        )
+        secret = record["secret"]
+        if not isinstance(secret, bytes):
+            return Verdict(False, "the record holds no revealed secret (game not finished?)")
+        batches = {b.n: b for b in (Batch.from_body(body) for body in record["batches"])}
+    except (KeyError, TypeError, EngineError, FrameError) as exc:
+        return Verdict(False, f"the record is malformed: {exc}")
+    verdict = verify_game(facts, secret, batches, len(batches), HOST)
+    if not verdict.ok:
+        return verdict
+    outcome = record.get("outcome")
+    last = batches[len(batches)].events[-1] if batches else None
+    if outcome is None or last is None or last.to_wire().get("winner") != outcome.get("winner"):
+        return Verdict(False, "the recorded outcome is not the replayed one")
+    return verdict

@@ -1,0 +1,285 @@
+"""Transports: how a peer's frames reach the broker and come back.
+
+``MqttTransport`` is the real one (aiomqtt): a new client per connection attempt (a
+reused client skips the wait for CONNACK after a drop, see PLATFORM.md), capped
+exponential backoff, resubscription after every connect, and an outbox that re-queues
+what failed to go out (at-least-once; receivers drop duplicates by sequence number).
+``MemoryTransport`` does the same job inside one process for fast tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import ssl
+import uuid
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+from urllib.parse import unquote, urlsplit
+
+import aiomqtt
+
+from netplay.memory import AsyncMemoryBroker
+from netplay.wire import Outgoing
+
+log = logging.getLogger("netplay.transport")
+
+BACKOFF_FIRST = 0.1
+BACKOFF_CAP = 5.0
+
+
+class Transport(Protocol):
+    """What a peer driver needs from a connection to the broker."""
+
+    connected: asyncio.Event
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def publish(self, out: Outgoing) -> None:
+        """Queue a frame; it goes out in order, again after a reconnect if need be."""
+
+    async def receive(self) -> tuple[str, bytes]: ...
+
+    async def flushed(self) -> None:
+        """Wait until every queued frame was handed to the broker."""
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerAddress:
+    """Where the broker is: parsed from ``mqtt://[user[:password]@]host[:port]`` or mqtts."""
+
+    host: str
+    port: int
+    tls: bool = False
+    username: str | None = None
+    password: str | None = None
+
+    @classmethod
+    def parse(cls, url: str) -> BrokerAddress:
+        text = url if "://" in url else f"mqtt://{url}"
+        try:
+            parts = urlsplit(text)
+            port = parts.port
+        except ValueError as exc:
+            raise ValueError(f"broker address {url!r}: {exc}") from None
+        if parts.scheme not in ("mqtt", "mqtts"):
+            raise ValueError(f"broker address {url!r}: use mqtt:// or mqtts://")
+        if not parts.hostname:
+            raise ValueError(f"broker address {url!r} names no host")
+        if parts.path not in ("", "/") or parts.query or parts.fragment:
+            raise ValueError(f"broker address {url!r}: nothing may follow host:port")
+        tls = parts.scheme == "mqtts"
+        return cls(
+            host=parts.hostname,
+            port=port or (8883 if tls else 1883),
+            tls=tls,
+            username=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password else None,
+        )
+
+    @property
+    def url(self) -> str:
+        """The address without credentials, for messages."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'mqtts' if self.tls else 'mqtt'}://{host}:{self.port}"
+
+
+class _Outbox:
+    """Frames waiting to go out, oldest first; failed ones go back to the front."""
+
+    def __init__(self) -> None:
+        self.queue: deque[Outgoing] = deque()
+        self.ready = asyncio.Event()
+        self.idle = asyncio.Event()
+        self.idle.set()
+
+    def put(self, out: Outgoing) -> None:
+        self.queue.append(out)
+        self.ready.set()
+        self.idle.clear()
+
+    def take_all(self) -> list[Outgoing]:
+        items = list(self.queue)
+        self.queue.clear()
+        self.ready.clear()
+        return items
+
+    def put_back(self, items: Sequence[Outgoing]) -> None:
+        self.queue.extendleft(reversed(items))
+        if self.queue:
+            self.ready.set()
+
+
+class MqttTransport:
+    """One peer's connection to an MQTT broker, kept alive until :meth:`stop`."""
+
+    def __init__(
+        self,
+        address: BrokerAddress,
+        subscriptions: Sequence[str],
+        *,
+        client_name: str,
+        will: Outgoing | None = None,
+        username: str | None = None,
+        keepalive: int = 10,
+        connect_timeout: float = 5.0,
+    ) -> None:
+        self.address = address
+        self.subscriptions = list(subscriptions)
+        self.client_name = client_name
+        self.will = will
+        self.username = address.username or username
+        self.keepalive = keepalive
+        self.connect_timeout = connect_timeout
+        self.connected = asyncio.Event()
+        self.failures = 0
+        self.last_error: str | None = None
+        self._incoming: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._outbox = _Outbox()
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"mqtt-{self.client_name}")
+
+    async def wait_connected(self, timeout: float) -> bool:
+        try:
+            await asyncio.wait_for(self.connected.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def publish(self, out: Outgoing) -> None:
+        self._outbox.put(out)
+
+    async def receive(self) -> tuple[str, bytes]:
+        return await self._incoming.get()
+
+    async def flushed(self) -> None:
+        await self._outbox.idle.wait()
+
+    def _client(self) -> aiomqtt.Client:
+        will = None
+        if self.will is not None:
+            will = aiomqtt.Will(
+                self.will.topic, self.will.payload, qos=self.will.qos, retain=self.will.retain
+            )
+        tls = ssl.create_default_context() if self.address.tls else None
+        return aiomqtt.Client(
+            self.address.host,
+            self.address.port,
+            username=self.username,
+            password=self.address.password,
+            identifier=f"{self.client_name}-{uuid.uuid4().hex[:8]}",
+            protocol=aiomqtt.ProtocolVersion.V311,
+            will=will,
+            clean_session=True,
+            keepalive=self.keepalive,
+            timeout=self.connect_timeout,
+            max_inflight_messages=200,
+            tls_context=tls,
+            # Small frames both ways: without this, Nagle meets delayed ACKs (~40 ms stalls).
+            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+        )
+
+    async def _run(self) -> None:
+        delay = BACKOFF_FIRST
+        while True:
+            try:
+                async with self._client() as client:
+                    for topic in self.subscriptions:
+                        await client.subscribe(topic, qos=1)
+                    self.connected.set()
+                    delay = BACKOFF_FIRST
+                    log.info("%s connected to %s", self.client_name, self.address.url)
+                    await self._pump(client)
+            except aiomqtt.MqttError as exc:
+                self.failures += 1
+                self.last_error = str(exc)
+                if self.connected.is_set():
+                    log.warning("%s lost the broker: %s", self.client_name, exc)
+                else:
+                    log.info("%s can't reach %s: %s", self.client_name, self.address.url, exc)
+            self.connected.clear()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKOFF_CAP)
+
+    async def _pump(self, client: aiomqtt.Client) -> None:
+        writer = asyncio.create_task(self._write(client))
+        try:
+            async for message in client.messages:
+                payload = message.payload
+                if isinstance(payload, bytes | bytearray):
+                    self._incoming.put_nowait((message.topic.value, bytes(payload)))
+        finally:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                await writer
+
+    async def _write(self, client: aiomqtt.Client) -> None:
+        outbox = self._outbox
+        while True:
+            await outbox.ready.wait()
+            batch = outbox.take_all()
+            results = await asyncio.gather(
+                *(client.publish(o.topic, o.payload, qos=o.qos, retain=o.retain) for o in batch),
+                return_exceptions=True,
+            )
+            failed = [o for o, r in zip(batch, results, strict=True) if isinstance(r, Exception)]
+            if failed:
+                outbox.put_back(failed)
+                first = next(r for r in results if isinstance(r, Exception))
+                raise aiomqtt.MqttError(f"publish failed: {first}")
+            if not outbox.queue:
+                outbox.idle.set()
+
+
+class MemoryTransport:
+    """A transport on an :class:`AsyncMemoryBroker` in the same process."""
+
+    def __init__(
+        self, broker: AsyncMemoryBroker, subscriptions: Sequence[str],
+        *, will: Outgoing | None = None,
+    ) -> None:
+        self.broker = broker
+        self.subscriptions = list(subscriptions)
+        self.will = will
+        self.connected = asyncio.Event()
+        self._queue: asyncio.Queue[tuple[str, bytes]] | None = None
+
+    async def start(self) -> None:
+        self._queue = self.broker.queue_for(self, self.subscriptions)
+        self.connected.set()
+
+    async def stop(self) -> None:
+        self.broker.unsubscribe_all(self)
+        self.connected.clear()
+
+    def vanish(self) -> None:
+        """Drop off like a killed process: the broker publishes the last will."""
+        self.broker.unsubscribe_all(self)
+        if self.will is not None:
+            self.broker.publish(self.will.topic, self.will.payload, self.will.retain)
+
+    def publish(self, out: Outgoing) -> None:
+        self.broker.publish(out.topic, out.payload, out.retain)
+
+    async def receive(self) -> tuple[str, bytes]:
+        assert self._queue is not None, "start() first"
+        return await self._queue.get()
+
+    async def flushed(self) -> None:
+        return None
+
