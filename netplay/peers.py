@@ -49,12 +49,17 @@ class _Session(Protocol):
 
 def _transport(
     broker: Broker, subscriptions: list[str], *, name: str, will: Outgoing | None,
-    username: str | None,
+    username: str | None, password: str | None = None,
 ) -> Transport:
+    """A transport to ``broker``. The table password doubles as the broker login (the
+    embedded broker of a table with a password checks it), unless the URL has one."""
     if isinstance(broker, AsyncMemoryBroker):
         return MemoryTransport(broker, subscriptions, will=will)
     address = broker if isinstance(broker, BrokerAddress) else BrokerAddress.parse(broker)
-    return MqttTransport(address, subscriptions, client_name=name, will=will, username=username)
+    return MqttTransport(
+        address, subscriptions, client_name=name, will=will, username=username,
+        password=password,
+    )
 
 
 class _Peer:
@@ -167,6 +172,7 @@ class Host(_Peer):
         self.transport = _transport(
             broker, [topics.all_outboxes, topics.all_presence],
             name=f"host-{settings.table}", will=None, username=self.identity.peer_id,
+            password=settings.password,
         )
         self._over = asyncio.Event()
         self._recorded = False
@@ -217,7 +223,7 @@ class Player(_Peer):
         self.session = self.player
         self.transport = _transport(
             broker, self.player.subscriptions(), name=f"{'watch' if watch else 'player'}-{name}",
-            will=self.player.last_will(), username=identity.peer_id,
+            will=self.player.last_will(), username=identity.peer_id, password=password,
         )
         self._notices: asyncio.Queue[Notice | None] = asyncio.Queue()
         self.ended = asyncio.Event()

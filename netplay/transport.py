@@ -127,6 +127,7 @@ class MqttTransport:
         client_name: str,
         will: Outgoing | None = None,
         username: str | None = None,
+        password: str | None = None,
         keepalive: int = 10,
         connect_timeout: float = 5.0,
     ) -> None:
@@ -135,6 +136,7 @@ class MqttTransport:
         self.client_name = client_name
         self.will = will
         self.username = address.username or username
+        self.password = address.password or password
         self.keepalive = keepalive
         self.connect_timeout = connect_timeout
         self.connected = asyncio.Event()
@@ -171,6 +173,12 @@ class MqttTransport:
         await self._outbox.idle.wait()
 
     def _client(self) -> aiomqtt.Client:
+        client = self._new_client()
+        # A host publishes a burst per batch (one frame per seat): that is not a backlog.
+        client.pending_calls_threshold = 1000
+        return client
+
+    def _new_client(self) -> aiomqtt.Client:
         will = None
         if self.will is not None:
             will = aiomqtt.Will(
@@ -181,7 +189,7 @@ class MqttTransport:
             self.address.host,
             self.address.port,
             username=self.username,
-            password=self.address.password,
+            password=self.password,
             identifier=f"{self.client_name}-{uuid.uuid4().hex[:8]}",
             protocol=aiomqtt.ProtocolVersion.V311,
             will=will,

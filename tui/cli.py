@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip the per-event invariant checks (faster; invariant_violations is then 0)",
     )
 
+    _add_net_commands(commands)
+
     bench = commands.add_parser("bench", help="measure speed", description="Benchmarks.")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
     engine_bench = targets.add_parser(
@@ -83,7 +85,110 @@ def build_parser() -> argparse.ArgumentParser:
     engine_bench.add_argument(
         "--seconds", type=float, default=2.0, help="time per measurement (2.0)"
     )
+    net_bench = targets.add_parser(
+        "net",
+        help="action -> own view updated, over a real broker",
+        description="Latency from sending an action to the player's own view showing its "
+        "result (p50/p99), with the host in its own process.",
+    )
+    net_bench.add_argument(
+        "--broker", default="embedded",
+        help="embedded, mosquitto (started on a free port) or a URL (embedded)",
+    )
+    net_bench.add_argument("--actions", type=_positive, default=3000,
+                           help="actions to measure (3000)")
+    net_bench.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 60:
+        raise argparse.ArgumentTypeError("must be more than 0 and at most 60 seconds")
+    return value
+
+
+def _table(text: str) -> str:
+    from netplay.topics import check_table_name
+
+    try:
+        return check_table_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_common_peer(parser: argparse.ArgumentParser, *, broker_default: str | None) -> None:
+    parser.add_argument(
+        "--broker",
+        default=broker_default,
+        metavar="URL",
+        help="mqtt://[user[:password]@]host[:port] or mqtts://..."
+        + (f" ({broker_default})" if broker_default else ""),
+    )
+    parser.add_argument("--profile", help="player profile (identity) to use; created if new")
+    parser.add_argument("--verbose", "-v", action="store_true", help="log protocol details")
+
+
+def _add_net_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from tui.commands.net import DEFAULT_BROKER
+
+    host = commands.add_parser(
+        "host", help="host a table",
+        description="Host a table: the host holds the deck, orders events and arbitrates "
+        "the Block race. Without --broker it starts the embedded MQTT broker.",
+    )
+    host.add_argument("--headless", action="store_true", help="no interface: print progress")
+    host.add_argument("--players", type=_players, default=4, help="seats at the table (4)")
+    host.add_argument("--bots", type=int, default=0, help="seats played by the host's bots (0)")
+    host.add_argument("--bot-strategy", default="greedy", choices=BOT_NAMES,
+                      help="strategy of the host's bots (greedy)")
+    host.add_argument("--bot-delay", type=float, default=0.0,
+                      help="seconds a host bot waits before acting (0)")
+    host.add_argument("--table", type=_table, default="stacks", help="table name (stacks)")
+    host.add_argument("--block-window", type=_seconds, default=3.0,
+                      help="seconds opponents have to Block a completed pile (3)")
+    host.add_argument("--seed", type=int, help="make the host's secret reproducible")
+    host.add_argument("--record", metavar="FILE", help="where to write the game record")
+    host.add_argument("--password", help="table password (joining requires it)")
+    host.add_argument("--bind", default="0.0.0.0",
+                      help="address of the embedded broker (0.0.0.0)")
+    host.add_argument("--port", type=int, default=1883, help="port of the embedded broker (1883)")
+    host.add_argument("--verify-wait", type=float, default=5.0,
+                      help="seconds to wait for the players' verification at the end (5)")
+    _add_common_peer(host, broker_default=None)
+
+    bot = commands.add_parser("bot", help="a bot that joins a table and plays to the end")
+    bot.add_argument("table", type=_table, help="table name")
+    bot.add_argument("--strategy", default="greedy", choices=BOT_NAMES, help="(greedy)")
+    bot.add_argument("--name", help="the bot's name at the table")
+    bot.add_argument("--password", help="table password")
+    bot.add_argument("--think", type=float, default=0.0, help="seconds before each move (0)")
+    _add_common_peer(bot, broker_default=DEFAULT_BROKER)
+
+    watch = commands.add_parser("watch", help="watch a table as a spectator")
+    watch.add_argument("table", type=_table, help="table name")
+    watch.add_argument("--headless", action="store_true",
+                       help="print one JSON line per public event")
+    watch.add_argument("--name", help="your name as a spectator")
+    _add_common_peer(watch, broker_default=DEFAULT_BROKER)
+
+    verify = commands.add_parser(
+        "verify", help="re-check a game record offline",
+        description="Replay a game record from its seed and check every event: exit 0 and "
+        "'verified', or exit 1 and what failed.",
+    )
+    verify.add_argument("record", help="the record file written by the host")
+
+    from broker.cli import add_arguments as add_broker_arguments
+
+    broker = commands.add_parser(
+        "broker", help="run the embedded MQTT broker in the foreground",
+        description="Run the embedded MQTT broker until Ctrl-C.",
+    )
+    add_broker_arguments(broker)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -93,6 +198,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.commands.simulate import run
 
         return run(args)
+    if args.command in ("host", "watch") and not args.headless:
+        parser.error(f"the interactive {args.command} needs the terminal UI, which is not "
+                     "built yet: add --headless")
+    if args.command in ("host", "bot", "watch", "verify"):
+        from tui.commands import net
+
+        return {"host": net.run_host, "bot": net.run_bot, "watch": net.run_watch,
+                "verify": net.run_verify}[args.command](args)
+    if args.command == "broker":
+        from broker.cli import run as run_broker
+
+        return run_broker(args)
     if args.command == "bench":
         from tui.commands.bench import run as run_bench
 

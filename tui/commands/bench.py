@@ -42,6 +42,10 @@ def measure_engine(bot: str, players: int, seconds: float, *, bot_views: bool) -
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.target == "net":
+        from tui.commands.bench_net import run_net
+
+        return run_net(args)
     if args.target != "engine":
         raise SystemExit(f"unknown benchmark {args.target!r}")
     rows: list[dict[str, object]] = []
