@@ -481,8 +481,11 @@ class HostSession:
         state = game.state
         batch = Batch(len(self.batches) + 1, action, proof, tuple(events), public_hash(state))
         self.batches.append(batch)
-        self.sender.send(self.topics.events, "events", batch.redacted_for(SPECTATOR).to_body())
-        for seat, info in enumerate(self.seats):
+        # The player who acted hears first: its own view update is the latency that counts.
+        actor = action.seat if action is not None else -1
+        order = sorted(range(len(self.seats)), key=lambda seat: seat != actor)
+        for seat in order:
+            info = self.seats[seat]
             if info is not None and info.key is not None:
                 self.sender.send_sealed(
                     self.topics.inbox(self.identity_peer(info.key)),
@@ -490,6 +493,7 @@ class HostSession:
                     "events",
                     batch.redacted_for(seat).to_body(),
                 )
+        self.sender.send(self.topics.events, "events", batch.redacted_for(SPECTATOR).to_body())
         self._track_window(events)
         if game.over:
             self._reveal(to=self.topics.events)

@@ -6,6 +6,7 @@ X25519), so a profile is one secret of 32 bytes.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -57,9 +58,8 @@ class Identity:
 
     def open_sealed(self, box: bytes) -> bytes:
         """Open a SealedBox addressed to this identity; ``FrameError`` if it isn't."""
-        private = self.signing_key.to_curve25519_private_key()
         try:
-            return SealedBox(PrivateKey(bytes(private))).decrypt(box)
+            return _unsealer(bytes(self.signing_key)).decrypt(box)
         except CryptoError:
             raise FrameError("a sealed box that does not open with our key") from None
 
@@ -72,13 +72,25 @@ def verify(key: bytes, data: bytes, signature: bytes) -> None:
         raise FrameError("bad signature") from None
 
 
-def seal(key: bytes, data: bytes) -> bytes:
-    """Seal ``data`` so that only the holder of Ed25519 public key ``key`` can read it."""
+@functools.lru_cache(maxsize=64)
+def _sealer(key: bytes) -> SealedBox[PublicKey]:
+    # The Ed25519 -> X25519 conversion costs as much as the sealing: do it once per key.
     try:
         public = VerifyKey(key).to_curve25519_public_key()
     except (ValueError, TypeError, CryptoError) as exc:
         raise ValueError(f"not a usable public key: {exc}") from exc
-    return SealedBox(PublicKey(bytes(public))).encrypt(data)
+    return SealedBox(PublicKey(bytes(public)))
+
+
+@functools.lru_cache(maxsize=8)
+def _unsealer(seed: bytes) -> SealedBox[PrivateKey]:
+    private = SigningKey(seed).to_curve25519_private_key()
+    return SealedBox(PrivateKey(bytes(private)))
+
+
+def seal(key: bytes, data: bytes) -> bytes:
+    """Seal ``data`` so that only the holder of Ed25519 public key ``key`` can read it."""
+    return _sealer(key).encrypt(data)
 
 
 def profiles_dir() -> Path:

@@ -131,6 +131,8 @@ class _Peer:
                     topic, payload = receive.result()
                     receive = None
                     self.session.receive(topic, payload, now)
+                    self._after_input()
+                    self._flush()  # answers first, before timers and bots add more
                 if wake in done:
                     wake = None
                     self._wake.clear()
@@ -340,4 +342,9 @@ class BotPeer(Player):
             return
         self._decide_at = None
         self._in_flight = now
-        self.player.act(self.bot.choose(view, seat, legal))
+        action = self.bot.choose(view, seat, legal)
+        self._acted(action)
+        self.player.act(action)
+
+    def _acted(self, action: Action) -> None:
+        """Hook for subclasses: an action is about to be sent."""

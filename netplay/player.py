@@ -16,7 +16,7 @@ from engine.actions import Action
 from engine.config import RulesConfig
 from engine.errors import EngineError, InvalidEventError, MalformedError
 from engine.events import Event
-from engine.reducer import apply_checked
+from engine.reducer import apply
 from engine.snapshot import state_from_wire
 from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
 from engine.views import public_hash, view_for
@@ -408,13 +408,16 @@ class PlayerSession:
 
     def _apply(self, batch: Batch) -> bool:
         assert self.view is not None
+        # All or nothing: the batch goes onto a copy that replaces the view on success.
+        trial = self.view.copy()
         try:
             for event in batch.events:
-                apply_checked(self.view, event)
-        except InvalidEventError as exc:
+                apply(trial, event)
+        except (InvalidEventError, IndexError, KeyError, ValueError, TypeError) as exc:
             log.warning("batch %d does not apply: %s", batch.n, exc)
             self._desync(batch, public_hash(self.view), f"event does not apply: {exc}")
             return False
+        self.view = trial
         self.applied = batch.n
         self.received[batch.n] = batch
         ours = public_hash(self.view)

@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     if args.target == "net":
         from tui.commands.bench_net import run_net
 
-        return run_net(args)
+        status: int = run_net(args)
+        return status
     if args.target != "engine":
         raise SystemExit(f"unknown benchmark {args.target!r}")
     rows: list[dict[str, object]] = []

@@ -1,0 +1,166 @@
+"""``stacks bench net``: action -> own view updated, over a real broker.
+
+The broker and the host each run in their own process (as in a real game); this process
+is one player that plays greedy against the host's bot and times every action from the
+moment it is handed to the transport to the moment the batch it caused has been applied
+to the player's own view.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from rich.console import Console
+
+from engine.actions import Action
+from netplay.identity import Identity
+from netplay.peers import BotPeer
+from netplay.player import Applied, Notice
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+
+
+MOSQUITTO_BENCH_CONF = """listener {port} 127.0.0.1
+allow_anonymous true
+persistence false
+max_queued_messages 20000
+set_tcp_nodelay true
+"""
+
+
+@contextlib.contextmanager
+def broker_process(kind: str) -> Iterator[str]:
+    """Start ``embedded`` or ``mosquitto`` in its own process; yield its URL."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        if kind == "mosquitto":
+            exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+            if not os.path.exists(exe):
+                raise RuntimeError("mosquitto is not installed (apt-get install mosquitto)")
+            conf = Path(tmp) / "mosquitto.conf"
+            conf.write_text(MOSQUITTO_BENCH_CONF.format(port=port))
+            cmd = [exe, "-c", str(conf)]
+        else:
+            cmd = [sys.executable, "-m", "tui.cli", "broker", "--bind", f"127.0.0.1:{port}"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for_port(port)
+            yield f"mqtt://127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+class _TimingBot(BotPeer):
+    """A greedy player that records action -> own-view latencies (seconds)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.samples: list[float] = []
+        self._sent: tuple[Action, float] | None = None
+
+    def _acted(self, action: Action) -> None:
+        self._sent = (action, time.perf_counter())
+
+    def _on_notice(self, notice: Notice) -> None:
+        if isinstance(notice, Applied) and self._sent and notice.action == self._sent[0]:
+            self.samples.append(time.perf_counter() - self._sent[1])
+            self._sent = None
+        super()._on_notice(notice)
+
+
+async def _one_game(url: str, table: str) -> list[float]:
+    host = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "host", "--headless", "--players", "2", "--bots", "1",
+         "--table", table, "--broker", url, "--block-window", "1", "--verify-wait", "1",
+         "--record", os.devnull],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        bot = _TimingBot(Identity.generate(), table, broker=url, name="bench")
+        async with bot:
+            await asyncio.wait_for(bot.ended.wait(), 120)
+        return bot.samples
+    finally:
+        try:
+            host.wait(10)
+        except subprocess.TimeoutExpired:
+            host.kill()
+
+
+async def _measure(url: str, actions: int) -> tuple[list[float], int]:
+    samples: list[float] = []
+    games = 0
+    while len(samples) < actions:
+        games += 1
+        samples += await _one_game(url, f"bench{os.getpid()}g{games}")
+    return samples, games
+
+
+def _percentile(sorted_samples: list[float], q: float) -> float:
+    index = min(len(sorted_samples) - 1, max(0, round(q * (len(sorted_samples) - 1))))
+    return sorted_samples[index]
+
+
+def run_net(args: argparse.Namespace) -> int:
+    kind = args.broker
+    try:
+        if kind in ("embedded", "mosquitto"):
+            with broker_process(kind) as url:
+                samples, games = asyncio.run(_measure(url, args.actions))
+        else:
+            samples, games = asyncio.run(_measure(kind, args.actions))
+    except RuntimeError as exc:
+        print(f"stacks bench net: {exc}", file=sys.stderr)
+        return 2
+    ordered = sorted(samples)
+    report = {
+        "benchmark": "net",
+        "broker": kind,
+        "actions": len(samples),
+        "games": games,
+        "p50_ms": round(_percentile(ordered, 0.50) * 1000, 3),
+        "p90_ms": round(_percentile(ordered, 0.90) * 1000, 3),
+        "p99_ms": round(_percentile(ordered, 0.99) * 1000, 3),
+        "max_ms": round(ordered[-1] * 1000, 3),
+        "mean_ms": round(statistics.fmean(ordered) * 1000, 3),
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        Console().print(
+            f"action -> own view updated over {kind} ({report['actions']} actions, "
+            f"{games} games): p50 {report['p50_ms']} ms, p90 {report['p90_ms']} ms, "
+            f"p99 {report['p99_ms']} ms, max {report['max_ms']} ms"
+        )
+    return 0
