@@ -161,6 +161,14 @@ class HostSession:
                 return seat
         return None
 
+    def all_seats_verified(self) -> bool:
+        """Every seated player (not the host's bots) has reported its verification."""
+        return all(
+            f"seat {seat}" in self.verdicts
+            for seat, info in enumerate(self.seats)
+            if info is not None and not info.is_bot
+        )
+
     def data_to_send(self) -> list[Outgoing]:
         return self.sender.drain()
 
@@ -418,6 +426,8 @@ class HostSession:
                 self.sender.send(inbox, "events", batch.redacted_for(SPECTATOR).to_body())
             else:
                 self.sender.send_sealed(inbox, key, "events", batch.redacted_for(seat).to_body())
+        if self.over:
+            self._reveal(to=inbox)  # it may have missed the reveal along with the batches
 
     def _desync(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
         log.warning(

@@ -194,9 +194,8 @@ class Host(_Peer):
     async def finished(self, *, verify_wait: float = 5.0) -> None:
         """Wait for the game's end and every human's verification (or ``verify_wait``)."""
         await self._over.wait()
-        humans = sum(1 for info in self.host.seats if info is not None and not info.is_bot)
         deadline = self.loop_time + verify_wait
-        while len(self.host.verdicts) < humans and self.loop_time < deadline:
+        while not self.host.all_seats_verified() and self.loop_time < deadline:
             await asyncio.sleep(0.05)
         self.write_record()
 

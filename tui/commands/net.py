@@ -20,6 +20,7 @@ from broker.autostart import start_meeting_point
 from engine.config import RulesConfig
 from engine.rng import derive_seed
 from engine.state import Outcome, Termination
+from engine.views import public_hash
 from netplay.host import HostSettings
 from netplay.identity import APP_NAME, Identity, load_profile
 from netplay.peers import BotPeer, Host, Spectator
@@ -128,6 +129,7 @@ async def _host(args: argparse.Namespace) -> int:
             names = [info.name if info else "?" for info in session.seats]
             print(f"game over: {outcome_words(session.game.outcome, names)} "
                   f"after {session.game.state.turn} turns", flush=True)
+            print(f"final public hash: {public_hash(session.game.state)}", flush=True)
             for who, verdict in sorted(session.verdicts.items()):
                 state = "deal verified" if verdict["ok"] else f"FAILED: {verdict['detail']}"
                 print(f"  {who}: {state}")
@@ -167,6 +169,8 @@ async def _bot(args: argparse.Namespace) -> int:
                           f"{outcome_words(notice.outcome, bot.player.names)}", flush=True)
                 if isinstance(notice, Verified):
                     print(f"{name}: {notice.verdict}", flush=True)
+                    if bot.view is not None:
+                        print(f"{name}: final public hash: {public_hash(bot.view)}", flush=True)
                     return 0 if notice.verdict.ok else 1
             return 1
 
@@ -218,9 +222,11 @@ async def _watch(args: argparse.Namespace) -> int:
                     }) + "\n")
                     out.flush()
                 elif isinstance(notice, Verified):
+                    view = watcher.view
                     out.write(json.dumps({"verification": {
                         "ok": notice.verdict.ok, "detail": notice.verdict.detail,
-                        "words": str(notice.verdict)}}) + "\n")
+                        "words": str(notice.verdict),
+                        "hash": public_hash(view) if view is not None else None}}) + "\n")
                     out.flush()
                     return 0 if notice.verdict.ok else 1
             return 1

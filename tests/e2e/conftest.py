@@ -1,0 +1,98 @@
+"""Fixtures for multi-process tests: brokers in their own processes on free loopback ports."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout * SCALE
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"broker exited with {proc.returncode} before listening")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
+
+
+def stacks_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "tui.cli", *args]
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+def mosquitto_exe() -> str | None:
+    found = shutil.which("mosquitto")
+    if found:
+        return found
+    return "/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto") else None
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[str]:
+    """A throw-away Mosquitto on a free loopback port (anonymous, no persistence)."""
+    exe = mosquitto_exe()
+    if exe is None:
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
+    port = free_port()
+    conf = tmp_path / "mosquitto.conf"
+    conf.write_text(
+        f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+        "max_queued_messages 20000\nset_tcp_nodelay true\n"
+    )
+    proc = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc)
+        yield f"mqtt://127.0.0.1:{port}"
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture
+def embedded(tmp_path: Path) -> Iterator[str]:
+    """The embedded amqtt broker, run by ``stacks broker`` in its own process."""
+    port = free_port()
+    proc = subprocess.Popen(
+        stacks_command("broker", "--bind", f"127.0.0.1:{port}"),
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, proc)
+        yield f"mqtt://127.0.0.1:{port}"
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(params=["mosquitto", "embedded"])
+def broker_url(request: pytest.FixtureRequest) -> str:
+    url: str = request.getfixturevalue(request.param)
+    return url
