@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 
 from engine.cards import HIDDEN
+from engine.config import RulesConfig
 from engine.events import Event
 from engine.state import HOST, SPECTATOR, Audience, State
 
@@ -68,8 +70,13 @@ def public_state(state: State) -> list[object]:
         None
         if state.outcome is None
         else [int(state.outcome.termination), state.outcome.winner],
-        state.config.to_wire(),
+        _config_json(state.config),
     ]
+
+
+@functools.lru_cache(maxsize=32)
+def _config_json(config: RulesConfig) -> str:
+    return json.dumps(config.to_wire(), separators=(",", ":"), sort_keys=True)
 
 
 def public_hash(state: State) -> str:
