@@ -195,6 +195,9 @@ class HostSession:
             self._receive(topic, payload)
         except FrameError as exc:
             self._drop(topic, exc.reason)
+        except Exception:  # a bug must cost one message, never the table
+            log.exception("internal error handling a message on %s", topic)
+            self._drop(topic, "internal error (logged)")
         self._schedule_bots()
 
     def tick(self, now: float) -> None:

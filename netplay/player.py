@@ -250,6 +250,9 @@ class PlayerSession:
         except FrameError as exc:
             self.dropped.append(exc.reason)
             log.info("dropped a message on %s: %s", topic, exc.reason)
+        except Exception:  # a bug must cost one message, never the session
+            log.exception("internal error handling a message on %s", topic)
+            self.dropped.append("internal error (logged)")
 
     def _receive(self, topic: str, payload: bytes) -> None:
         t = self.topics
@@ -430,6 +433,10 @@ class PlayerSession:
         return True
 
     def _desync(self, batch: Batch, ours: str, why: str) -> None:
+        log.warning(
+            "desync at batch %d (%s): our hash %s, the host's %s; last events %s",
+            batch.n, why, ours, batch.hash, [e.to_wire() for e in batch.events][-8:],
+        )
         self.notices.append(Desynced(batch.n, ours, batch.hash))
         self.sender.send(
             self.topics.outbox(self.peer_id), "desync",
