@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.cards import COLOUR, HIDDEN, KIND, CardId, Kind, card_name
+from engine.cards import COLOUR, DECK_SIZE, HIDDEN, KIND, RANK, CardId, Kind, card_name
 from engine.errors import InvalidEventError
 from engine.events import (
     ActionPlayed,
@@ -35,12 +35,14 @@ from engine.events import (
     TurnStarted,
 )
 from engine.state import (
+    HOST,
     BlockWindow,
     Outcome,
     Phase,
     Pile,
     Seat,
     State,
+    Termination,
     Zone,
 )
 
@@ -79,6 +81,22 @@ def _seat(state: State, seat: Seat) -> Seat:
     if not 0 <= seat < state.players:
         raise InvalidEventError(f"no seat {seat} at a {state.players}-player table")
     return seat
+
+
+def _known(card: CardId) -> CardId:
+    """A card that must be known to every audience (it goes face up)."""
+    if type(card) is not int or not 0 <= card < DECK_SIZE:
+        raise InvalidEventError(f"{card!r} is not a card of the deck")
+    return card
+
+
+def _for(state: State, card: CardId, *seats: Seat) -> CardId:
+    """A card that the host and ``seats`` must know; other audiences may see HIDDEN."""
+    if card == HIDDEN and (state.audience == HOST or state.audience in seats):
+        raise InvalidEventError("a hidden card where this view must know the card")
+    if card != HIDDEN:
+        _known(card)
+    return card
 
 
 def _remove_from_hand(hand: list[CardId], card: CardId) -> None:
@@ -141,7 +159,9 @@ def _draw_pile_formed(state: State, ev: DrawPileFormed) -> None:
         raise InvalidEventError("the draw pile is formed only before the deal")
     if len(ev.cards) != len(state.deck):
         raise InvalidEventError(f"the draw pile must hold {len(state.deck)} cards")
-    if state.draw_pile and HIDDEN not in ev.cards and sorted(ev.cards) != sorted(state.deck):
+    for card in ev.cards:
+        _for(state, card)
+    if HIDDEN not in ev.cards and sorted(ev.cards) != sorted(state.deck):
         raise InvalidEventError("the draw pile is not a permutation of the deck")
     state.draw_pile = list(ev.cards)
 
@@ -152,6 +172,8 @@ def _reshuffled(state: State, ev: Reshuffled) -> None:
         raise InvalidEventError("a reshuffle happens only when the draw pile is empty")
     if len(ev.cards) != len(pool):
         raise InvalidEventError(f"the reshuffle pool holds {len(pool)} cards, not {len(ev.cards)}")
+    for card in ev.cards:
+        _for(state, card)
     if HIDDEN not in ev.cards and sorted(ev.cards) != sorted(pool):
         raise InvalidEventError("the reshuffled cards are not the reshuffle pool")
     state.draw_pile = list(ev.cards)
@@ -166,6 +188,8 @@ def _cards_drawn(state: State, ev: CardsDrawn) -> None:
     pile = state.draw_pile
     if count == 0 or count > len(pile):
         raise InvalidEventError(f"can't draw {count} cards from a pile of {len(pile)}")
+    for card in ev.cards:
+        _for(state, card, seat)
     top = pile[-count:]
     top.reverse()
     for known, drawn in zip(top, ev.cards, strict=True):
@@ -207,15 +231,17 @@ def _require_turn(state: State, seat: Seat) -> None:
 def _card_played(state: State, ev: CardPlayed) -> None:
     seat = _seat(state, ev.seat)
     _require_turn(state, seat)
-    card = ev.card
-    kind = KIND[card] if card >= 0 else None
+    card = _known(ev.card)
+    kind = KIND[card]
     if kind is not Kind.NUMBER and kind is not Kind.WILD:
         raise InvalidEventError(f"{card_name(card)} can't go onto a pile")
+    colour = COLOUR[card]
+    assert colour is not None
     if ev.opens:
         if ev.pile != state.next_pile_id:
             raise InvalidEventError(f"a new pile must get id {state.next_pile_id}")
-        colour = COLOUR[card]
-        assert colour is not None
+        if (kind is Kind.NUMBER and RANK[card] != 1) or not state.can_open_pile(colour):
+            raise InvalidEventError(f"{card_name(card)} can't open a pile now")
         _take(state, seat, card, ev.zone)
         pile = Pile(ev.pile, colour)
         state.piles.append(pile)
@@ -224,6 +250,10 @@ def _card_played(state: State, ev: CardPlayed) -> None:
         found = state.pile(ev.pile)
         if found is None:
             raise InvalidEventError(f"there is no open pile {ev.pile}")
+        if found.colour != colour or found.height >= 5 or (
+            kind is Kind.NUMBER and RANK[card] != found.height + 1
+        ):
+            raise InvalidEventError(f"{card_name(card)} does not fit {found.label()}")
         _take(state, seat, card, ev.zone)
         pile = found
     pile.cards.append(card)
@@ -233,9 +263,9 @@ def _card_played(state: State, ev: CardPlayed) -> None:
 def _action_played(state: State, ev: ActionPlayed) -> None:
     seat = _seat(state, ev.seat)
     _require_turn(state, seat)
-    card = ev.card
-    kind = KIND[card] if card >= 0 else None
-    if kind is None or not kind.is_action or kind is Kind.BLOCK:
+    card = _known(ev.card)
+    kind = KIND[card]
+    if not kind.is_action or kind is Kind.BLOCK:
         raise InvalidEventError(f"{card_name(card)} is not an action to play on your turn")
     _take(state, seat, card, ev.zone)
     state.special_discard.append(card)
@@ -251,6 +281,10 @@ def _card_taken(state: State, ev: CardTaken) -> None:
     target = _seat(state, ev.target)
     if seat == target:
         raise InvalidEventError("a player can't steal from themselves")
+    if ev.zone == Zone.DISCARD:
+        _known(ev.card)
+    else:
+        _for(state, ev.card, seat, target)
     _take(state, target, ev.card, ev.zone)
     state.hands[seat].append(ev.card)
 
@@ -303,7 +337,7 @@ def _pile_blocked(state: State, ev: PileBlocked) -> None:
     window = _window(state, ev.pile)
     if seat == window.seat:
         raise InvalidEventError("a player can't block their own completion")
-    if ev.card >= 0 and KIND[ev.card] is not Kind.BLOCK:
+    if KIND[_known(ev.card)] is not Kind.BLOCK:
         raise InvalidEventError(f"{card_name(ev.card)} is not a Block")
     _take(state, seat, ev.card, ev.zone)
     state.special_discard.append(ev.card)
@@ -326,7 +360,7 @@ def _chip_awarded(state: State, ev: ChipAwarded) -> None:
 def _card_discarded(state: State, ev: CardDiscarded) -> None:
     seat = _seat(state, ev.seat)
     _require_turn(state, seat)
-    _remove_from_hand(state.hands[seat], ev.card)
+    _remove_from_hand(state.hands[seat], _known(ev.card))
     state.discards[seat].append(ev.card)
 
 
@@ -345,6 +379,10 @@ def _turn_ended(state: State, ev: TurnEnded) -> None:
 def _game_over(state: State, ev: GameOver) -> None:
     if ev.winner is not None:
         _seat(state, ev.winner)
+        if ev.termination == Termination.MAX_TURNS:
+            raise InvalidEventError("the turn limit ends the game without a winner")
+    if state.window is not None:
+        raise InvalidEventError("the game can't end while a Block window is open")
     state.phase = Phase.GAME_OVER
     state.window = None
     state.outcome = Outcome(ev.termination, ev.winner)

@@ -236,7 +236,7 @@ def _check_steal_card(state: State, action: StealCard) -> None:
 def _check_steal_chip(state: State, action: StealChip) -> None:
     _check_action_card(state, action.seat, action.card, Kind.STEAL_CHIP)
     _check_target(state, action.seat, action.target)
-    colour = action.colour
+    colour = Colour(action.colour)
     if state.chips[action.target][colour] <= 0:
         raise IllegalActionError(f"seat {action.target} has no {colour.title.lower()} chip")
     if state.config.steal_chip_win == StealChipWin.ILLEGAL:
@@ -614,7 +614,9 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
 
 def _legal_in_window(view: State, seat: Seat) -> list[Action]:
     window = view.window
-    if window is None or seat == window.seat or seat in window.passed:
+    if window is None or not 0 <= seat < view.players or seat == window.seat or (
+        seat in window.passed
+    ):
         return []
     actions: list[Action] = [Block(seat, c) for c in view.hands[seat] if KIND[c] is Kind.BLOCK]
     top = view.discard_top(seat)

@@ -11,6 +11,7 @@ from typing import Any
 from engine.cards import DECK_SIZE, HIDDEN, Colour
 from engine.config import RulesConfig
 from engine.errors import EngineError, MalformedError
+from engine.invariants import check_invariants
 from engine.state import (
     HOST,
     MAX_PLAYERS,
@@ -170,6 +171,9 @@ def state_from_wire(data: object) -> State:
         if isinstance(exc, MalformedError):
             raise
         raise MalformedError(f"snapshot: {exc}") from exc
+    problems = check_invariants(state)
+    if problems:
+        raise MalformedError(f"snapshot of an impossible state: {problems[0]}")
     return state
 
 
