@@ -17,7 +17,7 @@ import sys
 import time
 from typing import NamedTuple, TextIO
 
-from broker.embedded import BrokerStartError, EmbeddedBroker, format_url, probe_mqtt
+from broker.embedded import BrokerStartError, EmbeddedBroker, format_url, free_port, probe_mqtt
 
 DEFAULT_BIND = "0.0.0.0:1883"
 _WILDCARDS = ("0.0.0.0", "::", "")
@@ -77,6 +77,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "127.0.0.1:PORT: this machine only; port 0 picks a free one)",
     )
     parser.add_argument(
+        "--broker-impl",
+        choices=("embedded", "mosquitto"),
+        default="embedded",
+        help="the embedded broker, or a local Mosquitto with the shipped LAN config "
+        "(embedded)",
+    )
+    parser.add_argument(
         "--password",
         metavar="SECRET",
         default=None,
@@ -94,6 +101,11 @@ def run(args: argparse.Namespace) -> int:
         except argparse.ArgumentTypeError as exc:
             print(f"stacks broker: --bind {exc}", file=sys.stderr)
             return 2
+    if getattr(args, "broker_impl", "embedded") == "mosquitto":
+        try:
+            return asyncio.run(_serve_mosquitto(bind, args.password, sys.stdout, sys.stderr))
+        except KeyboardInterrupt:
+            return 0
     _quiet_amqtt_logs()
     try:
         return asyncio.run(_serve(bind, args.password, sys.stdout, sys.stderr))
@@ -153,6 +165,38 @@ async def _serve(bind: BindAddress, password: str | None, out: TextIO, err: Text
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
+
+
+async def _serve_mosquitto(
+    bind: BindAddress, password: str | None, out: TextIO, err: TextIO
+) -> int:
+    """Run Mosquitto with the shipped LAN config until SIGINT/SIGTERM."""
+    from broker.mosquitto_runner import MosquittoProcess
+
+    if password is not None:
+        print("stacks broker: --password is for the embedded broker; with Mosquitto, set up "
+              "the password file and ACL of docs/deploy.md", file=err)
+        return 2
+    if bind.port == 0:
+        bind = BindAddress(bind.host, free_port())
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+    broker = MosquittoProcess(bind.host, bind.port)
+    try:
+        await broker.start()
+    except (OSError, RuntimeError) as exc:
+        print(f"stacks broker: {exc}", file=err)
+        return 2
+    try:
+        print(f"Mosquitto listening on {format_url(bind.host, bind.port)} "
+              "(shipped LAN config); Ctrl-C stops it", file=out, flush=True)
+        await stop.wait()
+    finally:
+        await broker.stop()
+    return 0
 
 
 async def _who_is_there(bind: BindAddress) -> str:

@@ -156,6 +156,9 @@ def _add_net_commands(commands: argparse._SubParsersAction) -> None:  # type: ig
     host.add_argument("--bind", default="0.0.0.0",
                       help="address of the embedded broker (0.0.0.0)")
     host.add_argument("--port", type=int, default=1883, help="port of the embedded broker (1883)")
+    host.add_argument("--broker-impl", choices=("embedded", "mosquitto"), default="embedded",
+                      help="which broker to start when --broker is not given: the embedded "
+                      "one, or a local Mosquitto with the shipped LAN config (embedded)")
     host.add_argument("--verify-wait", type=float, default=5.0,
                       help="seconds to wait for the players' verification at the end (5)")
     _add_common_peer(host, broker_default=None)

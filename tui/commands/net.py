@@ -88,8 +88,20 @@ async def _host(args: argparse.Namespace) -> int:
         print(f"stacks host: {exc}", file=sys.stderr)
         return 2
     meeting = None
+    mosquitto = None
     if args.broker:
         url = args.broker
+    elif args.broker_impl == "mosquitto":
+        from broker.mosquitto_runner import MosquittoProcess
+
+        mosquitto = MosquittoProcess(args.bind, args.port)
+        try:
+            await mosquitto.start()
+        except (OSError, RuntimeError) as exc:
+            print(f"stacks host: can't start Mosquitto: {exc}", file=sys.stderr)
+            return 2
+        print(f"started Mosquitto on port {args.port} (shipped LAN config)", flush=True)
+        url = mosquitto.url
     else:
         try:
             meeting = await start_meeting_point(
@@ -139,6 +151,8 @@ async def _host(args: argparse.Namespace) -> int:
     finally:
         if meeting is not None:
             await meeting.close()
+        if mosquitto is not None:
+            await mosquitto.stop()
 
 
 # -- bot ---------------------------------------------------------------------------------------
