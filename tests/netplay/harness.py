@@ -1,0 +1,426 @@
+"""A synchronous test table: one HostSession and its PlayerSessions on a MemoryBroker.
+
+Everything runs on a fake clock (``Table.clock``) and in one thread: frames a session
+queues are published on the broker, deliveries are queued and handed to the receiving
+session one at a time, in order. A test can
+
+- drop or hold deliveries (``Table.filters``; ``Peer.deaf`` drops all of one session's),
+- inject raw frames on any topic (``Table.inject``) or hand them to the host alone
+  (``Table.to_host``); ``forge`` builds frames with every field under control,
+- pause a player (``Peer.paused``: no ticks, no actions) or stop its bot
+  (``Peer.auto = False``) and drive it by hand (``session.act``, ``Table.host_move``),
+- step greedy bots for the seated players (``Table.step``, ``Table.run``), and move the
+  fake clock (``Table.advance``: everyone unpaused ticks).
+
+Identities, entropies and the host secret are derived from ``seed``, so a table with the
+same seed, settings and decisions plays the same game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.actions import Action, PassBlock
+from engine.bots import Bot, make_bot
+from engine.cards import HIDDEN, KIND, CardId, Kind
+from engine.config import RulesConfig
+from engine.game import Game
+from engine.rules import legal_actions
+from engine.state import Phase, Seat, State
+from engine.views import public_hash, view_for
+from netplay.codec import Frame, Sequencer, decode, pack
+from netplay.host import HostSession, HostSettings
+from netplay.identity import Identity
+from netplay.memory import MemoryBroker
+from netplay.player import Notice, PlayerSession, Rejected
+from netplay.topics import Topics
+from netplay.verify import deal_seed
+from netplay.wire import open_sealed
+
+TABLE = "t1"
+SHORT = RulesConfig(win_chips=3, win_min_each_colour=1)
+"""Rules for quick games (a win at 3 chips, one of each colour)."""
+
+Session = HostSession | PlayerSession
+Filter = Callable[[Session, str, bytes], bool]
+"""``(receiver, topic, payload) -> True`` drops the delivery."""
+
+
+def derive(seed: int, label: str, size: int = 32) -> bytes:
+    """Deterministic bytes for a test: ``size`` bytes named by ``(seed, label)``."""
+    out = b""
+    counter = 0
+    while len(out) < size:
+        out += hashlib.sha256(f"{seed}/{label}/{counter}".encode()).digest()
+        counter += 1
+    return out[:size]
+
+
+def identity_for(seed: int, label: str) -> Identity:
+    return Identity.from_seed(derive(seed, f"identity/{label}"))
+
+
+def forge(
+    identity: Identity,
+    type_: str,
+    body: dict[str, Any],
+    *,
+    table: str = TABLE,
+    seq: int | None = None,
+    version: int = 1,
+    sender: bytes | None = None,
+) -> bytes:
+    """A frame signed by ``identity`` with every field under the test's control."""
+    if seq is None:
+        seq = Sequencer().next()
+    inner = pack([version, type_, table, identity.key if sender is None else sender, seq, body])
+    return pack([inner, identity.sign(inner)])
+
+
+@dataclass
+class Delivery:
+    receiver: Session
+    topic: str
+    payload: bytes
+
+
+@dataclass
+class Peer:
+    """Harness bookkeeping for one player or spectator session."""
+
+    session: PlayerSession
+    bot: Bot
+    auto: bool = True
+    """Plays its legal actions with its bot when the table steps."""
+    paused: bool = False
+    """Not ticked, does not act (a frozen process); still receives unless ``deaf``."""
+    deaf: bool = False
+    """Receives nothing (deliveries to it are dropped)."""
+    notices: list[Notice] = field(default_factory=list)
+    acted_at: tuple[int, int] | None = None
+    """``(applied, len(notices))`` when the bot last acted: it acts again only after news."""
+
+
+class Table:
+    """A host and ``players - len(bots)`` seated players (plus spectators on demand)."""
+
+    def __init__(
+        self,
+        players: int = 2,
+        *,
+        bots: tuple[str, ...] = (),
+        seed: int = 1,
+        rules: RulesConfig | None = None,
+        password: str | None = None,
+        join_password: str | None = None,
+        start: float = 1000.0,
+        join: bool = True,
+        **settings: Any,
+    ) -> None:
+        self.seed = seed
+        self.clock = start
+        self.broker = MemoryBroker()
+        self.topics = Topics(TABLE)
+        self.queue: deque[Delivery] = deque()
+        self.filters: list[Filter] = []
+        self.filtered: list[Delivery] = []
+        self.peers: list[Peer] = []
+        self.settings = HostSettings(
+            TABLE, players, bots=bots, rules=rules or RulesConfig(), password=password,
+            **settings,
+        )
+        self.host_identity = identity_for(seed, "host")
+        self.host = HostSession(
+            self.host_identity, self.settings, self.clock, secret=derive(seed, "secret")
+        )
+        for index, info in enumerate(self.host.seats):
+            if info is not None:
+                info.entropy = derive(seed, f"bot-entropy/{index}")
+        for pattern in (self.topics.all_outboxes, self.topics.all_presence):
+            self.broker.subscribe(self.host, pattern, self._deliverer(self.host))
+        self.flush()
+        if join:
+            for index in range(players - len(bots)):
+                self.add_player(f"p{index}", password=join_password)
+            self.pump()
+
+    # -- building ------------------------------------------------------------------------
+
+    def _deliverer(self, receiver: Session) -> Callable[[str, bytes], None]:
+        def deliver(topic: str, payload: bytes) -> None:
+            self.queue.append(Delivery(receiver, topic, payload))
+
+        return deliver
+
+    def add_player(
+        self,
+        name: str,
+        *,
+        identity: Identity | None = None,
+        watch: bool = False,
+        password: str | None = None,
+        start: bool = True,
+    ) -> PlayerSession:
+        """A new session (seated or, with ``watch``, a spectator), subscribed and started."""
+        label = f"{name}/{len(self.peers)}"
+        session = PlayerSession(
+            identity or identity_for(self.seed, name), TABLE, name, self.clock,
+            watch=watch, password=password,
+        )
+        session.entropy = derive(self.seed, f"entropy/{label}")
+        self.peers.append(Peer(session, make_bot("greedy"), auto=not watch))
+        for pattern in session.subscriptions():
+            self.broker.subscribe(session, pattern, self._deliverer(session))
+        if start:
+            session.start(self.clock)
+        self.flush()
+        return session
+
+    def remove(self, session: PlayerSession) -> None:
+        """The session's process is gone: no more deliveries, ticks or actions."""
+        self.broker.unsubscribe_all(session)
+        self.peers = [p for p in self.peers if p.session is not session]
+        self.queue = deque(d for d in self.queue if d.receiver is not session)
+
+    # -- queries ---------------------------------------------------------------------------
+
+    @property
+    def players(self) -> list[PlayerSession]:
+        return [p.session for p in self.peers]
+
+    def peer(self, session: PlayerSession) -> Peer:
+        for peer in self.peers:
+            if peer.session is session:
+                return peer
+        raise KeyError(session.name)
+
+    def at_seat(self, seat: Seat) -> PlayerSession:
+        for peer in self.peers:
+            if peer.session.seat == seat and not peer.session.watch:
+                return peer.session
+        raise KeyError(seat)
+
+    @property
+    def state(self) -> State:
+        game = self.host.game
+        assert game is not None, "the game has not started"
+        return game.state
+
+    def host_hash(self) -> str:
+        return public_hash(self.state)
+
+    def notices(self, session: PlayerSession) -> list[Notice]:
+        self._collect()
+        return self.peer(session).notices
+
+    def notices_of(self, session: PlayerSession, kind: type[Any]) -> list[Any]:
+        return [n for n in self.notices(session) if isinstance(n, kind)]
+
+    # -- moving frames -------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        for out in self.host.data_to_send():
+            self.broker.publish(out.topic, out.payload, out.retain)
+        for peer in list(self.peers):
+            for out in peer.session.data_to_send():
+                self.broker.publish(out.topic, out.payload, out.retain)
+
+    def _collect(self) -> None:
+        for peer in self.peers:
+            peer.notices.extend(peer.session.take_notices())
+
+    def deliver_one(self) -> bool:
+        self.flush()
+        if not self.queue:
+            return False
+        delivery = self.queue.popleft()
+        receiver = delivery.receiver
+        deaf = isinstance(receiver, PlayerSession) and self.peer(receiver).deaf
+        if deaf or any(f(receiver, delivery.topic, delivery.payload) for f in self.filters):
+            self.filtered.append(delivery)
+        else:
+            receiver.receive(delivery.topic, delivery.payload, self.clock)
+        self.flush()
+        return True
+
+    def pump(self, limit: int = 200_000) -> None:
+        """Deliver until nothing is in flight."""
+        for _ in range(limit):
+            if not self.deliver_one():
+                self._collect()
+                return
+        raise AssertionError("the table never went quiet")
+
+    def inject(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
+        """Publish raw bytes on the broker as if some peer had, and deliver everything."""
+        self.broker.publish(topic, payload, retain)
+        self.pump()
+
+    def to_host(self, payload: bytes, topic: str) -> None:
+        """Hand raw bytes to the host alone, as received on ``topic``."""
+        self.host.receive(topic, payload, self.clock)
+        self.pump()
+
+    def out_topic(self, peer: PlayerSession | Identity) -> str:
+        """The ``peer/<id>/out`` topic of a session or identity."""
+        return self.topics.outbox(peer.peer_id)
+
+    def send_action(self, session: PlayerSession, action: Action) -> None:
+        session.act(action)
+        self.pump()
+
+    # -- time and bots --------------------------------------------------------------------------
+
+    def tick(self) -> None:
+        self.host.tick(self.clock)
+        for peer in list(self.peers):
+            if not peer.paused:
+                peer.session.tick(self.clock)
+        self.pump()
+
+    def host_move(self) -> bool:
+        """The seat the host waits for acts as its greedy bot would on the host's own view
+        of it (so even a player whose view is behind can be driven); in a Block window every
+        eligible seat passes. Returns whether anything was sent."""
+        state = self.state
+        if state.outcome is not None:
+            return False
+        if state.phase == Phase.BLOCK_WINDOW:
+            assert state.window is not None
+            seats = [s for s in state.window.eligible if s not in state.window.passed]
+            for seat in seats:
+                self.at_seat(seat).act(PassBlock(seat))
+            self.pump()
+            return bool(seats)
+        seat = state.current
+        view = view_for(state, seat)
+        self.at_seat(seat).act(self.peer(self.at_seat(seat)).bot.choose(
+            view, seat, legal_actions(view, seat)))
+        self.pump()
+        return True
+
+    def advance(self, seconds: float) -> None:
+        self.clock += seconds
+        self.tick()
+
+    def step(self) -> bool:
+        """Each automatic, unpaused seated player with news and a legal action acts once.
+
+        Returns whether anyone acted. Actions are all sent before any is delivered, so
+        two players deciding in the same Block window press in the same instant.
+        """
+        self._collect()
+        acted = False
+        for peer in self.peers:
+            session = peer.session
+            view = session.view
+            if not peer.auto or peer.paused or session.seat is None or view is None:
+                continue
+            if view.outcome is not None:
+                continue
+            mark = (session.applied, sum(1 for n in peer.notices if not isinstance(n, Rejected)))
+            if peer.acted_at == mark:
+                continue
+            legal = legal_actions(view, session.seat)
+            if not legal:
+                continue
+            peer.acted_at = mark
+            session.act(peer.bot.choose(view, session.seat, legal))
+            acted = True
+        self.flush()
+        return acted
+
+    def run(
+        self,
+        until: Callable[[], bool] | None = None,
+        *,
+        dt: float = 0.05,
+        max_seconds: float = 3000.0,
+    ) -> None:
+        """Play (bots, ticks, deliveries) until ``until()`` or the game is over and settled."""
+        done = until or self.settled
+        stop = self.clock + max_seconds
+        while True:
+            self.pump()
+            if done():
+                return
+            if self.step():
+                continue
+            self.host.tick(self.clock)  # host bots scheduled for now
+            self.pump()
+            if done():
+                return
+            if self.step():
+                continue
+            if self.clock > stop:
+                raise AssertionError(f"table still running after {max_seconds} fake seconds")
+            self.advance(dt)
+
+    def settled(self) -> bool:
+        """The game is over and every seated, listening player has its verdict."""
+        if not self.host.over:
+            return False
+        return all(
+            p.session.verdict is not None
+            for p in self.peers
+            if not p.paused and not p.deaf and not p.session.watch
+        )
+
+    def run_to_end(self, **kwargs: Any) -> None:
+        self.run(**kwargs)
+        # Let late race messages and heartbeats go out.
+        self.advance(1.0)
+
+    # -- checks -----------------------------------------------------------------------------
+
+    def assert_in_step(self, sessions: list[PlayerSession] | None = None) -> None:
+        """Every session applied every batch and agrees with the host's public hash."""
+        expected = self.host_hash()
+        for session in sessions or self.players:
+            assert session.view is not None, session.name
+            assert session.applied == len(self.host.batches), (
+                session.name, session.applied, len(self.host.batches))
+            assert public_hash(session.view) == expected, session.name
+            if session.seat is not None:
+                assert session.view.hands[session.seat] == self.state.hands[session.seat]
+
+
+# -- reading the wire ---------------------------------------------------------------------------
+
+
+def frames(log: list[tuple[str, bytes]], topic_suffix: str = "") -> Iterator[tuple[str, Frame]]:
+    """Every decodable frame of a broker log (optionally on topics ending ``topic_suffix``)."""
+    for topic, payload in log:
+        if not topic.endswith(topic_suffix):
+            continue
+        yield topic, decode(payload)
+
+
+def opened(identity: Identity, frame: Frame) -> tuple[str, dict[str, Any]]:
+    """A frame's ``(type, body)``, opening it when sealed."""
+    if frame.type == "sealed":
+        return open_sealed(identity, frame.body)
+    return frame.type, frame.body
+
+
+def replay_states(table: Table) -> list[State]:
+    """The host's state after each batch (index ``n`` is after batch ``n``), replayed."""
+    facts = table.host.facts()
+    game = Game.new(
+        facts["players"], deal_seed(table.host.secret, facts["entropies"]),
+        table.settings.rules,
+    )
+    states = [game.state.copy(), game.state.copy()]
+    for batch in table.host.batches[1:]:
+        assert batch.action is not None
+        game.act(batch.action)
+        states.append(game.state.copy())
+    return states
+
+
+def blocks_in_hand(state: State, seat: Seat) -> list[CardId]:
+    return [c for c in state.hands[seat] if c != HIDDEN and KIND[c] is Kind.BLOCK]

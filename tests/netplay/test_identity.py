@@ -1,0 +1,169 @@
+"""Identities: Ed25519 keys, sealed boxes, profiles on disk."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from netplay.codec import decode
+from netplay.errors import FrameError, ProfileError
+from netplay.identity import KEY_FILE, Identity, load_profile, peer_id, profiles_dir, seal
+from netplay.wire import Sender, open_sealed
+
+from .harness import TABLE, identity_for
+
+ALICE = identity_for(8, "alice")
+BOB = identity_for(8, "bob")
+
+
+def test_peer_id_is_the_first_16_bytes_of_sha256_in_hex() -> None:
+    assert peer_id(ALICE.key) == hashlib.sha256(ALICE.key).digest()[:16].hex()
+    assert ALICE.peer_id == peer_id(ALICE.key)
+    assert len(ALICE.peer_id) == 32 and ALICE.peer_id == ALICE.peer_id.lower()
+    assert ALICE.peer_id != BOB.peer_id
+
+
+def test_seal_round_trip() -> None:
+    for message in (b"", b"x", os.urandom(5000)):
+        box = seal(ALICE.key, message)
+        assert message not in box or not message
+        assert ALICE.open_sealed(box) == message
+
+
+def test_sealing_is_randomised() -> None:
+    assert seal(ALICE.key, b"same") != seal(ALICE.key, b"same")
+
+
+def test_a_box_for_another_key_does_not_open() -> None:
+    box = seal(ALICE.key, b"for alice only")
+    with pytest.raises(FrameError):
+        BOB.open_sealed(box)
+    with pytest.raises(FrameError):
+        Identity.generate().open_sealed(box)
+
+
+@pytest.mark.parametrize("box", [b"", b"x", b"x" * 48, b"x" * 200])
+def test_junk_boxes_do_not_open(box: bytes) -> None:
+    with pytest.raises(FrameError):
+        ALICE.open_sealed(box)
+
+
+def test_a_tampered_box_does_not_open() -> None:
+    box = bytearray(seal(ALICE.key, b"secret"))
+    for index in (0, 31, 32, len(box) - 1):
+        mutated = bytearray(box)
+        mutated[index] ^= 1
+        with pytest.raises(FrameError):
+            ALICE.open_sealed(bytes(mutated))
+
+
+def test_seal_refuses_a_key_that_is_not_a_point() -> None:
+    with pytest.raises(ValueError):
+        seal(b"\x02" + b"\xff" * 31, b"data")
+
+
+def test_sealed_frames_through_the_wire_layer() -> None:
+    sender = Sender(BOB, TABLE)
+    sender.send_sealed("topic", ALICE.key, "events", {"n": 3, "cards": [1, 2]})
+    (out,) = sender.drain()
+    frame = decode(out.payload)
+    assert frame.type == "sealed" and frame.sender == BOB.key
+    assert open_sealed(ALICE, frame.body) == ("events", {"n": 3, "cards": [1, 2]})
+    with pytest.raises(FrameError):
+        open_sealed(BOB, frame.body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"box": "text"},
+        {"box": None},
+        {"box": seal(ALICE.key, b"\x93\x01\x02\x03")},  # [1, 2, 3]
+        {"box": seal(ALICE.key, b"\x92\x01\x80")},  # [1, {}]
+        {"box": seal(ALICE.key, b"\x92\xa1x\x90")},  # ["x", []]
+        {"box": seal(ALICE.key, b"\xc1")},  # not msgpack
+    ],
+)
+def test_malformed_sealed_bodies(body: dict[str, object]) -> None:
+    with pytest.raises(FrameError):
+        open_sealed(ALICE, body)
+
+
+def test_load_profile_creates_a_private_key_file_once(tmp_path: Path) -> None:
+    first = load_profile("ana", base=tmp_path)
+    path = tmp_path / "ana" / KEY_FILE
+    assert path.is_file()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert not list((tmp_path / "ana").glob("*.tmp"))
+    second = load_profile("ana", base=tmp_path)
+    assert second.key == first.key
+    assert bytes(second.signing_key) == bytes(first.signing_key)
+    assert load_profile("ana", base=tmp_path, create=False).key == first.key
+    assert load_profile("bea", base=tmp_path).key != first.key
+
+
+def test_load_profile_without_create(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError):
+        load_profile("nobody", base=tmp_path, create=False)
+    assert not (tmp_path / "nobody").exists()
+
+
+def test_profiles_dir_honours_stacks_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STACKS_HOME", str(tmp_path))
+    assert profiles_dir() == tmp_path / "profiles"
+    identity = load_profile("ana")
+    assert (tmp_path / "profiles" / "ana" / KEY_FILE).is_file()
+    assert load_profile("ana").key == identity.key
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["", ".", "..", "../evil", "a/b", "a\\b", ".hidden", "-dash", "_under", "x" * 33,
+     "sp ace", "tab\t", "new\nline", "ünï", "a\0b"],
+)
+def test_bad_profile_names(name: str, tmp_path: Path) -> None:
+    with pytest.raises(ProfileError):
+        load_profile(name, base=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["a", "Ana", "x" * 32, "ana.b_c-d", "9"])
+def test_good_profile_names(name: str, tmp_path: Path) -> None:
+    load_profile(name, base=tmp_path)
+
+
+@pytest.mark.parametrize("content", ["", "not hex", "abcd", "00" * 31, "00" * 33])
+def test_unreadable_key_files_are_profile_errors(content: str, tmp_path: Path) -> None:
+    folder = tmp_path / "ana"
+    folder.mkdir()
+    (folder / KEY_FILE).write_text(content)
+    with pytest.raises(ProfileError):
+        load_profile("ana", base=tmp_path)
+
+
+def test_a_profile_that_cannot_be_written_is_a_profile_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(ProfileError):
+        load_profile("ana", base=blocker)
+
+
+def test_signatures() -> None:
+    from netplay.identity import verify
+
+    signature = ALICE.sign(b"data")
+    verify(ALICE.key, b"data", signature)
+    for key, data, sig in (
+        (BOB.key, b"data", signature),
+        (ALICE.key, b"datA", signature),
+        (ALICE.key, b"data", signature[:-1] + bytes([signature[-1] ^ 1])),
+        (ALICE.key[:31], b"data", signature),
+        (ALICE.key, b"data", signature[:63]),
+    ):
+        with pytest.raises(FrameError):
+            verify(key, data, sig)
