@@ -25,6 +25,8 @@ class Batch:
     events: tuple[Event, ...]
     hash: str
     """The host's ``public_hash`` after the batch."""
+    standin: bool = False
+    """The host's stand-in bot acted for an absent player (so there is no proof)."""
 
     def redacted_for(self, audience: Audience) -> Batch:
         return Batch(
@@ -33,6 +35,7 @@ class Batch:
             self.proof,
             tuple(e.redacted_for(audience) for e in self.events),
             self.hash,
+            self.standin,
         )
 
     def to_body(self) -> dict[str, Any]:
@@ -42,6 +45,7 @@ class Batch:
             "proof": self.proof,
             "events": [e.to_wire() for e in self.events],
             "hash": self.hash,
+            "standin": self.standin,
         }
 
     @classmethod
@@ -61,4 +65,5 @@ class Batch:
         digest = required(body, "hash", str)
         if len(digest) != 32:
             raise FrameError("hash must be 32 hex characters")
-        return cls(n, action, optional(body, "proof", bytes), events, digest)
+        standin = required(body, "standin", bool)
+        return cls(n, action, optional(body, "proof", bytes), events, digest, standin)

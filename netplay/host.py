@@ -24,7 +24,7 @@ from engine.snapshot import state_to_wire
 from engine.state import SPECTATOR, Audience, Phase, Seat
 from engine.views import public_hash, view_for
 from netplay.batch import Batch
-from netplay.codec import ReplayGuard, decode
+from netplay.codec import Frame, ReplayGuard, decode
 from netplay.errors import FrameError
 from netplay.identity import Identity, peer_id
 from netplay.messages import key_bytes, optional, player_name, required
@@ -65,6 +65,9 @@ class HostSettings:
             raise ValueError(f"{len(self.bots)} bots don't fit at {self.players} seats")
         if not 0 < self.block_window <= 60:
             raise ValueError("the block window must be more than 0 and at most 60 seconds")
+        first = self.rules.first_player
+        if first is not None and first >= self.players:
+            raise ValueError(f"first_player {first} is not a seat at {self.players} players")
 
 
 @dataclass
@@ -97,6 +100,8 @@ class Race:
     pile: int
     opened: float
     deadline: float
+    opened_at: int
+    """The batch that opened the window: a press must have seen it."""
     presses: list[Press] = field(default_factory=list)
     closed: float | None = None
     winner: Seat | None = None
@@ -142,6 +147,8 @@ class HostSession:
         self._bot_at: float | None = None
         self._next_heartbeat = now
         self._announce()
+        if all(info is not None for info in self.seats):
+            self._start()  # every seat is a bot of the host
 
     # -- queries -------------------------------------------------------------------------
 
@@ -239,11 +246,17 @@ class HostSession:
         if topic == self.topics.presence(peer):
             if frame.type != "presence":
                 raise FrameError(f"{frame.type!r} on a presence topic")
-            self.presence_guard.check(frame, topic)
-            self._presence(frame.sender, required(frame.body, "online", bool))
+            online = required(frame.body, "online", bool)
+            if online:
+                self.presence_guard.check(frame, topic)
+            # "offline" is taken in any order: the last will was signed at connect time,
+            # before the "online" that followed it, and heartbeats undo a stale one.
+            self._presence(frame.sender, online)
             return
         self.guard.check(frame, topic)
         self._touch(frame.sender)
+        if frame.type == "sealed":
+            frame = self._unseal_action(frame)
         handler = {
             "join": self._join,
             "action": self._action,
@@ -256,15 +269,25 @@ class HostSession:
             raise FrameError(f"unexpected message type {frame.type!r}")
         handler(frame.sender, frame.body, frame.raw)
 
+    def _unseal_action(self, outer: Frame) -> Frame:
+        """The signed action frame inside a sealed one (actions travel sealed to the host)."""
+        inner = decode(self.identity.open_sealed(required(outer.body, "box", bytes)))
+        if inner.sender != outer.sender or inner.table != outer.table or inner.type != "action":
+            raise FrameError("a sealed frame that is not the sender's own action")
+        return inner
+
     def _touch(self, key: bytes) -> None:
         seat = self.seat_of(key)
         if seat is not None:
             info = self.seats[seat]
             assert info is not None
+            was_away = info.standin is not None or self._away(info)
             info.last_seen = self.now
             info.online = True
             info.offline_at = None
             info.standin = None
+            if was_away:
+                self._announce()
 
     def _presence(self, key: bytes, online: bool) -> None:
         seat = self.seat_of(key)
@@ -293,12 +316,8 @@ class HostSession:
         entropy = key_bytes(body, "entropy")
         watch = required(body, "watch", bool)
         inbox = self.topics.inbox(self.identity_peer(key))
-        if watch:
-            self.spectators[key] = name
-            self._welcome(key, None)
-            return
         seat = self.seat_of(key)
-        if seat is not None:
+        if seat is not None and not watch:
             log.info("%s is back at seat %d", name, seat)
             self._welcome(key, seat)
             self._announce()
@@ -315,6 +334,16 @@ class HostSession:
             if not hmac.compare_digest(given, password.encode()):
                 self.sender.send(inbox, "refused", {"reason": "wrong table password"})
                 return
+        if watch:
+            if seat is not None:
+                # One identity, one inbox: the seat's stream and a spectator's can't share it.
+                self.sender.send(inbox, "refused", {
+                    "reason": "this profile has a seat at the table: watch with another profile"
+                })
+                return
+            self.spectators[key] = name
+            self._welcome(key, None)
+            return
         if self.game is not None:
             self.sender.send(inbox, "refused", {"reason": "the game has already started"})
             return
@@ -379,7 +408,6 @@ class HostSession:
         seat = self.seat_of(key)
         if seat is None:
             raise FrameError("action from a peer without a seat")
-        required(body, "at", int)
         try:
             action = Action.from_wire(required(body, "action", dict))
         except MalformedError as exc:
@@ -391,14 +419,21 @@ class HostSession:
         if self.game is None:
             self._reject(key, action, "the game has not started")
             return
+        race = self.race
+        at = required(body, "at", int)
+        if isinstance(action, Block | PassBlock) and race is not None and race.closed is None \
+                and at < race.opened_at:
+            # Sent before this window opened: a press meant for an earlier window.
+            self._reject(key, action, "that Block window has already closed")
+            return
         self._step(action, raw, key)
 
     def _reject(self, key: bytes, action: Action, reason: str) -> None:
         log.info("rejected %s: %s", action, reason)
-        self.sender.send(
-            self.topics.inbox(self.identity_peer(key)),
-            "rejected",
-            {"reason": reason, "action": action.to_wire()},
+        # Sealed: a refused action may name a card in the player's hand.
+        self.sender.send_sealed(
+            self.topics.inbox(self.identity_peer(key)), key,
+            "rejected", {"reason": reason, "action": action.to_wire()},
         )
 
     def _resync(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
@@ -409,7 +444,7 @@ class HostSession:
         seat = self.seat_of(key)
         if seat is None and key not in self.spectators:
             raise FrameError("resync from a peer that has not joined")
-        if snapshot and not self.over:
+        if snapshot:
             self._snapshot(key, seat)
             return
         self._resend(key, start)
@@ -432,15 +467,22 @@ class HostSession:
         if self.over:
             self._reveal(to=inbox)  # it may have missed the reveal along with the batches
 
+    def _known_peer(self, key: bytes, what: str) -> Seat | None:
+        seat = self.seat_of(key)
+        if seat is None and key not in self.spectators:
+            raise FrameError(f"{what} from a peer that has not joined")
+        return seat
+
     def _desync(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
+        self._known_peer(key, "desync report")
         log.warning(
             "desync reported by %s at batch %s: ours %s, theirs %s",
             self.identity_peer(key), body.get("n"), body.get("ours"), body.get("theirs"),
         )
-        if self.game is not None and not self.over:
-            self._snapshot(key, self.seat_of(key))
+        # The peer follows its report with a resync asking for a snapshot: answer that one.
 
     def _verified(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
+        self._known_peer(key, "verification")
         ok = required(body, "ok", bool)
         detail = required(body, "detail", str)[:300]
         seat = self.seat_of(key)
@@ -460,7 +502,9 @@ class HostSession:
     def _in_window(self) -> bool:
         return self.game is not None and self.game.state.phase == Phase.BLOCK_WINDOW
 
-    def _step(self, action: Action, proof: bytes | None, key: bytes | None) -> bool:
+    def _step(
+        self, action: Action, proof: bytes | None, key: bytes | None, *, standin: bool = False
+    ) -> bool:
         game = self.game
         assert game is not None
         race = self.race
@@ -481,18 +525,23 @@ class HostSession:
         if is_press and race is not None:
             result = "won" if isinstance(action, Block) else "passed"
             self._press(race, action, result)
-        self._publish(action, proof, events)
+        self._publish(action, proof, events, standin=standin)
         return True
 
     def _press(self, race: Race, action: Action, result: str) -> None:
         kind = "block" if isinstance(action, Block) else "pass"
         race.presses.append(Press(action.seat, kind, (self.now - race.opened) * 1000.0, result))
 
-    def _publish(self, action: Action | None, proof: bytes | None, events: list[Event]) -> None:
+    def _publish(
+        self, action: Action | None, proof: bytes | None, events: list[Event],
+        *, standin: bool = False,
+    ) -> None:
         game = self.game
         assert game is not None
         state = game.state
-        batch = Batch(len(self.batches) + 1, action, proof, tuple(events), public_hash(state))
+        batch = Batch(
+            len(self.batches) + 1, action, proof, tuple(events), public_hash(state), standin
+        )
         self.batches.append(batch)
         # The player who acted hears first: its own view update is the latency that counts.
         actor = action.seat if action is not None else -1
@@ -528,7 +577,8 @@ class HostSession:
             if race is not None and race.closed is not None:
                 self.sender.send(self.topics.events, "race", race.to_body())
             self.race = Race(
-                state.window.pile.id, self.now, self.now + self.settings.block_window
+                state.window.pile.id, self.now, self.now + self.settings.block_window,
+                len(self.batches),
             )
 
     def _reveal(self, to: str) -> None:
@@ -580,10 +630,12 @@ class HostSession:
 
     def _bot_act(self, seat: Seat, bot: Bot) -> None:
         assert self.game is not None
+        info = self.seats[seat]
         view = view_for(self.game.state, seat)
         legal = legal_actions(view, seat)
         if legal:
-            self._step(bot.choose(view, seat, legal), None, None)
+            standin = info is not None and not info.is_bot
+            self._step(bot.choose(view, seat, legal), None, None, standin=standin)
 
     def _away(self, info: SeatInfo) -> bool:
         return not info.online or self.now - info.last_seen > self.settings.away_after

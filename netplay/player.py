@@ -214,16 +214,24 @@ class PlayerSession:
         times = [self._next_heartbeat]
         if self.pending.gap_since is not None:
             times.append(self.pending.gap_since + GAP_WAIT)
+        if self.secret is not None and self.verdict is None:
+            times.append(self.pending.last_resync + RESYNC_EVERY)
         return min(times)
 
     # -- output ----------------------------------------------------------------------------
 
     def act(self, action: Action) -> None:
-        """Send an action to the host (it answers with a batch, or ``rejected``)."""
-        self.sender.send(
-            self.topics.outbox(self.peer_id), "action",
-            {"action": action.to_wire(), "at": self.applied},
-        )
+        """Send an action to the host (it answers with a batch, or ``rejected``).
+
+        The signed action frame travels sealed to the host: an action the host refuses
+        must not show anyone the card it named. Once accepted, the host publishes that
+        same signed frame as the proof of the action.
+        """
+        if self.host_key is None:
+            return
+        signed = self.sender.frame("action", {"action": action.to_wire(), "at": self.applied})
+        self.sender.send(self.topics.outbox(self.peer_id), "sealed",
+                         {"box": seal(self.host_key, signed)})
 
     def chat(self, text: str) -> None:
         text = clean_text(text, MAX_CHAT)
@@ -239,6 +247,8 @@ class PlayerSession:
         pending = self.pending
         if pending.gap_since is not None and now >= pending.gap_since + GAP_WAIT:
             self._request_resync(self.applied + 1, snapshot=False, reason="gap")
+        if self.secret is not None and self.verdict is None:
+            self._try_verify()  # asks again for history that has not come
 
     # -- input -----------------------------------------------------------------------------
 
@@ -305,8 +315,17 @@ class PlayerSession:
         frame = decode(payload)
         if frame.table != self.table or frame.type != "chat":
             raise FrameError("not a chat line of this table")
+        self.guard.check(frame, self.topics.chat)
         text = clean_text(required(frame.body, "text", str), MAX_CHAT)
         name = clean_text(required(frame.body, "name", str), 24) or "?"
+        # A seated player speaks under its seat's name, whatever it claims.
+        keys = self.facts.keys if self.facts else ()
+        if frame.sender in keys:
+            name = self.names[keys.index(frame.sender)]
+        elif frame.sender == self.host_key:
+            name = f"{name} (host)"
+        else:
+            name = f"{name} (watching)"
         if text:
             self.notices.append(ChatLine(name, text))
 
@@ -341,6 +360,8 @@ class PlayerSession:
             raise FrameError("welcome to a seat that does not exist")
         if self.watch and seat is not None:
             raise FrameError("a spectator was given a seat")
+        if not self.watch and seat is None:
+            raise FrameError("a player was welcomed as a spectator")
         self.seat = seat
         self.joined = True
         facts = optional(body, "facts", dict)
@@ -371,10 +392,14 @@ class PlayerSession:
         if not all(isinstance(e, bytes) and len(e) == 32 for e in entropies):
             raise FrameError("entropies are 32 bytes each")
         commit = key_bytes(body, "commit")
+        try:
+            initial = State.new(rules, players)
+        except EngineError as exc:
+            raise FrameError(f"an impossible table: {exc}") from None
         self.names = tuple(clean_text(n, 24) if isinstance(n, str) else "?" for n in names)
         self.facts = GameFacts(self.table, players, rules, tuple(keys), commit, tuple(entropies))
         if self.view is None:
-            self.view = view_for(State.new(rules, players), self.audience)
+            self.view = view_for(initial, self.audience)
 
     def _start(self, body: dict[str, Any]) -> None:
         if self.facts is None:
@@ -393,8 +418,11 @@ class PlayerSession:
 
     def _queue(self, batch: Batch) -> None:
         if batch.n <= self.applied:
+            # A duplicate, or history asked for after a snapshot: keep it for the check.
             self.received.setdefault(batch.n, batch)
-            return  # a duplicate, or history asked for after the game
+            if self.secret is not None and self.verdict is None:
+                self._try_verify()
+            return
         if len(self.pending.batches) >= MAX_BUFFER and batch.n not in self.pending.batches:
             raise FrameError("too many batches waiting for a gap to fill")
         self.pending.batches[batch.n] = batch
@@ -405,7 +433,10 @@ class PlayerSession:
         while self.view is not None and (batch := pending.batches.pop(self.applied + 1, None)):
             if not self._apply(batch):
                 return
-        pending.gap_since = (pending.gap_since or self.now) if pending.batches else None
+        if not pending.batches:
+            pending.gap_since = None
+        elif pending.gap_since is None:
+            pending.gap_since = self.now
         if self.secret is not None and self.verdict is None:
             self._try_verify()
 
@@ -440,8 +471,10 @@ class PlayerSession:
         self.notices.append(Desynced(batch.n, ours, batch.hash))
         self.sender.send(
             self.topics.outbox(self.peer_id), "desync",
+            # The report travels unsealed: only what a spectator may see goes in it.
             {"n": batch.n, "ours": ours, "theirs": batch.hash, "why": why,
-             "last": [e.to_wire() for e in batch.events][-8:], "version": 1},
+             "last": [e.redacted_for(SPECTATOR).to_wire() for e in batch.events][-8:],
+             "version": 1},
         )
         self._request_resync(batch.n, snapshot=True, reason="desync", force=True)
 
@@ -476,8 +509,10 @@ class PlayerSession:
 
     def _host_heartbeat(self, body: dict[str, Any]) -> None:
         at = required(body, "at", int)
-        if self.joined and self.view is not None and at > self.applied and not self.pending.batches:
-            self.pending.gap_since = self.pending.gap_since or self.now
+        pending = self.pending
+        behind = self.joined and self.view is not None and at > self.applied
+        if behind and not pending.batches and pending.gap_since is None:
+            pending.gap_since = self.now
 
     def _rejected(self, body: dict[str, Any]) -> None:
         self.notices.append(Rejected(clean_text(required(body, "reason", str), 300)))

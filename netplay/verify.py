@@ -65,8 +65,9 @@ def check_proof(facts: GameFacts, batch: Batch) -> str | None:
     if action is None or isinstance(action, CloseBlockWindow):
         return None
     key = facts.keys[action.seat] if 0 <= action.seat < facts.players else None
-    if key is None:
-        return None  # a bot of the host: the host's signature on the batch vouches
+    if key is None or batch.standin:
+        # A bot of the host, or its stand-in for an absent player: the host vouches.
+        return None
     if batch.proof is None:
         return f"batch {batch.n}: seat {action.seat}'s action carries no signed proof"
     try:
@@ -89,6 +90,8 @@ def verify_game(
     audience: Audience = HOST,
 ) -> Verdict:
     """Replay the game from the seed and check every batch (redacted for ``audience``)."""
+    if total < 1:
+        return Verdict(False, "no batches to replay")
     if commitment(secret) != facts.commit:
         return Verdict(False, "the revealed secret does not match the host's commitment")
     missing = [n for n in range(1, total + 1) if n not in batches]

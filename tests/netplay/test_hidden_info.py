@@ -150,12 +150,6 @@ def test_a_second_identity_watching_sees_only_the_public_game() -> None:
     table.assert_in_step([friend])
 
 
-@pytest.mark.xfail(
-    reason="bug: a seated player opening a spectator session with its own identity shares "
-    "its inbox; the spectator welcome (seat null) and public snapshot demote the seated "
-    "session to a spectator and the game stalls on its turn",
-    strict=True,
-)
 def test_a_seated_player_also_watching_with_the_same_identity() -> None:
     table = Table(2, seed=24)
     table.run(lambda: len(table.host.batches) > 5)
@@ -172,12 +166,6 @@ def test_a_seated_player_also_watching_with_the_same_identity() -> None:
     table.assert_in_step([seated])
 
 
-@pytest.mark.xfail(
-    reason="bug: a rejected action travels in the clear (the player's own 'action' frame on "
-    "its out topic, and the host's 'rejected' reply on its in topic), naming a card that "
-    "stays hidden in the player's hand",
-    strict=True,
-)
 def test_a_rejected_action_does_not_reveal_a_hand_card() -> None:
     table = Table(2, seed=25)
     table.run(lambda: len(table.host.batches) > 4 and table.state.phase == Phase.PLAY)

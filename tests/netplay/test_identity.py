@@ -30,7 +30,7 @@ def test_peer_id_is_the_first_16_bytes_of_sha256_in_hex() -> None:
 def test_seal_round_trip() -> None:
     for message in (b"", b"x", os.urandom(5000)):
         box = seal(ALICE.key, message)
-        assert message not in box or not message
+        assert len(message) < 16 or message not in box  # a long plaintext never shows
         assert ALICE.open_sealed(box) == message
 
 

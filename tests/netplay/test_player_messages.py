@@ -137,12 +137,6 @@ def test_fuzz_host_frames_never_cause_an_internal_error(
     assert INTERNAL not in session.dropped
 
 
-@pytest.mark.xfail(
-    reason="bug: PlayerSession._set_facts keeps the facts, then State.new raises ConfigError "
-    "(first_player is not a seat): an internal error that leaves the session half set up "
-    "(facts but no view, and later starts are ignored)",
-    strict=True,
-)
 @pytest.mark.parametrize("first_player", [2, 5])
 def test_a_start_with_impossible_rules_is_dropped(first_player: int) -> None:
     table = Table(2, seed=73, rules=SHORT, join=False)
@@ -158,11 +152,6 @@ def test_a_start_with_impossible_rules_is_dropped(first_player: int) -> None:
     assert me.dropped and INTERNAL not in me.dropped
 
 
-@pytest.mark.xfail(
-    reason="bug: chat frames bypass the replay guard: the same signed chat line replayed "
-    "(or duplicated by the broker) is shown again",
-    strict=True,
-)
 def test_a_replayed_chat_line_is_dropped() -> None:
     table = game()
     me = table.at_seat(1)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from engine.state import Phase, Seat
 from netplay.codec import decode
 from netplay.player import PlayerSession
@@ -145,12 +143,6 @@ def test_a_slow_player_that_is_still_there_gets_no_stand_in() -> None:
         assert session.verdict is not None and session.verdict.ok
 
 
-@pytest.mark.xfail(
-    reason="bug: when an away player is back by a heartbeat (or any message) the host "
-    "drops the stand-in but does not republish its announcement: every peer keeps showing "
-    "the seat as away with a stand-in",
-    strict=True,
-)
 def test_the_announcement_shows_the_player_back() -> None:
     table, away = game_at_a_turn(61)
     seat = away.seat
@@ -164,11 +156,6 @@ def test_the_announcement_shows_the_player_back() -> None:
     assert announced_seat(table, seat)["present"] is True
 
 
-@pytest.mark.xfail(
-    reason="bug: a stand-in's actions for a person's seat carry no proof, and every peer's "
-    "fair-deal check requires one: the whole table's verification fails",
-    strict=True,
-)
 def test_a_game_with_a_stand_in_still_verifies() -> None:
     table, away = game_at_a_turn(61)
     seat = away.seat
@@ -182,12 +169,6 @@ def test_a_game_with_a_stand_in_still_verifies() -> None:
         assert session.verdict is not None and session.verdict.ok, session.verdict
 
 
-@pytest.mark.xfail(
-    reason="bug: a player's last will is signed when it connects, before its 'online' "
-    "presence, so its seq is lower and the host's replay guard drops it: the broker's "
-    "offline notice never counts (the host waits for the heartbeat timeout instead)",
-    strict=True,
-)
 def test_the_last_will_marks_the_player_offline() -> None:
     table = Table(2, seed=65, rules=SHORT, join=False, away_after=AWAY_AFTER, grace=GRACE)
     # As netplay.peers.Player does: the will is made for the connection, then the session

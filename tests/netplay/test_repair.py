@@ -245,11 +245,6 @@ def test_a_long_gap_is_repaired_with_a_snapshot(monkeypatch: pytest.MonkeyPatch)
     finish(table, unverified=(watcher,))  # (see the xfail below)
 
 
-@pytest.mark.xfail(
-    reason="bug: after a snapshot repair a peer lacks some early batches; at the end it asks "
-    "for them, they arrive, and it never runs the fair-deal check (no verdict, ever)",
-    strict=True,
-)
 @pytest.mark.parametrize("trigger", ["long gap", "event does not apply"])
 def test_a_peer_repaired_by_snapshot_still_verifies(
     trigger: str, monkeypatch: pytest.MonkeyPatch
@@ -314,11 +309,6 @@ def test_an_event_that_does_not_apply_is_a_desync_and_is_repaired() -> None:
     finish(table, unverified=(me,))  # (see the xfail above)
 
 
-@pytest.mark.xfail(
-    reason="bug: the desync report travels in the clear on the player's out topic and its "
-    "'last' events are the player's own redacted events: its freshly drawn card ids",
-    strict=True,
-)
 def test_a_desync_report_does_not_reveal_the_players_cards() -> None:
     table = Table(2, seed=39, rules=SHORT)
     table.pump()
@@ -334,11 +324,6 @@ def test_a_desync_report_does_not_reveal_the_players_cards() -> None:
     assert clear_leaks(table) == []
 
 
-@pytest.mark.xfail(
-    reason="bug: a desync found on the last batch is never repaired: once the game is over "
-    "the host answers desync/resync(snapshot) with nothing new, the view stays wrong",
-    strict=True,
-)
 def test_a_desync_on_the_last_batch_is_repaired() -> None:
     rehearsal = Table(2, seed=40, rules=SHORT)
     rehearsal.run_to_end()
