@@ -21,7 +21,7 @@ MAX_FRAME = 64 * 1024
 
 _LIMITS: dict[str, Any] = {
     "max_str_len": 4096,
-    "max_bin_len": 32 * 1024,
+    "max_bin_len": MAX_FRAME,
     "max_array_len": 512,
     "max_map_len": 64,
     "max_ext_len": 0,
