@@ -77,6 +77,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "127.0.0.1:PORT: this machine only; port 0 picks a free one)",
     )
     parser.add_argument(
+        "--no-advertise",
+        action="store_true",
+        help="don't announce the broker on the LAN (mDNS)",
+    )
+    parser.add_argument(
         "--broker-impl",
         choices=("embedded", "mosquitto"),
         default="embedded",
@@ -108,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
             return 0
     _quiet_amqtt_logs()
     try:
-        return asyncio.run(_serve(bind, args.password, sys.stdout, sys.stderr))
+        return asyncio.run(_serve(bind, args.password, sys.stdout, sys.stderr,
+                                  advertise=not getattr(args, "no_advertise", False)))
     except KeyboardInterrupt:  # Ctrl-C where no signal handler could be installed
         return 0
 
@@ -138,7 +144,9 @@ def _quiet_amqtt_logs() -> None:
         logging.getLogger("amqtt.broker").addFilter(_DropAmqttNoise())
 
 
-async def _serve(bind: BindAddress, password: str | None, out: TextIO, err: TextIO) -> int:
+async def _serve(
+    bind: BindAddress, password: str | None, out: TextIO, err: TextIO, *, advertise: bool = False
+) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
@@ -157,9 +165,23 @@ async def _serve(bind: BindAddress, password: str | None, out: TextIO, err: Text
             if exc.address_in_use:
                 print(f"  {await _who_is_there(bind)}", file=err)
             return 2
+        advertiser = None
+        if advertise:
+            from broker.discovery import Advertiser
+
+            local = bind.host.startswith("127.")
+            advertiser = Advertiser(broker.port, name=f"stacks broker {socket.gethostname()}",
+                                    addresses=("127.0.0.1",) if local else None)
+            try:
+                await advertiser.start()
+            except Exception as exc:  # zeroconf raises several kinds on odd networks
+                print(f"stacks broker: not announced on the LAN: {exc}", file=err)
+                advertiser = None
         try:
             await _show_status(broker, stop, out)
         finally:
+            if advertiser is not None:
+                await advertiser.stop()
             await broker.stop()
         return 0
     finally:

@@ -156,6 +156,8 @@ def _add_net_commands(commands: argparse._SubParsersAction) -> None:  # type: ig
     host.add_argument("--bind", default="0.0.0.0",
                       help="address of the embedded broker (0.0.0.0)")
     host.add_argument("--port", type=int, default=1883, help="port of the embedded broker (1883)")
+    host.add_argument("--no-advertise", action="store_true",
+                      help="don't announce the broker on the LAN (mDNS)")
     host.add_argument("--broker-impl", choices=("embedded", "mosquitto"), default="embedded",
                       help="which broker to start when --broker is not given: the embedded "
                       "one, or a local Mosquitto with the shipped LAN config (embedded)")
@@ -177,6 +179,16 @@ def _add_net_commands(commands: argparse._SubParsersAction) -> None:  # type: ig
                        help="print one JSON line per public event")
     watch.add_argument("--name", help="your name as a spectator")
     _add_common_peer(watch, broker_default=DEFAULT_BROKER)
+
+    tables = commands.add_parser(
+        "tables", help="list the tables on the LAN or on a broker",
+        description="Find brokers on the LAN (mDNS) and list the tables they carry, or list "
+        "the tables of one broker with --broker.",
+    )
+    tables.add_argument("--broker", metavar="URL", help="ask this broker only")
+    tables.add_argument("--timeout", type=float, default=2.0,
+                        help="seconds to look for brokers and tables (2)")
+    tables.add_argument("--json", action="store_true", help="one JSON object per table")
 
     verify = commands.add_parser(
         "verify", help="re-check a game record offline",
@@ -204,11 +216,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in ("host", "watch") and not args.headless:
         parser.error(f"the interactive {args.command} needs the terminal UI, which is not "
                      "built yet: add --headless")
-    if args.command in ("host", "bot", "watch", "verify"):
+    if args.command in ("host", "bot", "watch", "verify", "tables"):
         from tui.commands import net
 
         return {"host": net.run_host, "bot": net.run_bot, "watch": net.run_watch,
-                "verify": net.run_verify}[args.command](args)
+                "verify": net.run_verify, "tables": net.run_tables}[args.command](args)
     if args.command == "broker":
         from broker.cli import run as run_broker
 

@@ -17,12 +17,14 @@ from pathlib import Path
 import platformdirs
 
 from broker.autostart import start_meeting_point
+from broker.discovery import Advertiser, find_brokers
 from engine.config import RulesConfig
 from engine.rng import derive_seed
 from engine.state import Outcome, Termination
 from engine.views import public_hash
 from netplay.host import HostSettings
 from netplay.identity import APP_NAME, Identity, load_profile
+from netplay.lobby import list_tables
 from netplay.peers import BotPeer, Host, Spectator
 from netplay.player import Applied, GameEnded, Refused, Verified
 from netplay.record import read_record, verify_record
@@ -112,6 +114,9 @@ async def _host(args: argparse.Namespace) -> int:
             return 2
         print(meeting.note, flush=True)
         url = meeting.url
+    advertiser = None
+    if not args.broker and not args.no_advertise:
+        advertiser = await _advertise(args.bind, BrokerAddress.parse(url).port, args.table)
     secret = derive_seed(args.seed, label="host-secret") if args.seed is not None else None
     record = Path(args.record) if args.record else default_record_path(args.table)
     identity = load_profile(args.profile) if args.profile else Identity.generate()
@@ -153,6 +158,56 @@ async def _host(args: argparse.Namespace) -> int:
             await meeting.close()
         if mosquitto is not None:
             await mosquitto.stop()
+        if advertiser is not None:
+            await advertiser.stop()
+
+
+async def _advertise(bind: str, port: int, name: str) -> Advertiser | None:
+    """Announce the broker on the LAN; a failure only costs discovery, so it only warns."""
+    addresses = ("127.0.0.1",) if bind.startswith("127.") else None
+    advertiser = Advertiser(port, name=f"stacks {name}", addresses=addresses)
+    try:
+        await advertiser.start()
+    except Exception as exc:  # zeroconf raises several kinds on odd networks
+        print(f"could not announce the table on the LAN ({exc}); players can still join "
+              "with --broker", file=sys.stderr)
+        return None
+    return advertiser
+
+
+# -- tables ------------------------------------------------------------------------------------
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    _quiet_logs(False)
+    return asyncio.run(_tables(args))
+
+
+async def _tables(args: argparse.Namespace) -> int:
+    if args.broker:
+        urls = [args.broker]
+    else:
+        found = await find_brokers(args.timeout)
+        urls = sorted({broker.url for broker in found})
+        if not urls:
+            print("no broker found on the LAN; ask the host for its address and use "
+                  "--broker mqtt://HOST:PORT", file=sys.stderr)
+            return 1
+    tables = []
+    for url in urls:
+        tables += await list_tables(url, timeout=min(args.timeout, 2.0))
+    if args.json:
+        for table in tables:
+            print(json.dumps({"table": table.table, "name": table.name, "broker": table.broker,
+                              "players": table.players, "free": table.free,
+                              "status": table.status, "password": table.password,
+                              "seated": list(table.seated)}))
+    elif tables:
+        for table in tables:
+            print(table.line())
+    else:
+        print(f"no tables on {', '.join(urls)}")
+    return 0
 
 
 # -- bot ---------------------------------------------------------------------------------------
