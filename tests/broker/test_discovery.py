@@ -56,13 +56,14 @@ def test_forged_and_foreign_announcements_are_not_listed() -> None:
 
 @pytest.mark.asyncio
 async def test_stacks_tables_lists_a_brokers_tables() -> None:
-    async with EmbeddedBroker("127.0.0.1", 0) as broker:
-        async with Host(HostSettings("cli-table", 2), broker=broker.url):
-            await asyncio.sleep(0.3)
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "tui.cli", "tables", "--broker", broker.url,
-                "--timeout", "1.5", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            )
-            out, err = await asyncio.wait_for(proc.communicate(), 60)
+    async with EmbeddedBroker("127.0.0.1", 0) as broker, Host(
+        HostSettings("cli-table", 2), broker=broker.url
+    ):
+        await asyncio.sleep(0.3)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tui.cli", "tables", "--broker", broker.url,
+            "--timeout", "1.5", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, err.decode()
     assert "cli-table" in out.decode() and "2 of 2 seats free" in out.decode()
