@@ -180,6 +180,13 @@ def _add_net_commands(commands: argparse._SubParsersAction) -> None:  # type: ig
     watch.add_argument("--name", help="your name as a spectator")
     _add_common_peer(watch, broker_default=DEFAULT_BROKER)
 
+    profile = commands.add_parser(
+        "profile", help="show a player profile's identity (created if new)",
+        description="Show where a profile's key lives and its peer id: the MQTT user name "
+        "to register for it on a broker with a password file (docs/deploy.md).",
+    )
+    profile.add_argument("name", help="profile name")
+
     tables = commands.add_parser(
         "tables", help="list the tables on the LAN or on a broker",
         description="Find brokers on the LAN (mDNS) and list the tables they carry, or list "
@@ -216,11 +223,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in ("host", "watch") and not args.headless:
         parser.error(f"the interactive {args.command} needs the terminal UI, which is not "
                      "built yet: add --headless")
-    if args.command in ("host", "bot", "watch", "verify", "tables"):
+    if args.command in ("host", "bot", "watch", "verify", "tables", "profile"):
         from tui.commands import net
 
         return {"host": net.run_host, "bot": net.run_bot, "watch": net.run_watch,
-                "verify": net.run_verify, "tables": net.run_tables}[args.command](args)
+                "verify": net.run_verify, "tables": net.run_tables,
+                "profile": net.run_profile}[args.command](args)
     if args.command == "broker":
         from broker.cli import run as run_broker
 

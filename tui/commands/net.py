@@ -22,8 +22,9 @@ from engine.config import RulesConfig
 from engine.rng import derive_seed
 from engine.state import Outcome, Termination
 from engine.views import public_hash
+from netplay.errors import ProfileError
 from netplay.host import HostSettings
-from netplay.identity import APP_NAME, Identity, load_profile
+from netplay.identity import APP_NAME, KEY_FILE, Identity, load_profile, profiles_dir
 from netplay.lobby import list_tables
 from netplay.peers import BotPeer, Host, Spectator
 from netplay.player import Applied, GameEnded, Refused, Verified
@@ -173,6 +174,21 @@ async def _advertise(bind: str, port: int, name: str) -> Advertiser | None:
               "with --broker", file=sys.stderr)
         return None
     return advertiser
+
+
+# -- profile -----------------------------------------------------------------------------------
+
+
+def run_profile(args: argparse.Namespace) -> int:
+    try:
+        identity = load_profile(args.name)
+    except ProfileError as exc:
+        print(f"stacks profile: {exc}", file=sys.stderr)
+        return 2
+    print(f"profile:  {args.name}")
+    print(f"key file: {profiles_dir() / args.name / KEY_FILE}")
+    print(f"peer id:  {identity.peer_id}")
+    return 0
 
 
 # -- tables ------------------------------------------------------------------------------------
