@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from broker.mosquitto_runner import render_config
+
 ROOT = Path(__file__).resolve().parents[2]
 SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 
@@ -58,16 +60,14 @@ def mosquitto_exe() -> str | None:
 
 @pytest.fixture
 def mosquitto(tmp_path: Path) -> Iterator[str]:
-    """A throw-away Mosquitto on a free loopback port (anonymous, no persistence)."""
+    """Mosquitto with the shipped LAN config (broker/mosquitto/lan.conf) on a free
+    loopback port."""
     exe = mosquitto_exe()
     if exe is None:
         pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
     port = free_port()
     conf = tmp_path / "mosquitto.conf"
-    conf.write_text(
-        f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-        "max_queued_messages 20000\nset_tcp_nodelay true\n"
-    )
+    conf.write_text(render_config(bind="127.0.0.1", port=port, secure=False))
     proc = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
