@@ -12,7 +12,9 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -56,6 +58,18 @@ def _quiet_logs(verbose: bool) -> None:
 def default_record_path(table: str) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return Path(platformdirs.user_data_dir(APP_NAME)) / "records" / f"{table}-{stamp}.json"
+
+
+async def _until_stopped(work: Coroutine[Any, Any, int], stop: asyncio.Event) -> int:
+    """``work``'s exit status, or 130 if a signal stops it first."""
+    worker = asyncio.create_task(work)
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait({worker, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    if worker.done():
+        return worker.result()
+    worker.cancel()
+    return 130
 
 
 def _stop_on_signals(stop: asyncio.Event) -> None:
@@ -259,14 +273,7 @@ async def _bot(args: argparse.Namespace) -> int:
                     return 0 if notice.verdict.ok else 1
             return 1
 
-        follower = asyncio.create_task(follow())
-        stopped = asyncio.create_task(stop.wait())
-        await asyncio.wait({follower, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        stopped.cancel()
-        if follower.done():
-            return follower.result()
-        follower.cancel()
-        return 130
+        return await _until_stopped(follow(), stop)
 
 
 # -- watch -----------------------------------------------------------------------------------
@@ -316,14 +323,7 @@ async def _watch(args: argparse.Namespace) -> int:
                     return 0 if notice.verdict.ok else 1
             return 1
 
-        follower = asyncio.create_task(follow())
-        stopped = asyncio.create_task(stop.wait())
-        await asyncio.wait({follower, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        stopped.cancel()
-        if follower.done():
-            return follower.result()
-        follower.cancel()
-        return 130
+        return await _until_stopped(follow(), stop)
 
 
 # -- verify ------------------------------------------------------------------------------------
