@@ -1,7 +1,8 @@
 """The ``stacks`` command line: parses arguments and hands over to one command module.
 
 Command modules are imported only when chosen, so ``stacks simulate`` never pays for
-Textual and ``stacks`` stays quick to start.
+Textual and ``stacks`` stays quick to start: building the parser imports neither the
+network nor the broker (the ``broker`` command's options are added only when it runs).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from engine.bots import BOT_NAMES
+from tui.launch import DEFAULT_BROKER
 
 
 def _positive(text: str) -> int:
@@ -42,11 +44,16 @@ def _bot_list(text: str) -> list[str]:
     return names
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; ``command`` (the first word given) lets it skip costly imports."""
     parser = argparse.ArgumentParser(
         prog="stacks",
-        description="Sequence Stacks in the terminal.",
+        description="Sequence Stacks in the terminal. Without a command: the main menu.",
     )
+    parser.add_argument("--profile", dest="menu_profile", metavar="PROFILE",
+                        help="player profile (identity) for the menu's games")
+    parser.add_argument("--name", dest="menu_name", metavar="NAME",
+                        help="your name at the menu's tables (default: your user name)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sim = commands.add_parser(
@@ -71,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip the per-event invariant checks (faster; invariant_violations is then 0)",
     )
 
-    _add_net_commands(commands)
+    _add_ui_commands(commands)
+    _add_net_commands(commands, command)
 
     bench = commands.add_parser("bench", help="measure speed", description="Benchmarks.")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
@@ -98,7 +106,50 @@ def build_parser() -> argparse.ArgumentParser:
     net_bench.add_argument("--actions", type=_positive, default=3000,
                            help="actions to measure (3000)")
     net_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    ui_bench = targets.add_parser(
+        "ui",
+        help="interface speed: cold start, key to repaint, idle CPU",
+        description="Cold start of `stacks` to its first frame (in a pseudo-terminal), key "
+        "press to repainted table (in-process, against bots), and CPU use while idle.",
+    )
+    ui_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    ui_bench.add_argument("--starts", type=_positive, default=5, help="cold starts to time (5)")
+    ui_bench.add_argument("--keys", type=_positive, default=200, help="key presses to time (200)")
     return parser
+
+
+def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    play = commands.add_parser(
+        "play", help="play against bots, right now",
+        description="Straight into a game against greedy bots, on a broker inside this "
+        "process: nothing to set up.",
+    )
+    play.add_argument("--players", type=_players, default=4, help="players, you included (4)")
+    play.add_argument("--seed", type=int, help="the same seed deals the same game")
+    play.add_argument("--bot-delay", type=float, default=0.6,
+                      help="seconds a bot waits before each move (0.6)")
+    play.add_argument("--block-window", type=_seconds, default=3.0,
+                      help="seconds to Block a completed pile (3)")
+    _add_ui_common(play)
+
+    join = commands.add_parser(
+        "join", help="join a table someone hosts",
+        description="Join a table. Without TABLE (or with --password and no value) a form "
+        "asks for what is missing.",
+    )
+    join.add_argument("table", type=_table, nargs="?", help="table name")
+    join.add_argument("--broker", default=DEFAULT_BROKER, metavar="URL",
+                      help=f"mqtt://host[:port] ({DEFAULT_BROKER})")
+    join.add_argument("--password", nargs="?", const="",
+                      help="table password; without a value the interface asks for it")
+    _add_ui_common(join)
+
+
+def _add_ui_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--name", help="your name at the table (default: your user name)")
+    parser.add_argument("--profile", help="player profile (identity) to use; created if new")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="log protocol details to the log file")
 
 
 def _seconds(text: str) -> float:
@@ -132,21 +183,25 @@ def _add_common_peer(parser: argparse.ArgumentParser, *, broker_default: str | N
     parser.add_argument("--verbose", "-v", action="store_true", help="log protocol details")
 
 
-def _add_net_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from tui.commands.net import DEFAULT_BROKER
-
+def _add_net_commands(
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    command: str | None,
+) -> None:
     host = commands.add_parser(
         "host", help="host a table",
         description="Host a table: the host holds the deck, orders events and arbitrates "
-        "the Block race. Without --broker it starts the embedded MQTT broker.",
+        "the Block race. Without --broker it starts the embedded MQTT broker. With the "
+        "interface you also sit at the table (seat 1).",
     )
     host.add_argument("--headless", action="store_true", help="no interface: print progress")
+    host.add_argument("--name", help="your name at the table (interface only)")
     host.add_argument("--players", type=_players, default=4, help="seats at the table (4)")
     host.add_argument("--bots", type=int, default=0, help="seats played by the host's bots (0)")
     host.add_argument("--bot-strategy", default="greedy", choices=BOT_NAMES,
                       help="strategy of the host's bots (greedy)")
-    host.add_argument("--bot-delay", type=float, default=0.0,
-                      help="seconds a host bot waits before acting (0)")
+    host.add_argument("--bot-delay", type=float, default=None,
+                      help="seconds a host bot waits before acting (0 headless, 0.6 with "
+                      "the interface)")
     host.add_argument("--table", type=_table, default="stacks", help="table name (stacks)")
     host.add_argument("--block-window", type=_seconds, default=3.0,
                       help="seconds opponents have to Block a completed pile (3)")
@@ -204,25 +259,36 @@ def _add_net_commands(commands: argparse._SubParsersAction) -> None:  # type: ig
     )
     verify.add_argument("record", help="the record file written by the host")
 
-    from broker.cli import add_arguments as add_broker_arguments
-
     broker = commands.add_parser(
         "broker", help="run the embedded MQTT broker in the foreground",
         description="Run the embedded MQTT broker until Ctrl-C.",
     )
-    add_broker_arguments(broker)
+    if command == "broker":  # its options need the broker's module: only when asked for
+        from broker.cli import add_arguments as add_broker_arguments
+
+        add_broker_arguments(broker)
+
+
+def _first_word(argv: Sequence[str]) -> str | None:
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_first_word(words))
+    args = parser.parse_args(words)
     if args.command == "simulate":
         from tui.commands.simulate import run
 
         return run(args)
-    if args.command in ("host", "watch") and not args.headless:
-        parser.error(f"the interactive {args.command} needs the terminal UI, which is not "
-                     "built yet: add --headless")
+    if args.command == "host" and args.bot_delay is None:
+        args.bot_delay = 0.0 if args.headless else 0.6
+    if args.command is None or args.command in ("play", "join") or (
+        args.command in ("host", "watch") and not args.headless
+    ):
+        from tui.commands import ui
+
+        return ui.run(args)
     if args.command in ("host", "bot", "watch", "verify", "tables", "profile"):
         from tui.commands import net
 
@@ -234,6 +300,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_broker(args)
     if args.command == "bench":
+        if args.target == "ui":
+            from tui.commands.bench_ui import run as run_bench_ui
+
+            return run_bench_ui(args)
         from tui.commands.bench import run as run_bench
 
         return run_bench(args)

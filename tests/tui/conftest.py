@@ -1,0 +1,34 @@
+"""Fixtures for the interface tests: identities in a temporary folder, scaled timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+#: One factor scales every timeout (raise it on a slow machine).
+SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
+TIMEOUT = 20.0 * SCALE
+
+
+@pytest.fixture(autouse=True)
+def stacks_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Profiles (and their keys) live in a temporary folder, never in the user's."""
+    home = tmp_path / "stacks-home"
+    monkeypatch.setenv("STACKS_HOME", str(home))
+    yield home / "profiles"
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str,
+                timeout: float = TIMEOUT) -> None:
+    """Let the app run until ``condition()`` holds; fail with ``what`` after ``timeout``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)

@@ -1,0 +1,129 @@
+"""The Textual app: bindings, screens and styles. Tests build it with :func:`make_app`.
+
+The app itself only routes: messages from screens (what the user wants) and from the
+session's worker (what happened at the table) go to :class:`tui.control.Control`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from tui.control import Control
+from tui.launch import Launch
+from tui.messages import (
+    Act,
+    FillWithBots,
+    Health,
+    Leave,
+    NetNotice,
+    RecordWritten,
+    Rematch,
+    Say,
+    SessionFailed,
+    SessionReady,
+)
+
+
+class StacksApp(App[None]):
+    """Sequence Stacks in the terminal."""
+
+    TITLE = "Sequence Stacks"
+    CSS_PATH = "app.tcss"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("f1", "rules", "Rules", show=False),
+        Binding("ctrl+t", "next_theme", "Theme", show=False),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self, launch: Launch | None = None, *, defaults: Launch | None = None,
+        profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.launch = launch
+        self.defaults = defaults or Launch(role="play")
+        self.ask = ask
+        self.control = Control(self, profiles=profiles, frozen=frozen)
+
+    async def on_mount(self) -> None:
+        if self.launch is not None:
+            await self.control.start(self.launch)
+            return
+        await self.control.menu()
+        if self.ask in ("join", "watch"):
+            from tui.screens.connect import ConnectScreen
+
+            await self.push_screen(ConnectScreen(
+                "join" if self.ask == "join" else "watch", self.defaults))
+
+    # -- app-wide keys -------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_rules(self) -> None:
+        from tui.screens.rules import RulesScreen
+
+        if not isinstance(self.screen, RulesScreen):
+            self.push_screen(RulesScreen())
+
+    def action_next_theme(self) -> None:
+        themes = sorted(self.available_themes)
+        at = themes.index(self.theme) if self.theme in themes else -1
+        self.theme = themes[(at + 1) % len(themes)]
+        self.notify(f"Theme: {self.theme}", timeout=2)
+
+    # -- messages to the control ---------------------------------------------------------------
+
+    async def on_net_notice(self, message: NetNotice) -> None:
+        await self.control.notice(message.notice)
+
+    def on_health(self, message: Health) -> None:
+        self.control.health(message.problem)
+
+    def on_session_ready(self, message: SessionReady) -> None:
+        self.control.ready(message.where)
+
+    async def on_session_failed(self, message: SessionFailed) -> None:
+        await self.control.failed(message.problem)
+
+    def on_record_written(self, message: RecordWritten) -> None:
+        self.control.record_written(message.path)
+
+    def on_act(self, message: Act) -> None:
+        self.control.act(message.action)
+
+    def on_say(self, message: Say) -> None:
+        self.control.say(message.text)
+
+    def on_fill_with_bots(self, message: FillWithBots) -> None:
+        self.control.fill_with_bots()
+
+    async def on_leave(self, message: Leave) -> None:
+        await self.control.leave()
+
+    async def on_rematch(self, message: Rematch) -> None:
+        await self.control.rematch()
+
+
+def make_app(
+    launch: Launch | None = None, *, defaults: Launch | None = None,
+    profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
+) -> StacksApp:
+    """The app: straight to a table for ``launch``, else the main menu.
+
+    ``defaults`` fill the menu's choices (name, profile, broker); ``profiles`` is where
+    identities live (tests: a temporary folder); ``frozen`` stops timers that would make
+    screenshots differ (the Block countdown, the automatic pass); ``ask`` opens the
+    join or watch form over the menu.
+    """
+    return StacksApp(launch, defaults=defaults, profiles=profiles, frozen=frozen, ask=ask)

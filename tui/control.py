@@ -1,0 +1,303 @@
+"""Between the session and the screens: keeps the table's model and shows what happened.
+
+Notices from the session update :class:`tui.model.TableModel` and go down to the screen
+on show as attributes (``view``, ``seats``, ``problem``) and log lines. What the user
+asks for goes to the session. Nothing here waits on the network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.screen import Screen
+from textual.worker import Worker
+
+from engine.actions import Action
+from netplay.player import (
+    Applied,
+    ChatLine,
+    Desynced,
+    GameEnded,
+    GameStarted,
+    Joined,
+    Notice,
+    RaceResult,
+    Refused,
+    Rejected,
+    Resynced,
+    TableSeen,
+    Verified,
+)
+from tui.launch import Launch
+from tui.messages import Problem
+from tui.model import TableModel
+from tui.words import Narrator
+
+if TYPE_CHECKING:
+    from tui.app import StacksApp
+    from tui.screens.gameover import GameOverScreen
+    from tui.screens.lobby import LobbyScreen
+    from tui.screens.table import TableScreen
+    from tui.session import TableSession
+
+
+class Control:
+    """One table at a time: its session, its model and its screens."""
+
+    def __init__(self, app: StacksApp, *, profiles: Path | None, frozen: bool) -> None:
+        self.app = app
+        self.profiles = profiles
+        self.frozen = frozen
+        self.launch: Launch | None = None
+        self.session: TableSession | None = None
+        self.worker: Worker[None] | None = None
+        self.model: TableModel | None = None
+        self.narrator: Narrator | None = None
+        self.lobby: LobbyScreen | None = None
+        self.table: TableScreen | None = None
+        self.gameover: GameOverScreen | None = None
+        self.problem: Problem | None = None
+        self._desynced = False
+        self._closing: Worker[None] | None = None
+
+    # -- screens -------------------------------------------------------------------------------
+
+    async def show(self, screen: Screen[None]) -> None:
+        """Make ``screen`` the one screen above the app's base (modals are closed)."""
+        app = self.app
+        while len(app.screen_stack) > 2:
+            await app.pop_screen()
+        if len(app.screen_stack) == 2:
+            await app.switch_screen(screen)
+        else:
+            await app.push_screen(screen)
+
+    async def menu(self) -> None:
+        from tui.screens.menu import MenuScreen
+
+        await self.stop()
+        await self.show(MenuScreen())
+
+    # -- the session ---------------------------------------------------------------------------
+
+    async def start(self, launch: Launch) -> None:
+        """Open ``launch``'s table: the lobby, then the table when the game starts."""
+        from tui.screens.lobby import LobbyScreen
+
+        await self.stop()
+        self.launch = launch
+        self.model = TableModel(table=launch.table, spectator=launch.role == "watch",
+                                players=launch.players if launch.hosting else 0)
+        self.narrator = None
+        self.table = None
+        self.gameover = None
+        self.problem = None
+        self.lobby = LobbyScreen(launch, self.model)
+        await self.show(self.lobby)
+        if launch.role == "host" and not launch.table_open:
+            return  # the host chooses the settings first; the lobby calls open_table
+        self._run(launch)
+
+    async def open_table(self, launch: Launch) -> None:
+        """The host chose the settings in the lobby: open the table."""
+        self.launch = replace(launch, table_open=True)
+        if self.model is not None:
+            self.model.players = launch.players
+        self._run(self.launch)
+
+    def _run(self, launch: Launch) -> None:
+        from tui.session import TableSession
+
+        self.session = TableSession(launch, self.app.post_message, profiles=self.profiles,
+                                    after=self._closing)
+        self._closing = None
+        self.worker = self.app.run_worker(
+            self.session.run(), name="table-session", group="session", exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def stop(self) -> None:
+        """Close the session in the background (the next one waits for it)."""
+        worker, self.worker = self.worker, None
+        self.session = None
+        if worker is not None and not worker.is_finished:
+            worker.cancel()
+            self._closing = worker
+
+    async def leave(self) -> None:
+        await self.menu()
+
+    async def rematch(self) -> None:
+        if self.launch is not None:
+            await self.start(self.launch.rematch())
+
+    def act(self, action: Action) -> None:
+        if self.session is not None:
+            self.session.act(action)
+
+    def say(self, text: str) -> None:
+        if self.session is not None:
+            self.session.chat(text)
+
+    def fill_with_bots(self) -> None:
+        if self.session is not None:
+            count = self.session.fill_with_bots()
+            if count:
+                self.app.notify(f"{count} bot(s) on their way; the game starts when every "
+                                "seat is taken.", timeout=4)
+
+    # -- what the session says -----------------------------------------------------------------
+
+    def ready(self, where: str) -> None:
+        if self.lobby is not None:
+            self.lobby.where = where
+            if self.session is not None:
+                self.lobby.profile = self.session.profile_name
+
+    def health(self, problem: Problem | None) -> None:
+        self.problem = problem
+        for screen in (self.lobby, self.table):
+            if screen is not None:
+                screen.problem = problem
+
+    async def failed(self, problem: Problem) -> None:
+        from tui.screens.problem import ProblemScreen
+
+        async def back(_: None) -> None:
+            await self.menu()
+
+        await self.stop()
+        await self.app.push_screen(ProblemScreen(problem), back)
+
+    def record_written(self, path: str) -> None:
+        if self.gameover is not None:
+            self.gameover.record = path
+
+    async def notice(self, notice: Notice) -> None:
+        model = self.model
+        if model is None:
+            return
+        if isinstance(notice, TableSeen):
+            model.read_announce(notice.announce)
+            seats = tuple(model.seats)
+            if self.lobby is not None:
+                self.lobby.seats = seats
+                self.lobby.announce = dict(notice.announce)
+            if self.table is not None:
+                self.table.seats = seats
+        elif isinstance(notice, Joined):
+            model.me = notice.seat
+            model.joined = True
+            if self.lobby is not None:
+                self.lobby.me = notice.seat
+        elif isinstance(notice, Refused):
+            await self.failed(Problem(
+                "The table refused you.", notice.reason.capitalize() + ".",
+                _refused_advice(notice.reason), severe=True,
+            ))
+        elif isinstance(notice, GameStarted):
+            await self._game_started(notice.names)
+        elif isinstance(notice, Applied):
+            self._applied(notice)
+        elif isinstance(notice, Resynced):
+            self._resynced()
+        elif isinstance(notice, Desynced):
+            self._desynced = True
+            self.app.notify(
+                f"Your copy of the game disagreed with the host's at batch {notice.n}. "
+                "Asking the host for its version…", severity="warning", timeout=5,
+            )
+        elif isinstance(notice, Rejected):
+            self.app.notify(f"The host refused that: {notice.reason}", severity="warning",
+                            timeout=4)
+        elif isinstance(notice, RaceResult):
+            if self.narrator is not None and self.table is not None:
+                line = self.narrator.race(notice.pile, notice.winner, notice.presses)
+                if line:
+                    self.table.say(line)
+        elif isinstance(notice, ChatLine):
+            for screen in (self.table, self.lobby):
+                if screen is not None and screen.is_attached:
+                    screen.heard(notice.name, notice.text)
+        elif isinstance(notice, GameEnded):
+            await self._game_ended()
+        elif isinstance(notice, Verified):
+            model.verdict = (notice.verdict.ok, notice.verdict.detail)
+            if self.gameover is not None:
+                self.gameover.verdict = model.verdict
+
+    def _view(self) -> None:
+        session, model = self.session, self.model
+        if session is None or session.player is None or model is None:
+            return
+        view = session.player.view
+        if view is not model.view:
+            model.view = view
+            if self.table is not None and view is not None:
+                self.table.view = view
+
+    async def _game_started(self, names: tuple[str, ...]) -> None:
+        from tui.screens.table import TableScreen
+
+        model = self.model
+        assert model is not None
+        model.names = names
+        model.status = "playing"
+        if self.session is not None and self.session.player is not None:
+            model.me = self.session.player.seat
+        model.stats.ensure(len(names))
+        self.narrator = Narrator(names, model.me)
+        self.table = TableScreen(model.table, names, model.me,
+                                 block_window=model.block_window, frozen=self.frozen)
+        self.table.seats = tuple(model.seats)
+        self.table.problem = self.problem
+        await self.show(self.table)
+        self.lobby = None
+        self._view()
+
+    def _applied(self, notice: Applied) -> None:
+        model, narrator, table = self.model, self.narrator, self.table
+        if model is None:
+            return
+        for event in notice.events:
+            model.stats.add(event)
+            if narrator is not None and table is not None:
+                line = narrator.describe(event)
+                if line:
+                    table.say(line)
+        self._view()
+
+    def _resynced(self) -> None:
+        self._view()
+        if self.narrator is not None and self.model is not None and self.model.view is not None:
+            self.narrator.learn(self.model.view)
+        if self._desynced:
+            self._desynced = False
+            self.app.notify("Repaired: your game now matches the host's again. Nothing to do.",
+                            timeout=5)
+
+    async def _game_ended(self) -> None:
+        from tui.screens.gameover import GameOverScreen
+
+        model = self.model
+        assert model is not None
+        self._view()
+        model.status = "over"
+        if self.gameover is not None or model.view is None or model.view.outcome is None:
+            return
+        self.gameover = GameOverScreen(model, hosting=bool(self.launch and self.launch.hosting))
+        while len(self.app.screen_stack) > 2:
+            await self.app.pop_screen()
+        await self.app.push_screen(self.gameover)
+
+
+def _refused_advice(reason: str) -> str:
+    if "password" in reason:
+        return "Ask the host for the password and join again with --password."
+    if "full" in reason:
+        return "Every seat is taken: watch instead (stacks watch TABLE)."
+    if "started" in reason:
+        return "The game is on: watch it (stacks watch TABLE) or wait for the next one."
+    return "Esc goes back to the menu."

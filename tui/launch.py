@@ -1,0 +1,129 @@
+"""What the user asked to do: play against bots, host, join or watch a table.
+
+A launch is plain data: the command line builds one, the menu builds one, tests build
+one. :class:`tui.session.TableSession` turns it into running peers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import getpass
+import os
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, Literal
+
+from engine.config import RulesConfig
+
+DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
+DEFAULT_TABLE = "stacks"
+MEMORY = "memory"
+"""A broker value meaning: an in-process memory broker (tests and benchmarks)."""
+
+Role = Literal["play", "host", "join", "watch"]
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One table session as the user asked for it."""
+
+    role: Role
+    table: str = DEFAULT_TABLE
+    name: str = ""
+    """The user's name at the table (default: the OS user name)."""
+    profile: str | None = None
+    """The identity profile (default: derived from the OS user name)."""
+    broker: str | None = None
+    """``mqtt://...``; ``None`` to start the embedded broker (play, host); ``memory``."""
+    password: str | None = None
+    # -- the host's settings (play, host) --
+    players: int = 4
+    bots: int = 3
+    bot_delay: float = 0.6
+    block_window: float = 3.0
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    seed: int | None = None
+    """Makes the deal reproducible (the host's secret and every seat's entropy)."""
+    bind: str = "127.0.0.1"
+    port: int = 0
+    """Where the embedded broker listens (port 0: any free port)."""
+    record: Path | None = None
+    """Where the host writes the game record (``None``: no record)."""
+    verify_wait: float = 5.0
+    table_open: bool = True
+    """False: a host first chooses the settings in the lobby."""
+    game: int = 0
+    """Counts rematches, so that a seeded rematch deals a new game."""
+
+    @property
+    def hosting(self) -> bool:
+        return self.role in ("play", "host")
+
+    def display_name(self) -> str:
+        return self.name or default_name()
+
+    def rematch(self) -> Launch:
+        return replace(self, game=self.game + 1)
+
+
+def default_name() -> str:
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = ""
+    return (name or "player")[:24]
+
+
+_PROFILE_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def default_profile() -> str:
+    """A profile name from the OS user name, valid for ``load_profile``."""
+    name = _PROFILE_SAFE.sub("-", default_name()).lstrip("-._") or "player"
+    return name[:32]
+
+
+class ProfileLock:
+    """Keeps a profile to one running process.
+
+    Two terminals of one OS user would otherwise share an identity, and a host takes a
+    second join with the same key for the first player coming back. The second process
+    gets ``NAME-2`` (then ``-3``...) instead.
+    """
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self._handle: IO[str] | None = None
+        self.name: str | None = None
+
+    def acquire(self, wanted: str, *, exact: bool) -> str:
+        """Lock ``wanted`` (or the first free ``wanted-N`` unless ``exact``); its name."""
+        candidates = [wanted] if exact else [wanted] + [
+            f"{wanted[:29]}-{n}" for n in range(2, 10)
+        ]
+        for name in candidates:
+            folder = self.base / name
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                handle = open(folder / "in-use.lock", "w")  # noqa: SIM115 - held until release
+            except OSError:
+                continue
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.close()
+                continue
+            handle.write(f"{os.getpid()}\n")
+            handle.flush()
+            self._handle, self.name = handle, name
+            return name
+        return wanted  # every lock failed (read-only home?): share the identity
+
+    def release(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()

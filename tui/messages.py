@@ -1,0 +1,97 @@
+"""Messages between the parts of the interface.
+
+Up from screens to the app: what the user wants (:class:`Act`, :class:`Say`, ...).
+From the session's worker to the app: what happened at the table (:class:`NetNotice`,
+:class:`Health`, :class:`SessionFailed`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from engine.actions import Action
+from netplay.player import Notice
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A connection problem in words: what happened and what the user can do."""
+
+    title: str
+    words: str
+    advice: str
+    severe: bool = False
+
+
+# -- up from screens ---------------------------------------------------------------------------
+
+
+class Act(Message):
+    """Send this action to the host."""
+
+    def __init__(self, action: Action) -> None:
+        super().__init__()
+        self.action = action
+
+
+class Say(Message):
+    """Send a chat line."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class FillWithBots(Message):
+    """The host wants bots in the empty seats, so the game starts now."""
+
+
+class Leave(Message):
+    """Back to the main menu (the session closes)."""
+
+
+class Rematch(Message):
+    """Another game with the same table settings."""
+
+
+# -- from the session ---------------------------------------------------------------------------
+
+
+class NetNotice(Message):
+    """A notice of the player's (or spectator's) session."""
+
+    def __init__(self, notice: Notice) -> None:
+        super().__init__()
+        self.notice = notice
+
+
+class Health(Message):
+    """The connection's state changed: a problem, or ``None`` when all is well again."""
+
+    def __init__(self, problem: Problem | None) -> None:
+        super().__init__()
+        self.problem = problem
+
+
+class SessionReady(Message):
+    """The peers run; ``where`` tells others how to join (for a host)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__()
+        self.where = where
+
+
+class SessionFailed(Message):
+    """The session could not start or ended on an error."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__()
+        self.problem = problem
+
+
+class RecordWritten(Message):
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path

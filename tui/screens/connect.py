@@ -1,0 +1,97 @@
+"""Join or watch: which table, on which broker, under which name (and the password)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import ClassVar, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.markup import escape
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label
+
+from netplay.topics import check_table_name
+from netplay.transport import BrokerAddress
+from tui.launch import DEFAULT_BROKER, Launch
+
+
+class ConnectScreen(Screen[None]):
+    """A short form; Enter in the last field (or the button) connects."""
+
+    CSS_PATH = "connect.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("ctrl+s", "connect", "Connect", priority=True),
+    ]
+
+    def __init__(self, role: Literal["join", "watch"], defaults: Launch) -> None:
+        super().__init__()
+        self.role = role
+        self.defaults = defaults
+
+    def compose(self) -> ComposeResult:
+        d = self.defaults
+        verb = "Join" if self.role == "join" else "Watch"
+        with Vertical(id="connect-box"):
+            yield Label(f"[b]{verb} a table[/]", id="connect-title")
+            yield _field("Table", Input(d.table, id="connect-table"))
+            yield _field("Broker", Input(d.broker or DEFAULT_BROKER, id="connect-broker"))
+            yield _field("Your name", Input(d.display_name(), id="connect-name",
+                                            max_length=24))
+            if self.role == "join":
+                yield _field("Password", Input(d.password or "", id="connect-password",
+                                               password=True, placeholder="none"))
+            yield Label("", id="connect-error")
+            yield Button(verb, id="connect-go", variant="primary")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#connect-table", Input).focus()
+
+    @on(Input.Submitted)
+    def _next(self, event: Input.Submitted) -> None:
+        event.stop()
+        inputs = list(self.query(Input))
+        at = inputs.index(event.input)
+        if at + 1 < len(inputs):
+            inputs[at + 1].focus()
+        else:
+            self.run_worker(self.action_connect())
+
+    @on(Button.Pressed, "#connect-go")
+    def _go(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.run_worker(self.action_connect())
+
+    async def action_connect(self) -> None:
+        from tui.app import StacksApp
+
+        error = self.query_one("#connect-error", Label)
+        table = self.query_one("#connect-table", Input).value.strip()
+        broker = self.query_one("#connect-broker", Input).value.strip() or DEFAULT_BROKER
+        name = self.query_one("#connect-name", Input).value.strip()
+        password = None
+        if self.role == "join":
+            password = self.query_one("#connect-password", Input).value or None
+        try:
+            check_table_name(table)
+            BrokerAddress.parse(broker)
+        except ValueError as exc:
+            error.update(f"[b]{escape(str(exc))}[/]")
+            return
+        app = self.app
+        assert isinstance(app, StacksApp)
+        launch = replace(self.defaults, role=self.role, table=table, broker=broker,
+                         name=name or self.defaults.display_name(), password=password,
+                         table_open=True)
+        await app.control.start(launch)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+def _field(label: str, widget: Input) -> Horizontal:
+    return Horizontal(Label(label, classes="connect-label"), widget, classes="connect-row")

@@ -1,0 +1,124 @@
+"""Game over: who won, everyone's chips, a few counts, and the fair-deal check."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.markup import escape
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from engine.cards import Colour
+from tui import words
+from tui.messages import Leave, Rematch
+from tui.model import TableModel
+
+
+class GameOverScreen(Screen[None]):
+    """Shown over the table at the end; ``verdict`` arrives a moment later."""
+
+    CSS_PATH = "gameover.tcss"
+    AUTO_FOCUS = ""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "rematch", "Rematch"),
+        Binding("m", "menu", "Menu"),
+        Binding("t", "table", "See the table"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    verdict: reactive[tuple[bool, str] | None] = reactive(None)
+    record: reactive[str] = reactive("")
+
+    def __init__(self, model: TableModel, *, hosting: bool) -> None:
+        super().__init__()
+        self.model = model
+        self.hosting = hosting
+        self.set_reactive(GameOverScreen.verdict, model.verdict)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="over-box"):
+            yield Static(self._headline(), id="over-headline")
+            yield Static(self._table(), id="over-table")
+            yield Static(id="over-verdict")
+            yield Static(self._keys(), id="over-keys")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._show_verdict()
+
+    def watch_verdict(self) -> None:
+        self._show_verdict()
+
+    def watch_record(self) -> None:
+        self._show_verdict()
+
+    def _headline(self) -> str:
+        view = self.model.view
+        if view is None or view.outcome is None:
+            return "[b]Game over[/]"
+        text = words.outcome_text(view.outcome, self.model.names, self.model.me)
+        return f"[b]Game over — {escape(text)}[/]  [dim]after {view.turn} turns[/]"
+
+    def _table(self) -> Table:
+        model = self.model
+        view = model.view
+        table = Table(expand=True, show_edge=False, pad_edge=False, box=None,
+                      header_style="bold")
+        for column, justify in (("Player", "left"), ("Chips", "left"), ("Won", "right"),
+                                ("Piles done", "right"), ("Blocked", "right"),
+                                ("Steals", "right"), ("Cards played", "right")):
+            table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        if view is None:
+            return table
+        model.stats.ensure(view.players)
+        winner = view.outcome.winner if view.outcome else None
+        for seat in range(view.players):
+            stats = model.stats.seats[seat]
+            name = "You" if seat == model.me else model.name(seat)
+            if seat == winner:
+                name = f"★ {name}"
+            red, blue = view.chips[seat][Colour.RED], view.chips[seat][Colour.BLUE]
+            chips = Text.from_markup(words.chips(red, blue))
+            table.add_row(
+                Text(name, style="bold" if seat == winner else ""), chips,
+                f"{stats.chips_won[0] + stats.chips_won[1]}", str(stats.completed),
+                str(stats.blocked), str(stats.steals), str(stats.cards_played),
+            )
+        return table
+
+    def _show_verdict(self) -> None:
+        if not self.is_mounted:
+            return
+        verdict = self.verdict
+        if verdict is None:
+            text = "[dim]Fair deal: checking — replaying the game from the host's revealed " \
+                   "secret…[/]"
+        elif verdict[0]:
+            text = f"[b]Fair deal: ✓ verified.[/] [dim]{escape(verdict[1])}[/]"
+        else:
+            text = f"[b]Fair deal: ✗ NOT verified:[/] {escape(verdict[1])}"
+        if self.record:
+            text += f"\n[dim]Game record: {escape(self.record)} (stacks verify FILE)[/]"
+        self.query_one("#over-verdict", Static).update(text)
+
+    def _keys(self) -> str:
+        again = "play again" if self.hosting else "join the next game"
+        return f"[b]r[/] {again}   [b]m[/] main menu   [b]t[/] look at the table   [b]q[/] quit"
+
+    def action_rematch(self) -> None:
+        self.post_message(Rematch())
+
+    def action_menu(self) -> None:
+        self.post_message(Leave())
+
+    def action_table(self) -> None:
+        self.app.pop_screen()
+
+    def action_quit(self) -> None:
+        self.app.exit()

@@ -1,0 +1,339 @@
+"""The lobby: the table's settings, its seats and who is here, chat, and the start.
+
+A host chooses the settings here (every rule of ``RulesConfig`` has a field) and opens
+the table; everyone else sees the settings the host announced. The game starts when
+every seat is taken; the host may fill the empty seats with bots to start at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from enum import IntEnum
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Input, Label, Select, Static, Switch
+
+from engine.config import RulesConfig
+from engine.errors import ConfigError
+from engine.state import Seat
+from tui.launch import Launch
+from tui.messages import FillWithBots, Leave, Problem, Say
+from tui.model import SeatPresence, TableModel
+from tui.widgets.banner import Banner
+from tui.widgets.log import TableLog
+from tui.widgets.seats import SeatList
+
+RULE_LABELS: dict[str, str] = {
+    "two_player_deck": "2-player deck",
+    "first_player": "First player (seat)",
+    "hand_size": "Hand size",
+    "max_open_piles_per_colour": "Open piles per colour (0 = any)",
+    "forced_play": "Forced play",
+    "unlimited_chips": "Unlimited chips",
+    "chips_per_colour": "Chips per colour",
+    "reshuffle_includes_action_cards": "Reshuffle action cards too",
+    "steal_card_from_hand": "Steal a Card from hands",
+    "block_from_discard": "Block from your discard",
+    "win_chips": "Chips to win",
+    "win_min_each_colour": "… of which each colour",
+    "steal_chip_win": "Steal a Chip may win",
+    "skip_stacking": "Several Skips",
+    "skip_timing": "Skip direction",
+    "hand_limit": "Hand limit (blank = none)",
+    "stalemate_result": "Stalemate",
+    "max_turns": "Turn limit",
+    "max_plays_per_turn": "Plays per turn (safeguard)",
+}
+_NULLABLE = {"first_player", "hand_limit"}
+
+
+def rules_summary(rules: RulesConfig) -> str:
+    """The settings that differ from the defaults, in words (or "standard rules")."""
+    default = RulesConfig()
+    changed = []
+    for field in fields(RulesConfig):
+        value = getattr(rules, field.name)
+        if value != getattr(default, field.name):
+            shown = value.name.lower() if isinstance(value, IntEnum) else value
+            changed.append(f"{RULE_LABELS.get(field.name, field.name)}: {shown}")
+    return "standard rules" if not changed else "; ".join(changed)
+
+
+class LobbyScreen(Screen[None]):
+    """Waiting for players (and, for a host, choosing the settings first)."""
+
+    CSS_PATH = "lobby.tcss"
+    AUTO_FOCUS = ""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "open_table", "Open table", priority=True),
+        Binding("ctrl+b", "fill", "Fill with bots", priority=True),
+        Binding("t", "chat", "Talk"),
+        Binding("escape", "leave", "Leave"),
+    ]
+
+    seats: reactive[tuple[SeatPresence | None, ...]] = reactive(())
+    me: reactive[Seat | None] = reactive(None)
+    announce: reactive[dict[str, Any]] = reactive(dict, always_update=True)
+    where: reactive[str] = reactive("")
+    profile: reactive[str] = reactive("")
+    problem: reactive[Problem | None] = reactive(None)
+
+    def __init__(self, launch: Launch, model: TableModel) -> None:
+        super().__init__()
+        self.launch = launch
+        self.model = model
+        self.editing = launch.role == "host" and not launch.table_open
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), id="lobby-title")
+        yield Banner(id="lobby-banner")
+        with Horizontal(id="lobby-body"):
+            with VerticalScroll(id="lobby-settings") as settings:
+                settings.border_title = "Table settings"
+                if self.editing:
+                    yield from self._form()
+                else:
+                    yield Static(id="lobby-summary")
+            with Vertical(id="lobby-people"):
+                seats = SeatList(id="lobby-seats")
+                seats.border_title = "Seats"
+                yield seats
+                yield Static(id="lobby-hint")
+                log = TableLog(id="lobby-chat")
+                log.border_title = "Chat"
+                yield log
+                yield Input(placeholder="Say something (Enter sends)", id="lobby-say",
+                            max_length=500)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._refresh()
+        if self.editing:
+            self.query_one("#set-players", Select).focus()
+
+    # -- attributes down -----------------------------------------------------------------------
+
+    def watch_seats(self) -> None:
+        self._refresh()
+
+    def watch_me(self) -> None:
+        self._refresh()
+
+    def watch_announce(self) -> None:
+        self._refresh()
+
+    def watch_where(self) -> None:
+        self._refresh()
+
+    def watch_profile(self) -> None:
+        self._refresh()
+
+    def watch_problem(self, problem: Problem | None) -> None:
+        if self.is_mounted:
+            self.query_one(Banner).problem = problem
+
+    def heard(self, name: str, text: str) -> None:
+        self.query_one("#lobby-chat", TableLog).chat(name, text)
+
+    def _title(self) -> str:
+        role = self.launch.role
+        table = escape(self.launch.table)
+        if role == "play":
+            return f"[b]Sequence Stacks[/] · a game against {self.launch.bots} bot(s)"
+        if role == "host":
+            return f"[b]Hosting table {table}[/]"
+        if role == "watch":
+            return f"[b]Watching table {table}[/]"
+        return f"[b]Table {table}[/]"
+
+    def _refresh(self) -> None:
+        if not self.is_mounted:
+            return
+        model = self.model
+        seat_list = self.query_one(SeatList)
+        seat_list.players = model.players
+        seat_list.seats = self.seats
+        seat_list.me = self.me
+        self.query_one("#lobby-title", Static).update(self._title() + self._where())
+        if not self.editing:
+            self.query_one("#lobby-summary", Static).update(self._summary())
+        self.query_one("#lobby-hint", Static).update(self._hint())
+        self.refresh_bindings()
+
+    def _where(self) -> str:
+        if not self.where:
+            return ""
+        if self.launch.role == "host":
+            return f" on {escape(self.where)}"
+        return f" · {escape(self.where)}"
+
+    def _summary(self) -> str:
+        model = self.model
+        if not model.players:
+            return "[dim]Looking for the table…[/]"
+        password = "yes" if model.password else "no"
+        lines = [
+            f"Players      [b]{model.players}[/]",
+            f"Block window [b]{model.block_window:g} s[/]",
+            f"Password     [b]{password}[/]",
+            f"Rules        {escape(rules_summary(model.rules))}",
+        ]
+        if self.profile:
+            lines.append(f"[dim]Your profile: {escape(self.profile)}[/]")
+        return "\n".join(lines)
+
+    def _hint(self) -> str:
+        launch, model = self.launch, self.model
+        if self.editing:
+            return "[dim]Choose the settings, then[/] [b]Ctrl+O[/] [dim]opens the table.[/]"
+        if launch.role == "watch":
+            return "[dim]You will see the game as soon as it starts.[/]"
+        if not model.players:
+            return ""
+        empty = sum(1 for s in range(model.players)
+                    if s >= len(self.seats) or self.seats[s] is None)
+        if not empty:
+            return "[b]Every seat is taken: dealing…[/]"
+        text = f"Waiting for {empty} more player(s)."
+        if launch.role == "host":
+            join = f"stacks join {launch.table}"
+            if self.where and self.where.startswith("mqtt"):
+                join += f" --broker {self.where}"
+            text += f"\nOthers join with: [b]{escape(join)}[/]"
+            text += "\n[b]Ctrl+B[/] fills the empty seats with bots and starts."
+        return text
+
+    # -- the host's form -----------------------------------------------------------------------
+
+    def _form(self) -> ComposeResult:
+        launch = self.launch
+        yield _row("Players", Select(
+            [(str(n), n) for n in range(2, 7)], value=launch.players, allow_blank=False,
+            id="set-players"))
+        yield _row("Bots", Select(
+            [(str(n), n) for n in range(0, 6)], value=launch.bots, allow_blank=False,
+            id="set-bots"))
+        yield _row("Block window (s)", Input(f"{launch.block_window:g}", id="set-window",
+                                             type="number"))
+        yield _row("Password", Input(launch.password or "", id="set-password",
+                                     password=True, placeholder="none"))
+        for field in fields(RulesConfig):
+            yield _row(RULE_LABELS.get(field.name, field.name),
+                       _rule_widget(field.name, getattr(launch.rules, field.name)))
+        yield Label("", id="set-error")
+
+    def _read_form(self) -> Launch | None:
+        error = self.query_one("#set-error", Label)
+        try:
+            players = int(self.query_one("#set-players", Select).value)  # type: ignore[arg-type]
+            bots = int(self.query_one("#set-bots", Select).value)  # type: ignore[arg-type]
+            window = float(self.query_one("#set-window", Input).value or "3")
+            password = self.query_one("#set-password", Input).value or None
+            values: dict[str, Any] = {}
+            for field in fields(RulesConfig):
+                values[field.name] = _read_rule(self, field.name)
+            rules = RulesConfig.from_wire(values)
+            if bots >= players:
+                raise ValueError(f"{bots} bots leave no seat for you at {players} players")
+            if not 0 < window <= 60:
+                raise ValueError("the block window is more than 0 and at most 60 seconds")
+        except (ValueError, ConfigError) as exc:
+            error.update(f"[b]Can't open:[/] {escape(str(exc))}")
+            return None
+        error.update("")
+        return replace(self.launch, players=players, bots=bots, block_window=window,
+                       password=password, rules=rules, table_open=True)
+
+    # -- keys ----------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_table":
+            return self.editing or None
+        if action == "fill":
+            return (self.launch.role == "host" and not self.editing) or None
+        return True
+
+    async def action_open_table(self) -> None:
+        launch = self._read_form()
+        if launch is None:
+            return
+        self.launch = launch
+        self.editing = False
+        await self.query_one("#lobby-settings", VerticalScroll).remove_children()
+        await self.query_one("#lobby-settings", VerticalScroll).mount(Static(id="lobby-summary"))
+        self.model.players = launch.players
+        from tui.app import StacksApp
+
+        app = self.app
+        assert isinstance(app, StacksApp)
+        await app.control.open_table(launch)
+        self._refresh()
+
+    def action_fill(self) -> None:
+        self.post_message(FillWithBots())
+
+    def action_chat(self) -> None:
+        self.query_one("#lobby-say", Input).focus()
+
+    def action_leave(self) -> None:
+        if isinstance(self.focused, Input | Select):
+            self.set_focus(None)
+            return
+        self.post_message(Leave())
+
+    @on(Input.Submitted, "#lobby-say")
+    def _say(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if text:
+            self.post_message(Say(text))
+        event.input.value = ""
+
+    @on(Select.Changed, "#set-players")
+    def _players_changed(self, event: Select.Changed) -> None:
+        bots = self.query_one("#set-bots", Select)
+        players = event.value
+        if isinstance(players, int) and isinstance(bots.value, int) and bots.value >= players:
+            bots.value = players - 1
+
+
+def _row(label: str, widget: Widget) -> Horizontal:
+    return Horizontal(Label(escape(label), classes="set-label"), widget, classes="set-row")
+
+
+def _rule_widget(name: str, value: object) -> Widget:
+    ident = f"rule-{name}"
+    if isinstance(value, bool):
+        return Switch(value=value, id=ident)
+    if isinstance(value, IntEnum):
+        options = [(m.name.lower().replace("_", " "), int(m)) for m in type(value)]
+        return Select(options, value=int(value), allow_blank=False, id=ident)
+    text = "" if value is None else str(value)
+    placeholder = "none" if name in _NULLABLE else ""
+    return Input(text, id=ident, type="integer", placeholder=placeholder)
+
+
+def _read_rule(screen: LobbyScreen, name: str) -> object:
+    widget = screen.query_one(f"#rule-{name}")
+    if isinstance(widget, Switch):
+        return widget.value
+    if isinstance(widget, Select):
+        return int(widget.value)  # type: ignore[arg-type]
+    assert isinstance(widget, Input)
+    text = widget.value.strip()
+    if not text:
+        if name in _NULLABLE:
+            return None
+        raise ValueError(f"{RULE_LABELS.get(name, name)}: a number, please")
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{RULE_LABELS.get(name, name)}: {text!r} is not a whole number") from None

@@ -1,0 +1,654 @@
+"""The table: opponents, piles, your hand, the log and chat.
+
+The screen renders the player's view (set as ``view`` by the app) and turns key presses
+into actions taken from ``legal_actions`` of that view: it never decides a rule. The
+selection (which card you point at) is the screen's own state.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.markup import escape
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Static
+
+from engine.actions import (
+    Action,
+    Block,
+    Discard,
+    EndTurn,
+    PassBlock,
+    PlayCard,
+    PlayReverse,
+    PlaySkip,
+    StealCard,
+    StealChip,
+)
+from engine.bots import GreedyBot
+from engine.cards import FACES, Colour, Kind
+from engine.errors import IllegalActionError
+from engine.rules import legal_actions, validate
+from engine.state import NEW_PILE, Phase, Seat, State, Zone
+from tui import words
+from tui.messages import Act, Leave, Problem, Say
+from tui.model import SeatPresence
+from tui.screens.block import BlockPrompt, Decision
+from tui.screens.choice import Answer, ChoiceScreen
+from tui.widgets.banner import Banner
+from tui.widgets.hand import Hand, Pick, picks
+from tui.widgets.log import TableLog
+from tui.widgets.opponents import Opponents, seat_order
+from tui.widgets.piles import LETTERS, Piles, Slot, SlotMap, SlotView
+
+WIDE = 110
+"""From this many columns the log and chat get a column of their own."""
+AUTO_PASS = (0.4, 1.2)
+"""Without a Block in hand you pass at once, after a short random pause (so the speed of
+a pass says little about your hand)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One thing to do with the selected card, on one key."""
+
+    key: str
+    label: str
+    action: Action | None
+    """The action; ``None`` when more must be chosen first (a steal's target)."""
+    kind: Kind | None = None
+
+
+def _pile_key(slots: tuple[Slot, ...], pile_id: int) -> Slot | None:
+    return next((s for s in slots if s.pile is not None and s.pile.id == pile_id), None)
+
+
+class TableScreen(Screen[None]):
+    """A game in progress, from one seat (or from the rail, for a spectator)."""
+
+    CSS_PATH = "table.tcss"
+    AUTO_FOCUS = ""
+    CARD = Binding.Group("card")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "pick(0)", "Card", key_display="1-9"),
+        *[Binding(str(n), f"pick({n - 1})", "Card", show=False) for n in range(2, 10)],
+        Binding("0", "pick_top", "Your discard top", show=False),
+        Binding("right,tab", "move(1)", "Next card", show=False),
+        Binding("left,shift+tab", "move(-1)", "Previous card", show=False),
+        Binding("down", "cursor(1)", "Next choice", show=False),
+        Binding("up", "cursor(-1)", "Previous choice", show=False),
+        Binding("a", "slot('a')", "Pile", key_display="a-d"),
+        *[Binding(letter, f"slot('{letter}')", "Pile", show=False) for letter in LETTERS[1:8]],
+        Binding("n", "new_pile", "New pile"),
+        Binding("p", "play_action", "Play"),
+        Binding("x", "discard", "Discard"),
+        Binding("e", "end_turn", "End turn"),
+        Binding("enter", "do", "Do it"),
+        Binding("i", "hint", "Hint"),
+        Binding("t", "chat", "Talk"),
+        Binding("escape", "deselect", "Back", show=False),
+        Binding("q", "leave", "Leave"),
+    ]
+
+    view: reactive[State | None] = reactive(None, always_update=True)
+    seats: reactive[tuple[SeatPresence | None, ...]] = reactive(())
+    problem: reactive[Problem | None] = reactive(None)
+
+    def __init__(
+        self, table: str, names: tuple[str, ...], me: Seat | None, *,
+        block_window: float = 3.0, frozen: bool = False,
+    ) -> None:
+        super().__init__()
+        self.table = table
+        self.names = names
+        self.me = me
+        self.block_window = block_window
+        self.frozen = frozen
+        """No timers (deterministic screenshots): no countdown, no automatic pass."""
+        self.slot_map = SlotMap()
+        self.slots: tuple[Slot, ...] = ()
+        self.legal: list[Action] = []
+        self.selected: Pick | None = None
+        self.cursor = 0
+        self.hint: Action | None = None
+        self._prompted: int | None = None
+        """The pile whose Block window we answered (or are answering)."""
+        self._prompt: BlockPrompt | None = None
+        self._auto_pass: Timer | None = None
+        self._bot = GreedyBot()
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="table-status")
+        yield Banner(id="table-banner")
+        with Horizontal(id="table-body"):
+            with Vertical(id="table-main"):
+                opponents = Opponents(id="table-opponents")
+                opponents.border_title = "Opponents"
+                yield opponents
+                piles = Piles(id="table-piles")
+                piles.border_title = "Piles"
+                yield piles
+                with Vertical(id="table-you") as you:
+                    you.border_title = "You"
+                    yield Hand(id="table-hand")
+                    yield Static(id="table-playbar")
+            with Vertical(id="table-side"):
+                log = TableLog(id="table-log")
+                log.border_title = "Log"
+                yield log
+                yield Input(placeholder="Say something (Enter sends, Esc closes)",
+                            id="table-chat", max_length=500)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        opponents = self.query_one(Opponents)
+        opponents.names = self.names
+        opponents.me = self.me
+        self.query_one(Hand).me = self.me
+        self.query_one("#table-chat", Input).can_focus = False
+        self._layout(self.size.width)
+        self._render_all()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout(event.size.width)
+
+    def _layout(self, width: int) -> None:
+        wide = width >= WIDE
+        self.set_class(wide, "-wide")
+        self.query_one(Opponents).wide = wide
+
+    # -- attributes down -----------------------------------------------------------------------
+
+    def watch_view(self, view: State | None) -> None:
+        if view is not None and self.me is not None:
+            self.legal = legal_actions(view, self.me)
+        else:
+            self.legal = []
+        if view is not None:
+            self.slots = self.slot_map.slots(view)
+        if self.selected is not None and view is not None and self.me is not None:
+            still = [p for p in picks(view, self.me) if p.card == self.selected.card]
+            self.selected = still[0] if still and self._choices_for(still[0]) else None
+        self.hint = None
+        self.cursor = 0
+        if self.is_mounted:
+            self._render_all()
+            self._block_window(view)
+
+    def watch_seats(self, seats: tuple[SeatPresence | None, ...]) -> None:
+        if self.is_mounted:
+            self.query_one(Opponents).seats = seats
+
+    def watch_problem(self, problem: Problem | None) -> None:
+        if self.is_mounted:
+            self.query_one(Banner).problem = problem
+
+    def say(self, markup: str) -> None:
+        """Add a line to the log."""
+        self.query_one(TableLog).say(markup)
+
+    def heard(self, name: str, text: str) -> None:
+        self.query_one(TableLog).chat(name, text)
+
+    def _render_all(self) -> None:
+        view = self.view
+        opponents = self.query_one(Opponents)
+        opponents.seats = self.seats
+        opponents.view = view
+        piles = self.query_one(Piles)
+        piles.view = view
+        piles.slots = self.slots
+        piles.targets = self._targets()
+        hand = self.query_one(Hand)
+        hand.view = view
+        hand.playable = frozenset(
+            a.card for a in self.legal
+            if isinstance(a, PlayCard | PlaySkip | PlayReverse | StealCard | StealChip)
+        )
+        hand.selected = self.selected
+        self.query_one(Banner).problem = self.problem
+        self.query_one("#table-status", Static).update(self._status())
+        self.query_one("#table-playbar", Static).update(self._playbar())
+        self.refresh_bindings()
+
+    def _my_turn(self) -> bool:
+        view = self.view
+        return (view is not None and self.me is not None and view.phase == Phase.PLAY
+                and view.current == self.me)
+
+    def _status(self) -> str:
+        view = self.view
+        table = f"[b]{escape(self.table)}[/]"
+        if view is None or view.phase == Phase.SETUP:
+            return f"{table} · waiting for the deal"
+        names = [("You" if s == self.me else self._seat_name(s)) for s in range(view.players)]
+        start = 0 if self.me is None else self.me
+        order = [(start + view.direction * i) % view.players for i in range(view.players)]
+        arrow = " ▸ "
+        flow = arrow.join(escape(names[s]) for s in order) + " ▸"
+        turn = f"turn {view.turn}"
+        if view.phase == Phase.GAME_OVER:
+            now = "[b]game over[/]"
+        elif view.phase == Phase.BLOCK_WINDOW and view.window is not None:
+            now = f"[b]Block window[/] on {escape(self._seat_name(view.window.seat))}'s pile"
+        elif view.current == self.me:
+            now = "[b reverse] YOUR TURN [/]"
+        else:
+            now = f"[b]{escape(self._seat_name(view.current))}[/]'s turn"
+        return f"{table} · {turn} · {now} · [dim]play goes[/] {flow}"
+
+    def _seat_name(self, seat: Seat) -> str:
+        if seat == self.me:
+            return "You"
+        return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat}"
+
+    # -- choices -------------------------------------------------------------------------------
+
+    def _choices_for(self, pick: Pick) -> list[Choice]:
+        view = self.view
+        assert view is not None
+        out: list[Choice] = []
+        steal_seen: set[Kind] = set()
+        for action in self.legal:
+            if getattr(action, "card", None) != pick.card:
+                continue
+            if isinstance(action, PlayCard):
+                face = FACES[pick.card]
+                assert face.colour is not None
+                if action.pile == NEW_PILE:
+                    out.append(Choice("n", f"start a new {face.colour.title} pile", action))
+                else:
+                    slot = _pile_key(self.slots, action.pile)
+                    if slot is not None and slot.pile is not None:
+                        label = f"on {slot.colour.title} pile {slot.letter} " \
+                                f"(it needs {slot.needs})"
+                        out.append(Choice(slot.letter, label, action))
+            elif isinstance(action, PlaySkip):
+                out.append(Choice("p", "play Skip: the next player misses a turn", action))
+            elif isinstance(action, PlayReverse):
+                label = "play Reverse: play changes direction"
+                if view.players == 2:
+                    label = "play Reverse (a Skip with 2 players)"
+                out.append(Choice("p", label, action))
+            elif isinstance(action, StealCard | StealChip):
+                kind = FACES[pick.card].kind
+                if kind not in steal_seen:
+                    steal_seen.add(kind)
+                    label = ("play Steal a Card… (whom, then hand or discard)"
+                             if kind is Kind.STEAL_CARD else
+                             "play Steal a Chip… (whom, then which colour)")
+                    out.append(Choice("p", label, None, kind))
+            elif isinstance(action, Discard):
+                out.append(Choice("x", "discard it (ends your turn)", action))
+        out.sort(key=lambda c: c.key == "x")
+        return out
+
+    def _targets(self) -> frozenset[str]:
+        if self.selected is None:
+            return frozenset()
+        keys = {c.key for c in self._choices_for(self.selected)}
+        letters = {s.letter for s in self.slots if s.letter in keys}
+        if "n" in keys:
+            face = FACES[self.selected.card]
+            letters |= {s.letter for s in self.slots if s.pile is None and s.colour == face.colour}
+        return frozenset(letters)
+
+    def _playbar(self) -> str:
+        view, me = self.view, self.me
+        if view is None:
+            return "[dim]Waiting for the host…[/]"
+        if me is None:
+            return "[dim]You are watching. t to talk, q to leave.[/]"
+        if view.phase == Phase.GAME_OVER:
+            return "[b]The game is over.[/]"
+        if view.phase == Phase.BLOCK_WINDOW and view.window is not None:
+            window = view.window
+            if window.seat == me:
+                return "[b]You completed a pile![/] Waiting for the Block window to close…"
+            if me in window.passed:
+                return "You passed. Waiting for the others…"
+            return "A Block window is open…"
+        if not self._my_turn():
+            if view.skip_tokens[me]:
+                return f"{escape(self._seat_name(view.current))} is playing. [b]You will miss " \
+                       "your next turn[/] (skip)."
+            return f"[dim]{escape(self._seat_name(view.current))} is playing. t talks, " \
+                   "i shows a hint when it is your turn.[/]"
+        if self.hint is not None:
+            return f"[b]Hint:[/] {self._describe(self.hint)} — [b]Enter[/] does it."
+        if self.selected is None:
+            if any(isinstance(a, EndTurn) for a in self.legal):
+                return "[b]Your turn.[/] Your hand is empty: [b]e[/] ends your turn."
+            return "[b]Your turn:[/] pick a card ([b]1-9[/], [b]0[/] your discard top, " \
+                   "[b]←→[/]); play as many as you like, then discard one ([b]x[/]). " \
+                   "[b]i[/] hints."
+        choices = self._choices_for(self.selected)
+        head = words.card(self.selected.card)
+        if not choices:
+            return f"{head} [dim]can't be played or discarded now.[/]"
+        parts = []
+        for index, choice in enumerate(choices):
+            text = f"[b]{choice.key}[/] {escape(choice.label)}"
+            if index == self.cursor:
+                text = f"[reverse]{text}[/]"
+            parts.append(text)
+        return f"{head} " + " · ".join(parts) + " [dim](Enter: highlighted)[/]"
+
+    def _describe(self, action: Action) -> str:
+        face = words.card(getattr(action, "card", -1)) if hasattr(action, "card") else ""
+        if isinstance(action, PlayCard):
+            if action.pile == NEW_PILE:
+                return f"start a new pile with {face}"
+            slot = _pile_key(self.slots, action.pile)
+            where = f"pile {slot.letter}" if slot else "its pile"
+            return f"play {face} on {where}"
+        if isinstance(action, Discard):
+            return f"discard {face} (ends your turn)"
+        if isinstance(action, EndTurn):
+            return "end your turn"
+        if isinstance(action, StealCard):
+            where = "hand" if action.zone == Zone.HAND else "discard top"
+            return f"play {face} on {escape(self._seat_name(action.target))}'s {where}"
+        if isinstance(action, StealChip):
+            return f"play {face}: take a {action.colour.title} chip from " \
+                   f"{escape(self._seat_name(action.target))}"
+        return f"play {face}"
+
+    # -- actions (keys) ------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        mine = self._my_turn()
+        if action in ("pick", "pick_top", "move", "slot", "hint"):
+            return mine or None
+        if action == "cursor":
+            return mine and self.selected is not None
+        if action in ("new_pile", "play_action", "discard"):
+            key = {"new_pile": "n", "play_action": "p", "discard": "x"}[action]
+            return (mine and self.selected is not None
+                    and any(c.key == key for c in self._choices_for(self.selected))) or None
+        if action == "end_turn":
+            return any(isinstance(a, EndTurn) for a in self.legal) or None
+        if action == "do":
+            return (mine and (self.selected is not None or self.hint is not None)) or None
+        return True
+
+    def _repaint_choice(self) -> None:
+        self.query_one(Hand).selected = self.selected
+        self.query_one(Piles).targets = self._targets()
+        self.query_one("#table-playbar", Static).update(self._playbar())
+        self.refresh_bindings()
+
+    def action_pick(self, index: int) -> None:
+        view, me = self.view, self.me
+        if view is None or me is None or not self._my_turn():
+            return
+        options = picks(view, me)
+        found = [p for p in options if p.index == index]
+        if not found:
+            return
+        self.selected = found[0] if self.selected != found[0] else None
+        self.cursor = 0
+        self.hint = None
+        self._repaint_choice()
+
+    def action_pick_top(self) -> None:
+        self.action_pick(-1)
+
+    def action_move(self, step: int) -> None:
+        view, me = self.view, self.me
+        if view is None or me is None or not self._my_turn():
+            return
+        options = picks(view, me)
+        if not options:
+            return
+        at = options.index(self.selected) if self.selected in options else -1 if step > 0 else 0
+        self.selected = options[(at + step) % len(options)]
+        self.cursor = 0
+        self.hint = None
+        self._repaint_choice()
+
+    def action_cursor(self, step: int) -> None:
+        if self.selected is None:
+            return
+        count = len(self._choices_for(self.selected))
+        if count:
+            self.cursor = (self.cursor + step) % count
+            self._repaint_choice()
+
+    def action_deselect(self) -> None:
+        chat = self.query_one("#table-chat", Input)
+        if chat.has_class("-open"):
+            self._close_chat()
+            return
+        self.selected = None
+        self.hint = None
+        self._repaint_choice()
+
+    def action_slot(self, letter: str) -> None:
+        if self.selected is None or not self._my_turn():
+            if self._my_turn():
+                self.notify("Pick a card first (1-9).", timeout=2)
+            return
+        choices = self._choices_for(self.selected)
+        for choice in choices:
+            if choice.key == letter:
+                self._run(choice)
+                return
+        slot = next((s for s in self.slots if s.letter == letter), None)
+        if slot is None:
+            return
+        if slot.pile is None:
+            new = [c for c in choices if c.key == "n"]
+            face = FACES[self.selected.card]
+            if new and face.colour == slot.colour:
+                self._run(new[0])
+                return
+        self._explain(slot)
+
+    def on_slot_view_clicked(self, message: SlotView.Clicked) -> None:
+        self.action_slot(message.letter)
+
+    def _explain(self, slot: Slot) -> None:
+        """Say why the selected card can't go there, in the engine's words."""
+        assert self.selected is not None and self.me is not None and self.view is not None
+        pile = slot.pile.id if slot.pile is not None else NEW_PILE
+        try:
+            validate(self.view, PlayCard(self.me, self.selected.card, pile))
+        except IllegalActionError as exc:
+            self.notify(str(exc), severity="warning", timeout=3)
+
+    def _by_key(self, key: str) -> None:
+        if self.selected is None:
+            return
+        for choice in self._choices_for(self.selected):
+            if choice.key == key:
+                self._run(choice)
+                return
+
+    def action_new_pile(self) -> None:
+        self._by_key("n")
+
+    def action_play_action(self) -> None:
+        self._by_key("p")
+
+    def action_discard(self) -> None:
+        self._by_key("x")
+
+    def action_end_turn(self) -> None:
+        for action in self.legal:
+            if isinstance(action, EndTurn):
+                self._send(action)
+                return
+
+    def action_do(self) -> None:
+        if self.hint is not None:
+            self._send(self.hint)
+            return
+        if self.selected is None:
+            return
+        choices = self._choices_for(self.selected)
+        if choices:
+            self._run(choices[min(self.cursor, len(choices) - 1)])
+
+    def action_hint(self) -> None:
+        view, me = self.view, self.me
+        if view is None or me is None or not self.legal or not self._my_turn():
+            return
+        hint = self._bot.choose(view, me, list(self.legal))
+        self.hint = hint
+        card = getattr(hint, "card", None)
+        self.selected = next((p for p in picks(view, me) if p.card == card), None)
+        self.cursor = 0
+        self._repaint_choice()
+
+    def action_chat(self) -> None:
+        chat = self.query_one("#table-chat", Input)
+        chat.add_class("-open")
+        chat.can_focus = True
+        chat.focus()
+
+    def _close_chat(self) -> None:
+        chat = self.query_one("#table-chat", Input)
+        chat.remove_class("-open")
+        chat.value = ""
+        chat.can_focus = False
+        self.set_focus(None)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if text:
+            self.post_message(Say(text))
+        self._close_chat()
+
+    def action_leave(self) -> None:
+        self.post_message(Leave())
+
+    # -- doing things --------------------------------------------------------------------------
+
+    def _run(self, choice: Choice) -> None:
+        if choice.action is not None:
+            self._send(choice.action)
+        elif choice.kind is Kind.STEAL_CARD:
+            self._ask_steal(StealCard)
+        elif choice.kind is Kind.STEAL_CHIP:
+            self._ask_steal(StealChip)
+
+    def _send(self, action: Action) -> None:
+        self.hint = None
+        self.post_message(Act(action))
+
+    def _ask_steal(self, kind: type[StealCard] | type[StealChip]) -> None:
+        assert self.selected is not None and self.view is not None
+        view = self.view
+        card = self.selected.card
+        options = [a for a in self.legal if isinstance(a, kind) and a.card == card]
+        targets = sorted({a.target for a in options}, key=seat_order(view, self.me).index)
+        answers = []
+        for seat in targets:
+            top = view.discard_top(seat)
+            red, blue = view.chips[seat]
+            detail = (f"hand {len(view.hands[seat])}, discard "
+                      f"{words.card(top) if top is not None else '—'}"
+                      if kind is StealCard else f"chips {words.chips(red, blue)}")
+            answers.append(Answer(f"{escape(self._seat_name(seat))}  [dim]{detail}[/]", seat))
+        title = "Steal a Card from whom?" if kind is StealCard else "Steal a Chip from whom?"
+
+        def chosen(seat: Seat | None) -> None:
+            if seat is None:
+                return
+            mine = [a for a in options if a.target == seat]
+            if len(mine) == 1:
+                self._send(mine[0])
+                return
+            self._ask_what(seat, mine)
+
+        self.app.push_screen(ChoiceScreen(title, answers), chosen)
+
+    def _ask_what(self, seat: Seat, options: Sequence[StealCard | StealChip]) -> None:
+        view = self.view
+        assert view is not None
+        who = self._seat_name(seat)
+        answers: list[Answer[Action]] = []
+        for action in options:
+            if isinstance(action, StealCard):
+                if action.zone == Zone.HAND:
+                    label = f"a random card from {escape(who)}'s hand " \
+                            f"({len(view.hands[seat])} cards)"
+                else:
+                    top = view.discard_top(seat)
+                    label = f"{escape(who)}'s discard top {words.card(top) if top else ''}"
+                answers.append(Answer(label, action))
+            elif isinstance(action, StealChip):
+                colour = Colour(action.colour)
+                have = view.chips[seat][colour]
+                answers.append(Answer(
+                    f"a {words.colour_chip(colour)} {colour.title} chip ({escape(who)} has {have})",
+                    action,
+                ))
+        question = ("Take from the hand or the discard?" if isinstance(options[0], StealCard)
+                    else "Which colour?")
+
+        def chosen(action: Action | None) -> None:
+            if action is not None:
+                self._send(action)
+
+        self.app.push_screen(ChoiceScreen(question, answers), chosen)
+
+    # -- the Block window ----------------------------------------------------------------------
+
+    def _block_window(self, view: State | None) -> None:
+        window = view.window if view is not None else None
+        if window is None or view is None or view.phase != Phase.BLOCK_WINDOW:
+            self._end_prompt()
+            return
+        me = self.me
+        if me is None or me == window.seat or me in window.passed:
+            return
+        if self._prompted == window.pile.id:
+            return
+        blocks = [a for a in self.legal if isinstance(a, Block)]
+        passes = [a for a in self.legal if isinstance(a, PassBlock)]
+        if not blocks and not passes:
+            return
+        self._prompted = window.pile.id
+        if not blocks:
+            if not self.frozen:
+                self._auto_pass = self.set_timer(
+                    random.uniform(*AUTO_PASS), lambda: self._send(passes[0])
+                )
+            return
+        what = (f"[b]{escape(self._seat_name(window.seat))}[/] completed a "
+                f"{words.colour_word(window.pile.colour)} pile "
+                + "".join(words.card(c) for c in window.pile.cards)
+                + f". Block it? You hold {len(blocks)} Block card(s).")
+        prompt = BlockPrompt(what, self.block_window, frozen=self.frozen)
+        self._prompt = prompt
+
+        def decided(decision: Decision | None) -> None:
+            self._prompt = None
+            if decision == "block":
+                self._send(blocks[0])
+            elif decision == "pass" and passes:
+                self._send(passes[0])
+
+        self.app.push_screen(prompt, decided)
+
+    def _end_prompt(self) -> None:
+        if self._auto_pass is not None:
+            self._auto_pass.stop()
+            self._auto_pass = None
+        prompt, self._prompt = self._prompt, None
+        if prompt is not None:
+            prompt.expire()

@@ -1,0 +1,329 @@
+"""The peers of one table in this process, run by a worker of the app.
+
+A session starts what the launch asks for (maybe a broker, maybe a host with bots) and
+the user's own player or spectator, then forwards every notice to the app as a message.
+It never touches a widget: the app decides what the screens show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.message import Message
+from textual.worker import Worker
+
+from broker.embedded import EmbeddedBroker
+from engine.actions import Action
+from engine.rng import derive_seed
+from netplay.errors import ProfileError
+from netplay.host import HostSettings
+from netplay.identity import Identity, load_profile, profiles_dir
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import BotPeer, Broker, Host, Player
+from netplay.player import GameEnded, Notice
+from netplay.topics import Topics
+from netplay.transport import BrokerAddress, MqttTransport, Transport
+from netplay.wire import Outgoing
+from tui.launch import MEMORY, Launch, ProfileLock, default_profile
+from tui.messages import Health, NetNotice, Problem, RecordWritten, SessionFailed, SessionReady
+
+log = logging.getLogger("tui.session")
+
+HOST_QUIET = 6.0
+"""Seconds without a word from the host (it heartbeats every second) before we say so."""
+NO_TABLE = 5.0
+"""Seconds connected without the table's announcement before we say so."""
+CHECK_EVERY = 0.5
+
+
+class WatchedTransport:
+    """A transport that notes when the host was last heard and whether it left.
+
+    Wraps the player's own transport, so the interface can tell "host gone" from
+    "broker gone" without reaching into the session's internals.
+    """
+
+    def __init__(self, inner: Transport, topics: Topics) -> None:
+        self.inner = inner
+        self.topics = topics
+        self.connected = inner.connected
+        self.host_heard: float | None = None
+        self.table_seen = False
+        self.table_closed = False
+        self.ever_connected = False
+
+    async def start(self) -> None:
+        await self.inner.start()
+
+    async def stop(self) -> None:
+        await self.inner.stop()
+
+    def publish(self, out: Outgoing) -> None:
+        self.inner.publish(out)
+
+    async def flushed(self) -> None:
+        await self.inner.flushed()
+
+    async def receive(self) -> tuple[str, bytes]:
+        topic, payload = await self.inner.receive()
+        now = asyncio.get_running_loop().time()
+        if topic == self.topics.events:
+            self.host_heard = now
+        elif topic == self.topics.announce:
+            if payload:
+                self.table_seen = True
+                self.table_closed = False
+                self.host_heard = now
+            else:
+                self.table_closed = self.table_seen
+        return topic, payload
+
+
+class TableSession:
+    """One table: start with :meth:`run` in a worker; cancel the worker to leave."""
+
+    def __init__(
+        self, launch: Launch, post: Callable[[Message], object], *,
+        profiles: Path | None = None, after: Worker[None] | None = None,
+    ) -> None:
+        self.launch = launch
+        self.after = after
+        """The previous session's worker: it must have let go of ports and profiles."""
+        self.post = post
+        self.profiles = profiles
+        self.player: Player | None = None
+        self.host: Host | None = None
+        self.broker: Broker | None = None
+        self.url = ""
+        self.profile_name = ""
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._watched: WatchedTransport | None = None
+        self._over = False
+        self._bots: list[BotPeer] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- what the app calls ------------------------------------------------------------------
+
+    def act(self, action: Action) -> None:
+        if self.player is not None:
+            self.player.act(action)
+
+    def chat(self, text: str) -> None:
+        if self.player is not None:
+            self.player.chat(text)
+
+    def fill_with_bots(self) -> int:
+        """Seat a bot peer in every empty seat of our own table; how many."""
+        host = self.host
+        if host is None or self.broker is None or host.host.game is not None:
+            return 0
+        if self._bots:
+            return 0  # already on their way
+        empty = [seat for seat, info in enumerate(host.host.seats) if info is None]
+        for seat in empty:
+            task = asyncio.create_task(self._add_bot(seat))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return len(empty)
+
+    # -- the run -----------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        if self.after is not None:
+            with contextlib.suppress(Exception):
+                await self.after.wait()
+        launch = self.launch
+        lock = ProfileLock(self.profiles or profiles_dir())
+        async with contextlib.AsyncExitStack() as stack:
+            self._stack = stack
+            stack.callback(lock.release)
+            try:
+                self.broker, where = await self._broker(stack)
+                if launch.hosting:
+                    await self._host(stack)
+                identity = self._identity(lock)
+            except (OSError, ValueError, ProfileError) as exc:
+                self.post(SessionFailed(_start_problem(launch, exc)))
+                return
+            player = Player(
+                identity, launch.table, launch.display_name(), broker=self.broker,
+                password=launch.password, watch=launch.role == "watch",
+            )
+            if launch.seed is not None:
+                player.player.entropy = derive_seed(launch.seed, label=f"player-{launch.game}")
+            self._watched = WatchedTransport(player.transport, Topics(launch.table))
+            player.transport = self._watched
+            await stack.enter_async_context(player)
+            self.player = player
+            self.post(SessionReady(where))
+            watchdog = asyncio.create_task(self._watchdog())
+            finisher = asyncio.create_task(self._finish()) if self.host else None
+            try:
+                async for notice in player.notices():
+                    self._track(notice)
+                    self.post(NetNotice(notice))
+            finally:
+                for task in (watchdog, finisher, *self._tasks):
+                    if task is not None:
+                        task.cancel()
+                self.player = None
+
+    async def _broker(self, stack: contextlib.AsyncExitStack) -> tuple[Broker, str]:
+        launch = self.launch
+        if launch.broker == MEMORY:
+            self.url = "memory"
+            return AsyncMemoryBroker(), "an in-process broker"
+        if launch.broker is not None:
+            address = BrokerAddress.parse(launch.broker)
+            self.url = address.url
+            return launch.broker, address.url
+        if launch.role == "play":
+            embedded = EmbeddedBroker(launch.bind, launch.port, password=launch.password)
+            await embedded.start()
+            stack.push_async_callback(embedded.stop)
+            self.url = embedded.url
+            return embedded.url, embedded.url
+        from broker.autostart import start_meeting_point
+
+        meeting = await start_meeting_point(launch.bind, launch.port, password=launch.password)
+        stack.push_async_callback(meeting.close)
+        self.url = meeting.url
+        return meeting.url, meeting.url
+
+    async def _host(self, stack: contextlib.AsyncExitStack) -> None:
+        launch = self.launch
+        assert self.broker is not None
+        settings = HostSettings(
+            table=launch.table, players=launch.players, bots=("greedy",) * launch.bots,
+            rules=launch.rules, block_window=launch.block_window, password=launch.password,
+            bot_delay=launch.bot_delay,
+        )
+        secret = None
+        if launch.seed is not None:
+            secret = derive_seed(launch.seed, label=f"host-secret-{launch.game}")
+        host = Host(settings, broker=self.broker, secret=secret, record_path=launch.record)
+        if launch.seed is not None:
+            # The deal depends on every seat's entropy too: derive the bots' from the seed.
+            for seat, info in enumerate(host.host.seats):
+                if info is not None:
+                    info.entropy = derive_seed(launch.seed, label=f"bot-{launch.game}-{seat}")
+        await stack.enter_async_context(host)
+        self.host = host
+
+    def _identity(self, lock: ProfileLock) -> Identity:
+        wanted = self.launch.profile or default_profile()
+        self.profile_name = lock.acquire(wanted, exact=False)
+        return load_profile(self.profile_name, base=self.profiles)
+
+    def _new_bot(self, seat: int) -> BotPeer:
+        assert self.broker is not None
+        bot = BotPeer(
+            Identity.generate(), self.launch.table, broker=self.broker, strategy="greedy",
+            name=f"Bot {seat + 1}", password=self.launch.password, think=self.launch.bot_delay,
+        )
+        self._bots.append(bot)
+        return bot
+
+    async def _add_bot(self, seat: int) -> None:
+        assert self._stack is not None
+        await self._stack.enter_async_context(self._new_bot(seat))
+
+    async def _finish(self) -> None:
+        """The host waits for the verdicts, then writes the record."""
+        host = self.host
+        assert host is not None
+        await host.finished(verify_wait=self.launch.verify_wait)
+        if self.launch.record is not None:
+            self.post(RecordWritten(str(self.launch.record)))
+
+    # -- health ------------------------------------------------------------------------------
+
+    def _track(self, notice: Notice) -> None:
+        if isinstance(notice, GameEnded):
+            self._over = True
+
+    async def _watchdog(self) -> None:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        connected_at: float | None = None
+        last: Problem | None = None
+        while True:
+            await asyncio.sleep(CHECK_EVERY)
+            now = loop.time()
+            watched = self._watched
+            if watched is None:
+                continue
+            if watched.connected.is_set():
+                watched.ever_connected = True
+                connected_at = connected_at or now
+            else:
+                connected_at = None
+            problem = self._problem(watched, now, connected_at, started)
+            if problem != last:
+                last = problem
+                self.post(Health(problem))
+
+    def _problem(
+        self, watched: WatchedTransport, now: float, connected_at: float | None, started: float
+    ) -> Problem | None:
+        url = self.url
+        inner = watched.inner
+        if not watched.connected.is_set():
+            error = inner.last_error if isinstance(inner, MqttTransport) else None
+            failures = inner.failures if isinstance(inner, MqttTransport) else 0
+            why = f" ({error})" if error else ""
+            if watched.ever_connected:
+                return Problem(
+                    "Lost the broker.", f"The connection to {url} dropped{why}.",
+                    "Reconnecting by itself; if it stays down, check the network and the "
+                    "broker. Esc leaves.",
+                )
+            if failures or now - started > NO_TABLE:
+                return Problem(
+                    "Can't reach the broker.", f"Nothing answers at {url}{why}.",
+                    "Check the address and port, and that `stacks host` or `stacks broker` "
+                    "runs there. Retrying; Esc leaves.", severe=True,
+                )
+            return None
+        if watched.table_closed and not self._over:
+            return Problem(
+                "The host closed the table.", f"Table {self.launch.table!r} is gone.",
+                "Esc goes back to the menu; join again when the host reopens it.", severe=True,
+            )
+        if not watched.table_seen:
+            if connected_at is not None and now - connected_at > NO_TABLE:
+                return Problem(
+                    "No such table yet.",
+                    f"Table {self.launch.table!r} is not announced on {url}.",
+                    "The host may not have opened it yet, or the name differs. Waiting; "
+                    "Esc leaves.",
+                )
+            return None
+        heard = watched.host_heard
+        if not self._over and heard is not None and now - heard > HOST_QUIET:
+            return Problem(
+                "The host has gone quiet.",
+                f"Nothing from the host for more than {HOST_QUIET:.0f} seconds: it may have "
+                "quit or lost its network.",
+                "Wait for it to come back, or Esc to leave.", severe=True,
+            )
+        return None
+
+
+def _start_problem(launch: Launch, exc: Exception) -> Problem:
+    if isinstance(exc, ProfileError):
+        return Problem("Can't load your profile.", str(exc),
+                       "Choose another with --profile NAME.", severe=True)
+    if isinstance(exc, ValueError):
+        return Problem("Can't open the table.", str(exc),
+                       "Check the settings (players, bots, block window, broker address).",
+                       severe=True)
+    return Problem(
+        "Can't start the broker.", str(exc),
+        "Another program may use the port: pick another with --port, or use a running "
+        "broker with --broker URL.", severe=True,
+    )

@@ -1,0 +1,92 @@
+"""Your side of the table: your hand, your discard top, your chips.
+
+Cards you can play now are underlined (and counted), the selected card is framed by
+arrows; a click on a card picks it, like its number key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from engine.cards import CardId, Colour
+from engine.state import Seat, State
+from tui import words
+
+DISCARD_KEY = "0"
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """A card the player points at: a hand position, or the discard top (``index`` -1)."""
+
+    index: int
+    card: CardId
+
+    @property
+    def from_discard(self) -> bool:
+        return self.index < 0
+
+    @property
+    def key(self) -> str:
+        if self.from_discard:
+            return DISCARD_KEY
+        return str(self.index + 1) if self.index < 9 else ""
+
+
+def picks(view: State, seat: Seat) -> list[Pick]:
+    """Every card ``seat`` may point at, in key order: the hand, then the discard top."""
+    out = [Pick(i, c) for i, c in enumerate(view.hands[seat])]
+    top = view.discard_top(seat)
+    if top is not None:
+        out.append(Pick(-1, top))
+    return out
+
+
+class Hand(Widget):
+    """Two lines: the hand with number keys; the discard top, chips and skips."""
+
+    DEFAULT_CSS = """
+    Hand {
+        height: auto;
+        width: 1fr;
+    }
+    """
+
+    view: reactive[State | None] = reactive(None, always_update=True, layout=True)
+    me: reactive[Seat | None] = reactive(None)
+    playable: reactive[frozenset[CardId]] = reactive(frozenset())
+    selected: reactive[Pick | None] = reactive(None)
+
+    def render(self) -> str:
+        view, me = self.view, self.me
+        if view is None or me is None:
+            return "[dim]You are watching: no hand.[/]"
+        cards = [self._card(p) for p in picks(view, me) if not p.from_discard]
+        hand = "  ".join(cards) if cards else "[dim]empty[/]"
+        top = view.discard_top(me)
+        if top is None:
+            discard = "[dim]empty[/]"
+        else:
+            below = len(view.discards[me]) - 1
+            discard = self._card(Pick(-1, top)) + (f" [dim]({below} below)[/]" if below else "")
+        red, blue = view.chips[me][Colour.RED], view.chips[me][Colour.BLUE]
+        second = f"[dim]Your discard[/] {discard}   [dim]Your chips[/] {words.chips(red, blue)}"
+        if view.skip_tokens[me]:
+            second += f"   [b]you miss {view.skip_tokens[me]} turn(s)[/]"
+        count = sum(1 for p in picks(view, me) if p.card in self.playable)
+        if count:
+            second += f"   [dim]{count} playable (underlined)[/]"
+        return f"[dim]Hand[/] {hand}\n{second}"
+
+    def _card(self, pick: Pick) -> str:
+        extra = "underline" if pick.card in self.playable else ""
+        body = words.card(pick.card, extra=extra)
+        key = pick.key
+        chosen = self.selected is not None and self.selected == pick
+        label = f"[reverse b]{key}[/]" if chosen else f"[b]{key}[/]" if key else ""
+        text = f"▸{label}{body}◂" if chosen else f"{label}{body}"
+        action = "screen.pick_top" if pick.from_discard else f"screen.pick({pick.index})"
+        return f"[@click={action}]{text}[/]"

@@ -1,0 +1,80 @@
+"""Every other seat at the table, one line each: the public part of their game."""
+
+from __future__ import annotations
+
+from textual.markup import escape
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from engine.cards import Colour
+from engine.state import Phase, Seat, State
+from tui import words
+from tui.model import SeatPresence
+
+
+def seat_order(view: State, me: Seat | None) -> list[Seat]:
+    """Every seat but ``me``, in the order play reaches them from ``me``."""
+    start = 0 if me is None else me
+    step = view.direction
+    seats = [(start + step * i) % view.players for i in range(view.players)]
+    return [s for s in seats if s != me]
+
+
+class Opponents(Widget):
+    """One line per opponent: name, presence, hand, discard top, chips, skips, turn."""
+
+    DEFAULT_CSS = """
+    Opponents {
+        height: auto;
+        width: 1fr;
+    }
+    """
+
+    view: reactive[State | None] = reactive(None, always_update=True, layout=True)
+    names: reactive[tuple[str, ...]] = reactive(())
+    me: reactive[Seat | None] = reactive(None)
+    seats: reactive[tuple[SeatPresence | None, ...]] = reactive(())
+    wide: reactive[bool] = reactive(False)
+
+    def render(self) -> str:
+        view = self.view
+        if view is None or view.phase == Phase.SETUP:
+            return "[dim]Waiting for the deal…[/]"
+        lines = [self._line(view, seat) for seat in seat_order(view, self.me)]
+        return "\n".join(lines)
+
+    def _line(self, view: State, seat: Seat) -> str:
+        current = view.current == seat and view.phase == Phase.PLAY
+        window = view.window
+        marker = "[b]▶[/]" if current else " "
+        name = self.names[seat] if seat < len(self.names) else f"Seat {seat}"
+        width = 20 if self.wide else 14
+        if len(name) > width:
+            name = name[: width - 1] + "…"
+        name_text = f"[b]{escape(name)}[/]" if current else escape(name)
+        name_text += " " * (width - len(name))
+        presence = self.seats[seat] if seat < len(self.seats) else None
+        here = "" if presence is None else presence.words
+        here_text = f"[dim]{here:<7}[/]" if here in ("bot", "online") else f"[b]{here:<7}[/]"
+        hand = len(view.hands[seat])
+        top = view.discard_top(seat)
+        discard = words.card(top) if top is not None else "[dim] —  [/]"
+        red, blue = view.chips[seat][Colour.RED], view.chips[seat][Colour.BLUE]
+        parts = [
+            f"{marker} {name_text} {here_text}",
+            f"hand {hand:<2}",
+            f"discard {discard}",
+            f"chips {words.chips(red, blue)}",
+        ]
+        if self.wide:
+            parts.insert(3, f"[dim]({len(view.discards[seat])} in pile)[/]")
+        if view.skip_tokens[seat]:
+            parts.append(f"[b]skips {view.skip_tokens[seat]}[/]")
+        if window is not None:
+            if seat == window.seat:
+                parts.append("[b]completed![/]")
+            elif seat in window.passed:
+                parts.append("[dim]passed[/]")
+            elif seat in window.eligible:
+                parts.append("[i]may block…[/]")
+        return " ".join(parts)

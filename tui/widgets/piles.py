@@ -1,0 +1,185 @@
+"""The pile slots in the middle of the table, and the draw and out-of-play counts.
+
+A pile keeps its slot (and its key letter) from the card that opens it until it goes
+out of play, so a key always means the same pile while it is open.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from engine.cards import Colour
+from engine.state import Pile, PileId, State
+from tui import words
+
+LETTERS = "abcdfgjklmorsuvwyz"
+"""Key letters of the slots: a-d, then letters no other key of the table uses."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One place for a pile: its key letter, its colour and the pile in it (if any)."""
+
+    letter: str
+    colour: Colour
+    pile: Pile | None
+    complete: bool = False
+    """The pile is complete and waits for the Block window to close."""
+
+    @property
+    def needs(self) -> int:
+        return 1 if self.pile is None else self.pile.height + 1
+
+
+class SlotMap:
+    """Which slot each open pile sits in; slots per colour follow the pile limit."""
+
+    def __init__(self) -> None:
+        self._where: dict[PileId, int] = {}
+
+    def slots(self, view: State) -> tuple[Slot, ...]:
+        limit = view.config.max_open_piles_per_colour
+        piles = list(view.piles)
+        window_pile = view.window.pile if view.window is not None else None
+        if window_pile is not None:
+            piles.append(window_pile)
+        by_colour: dict[Colour, list[Pile]] = {c: [] for c in Colour}
+        for pile in sorted(piles, key=lambda p: p.id):
+            by_colour[pile.colour].append(pile)
+        open_ids = {p.id for p in piles}
+        self._where = {k: v for k, v in self._where.items() if k in open_ids}
+        result: list[Slot] = []
+        letter = 0
+        for colour in Colour:
+            mine = by_colour[colour]
+            count = max(limit, len(mine)) if limit else len(mine) + 1
+            places: list[Pile | None] = [None] * count
+            for pile in mine:
+                at = self._where.get(pile.id)
+                if at is None or at >= count or places[at] is not None:
+                    at = places.index(None)
+                    self._where[pile.id] = at
+                places[at] = pile
+            for pile_or_none in places:
+                result.append(Slot(
+                    LETTERS[letter % len(LETTERS)], colour, pile_or_none,
+                    complete=pile_or_none is not None and pile_or_none is window_pile,
+                ))
+                letter += 1
+        return tuple(result)
+
+
+class SlotView(Widget):
+    """One pile slot; a click on it means the same as its key."""
+
+    DEFAULT_CSS = """
+    SlotView {
+        height: 1;
+        width: 1fr;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    SlotView:hover {
+        background: $boost;
+    }
+    SlotView.-target {
+        background: $accent 30%;
+    }
+    """
+
+    class Clicked(Message):
+        def __init__(self, letter: str) -> None:
+            super().__init__()
+            self.letter = letter
+
+    slot: reactive[Slot | None] = reactive(None)
+    target: reactive[bool] = reactive(False)
+
+    def watch_target(self, target: bool) -> None:
+        self.set_class(target, "-target")
+
+    def on_click(self) -> None:
+        if self.slot is not None:
+            self.post_message(self.Clicked(self.slot.letter))
+
+    def render(self) -> str:
+        slot = self.slot
+        if slot is None:
+            return ""
+        key = f"[b]▶{slot.letter}[/]" if self.target else f"[reverse b]{slot.letter}[/] "
+        title = words.colour_word(slot.colour)
+        pad = " " * (4 - len(slot.colour.title))
+        if slot.pile is None:
+            letter = slot.colour.letter
+            body = f"[dim]empty · starts with {letter}1 or {letter}W[/]"
+        else:
+            cards = "".join(words.card(c) for c in slot.pile.cards)
+            tail = "[b]complete![/]" if slot.complete else f"[dim]next[/] [b]{slot.needs}[/]"
+            body = f"{cards} {tail}"
+        return f"{key} {title}{pad} {body}" + (" [b]◀[/]" if self.target else "")
+
+
+class Piles(Widget):
+    """The slots, one row per colour, then the counts. Set ``view``, ``slots``, ``targets``."""
+
+    DEFAULT_CSS = """
+    Piles {
+        height: auto;
+        width: 1fr;
+        layout: vertical;
+    }
+    Piles > .pile-row {
+        height: 1;
+        width: 1fr;
+    }
+    Piles > .pile-counts {
+        height: 1;
+        width: 1fr;
+    }
+    """
+
+    view: reactive[State | None] = reactive(None, always_update=True)
+    slots: reactive[tuple[Slot, ...]] = reactive((), always_update=True)
+    targets: reactive[frozenset[str]] = reactive(frozenset())
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._shape: tuple[tuple[str, Colour], ...] = ()
+
+    def compose(self) -> ComposeResult:
+        for colour in Colour:
+            with Horizontal(classes="pile-row"):
+                for letter, slot_colour in self._shape:
+                    if slot_colour is colour:
+                        yield SlotView(id=f"slot-{letter}")
+        yield Static("", classes="pile-counts")
+
+    async def watch_slots(self, slots: tuple[Slot, ...]) -> None:
+        shape = tuple((s.letter, s.colour) for s in slots)
+        if shape != self._shape:
+            self._shape = shape
+            await self.recompose()
+        for slot in slots:
+            view = self.query_one(f"#slot-{slot.letter}", SlotView)
+            view.slot = slot
+            view.target = slot.letter in self.targets
+
+    def watch_targets(self, targets: frozenset[str]) -> None:
+        for view in self.query(SlotView):
+            view.target = view.slot is not None and view.slot.letter in targets
+
+    def watch_view(self, view: State | None) -> None:
+        if view is None or not self.is_mounted:
+            return
+        self.query_one(".pile-counts", Static).update(
+            f"[dim]Draw pile[/] [b]{len(view.draw_pile)}[/]   "
+            f"[dim]Out of play[/] [b]{len(view.out_of_play)}[/]   "
+            f"[dim]Action cards played[/] [b]{len(view.special_discard)}[/]"
+        )

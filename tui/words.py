@@ -1,0 +1,229 @@
+"""Cards and events in words (and Textual markup): what a person reads on the table.
+
+Colour is never the only cue: every card carries its code (``R4``, ``BW``) or its
+action's name, and every event is a sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.markup import escape
+
+from engine.cards import FACES, HIDDEN, CardId, Colour, Kind
+from engine.events import (
+    ActionPlayed,
+    CardDiscarded,
+    CardPlayed,
+    CardsDrawn,
+    CardTaken,
+    ChipAwarded,
+    ChipTaken,
+    DrawPileFormed,
+    Event,
+    GameOver,
+    PileBlocked,
+    PileCleared,
+    PileCompleted,
+    Reshuffled,
+    SkipsGiven,
+    TurnSkipped,
+    TurnStarted,
+)
+from engine.state import Outcome, PileId, Seat, State, Termination, Zone
+
+RED = "#b43a3a"
+BLUE = "#2f62b3"
+ACTION = "#c9a43f"
+_STYLE = {
+    Colour.RED: f"bold #ffffff on {RED}",
+    Colour.BLUE: f"bold #ffffff on {BLUE}",
+}
+_ACTION_STYLE = f"bold #1b1b1b on {ACTION}"
+_HIDDEN_STYLE = "#b0b0b0 on #404040"
+
+SHORT_ACTION = {
+    Kind.SKIP: "Skip",
+    Kind.REVERSE: "Reverse",
+    Kind.STEAL_CARD: "Steal card",
+    Kind.STEAL_CHIP: "Steal chip",
+    Kind.BLOCK: "Block",
+}
+
+
+def card_code(card: CardId) -> str:
+    """``R4``, ``BW``, ``Skip``, ``Steal card``; ``??`` for a hidden card."""
+    if card == HIDDEN:
+        return "??"
+    face = FACES[card]
+    if face.kind.is_action:
+        return SHORT_ACTION[face.kind]
+    return face.code
+
+
+def card_style(card: CardId) -> str:
+    if card == HIDDEN:
+        return _HIDDEN_STYLE
+    face = FACES[card]
+    if face.colour is None:
+        return _ACTION_STYLE
+    return _STYLE[face.colour]
+
+
+def card(card: CardId, *, label: str | None = None, extra: str = "") -> str:
+    """Markup for one card: its code on its colour, with a space each side."""
+    text = escape(label if label is not None else card_code(card))
+    style = card_style(card) + (f" {extra}" if extra else "")
+    return f"[{style}] {text} [/]"
+
+
+def colour_chip(colour: Colour, count: int | None = None) -> str:
+    """``R2`` on red: a chip count that also reads without colour."""
+    text = colour.letter if count is None else f"{colour.letter}{count}"
+    return f"[{_STYLE[colour]}]{text}[/]"
+
+
+def colour_word(colour: Colour) -> str:
+    return f"[bold {RED if colour is Colour.RED else '#6f9be0'}]{colour.title}[/]"
+
+
+def chips(red: int, blue: int) -> str:
+    return f"{colour_chip(Colour.RED, red)} {colour_chip(Colour.BLUE, blue)}"
+
+
+def outcome_text(outcome: Outcome, names: Sequence[str], me: Seat | None = None) -> str:
+    if outcome.winner is not None:
+        if outcome.winner == me:
+            return "You win!"
+        who = names[outcome.winner] if outcome.winner < len(names) else f"Seat {outcome.winner}"
+        return f"{who} wins"
+    if outcome.termination == Termination.STALEMATE:
+        return "A draw: nothing left to draw and nobody could play"
+    return "A draw: the turn limit was reached"
+
+
+class Narrator:
+    """Turns events into lines for the table's log (Textual markup, one line each).
+
+    It remembers which colour each pile has and who completed the last pile, so that a
+    later event can say "Ana completed Red — blocked by Bo".
+    """
+
+    def __init__(self, names: Sequence[str], me: Seat | None) -> None:
+        self.names = tuple(names)
+        self.me = me
+        self.pile_colour: dict[PileId, Colour] = {}
+        self.completed_by: dict[PileId, Seat] = {}
+
+    def who(self, seat: Seat) -> str:
+        if seat == self.me:
+            return "[b]You[/]"
+        name = self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat}"
+        return f"[b]{escape(name)}[/]"
+
+    def whose(self, seat: Seat) -> str:
+        if seat == self.me:
+            return "[b]your[/]"
+        return f"{self.who(seat)}'s"
+
+    def learn(self, view: State) -> None:
+        """Take pile colours from a view (after a snapshot)."""
+        for pile in view.piles:
+            self.pile_colour[pile.id] = pile.colour
+        if view.window is not None:
+            self.pile_colour[view.window.pile.id] = view.window.pile.colour
+            self.completed_by[view.window.pile.id] = view.window.seat
+
+    def _pile(self, pile: PileId) -> str:
+        colour = self.pile_colour.get(pile)
+        return colour_word(colour) if colour is not None else "a pile"
+
+    def describe(self, event: Event) -> str | None:
+        """One line for ``event``, or ``None`` for events not worth a line."""
+        if isinstance(event, TurnStarted):
+            return f"[dim]──[/] {self.whose(event.seat)} turn [dim]──[/]"
+        if isinstance(event, TurnSkipped):
+            return f"{self.whose(event.seat)} turn is skipped"
+        if isinstance(event, CardPlayed):
+            face = FACES[event.card]
+            assert face.colour is not None
+            self.pile_colour[event.pile] = face.colour
+            source = " from the discard" if event.zone == Zone.DISCARD else ""
+            if event.opens:
+                return f"{self.who(event.seat)} started a {colour_word(face.colour)} pile " \
+                       f"with {card(event.card)}{source}"
+            return f"{self.who(event.seat)} played {card(event.card)} on " \
+                   f"{colour_word(face.colour)}{source}"
+        if isinstance(event, ActionPlayed):
+            kind = FACES[event.card].kind
+            if kind in (Kind.STEAL_CARD, Kind.STEAL_CHIP):
+                return None  # told with what was taken
+            return f"{self.who(event.seat)} played {card(event.card)}"
+        if isinstance(event, CardTaken):
+            return self._taken(event)
+        if isinstance(event, ChipTaken):
+            return f"{self.who(event.seat)} played {card(_FIRST_STEAL_CHIP)}: took a " \
+                   f"{colour_chip(event.colour)} {event.colour.title} chip from " \
+                   f"{self.who(event.target)}"
+        if isinstance(event, PileCompleted):
+            self.completed_by[event.pile] = event.seat
+            tail = " — Block window open" if event.eligible else ""
+            return f"{self.who(event.seat)} completed {self._pile(event.pile)}{tail}"
+        if isinstance(event, PileBlocked):
+            by = self.completed_by.get(event.pile)
+            completer = self.who(by) if by is not None else "Someone"
+            return f"{completer} completed {self._pile(event.pile)} — " \
+                   f"[b]blocked[/] by {self.who(event.seat)}"
+        if isinstance(event, PileCleared):
+            return None  # the chip line says it
+        if isinstance(event, ChipAwarded):
+            return f"{self.who(event.seat)} took a {colour_chip(event.colour)} " \
+                   f"{event.colour.title} chip"
+        if isinstance(event, CardDiscarded):
+            return f"{self.who(event.seat)} discarded {card(event.card)}"
+        if isinstance(event, CardsDrawn):
+            if event.seat != self.me:
+                return None
+            drawn = " ".join(card(c) for c in event.cards)
+            return f"You drew {drawn}"
+        if isinstance(event, SkipsGiven):
+            counted: dict[Seat, int] = {}
+            for seat in event.seats:
+                counted[seat] = counted.get(seat, 0) + 1
+            parts = [
+                f"{self.who(seat)} will miss {'a turn' if n == 1 else f'{n} turns'}"
+                for seat, n in counted.items()
+            ]
+            return "; ".join(parts)
+        if isinstance(event, Reshuffled):
+            return f"The out-of-play cards became a new draw pile ({len(event.cards)} cards)"
+        if isinstance(event, DrawPileFormed):
+            return "The cards are dealt"
+        if isinstance(event, GameOver):
+            outcome = Outcome(event.termination, event.winner)
+            return f"[b]Game over: {escape(outcome_text(outcome, self.names, self.me))}[/]"
+        return None
+
+    def _taken(self, event: CardTaken) -> str:
+        thief = self.who(event.seat)
+        steal = card(_FIRST_STEAL_CARD)
+        if event.zone == Zone.DISCARD:
+            where = f"{self.whose(event.target)} discard"
+            return f"{thief} played {steal}: took {card(event.card)} from {where}"
+        what = card(event.card) if event.card != HIDDEN else "a card"
+        return f"{thief} played {steal}: took {what} from {self.whose(event.target)} hand"
+
+    def race(self, pile: PileId, winner: Seat | None,
+             presses: Sequence[tuple[Seat, str, float, str]]) -> str | None:
+        """The press queue of a Block race, when anyone pressed Block."""
+        if not any(kind == "block" for _, kind, _, _ in presses):
+            return None
+        parts = []
+        for seat, kind, offset, result in sorted(presses, key=lambda p: p[2]):
+            verb = "Block" if kind == "block" else "pass"
+            parts.append(f"{self.who(seat)} {verb} {offset / 1000:.2f} s ({result})")
+        return "Block race: " + " · ".join(parts)
+
+
+_FIRST_STEAL_CARD = next(i for i, f in enumerate(FACES) if f.kind is Kind.STEAL_CARD)
+_FIRST_STEAL_CHIP = next(i for i, f in enumerate(FACES) if f.kind is Kind.STEAL_CHIP)
