@@ -171,7 +171,7 @@ def test_largest_seq_is_accepted() -> None:
     "body",
     [
         {"text": "x" * 4097},
-        {"blob": b"x" * (32 * 1024 + 1)},
+        {"blob": b"x" * (64 * 1024 + 1)},
         {"list": list(range(513))},
         {f"k{i}": i for i in range(65)},
         {1: "integer keys"},
