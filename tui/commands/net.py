@@ -60,6 +60,23 @@ def default_record_path(table: str) -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME)) / "records" / f"{table}-{stamp}.json"
 
 
+CONNECT_WAIT = 15.0
+
+
+async def _reach(peer: Host | BotPeer | Spectator, url: str, who: str) -> bool:
+    """Wait for the first connection; say clearly when the broker can't be reached."""
+    connected = peer.transport.connected
+    try:
+        await asyncio.wait_for(connected.wait(), CONNECT_WAIT)
+    except TimeoutError:
+        address = BrokerAddress.parse(url).url
+        print(f"{who}: can't reach the MQTT broker at {address} (tried for "
+              f"{CONNECT_WAIT:.0f} s). Is the host running, and is the address right? "
+              "Give it with --broker mqtt://HOST:PORT.", file=sys.stderr)
+        return False
+    return True
+
+
 async def _until_stopped(work: Coroutine[Any, Any, int], stop: asyncio.Event) -> int:
     """``work``'s exit status, or 130 if a signal stops it first."""
     worker = asyncio.create_task(work)
@@ -140,6 +157,8 @@ async def _host(args: argparse.Namespace) -> int:
     try:
         async with Host(settings, broker=url, identity=identity, record_path=record,
                         secret=secret) as host:
+            if not await _reach(host, url, "stacks host"):
+                return 1
             waiting = args.players - args.bots
             print(f"table {args.table!r} on {BrokerAddress.parse(url).url}: "
                   f"{args.players} seats, {args.bots} bots", flush=True)
@@ -258,6 +277,8 @@ async def _bot(args: argparse.Namespace) -> int:
     _stop_on_signals(stop)
     async with BotPeer(identity, args.table, broker=args.broker, strategy=args.strategy,
                        name=name, password=args.password, think=args.think) as bot:
+        if not await _reach(bot, args.broker, "stacks bot"):
+            return 1
         async def follow() -> int:
             async for notice in bot.notices():
                 if isinstance(notice, Refused):
@@ -294,6 +315,8 @@ async def _watch(args: argparse.Namespace) -> int:
     out = sys.stdout
     async with Spectator(identity, args.table, args.name or "spectator",
                          broker=args.broker) as watcher:
+        if not await _reach(watcher, args.broker, "stacks watch"):
+            return 1
         async def follow() -> int:
             async for notice in watcher.notices():
                 if isinstance(notice, Refused):
