@@ -12,6 +12,7 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from netplay.memory import AsyncMemoryBroker
 from tui.control import Control
 from tui.launch import Launch
 from tui.messages import (
@@ -32,7 +33,7 @@ class StacksApp(App[None]):
     """Sequence Stacks in the terminal."""
 
     TITLE = "Sequence Stacks"
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", key_display="?"),
@@ -44,12 +45,13 @@ class StacksApp(App[None]):
     def __init__(
         self, launch: Launch | None = None, *, defaults: Launch | None = None,
         profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
+        memory: AsyncMemoryBroker | None = None,
     ) -> None:
         super().__init__()
         self.launch = launch
         self.defaults = defaults or Launch(role="play")
         self.ask = ask
-        self.control = Control(self, profiles=profiles, frozen=frozen)
+        self.control = Control(self, profiles=profiles, frozen=frozen, memory=memory)
 
     async def on_mount(self) -> None:
         if self.launch is not None:
@@ -118,12 +120,15 @@ class StacksApp(App[None]):
 def make_app(
     launch: Launch | None = None, *, defaults: Launch | None = None,
     profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
+    memory: AsyncMemoryBroker | None = None,
 ) -> StacksApp:
     """The app: straight to a table for ``launch``, else the main menu.
 
     ``defaults`` fill the menu's choices (name, profile, broker); ``profiles`` is where
     identities live (tests: a temporary folder); ``frozen`` stops timers that would make
     screenshots differ (the Block countdown, the automatic pass); ``ask`` opens the
-    join or watch form over the menu.
+    join or watch form over the menu; ``memory`` is the in-process broker that
+    ``broker="memory"`` means (so a test can put other peers on it).
     """
-    return StacksApp(launch, defaults=defaults, profiles=profiles, frozen=frozen, ask=ask)
+    return StacksApp(launch, defaults=defaults, profiles=profiles, frozen=frozen, ask=ask,
+                     memory=memory)

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from engine.actions import Action
+from netplay.memory import AsyncMemoryBroker
 from netplay.player import (
     Applied,
     ChatLine,
@@ -33,7 +34,7 @@ from netplay.player import (
 from tui.launch import Launch
 from tui.messages import Problem
 from tui.model import TableModel
-from tui.words import Narrator
+from tui.words import Narrator, short_name
 
 if TYPE_CHECKING:
     from tui.app import StacksApp
@@ -46,8 +47,12 @@ if TYPE_CHECKING:
 class Control:
     """One table at a time: its session, its model and its screens."""
 
-    def __init__(self, app: StacksApp, *, profiles: Path | None, frozen: bool) -> None:
+    def __init__(
+        self, app: StacksApp, *, profiles: Path | None, frozen: bool,
+        memory: AsyncMemoryBroker | None = None,
+    ) -> None:
         self.app = app
+        self.memory = memory
         self.profiles = profiles
         self.frozen = frozen
         self.launch: Launch | None = None
@@ -111,7 +116,7 @@ class Control:
         from tui.session import TableSession
 
         self.session = TableSession(launch, self.app.post_message, profiles=self.profiles,
-                                    after=self._closing)
+                                    after=self._closing, memory=self.memory)
         self._closing = None
         self.worker = self.app.run_worker(
             self.session.run(), name="table-session", group="session", exclusive=True,
@@ -243,6 +248,7 @@ class Control:
 
         model = self.model
         assert model is not None
+        names = tuple(short_name(name) for name in names)
         model.names = names
         model.status = "playing"
         if self.session is not None and self.session.player is not None:

@@ -23,6 +23,7 @@ from engine.events import (
     PileCompleted,
 )
 from engine.state import Seat, State
+from tui.words import short_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,7 @@ def seats_from_announce(announce: dict[str, Any]) -> list[SeatPresence | None]:
             seats.append(None)
             continue
         seats.append(SeatPresence(
-            name=str(entry.get("name", "?"))[:24],
+            name=short_name(str(entry.get("name", "?"))[:24]),
             bot=bool(entry.get("bot")),
             present=bool(entry.get("present", True)),
             standin=bool(entry.get("standin")),

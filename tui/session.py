@@ -89,8 +89,11 @@ class TableSession:
     def __init__(
         self, launch: Launch, post: Callable[[Message], object], *,
         profiles: Path | None = None, after: Worker[None] | None = None,
+        memory: AsyncMemoryBroker | None = None,
     ) -> None:
         self.launch = launch
+        self.memory = memory
+        """The in-process broker to use for ``broker="memory"`` (tests share one)."""
         self.after = after
         """The previous session's worker: it must have let go of ports and profiles."""
         self.post = post
@@ -176,7 +179,7 @@ class TableSession:
         launch = self.launch
         if launch.broker == MEMORY:
             self.url = "memory"
-            return AsyncMemoryBroker(), "an in-process broker"
+            return self.memory or AsyncMemoryBroker(), "an in-process broker"
         if launch.broker is not None:
             address = BrokerAddress.parse(launch.broker)
             self.url = address.url

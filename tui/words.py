@@ -6,6 +6,7 @@ action's name, and every event is a sentence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from textual.markup import escape
@@ -102,6 +103,15 @@ def outcome_text(outcome: Outcome, names: Sequence[str], me: Seat | None = None)
     return "A draw: the turn limit was reached"
 
 
+_BOT_NAME = re.compile(r"^(Bot \d+) \((random|greedy)\)$")
+
+
+def short_name(name: str) -> str:
+    """``Bot 3`` for the host's ``Bot 3 (greedy)``: the presence column says "bot"."""
+    match = _BOT_NAME.match(name)
+    return match.group(1) if match else name
+
+
 class Narrator:
     """Turns events into lines for the table's log (Textual markup, one line each).
 
@@ -151,20 +161,19 @@ class Narrator:
             source = " from the discard" if event.zone == Zone.DISCARD else ""
             if event.opens:
                 return f"{self.who(event.seat)} started a {colour_word(face.colour)} pile " \
-                       f"with {card(event.card)}{source}"
-            return f"{self.who(event.seat)} played {card(event.card)} on " \
+                       f"with{card(event.card)}{source}"
+            return f"{self.who(event.seat)} played{card(event.card)}on " \
                    f"{colour_word(face.colour)}{source}"
         if isinstance(event, ActionPlayed):
             kind = FACES[event.card].kind
             if kind in (Kind.STEAL_CARD, Kind.STEAL_CHIP):
                 return None  # told with what was taken
-            return f"{self.who(event.seat)} played {card(event.card)}"
+            return f"{self.who(event.seat)} played{card(event.card)}"
         if isinstance(event, CardTaken):
             return self._taken(event)
         if isinstance(event, ChipTaken):
-            return f"{self.who(event.seat)} played {card(_FIRST_STEAL_CHIP)}: took a " \
-                   f"{colour_chip(event.colour)} {event.colour.title} chip from " \
-                   f"{self.who(event.target)}"
+            return f"{self.who(event.seat)} played{card(_FIRST_STEAL_CHIP)}and took a " \
+                   f"{colour_word(event.colour)} chip from {self.who(event.target)}"
         if isinstance(event, PileCompleted):
             self.completed_by[event.pile] = event.seat
             tail = " — Block window open" if event.eligible else ""
@@ -177,15 +186,14 @@ class Narrator:
         if isinstance(event, PileCleared):
             return None  # the chip line says it
         if isinstance(event, ChipAwarded):
-            return f"{self.who(event.seat)} took a {colour_chip(event.colour)} " \
-                   f"{event.colour.title} chip"
+            return f"{self.who(event.seat)} took a {colour_word(event.colour)} chip"
         if isinstance(event, CardDiscarded):
-            return f"{self.who(event.seat)} discarded {card(event.card)}"
+            return f"{self.who(event.seat)} discarded{card(event.card)}"
         if isinstance(event, CardsDrawn):
             if event.seat != self.me:
                 return None
-            drawn = " ".join(card(c) for c in event.cards)
-            return f"You drew {drawn}"
+            drawn = "".join(card(c) for c in event.cards)
+            return f"You drew{drawn}"
         if isinstance(event, SkipsGiven):
             counted: dict[Seat, int] = {}
             for seat in event.seats:
@@ -209,9 +217,9 @@ class Narrator:
         steal = card(_FIRST_STEAL_CARD)
         if event.zone == Zone.DISCARD:
             where = f"{self.whose(event.target)} discard"
-            return f"{thief} played {steal}: took {card(event.card)} from {where}"
-        what = card(event.card) if event.card != HIDDEN else "a card"
-        return f"{thief} played {steal}: took {what} from {self.whose(event.target)} hand"
+            return f"{thief} played{steal}and took{card(event.card)}from {where}"
+        what = card(event.card) if event.card != HIDDEN else " a card "
+        return f"{thief} played{steal}and took{what}from {self.whose(event.target)} hand"
 
     def race(self, pile: PileId, winner: Seat | None,
              presses: Sequence[tuple[Seat, str, float, str]]) -> str | None:
@@ -227,3 +235,38 @@ class Narrator:
 
 _FIRST_STEAL_CARD = next(i for i, f in enumerate(FACES) if f.kind is Kind.STEAL_CARD)
 _FIRST_STEAL_CHIP = next(i for i, f in enumerate(FACES) if f.kind is Kind.STEAL_CHIP)
+
+
+def card_box(card_id: CardId, *, key: str = "", selected: bool = False,
+             playable: bool = False, click: str = "") -> tuple[str, str, str]:
+    """A card three lines tall (for roomy terminals): a frame, its code, its key below.
+
+    The selected card gets a heavy frame; playable cards an underlined code.
+    """
+    label = card_code(card_id)
+    inner = max(4, len(label) + 2)
+    tl, h, tr, v, bl, br = ("┏", "━", "┓", "┃", "┗", "┛") if selected else \
+        ("╭", "─", "╮", "│", "╰", "╯")
+    frame = "b" if selected or playable else "dim"
+    face = card(card_id, label=label.center(inner - 2), extra="underline" if playable else "")
+    if key:
+        left = (inner - len(key)) // 2
+        right = inner - left - len(key)
+        bottom = h * left + f"[/][b reverse]{escape(key)}[/][{frame}]" + h * right
+    else:
+        bottom = h * inner
+    lines = (
+        f"[{frame}]{tl}{h * inner}{tr}[/]",
+        f"[{frame}]{v}[/]{face}[{frame}]{v}[/]",
+        f"[{frame}]{bl}{bottom}{br}[/]",
+    )
+    if click:
+        return tuple(f"[@click={click}]{line}[/]" for line in lines)  # type: ignore[return-value]
+    return lines
+
+
+def join_boxes(boxes: Sequence[tuple[str, str, str]], gap: str = " ") -> str:
+    """Put three-line cards side by side."""
+    if not boxes:
+        return ""
+    return "\n".join(gap.join(box[row] for box in boxes) for row in range(3))

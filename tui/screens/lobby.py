@@ -236,7 +236,7 @@ class LobbyScreen(Screen[None]):
             players = int(self.query_one("#set-players", Select).value)  # type: ignore[arg-type]
             bots = int(self.query_one("#set-bots", Select).value)  # type: ignore[arg-type]
             window = float(self.query_one("#set-window", Input).value or "3")
-            password = self.query_one("#set-password", Input).value or None
+            password = self.query_one("#set-password", Input).value
             values: dict[str, Any] = {}
             for field in fields(RulesConfig):
                 values[field.name] = _read_rule(self, field.name)
@@ -256,9 +256,9 @@ class LobbyScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_table":
-            return self.editing or None
+            return self.editing
         if action == "fill":
-            return (self.launch.role == "host" and not self.editing) or None
+            return (self.launch.role == "host" and not self.editing)
         return True
 
     async def action_open_table(self) -> None:

@@ -52,6 +52,8 @@ from tui.widgets.piles import LETTERS, Piles, Slot, SlotMap, SlotView
 
 WIDE = 110
 """From this many columns the log and chat get a column of their own."""
+TALL = 34
+"""From this many lines (and WIDE columns) cards are drawn three lines tall."""
 AUTO_PASS = (0.4, 1.2)
 """Without a Block in hand you pass at once, after a short random pause (so the speed of
 a pass says little about your hand)."""
@@ -157,16 +159,20 @@ class TableScreen(Screen[None]):
         opponents.me = self.me
         self.query_one(Hand).me = self.me
         self.query_one("#table-chat", Input).can_focus = False
-        self._layout(self.size.width)
+        self._layout(self.size.width, self.size.height)
         self._render_all()
 
     def on_resize(self, event: events.Resize) -> None:
-        self._layout(event.size.width)
+        self._layout(event.size.width, event.size.height)
 
-    def _layout(self, width: int) -> None:
+    def _layout(self, width: int, height: int) -> None:
         wide = width >= WIDE
+        big = wide and height >= TALL
         self.set_class(wide, "-wide")
+        self.set_class(big, "-big")
         self.query_one(Opponents).wide = wide
+        self.query_one(Hand).big = big
+        self.query_one(Piles).big = big
 
     # -- attributes down -----------------------------------------------------------------------
 
@@ -370,17 +376,17 @@ class TableScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         mine = self._my_turn()
         if action in ("pick", "pick_top", "move", "slot", "hint"):
-            return mine or None
+            return mine
         if action == "cursor":
             return mine and self.selected is not None
         if action in ("new_pile", "play_action", "discard"):
             key = {"new_pile": "n", "play_action": "p", "discard": "x"}[action]
             return (mine and self.selected is not None
-                    and any(c.key == key for c in self._choices_for(self.selected))) or None
+                    and any(c.key == key for c in self._choices_for(self.selected)))
         if action == "end_turn":
-            return any(isinstance(a, EndTurn) for a in self.legal) or None
+            return any(isinstance(a, EndTurn) for a in self.legal)
         if action == "do":
-            return (mine and (self.selected is not None or self.hint is not None)) or None
+            return (mine and (self.selected is not None or self.hint is not None))
         return True
 
     def _repaint_choice(self) -> None:

@@ -59,11 +59,15 @@ class Hand(Widget):
     me: reactive[Seat | None] = reactive(None)
     playable: reactive[frozenset[CardId]] = reactive(frozenset())
     selected: reactive[Pick | None] = reactive(None)
+    big: reactive[bool] = reactive(False, layout=True)
+    """Cards three lines tall, for roomy terminals."""
 
     def render(self) -> str:
         view, me = self.view, self.me
         if view is None or me is None:
             return "[dim]You are watching: no hand.[/]"
+        if self.big:
+            return self._render_big(view, me)
         cards = [self._card(p) for p in picks(view, me) if not p.from_discard]
         hand = "  ".join(cards) if cards else "[dim]empty[/]"
         top = view.discard_top(me)
@@ -80,6 +84,31 @@ class Hand(Widget):
         if count:
             second += f"   [dim]{count} playable (underlined)[/]"
         return f"[dim]Hand[/] {hand}\n{second}"
+
+    def _render_big(self, view: State, me: Seat) -> str:
+        boxes = [self._box(p) for p in picks(view, me)]
+        top = view.discard_top(me)
+        if top is not None:
+            hand_boxes, discard = boxes[:-1], boxes[-1]
+            blank = " " * 3
+            boxes = [*hand_boxes, (blank, " │ ", blank), discard]
+        cards = words.join_boxes(boxes) if boxes else "[dim]Your hand is empty.[/]"
+        red, blue = view.chips[me][Colour.RED], view.chips[me][Colour.BLUE]
+        below = len(view.discards[me]) - 1 if top is not None else 0
+        line = f"[dim]Your chips[/] {words.chips(red, blue)}"
+        if top is not None:
+            line += f"   [dim]your discard: the last card, {below} below it[/]"
+        if view.skip_tokens[me]:
+            line += f"   [b]you miss {view.skip_tokens[me]} turn(s)[/]"
+        count = sum(1 for p in picks(view, me) if p.card in self.playable)
+        if count:
+            line += f"   [dim]{count} playable (underlined)[/]"
+        return f"{cards}\n{line}"
+
+    def _box(self, pick: Pick) -> tuple[str, str, str]:
+        action = "screen.pick_top" if pick.from_discard else f"screen.pick({pick.index})"
+        return words.card_box(pick.card, key=pick.key, selected=self.selected == pick,
+                              playable=pick.card in self.playable, click=action)
 
     def _card(self, pick: Pick) -> str:
         extra = "underline" if pick.card in self.playable else ""

@@ -45,10 +45,9 @@ class Opponents(Widget):
 
     def _line(self, view: State, seat: Seat) -> str:
         current = view.current == seat and view.phase == Phase.PLAY
-        window = view.window
         marker = "[b]▶[/]" if current else " "
         name = self.names[seat] if seat < len(self.names) else f"Seat {seat}"
-        width = 20 if self.wide else 14
+        width = 14
         if len(name) > width:
             name = name[: width - 1] + "…"
         name_text = f"[b]{escape(name)}[/]" if current else escape(name)
@@ -60,16 +59,23 @@ class Opponents(Widget):
         top = view.discard_top(seat)
         discard = words.card(top) if top is not None else "[dim] —  [/]"
         red, blue = view.chips[seat][Colour.RED], view.chips[seat][Colour.BLUE]
-        parts = [
-            f"{marker} {name_text} {here_text}",
-            f"hand {hand:<2}",
-            f"discard {discard}",
-            f"chips {words.chips(red, blue)}",
-        ]
+        facts = [f"hand {hand:<2}", f"discard {discard}"]
         if self.wide:
-            parts.insert(3, f"[dim]({len(view.discards[seat])} in pile)[/]")
+            facts.append(f"[dim]({len(view.discards[seat])} in pile)[/]")
+        facts.append(f"chips {words.chips(red, blue)}")
+        status = self._status(view, seat)
+        if self.wide:
+            head = f"{marker} {name_text} {here_text} {status}".rstrip()
+            return f"{head}\n    " + "   ".join(facts)
+        return " ".join([f"{marker} {name_text} {here_text}", *facts, status]).rstrip()
+
+    def _status(self, view: State, seat: Seat) -> str:
+        parts = []
+        if view.current == seat and view.phase == Phase.PLAY:
+            parts.append("[b]playing[/]" if self.wide else "")
         if view.skip_tokens[seat]:
             parts.append(f"[b]skips {view.skip_tokens[seat]}[/]")
+        window = view.window
         if window is not None:
             if seat == window.seat:
                 parts.append("[b]completed![/]")
@@ -77,4 +83,4 @@ class Opponents(Widget):
                 parts.append("[dim]passed[/]")
             elif seat in window.eligible:
                 parts.append("[i]may block…[/]")
-        return " ".join(parts)
+        return " ".join(p for p in parts if p)

@@ -101,6 +101,7 @@ class SlotView(Widget):
 
     slot: reactive[Slot | None] = reactive(None)
     target: reactive[bool] = reactive(False)
+    big: reactive[bool] = reactive(False, layout=True)
 
     def watch_target(self, target: bool) -> None:
         self.set_class(target, "-target")
@@ -109,10 +110,15 @@ class SlotView(Widget):
         if self.slot is not None:
             self.post_message(self.Clicked(self.slot.letter))
 
+    def watch_big(self, big: bool) -> None:
+        self.styles.height = 3 if big else 1
+
     def render(self) -> str:
         slot = self.slot
         if slot is None:
             return ""
+        if self.big:
+            return self._render_big(slot)
         key = f"[b]▶{slot.letter}[/]" if self.target else f"[reverse b]{slot.letter}[/] "
         title = words.colour_word(slot.colour)
         pad = " " * (4 - len(slot.colour.title))
@@ -125,6 +131,25 @@ class SlotView(Widget):
             body = f"{cards} {tail}"
         return f"{key} {title}{pad} {body}" + (" [b]◀[/]" if self.target else "")
 
+    def _render_big(self, slot: Slot) -> str:
+        key = f"[b]▶{slot.letter}[/]" if self.target else f"[reverse b]{slot.letter}[/] "
+        title = words.colour_word(slot.colour)
+        pad = " " * (4 - len(slot.colour.title))
+        head = ("   ", f"{key} ", "   ")
+        if slot.pile is None:
+            letter = slot.colour.letter
+            body = ("", f"{title}{pad} [dim]empty · starts with {letter}1 or {letter}W[/]", "")
+            text = [head[row] + body[row] for row in range(3)]
+        else:
+            boxes = [words.card_box(c) for c in slot.pile.cards]
+            cards = words.join_boxes(boxes, gap="").split("\n")
+            tail = "[b]complete![/]" if slot.complete else f"[dim]next[/] [b]{slot.needs}[/]"
+            text = [f"{head[0]}{' ' * 5}{cards[0]}", f"{head[1]}{title}{pad} {cards[1]} {tail}",
+                    f"{head[2]}{' ' * 5}{cards[2]}"]
+        if self.target:
+            text[1] += " [b]◀[/]"
+        return "\n".join(text)
+
 
 class Piles(Widget):
     """The slots, one row per colour, then the counts. Set ``view``, ``slots``, ``targets``."""
@@ -136,7 +161,7 @@ class Piles(Widget):
         layout: vertical;
     }
     Piles > .pile-row {
-        height: 1;
+        height: auto;
         width: 1fr;
     }
     Piles > .pile-counts {
@@ -148,6 +173,11 @@ class Piles(Widget):
     view: reactive[State | None] = reactive(None, always_update=True)
     slots: reactive[tuple[Slot, ...]] = reactive((), always_update=True)
     targets: reactive[frozenset[str]] = reactive(frozenset())
+    big: reactive[bool] = reactive(False)
+
+    def watch_big(self, big: bool) -> None:
+        for view in self.query(SlotView):
+            view.big = big
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -170,12 +200,18 @@ class Piles(Widget):
             view = self.query_one(f"#slot-{slot.letter}", SlotView)
             view.slot = slot
             view.target = slot.letter in self.targets
+            view.big = self.big
+        self._counts()
 
     def watch_targets(self, targets: frozenset[str]) -> None:
         for view in self.query(SlotView):
             view.target = view.slot is not None and view.slot.letter in targets
 
-    def watch_view(self, view: State | None) -> None:
+    def watch_view(self) -> None:
+        self._counts()
+
+    def _counts(self) -> None:
+        view = self.view
         if view is None or not self.is_mounted:
             return
         self.query_one(".pile-counts", Static).update(

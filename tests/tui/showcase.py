@@ -1,0 +1,45 @@
+"""Put a screen on the real app with a fixed game state (no network): for tests and shots."""
+
+from __future__ import annotations
+
+from engine.game import Game
+from tests.tui.states import NAMES, seat_view, story
+from tui.app import StacksApp
+from tui.model import SeatPresence, TableModel
+from tui.screens.gameover import GameOverScreen
+from tui.screens.table import TableScreen
+
+
+def presence(players: int, away: int | None = None) -> tuple[SeatPresence, ...]:
+    return tuple(
+        SeatPresence(NAMES[s], bot=s == players - 1, present=s != away, standin=False)
+        for s in range(players)
+    )
+
+
+async def show_table(app: StacksApp, game: Game, *, seat: int = 0, away: int | None = None,
+                     block_window: float = 3.0) -> TableScreen:
+    players = game.state.players
+    screen = TableScreen("friday", NAMES[:players], seat, block_window=block_window,
+                         frozen=True)
+    screen.seats = presence(players, away)
+    await app.control.show(screen)
+    for line in story(game, seat):
+        screen.say(line)
+    screen.view = seat_view(game, seat)
+    return screen
+
+
+async def show_game_over(app: StacksApp, game: Game, *, verdict: bool = True) -> GameOverScreen:
+    players = game.state.players
+    model = TableModel(table="friday", me=0, names=NAMES[:players], view=seat_view(game),
+                       players=players)
+    model.stats.ensure(players)
+    for event in game.log:
+        model.stats.add(event)
+    await show_table(app, game)
+    screen = GameOverScreen(model, hosting=True)
+    await app.push_screen(screen)
+    if verdict:
+        screen.verdict = (True, f"replayed {len(game.log)} events from the revealed seed")
+    return screen
