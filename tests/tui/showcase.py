@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from textual.content import Content
+
+from engine.actions import Action
 from engine.game import Game
 from tests.tui.states import NAMES, seat_view, story
 from tui.app import StacksApp
@@ -43,3 +46,22 @@ async def show_game_over(app: StacksApp, game: Game, *, verdict: bool = True) ->
     if verdict:
         screen.verdict = (True, f"replayed {len(game.log)} events from the revealed seed")
     return screen
+
+
+class Recorder:
+    """Catches what the screens ask the app to send (instead of a session)."""
+
+    def __init__(self, app: StacksApp) -> None:
+        self.actions: list[Action] = []
+        self.said: list[str] = []
+        app.control.act = self.actions.append  # type: ignore[method-assign]
+        app.control.say = self.said.append  # type: ignore[method-assign]
+
+
+def plain(markup: object) -> str:
+    """The text of a widget's markup, without styles."""
+    return Content.from_markup(str(markup)).plain
+
+
+def notes(app: StacksApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]

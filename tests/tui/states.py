@@ -10,7 +10,7 @@ from engine.config import RulesConfig
 from engine.game import Game
 from engine.rng import derive_seed
 from engine.rules import legal_actions
-from engine.state import Phase, State
+from engine.state import NEW_PILE, Phase, State
 from engine.views import view_for
 from tui.words import Narrator
 
@@ -64,7 +64,8 @@ def mid_game(players: int = 4) -> Game:
         if s.phase != Phase.PLAY or s.current != 0 or s.turn < 8 or s.plays_this_turn:
             return False
         legal = legal_actions(s, 0)
-        return (any(isinstance(a, PlayCard) for a in legal)
+        return (any(isinstance(a, PlayCard) and a.pile != NEW_PILE and a.card in s.hands[0]
+                    for a in legal)
                 and any(isinstance(a, StealCard | StealChip) for a in legal)
                 and sum(map(sum, s.chips)) >= 2)
 

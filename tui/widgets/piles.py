@@ -6,6 +6,7 @@ out of play, so a key always means the same pile while it is open.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
@@ -182,25 +183,34 @@ class Piles(Widget):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._shape: tuple[tuple[str, Colour], ...] = ()
+        self._remount = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
         for colour in Colour:
-            with Horizontal(classes="pile-row"):
-                for letter, slot_colour in self._shape:
-                    if slot_colour is colour:
-                        yield SlotView(id=f"slot-{letter}")
+            yield Horizontal(classes="pile-row", id=f"row-{colour.name.lower()}")
         yield Static("", classes="pile-counts")
 
     async def watch_slots(self, slots: tuple[Slot, ...]) -> None:
-        shape = tuple((s.letter, s.colour) for s in slots)
-        if shape != self._shape:
-            self._shape = shape
-            await self.recompose()
-        for slot in slots:
-            view = self.query_one(f"#slot-{slot.letter}", SlotView)
-            view.slot = slot
-            view.target = slot.letter in self.targets
-            view.big = self.big
+        async with self._remount:
+            # Another update may have come while we waited: show the latest slots.
+            slots = self.slots
+            shape = tuple((s.letter, s.colour) for s in slots)
+            if shape != self._shape:
+                self._shape = shape
+                for colour in Colour:
+                    row = self.query_one(f"#row-{colour.name.lower()}", Horizontal)
+                    await row.remove_children()
+                    await row.mount_all(
+                        SlotView(id=f"slot-{s.letter}") for s in slots if s.colour is colour
+                    )
+            views = {view.id: view for view in self.query(SlotView)}
+            for slot in slots:
+                view = views.get(f"slot-{slot.letter}")
+                if view is None:
+                    continue  # the app is closing: nothing got mounted
+                view.slot = slot
+                view.target = slot.letter in self.targets
+                view.big = self.big
         self._counts()
 
     def watch_targets(self, targets: frozenset[str]) -> None:
@@ -212,10 +222,12 @@ class Piles(Widget):
 
     def _counts(self) -> None:
         view = self.view
-        if view is None or not self.is_mounted:
+        counts = self.query(".pile-counts").results(Static)
+        if view is None:
             return
-        self.query_one(".pile-counts", Static).update(
-            f"[dim]Draw pile[/] [b]{len(view.draw_pile)}[/]   "
-            f"[dim]Out of play[/] [b]{len(view.out_of_play)}[/]   "
-            f"[dim]Action cards played[/] [b]{len(view.special_discard)}[/]"
-        )
+        for static in counts:
+            static.update(
+                f"[dim]Draw pile[/] [b]{len(view.draw_pile)}[/]   "
+                f"[dim]Out of play[/] [b]{len(view.out_of_play)}[/]   "
+                f"[dim]Action cards played[/] [b]{len(view.special_discard)}[/]"
+            )

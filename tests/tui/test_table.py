@@ -1,0 +1,299 @@
+"""The table screen at 80x24: what it shows, and how keys become actions.
+
+The screen renders a fixed view here (no network); what it asks to send is recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from engine.actions import (
+    Block,
+    Discard,
+    PassBlock,
+    PlayCard,
+    StealCard,
+    StealChip,
+)
+from engine.cards import CARDS_BY_KIND, Colour, Kind
+from engine.rules import legal_actions
+from engine.state import NEW_PILE, Phase, Zone
+from engine.views import spectator_view
+from tests.tui import states
+from tests.tui.conftest import until
+from tests.tui.showcase import Recorder, notes, plain, show_table
+from tui.app import make_app
+from tui.screens.block import BlockPrompt
+from tui.screens.choice import ChoiceScreen
+from tui.screens.table import TableScreen
+from tui.widgets.hand import Hand, picks
+from tui.widgets.opponents import Opponents, seat_order
+from tui.widgets.piles import SlotView
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_table_at_80x24_shows_every_opponent_the_piles_your_hand_and_whose_turn(
+    stacks_home: Path,
+) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game, away=2)
+        await pilot.pause()
+        view = screen.view
+        assert view is not None
+        status = plain(screen.query_one("#table-status").render())
+        assert "YOUR TURN" in status and "play goes You ▸" in status
+        lines = plain(screen.query_one(Opponents).render()).splitlines()
+        assert len(lines) == 3
+        for seat, line in zip(seat_order(view, 0), lines, strict=True):
+            name = states.NAMES[seat]
+            assert name in line
+            assert f"hand {len(view.hands[seat])}" in line
+            red, blue = view.chips[seat]
+            assert f"chips R{red} B{blue}" in line
+        assert "away" in "\n".join(lines)  # Cy's presence, in words
+        slots = [plain(s.render()) for s in screen.query(SlotView)]
+        assert [s.split()[0] for s in slots] == ["a", "b", "c", "d"]
+        assert sum("Red" in s for s in slots) == 2 and sum("Blue" in s for s in slots) == 2
+        counts = plain(screen.query_one(".pile-counts").render())
+        assert f"Draw pile {len(view.draw_pile)}" in counts
+        assert f"Out of play {len(view.out_of_play)}" in counts
+        hand = plain(screen.query_one(Hand).render())
+        for index in range(len(view.hands[0])):
+            assert f"{index + 1} " in hand
+        assert "playable (underlined)" in hand
+        assert all(region.bottom <= 24 for region in
+                   (w.region for w in screen.query("#table-you, #table-log")))
+
+
+async def test_a_number_key_picks_a_card_and_a_pile_letter_plays_it_there(
+    stacks_home: Path,
+) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        sent = Recorder(app)
+        view = screen.view
+        assert view is not None
+        play = next(a for a in screen.legal if isinstance(a, PlayCard) and a.pile != NEW_PILE
+                    and a.card in view.hands[0])
+        pick = next(p for p in picks(view, 0) if p.card == play.card)
+        slot = next(s for s in screen.slots if s.pile is not None and s.pile.id == play.pile)
+        await pilot.press(pick.key)
+        assert screen.selected == pick
+        bar = plain(screen.query_one("#table-playbar").render())
+        assert f"{slot.letter} on" in bar and "x discard it" in bar
+        assert slot.letter in screen.query_one("#table-piles").targets  # type: ignore[attr-defined]
+        await pilot.press(slot.letter)
+        assert sent.actions == [PlayCard(0, play.card, play.pile)]
+
+
+async def test_a_card_that_does_not_fit_a_pile_is_explained_in_the_engines_words(
+    stacks_home: Path,
+) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        sent = Recorder(app)
+        view = screen.view
+        assert view is not None
+        for pick in picks(view, 0):
+            fits = {a.pile for a in screen.legal if isinstance(a, PlayCard) and a.card == pick.card}
+            wrong = [s for s in screen.slots if s.pile is not None and s.pile.id not in fits]
+            if wrong and pick.key:
+                break
+        else:
+            pytest.skip("every card fits every pile")
+        await pilot.press(pick.key, wrong[0].letter)
+        await pilot.pause()
+        assert sent.actions == []
+        assert any("can't go on" in n or "action card" in n for n in notes(app)), notes(app)
+
+
+async def test_x_discards_the_picked_card_and_enter_does_the_highlighted_choice(
+    stacks_home: Path,
+) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        sent = Recorder(app)
+        view = screen.view
+        assert view is not None
+        first = picks(view, 0)[0]
+        await pilot.press(first.key, "x")
+        assert sent.actions == [Discard(0, first.card)]
+        await pilot.press(first.key)
+        choices = screen._choices_for(first)
+        await pilot.press(*["down"] * (len(choices) - 1), "enter")
+        assert sent.actions[-1] == choices[-1].action
+
+
+async def test_steal_a_card_asks_whom_and_hand_or_discard_by_number_keys(
+    stacks_home: Path,
+) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    steal = CARDS_BY_KIND[Kind.STEAL_CARD][0]
+    view = states.seat_view(game)
+    view.hands[0][0] = steal
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        screen.view = view
+        sent = Recorder(app)
+        await pilot.press("1", "p")
+        assert isinstance(app.screen, ChoiceScreen)
+        assert "from whom" in app.screen.question
+        await pilot.press("1")
+        await pilot.pause()
+        legal = [a for a in legal_actions(view, 0) if isinstance(a, StealCard)]
+        first_target = sorted({a.target for a in legal}, key=seat_order(view, 0).index)[0]
+        options = [a for a in legal if a.target == first_target]
+        if len(options) > 1:
+            assert isinstance(app.screen, ChoiceScreen)
+            assert "hand or the discard" in app.screen.question
+            await pilot.press("2")
+            await pilot.pause()
+        assert len(sent.actions) == 1
+        action = sent.actions[0]
+        assert isinstance(action, StealCard) and action in legal
+        assert action.zone in (Zone.HAND, Zone.DISCARD)
+
+
+async def test_steal_a_chip_asks_whom_and_which_colour(stacks_home: Path) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    view = states.seat_view(game)
+    view.hands[0][0] = CARDS_BY_KIND[Kind.STEAL_CHIP][0]
+    view.chips[0] = [0, 0]
+    for seat in (1, 2, 3):
+        view.chips[seat] = [1, 1]
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        screen.view = view
+        sent = Recorder(app)
+        await pilot.press("1", "p", "2")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and "colour" in app.screen.question
+        await pilot.press("2")
+        await pilot.pause()
+        assert len(sent.actions) == 1
+        action = sent.actions[0]
+        assert isinstance(action, StealChip) and action.colour == Colour.BLUE
+
+
+async def test_i_hints_the_bots_move_and_enter_plays_it(stacks_home: Path) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        sent = Recorder(app)
+        await pilot.press("i")
+        assert screen.hint is not None
+        assert "Hint:" in plain(screen.query_one("#table-playbar").render())
+        await pilot.press("enter")
+        assert sent.actions == [screen.hint] or sent.actions[0] in screen.legal
+
+
+async def test_the_block_prompt_blocks_with_b(stacks_home: Path) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.block_window()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await show_table(app, game)
+        sent = Recorder(app)
+        await until(pilot, lambda: isinstance(app.screen, BlockPrompt), "the Block prompt")
+        await pilot.pause()
+        what = plain(app.screen.query_one("#block-what").render())
+        assert "completed a Blue pile" in what or "completed a Red pile" in what
+        await pilot.press("b")
+        assert len(sent.actions) == 1 and isinstance(sent.actions[0], Block)
+        assert not isinstance(app.screen, BlockPrompt)
+
+
+async def test_the_block_prompt_passes_with_p_and_goes_when_the_window_closes(
+    stacks_home: Path,
+) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.block_window()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        sent = Recorder(app)
+        await until(pilot, lambda: isinstance(app.screen, BlockPrompt), "the Block prompt")
+        await pilot.press("p")
+        assert sent.actions == [PassBlock(0)]
+        # A new window on a later pile prompts again; its closing takes the prompt away.
+        view = states.seat_view(game)
+        assert view.window is not None
+        view.window = replace(view.window, pile=replace(view.window.pile, id=999))
+        screen.view = view
+        await until(pilot, lambda: isinstance(app.screen, BlockPrompt), "a second prompt")
+        closed = states.seat_view(game)
+        closed.phase, closed.window = Phase.PLAY, None
+        screen.view = closed
+        await until(pilot, lambda: not isinstance(app.screen, BlockPrompt), "the prompt to go")
+
+
+async def test_without_a_block_in_hand_you_pass_by_yourself(stacks_home: Path) -> None:
+    app = make_app(profiles=stacks_home)
+    game = states.block_window()
+    view = states.seat_view(game)
+    blocks = set(CARDS_BY_KIND[Kind.BLOCK])
+    view.hands[0] = [c for c in view.hands[0] if c not in blocks] or [0]
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = TableScreen("friday", states.NAMES, 0)
+        await app.control.show(screen)
+        sent = Recorder(app)
+        screen.view = view
+        await until(pilot, lambda: sent.actions == [PassBlock(0)], "the automatic pass")
+        assert not isinstance(app.screen, BlockPrompt)
+
+
+async def test_t_opens_the_chat_and_enter_sends_the_line(stacks_home: Path) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        sent = Recorder(app)
+        await pilot.press("t", *"gg all", "enter")
+        assert sent.said == ["gg all"]
+        screen.heard("Bo", "thanks!")
+        await pilot.pause()
+        assert screen.focused is None  # the keys belong to the cards again
+
+
+async def test_a_spectator_sees_the_table_but_no_hand_and_keys_do_nothing(
+    stacks_home: Path,
+) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = TableScreen("friday", states.NAMES, None, frozen=True)
+        await app.control.show(screen)
+        sent = Recorder(app)
+        screen.view = spectator_view(game.state)
+        await pilot.press("1", "a", "x", "enter")
+        assert sent.actions == []
+        assert "watching" in plain(screen.query_one(Hand).render())
+        assert len(plain(screen.query_one(Opponents).render()).splitlines()) == 4
+
+
+async def test_a_large_terminal_gets_a_log_column_and_big_cards(stacks_home: Path) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await show_table(app, states.mid_game())
+        await pilot.pause()
+        assert screen.has_class("-wide") and screen.has_class("-big")
+        assert screen.query_one(Hand).big
+        log = screen.query_one("#table-log")
+        main = screen.query_one("#table-main")
+        assert log.region.x >= main.region.right - 1
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not screen.has_class("-wide")
