@@ -19,7 +19,7 @@ from tui.messages import (
     Act,
     FillWithBots,
     Health,
-    Leave,
+    LeaveTable,
     NetNotice,
     RecordWritten,
     Rematch,
@@ -110,7 +110,7 @@ class StacksApp(App[None]):
     def on_fill_with_bots(self, message: FillWithBots) -> None:
         self.control.fill_with_bots()
 
-    async def on_leave(self, message: Leave) -> None:
+    async def on_leave_table(self, message: LeaveTable) -> None:
         await self.control.leave()
 
     async def on_rematch(self, message: Rematch) -> None:

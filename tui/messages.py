@@ -48,7 +48,7 @@ class FillWithBots(Message):
     """The host wants bots in the empty seats, so the game starts now."""
 
 
-class Leave(Message):
+class LeaveTable(Message):
     """Back to the main menu (the session closes)."""
 
 

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Static
 
 from engine.cards import Colour
 from tui import words
-from tui.messages import Leave, Rematch
+from tui.messages import LeaveTable, Rematch
 from tui.model import TableModel
 
 
@@ -93,8 +93,6 @@ class GameOverScreen(Screen[None]):
         return table
 
     def _show_verdict(self) -> None:
-        if not self.is_mounted:
-            return
         verdict = self.verdict
         if verdict is None:
             text = "[dim]Fair deal: checking — replaying the game from the host's revealed " \
@@ -105,7 +103,8 @@ class GameOverScreen(Screen[None]):
             text = f"[b]Fair deal: ✗ NOT verified:[/] {escape(verdict[1])}"
         if self.record:
             text += f"\n[dim]Game record: {escape(self.record)} (stacks verify FILE)[/]"
-        self.query_one("#over-verdict", Static).update(text)
+        for static in self.query("#over-verdict").results(Static):
+            static.update(text)
 
     def _keys(self) -> str:
         again = "play again" if self.hosting else "join the next game"
@@ -115,7 +114,7 @@ class GameOverScreen(Screen[None]):
         self.post_message(Rematch())
 
     def action_menu(self) -> None:
-        self.post_message(Leave())
+        self.post_message(LeaveTable())
 
     def action_table(self) -> None:
         self.app.pop_screen()

@@ -29,7 +29,7 @@ The log shows the race: who pressed what, how fast, and who won.
 Click a card to pick it and a pile to play it there; click keys in the footer."""
 
 
-def _rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
+def binding_rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
     for binding in Binding.make_bindings(bindings):
@@ -76,7 +76,7 @@ class HelpScreen(ModalScreen[None]):
                               show_header=False, box=None, pad_edge=False)
                 table.add_column("key", style="bold", min_width=14)
                 table.add_column("what")
-                for key, what in _rows(list(bindings)):
+                for key, what in binding_rows(list(bindings)):
                     table.add_row(key, what)
                 yield Static(table, classes="help-table")
         yield Footer(compact=True)

@@ -7,6 +7,7 @@ every seat is taken; the host may fill the empty seats with bots to start at onc
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import fields, replace
 from enum import IntEnum
 from typing import Any, ClassVar
@@ -15,6 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.markup import escape
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -25,7 +27,7 @@ from engine.config import RulesConfig
 from engine.errors import ConfigError
 from engine.state import Seat
 from tui.launch import Launch
-from tui.messages import FillWithBots, Leave, Problem, Say
+from tui.messages import FillWithBots, LeaveTable, Problem, Say
 from tui.model import SeatPresence, TableModel
 from tui.widgets.banner import Banner
 from tui.widgets.log import TableLog
@@ -91,6 +93,7 @@ class LobbyScreen(Screen[None]):
         self.launch = launch
         self.model = model
         self.editing = launch.role == "host" and not launch.table_open
+        self._ready = False
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="lobby-title")
@@ -115,6 +118,7 @@ class LobbyScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self._ready = True
         self._refresh()
         if self.editing:
             self.query_one("#set-players", Select).focus()
@@ -137,11 +141,12 @@ class LobbyScreen(Screen[None]):
         self._refresh()
 
     def watch_problem(self, problem: Problem | None) -> None:
-        if self.is_mounted:
-            self.query_one(Banner).problem = problem
+        for banner in self.query(Banner):
+            banner.problem = problem
 
     def heard(self, name: str, text: str) -> None:
-        self.query_one("#lobby-chat", TableLog).chat(name, text)
+        for log in self.query("#lobby-chat").results(TableLog):
+            log.chat(name, text)
 
     def _title(self) -> str:
         role = self.launch.role
@@ -155,8 +160,12 @@ class LobbyScreen(Screen[None]):
         return f"[b]Table {table}[/]"
 
     def _refresh(self) -> None:
-        if not self.is_mounted:
+        if not self._ready:
             return
+        with contextlib.suppress(NoMatches):  # the screen is being taken down
+            self._refresh_widgets()
+
+    def _refresh_widgets(self) -> None:
         model = self.model
         seat_list = self.query_one(SeatList)
         seat_list.players = model.players
@@ -287,7 +296,7 @@ class LobbyScreen(Screen[None]):
         if isinstance(self.focused, Input | Select):
             self.set_focus(None)
             return
-        self.post_message(Leave())
+        self.post_message(LeaveTable())
 
     @on(Input.Submitted, "#lobby-say")
     def _say(self, event: Input.Submitted) -> None:

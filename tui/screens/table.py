@@ -7,6 +7,7 @@ selection (which card you point at) is the screen's own state.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.markup import escape
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -40,7 +42,7 @@ from engine.errors import IllegalActionError
 from engine.rules import legal_actions, validate
 from engine.state import NEW_PILE, Phase, Seat, State, Zone
 from tui import words
-from tui.messages import Act, Leave, Problem, Say
+from tui.messages import Act, LeaveTable, Problem, Say
 from tui.model import SeatPresence
 from tui.screens.block import BlockPrompt, Decision
 from tui.screens.choice import Answer, ChoiceScreen
@@ -127,6 +129,8 @@ class TableScreen(Screen[None]):
         self._prompt: BlockPrompt | None = None
         self._auto_pass: Timer | None = None
         self._bot = GreedyBot()
+        self._ready = False
+        """Composed and mounted: the watchers may reach the widgets."""
 
     # -- layout --------------------------------------------------------------------------------
 
@@ -159,11 +163,14 @@ class TableScreen(Screen[None]):
         opponents.me = self.me
         self.query_one(Hand).me = self.me
         self.query_one("#table-chat", Input).can_focus = False
+        self._ready = True
         self._layout(self.size.width, self.size.height)
         self._render_all()
+        self._block_window(self.view)
 
     def on_resize(self, event: events.Resize) -> None:
-        self._layout(event.size.width, event.size.height)
+        if self._ready:
+            self._layout(event.size.width, event.size.height)
 
     def _layout(self, width: int, height: int) -> None:
         wide = width >= WIDE
@@ -188,26 +195,32 @@ class TableScreen(Screen[None]):
             self.selected = still[0] if still and self._choices_for(still[0]) else None
         self.hint = None
         self.cursor = 0
-        if self.is_mounted:
+        if self._ready:
             self._render_all()
             self._block_window(view)
 
     def watch_seats(self, seats: tuple[SeatPresence | None, ...]) -> None:
-        if self.is_mounted:
-            self.query_one(Opponents).seats = seats
+        for opponents in self.query(Opponents):
+            opponents.seats = seats
 
     def watch_problem(self, problem: Problem | None) -> None:
-        if self.is_mounted:
-            self.query_one(Banner).problem = problem
+        for banner in self.query(Banner):
+            banner.problem = problem
 
     def say(self, markup: str) -> None:
         """Add a line to the log."""
-        self.query_one(TableLog).say(markup)
+        for log in self.query(TableLog):
+            log.say(markup)
 
     def heard(self, name: str, text: str) -> None:
-        self.query_one(TableLog).chat(name, text)
+        for log in self.query(TableLog):
+            log.chat(name, text)
 
     def _render_all(self) -> None:
+        with contextlib.suppress(NoMatches):  # the screen is being taken down (the app is closing)
+            self._render_widgets()
+
+    def _render_widgets(self) -> None:
         view = self.view
         opponents = self.query_one(Opponents)
         opponents.seats = self.seats
@@ -539,7 +552,19 @@ class TableScreen(Screen[None]):
         self._close_chat()
 
     def action_leave(self) -> None:
-        self.post_message(Leave())
+        view = self.view
+        if view is None or view.outcome is not None or self.me is None:
+            self.post_message(LeaveTable())
+            return
+        answers = [Answer("Stay", False), Answer("Leave the table", True)]
+
+        def chosen(leave: bool | None) -> None:
+            if leave:
+                self.post_message(LeaveTable())
+
+        self.app.push_screen(ChoiceScreen(
+            "Leave the game? A bot plays your seat once you are away; a host's leaving "
+            "ends the table for everyone.", answers), chosen)
 
     # -- doing things --------------------------------------------------------------------------
 

@@ -1,0 +1,64 @@
+"""The interface's commands: what each builds, and that headless ones stay light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tui.cli import build_parser
+from tui.commands.ui import launch_from
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _launch(*argv: str) -> tuple[object, object, object]:
+    return launch_from(build_parser(argv[0] if argv else None).parse_args(list(argv)))
+
+
+def test_stacks_alone_opens_the_menu() -> None:
+    launch, _, ask = _launch()
+    assert launch is None and ask is None
+
+
+def test_play_seats_you_against_players_minus_one_bots() -> None:
+    launch, _, _ = _launch("play", "--players", "3", "--seed", "5", "--name", "Ana")
+    assert launch.role == "play" and launch.players == 3 and launch.bots == 2  # type: ignore[attr-defined]
+    assert launch.seed == 5 and launch.broker is None and launch.name == "Ana"  # type: ignore[attr-defined]
+
+
+def test_join_without_a_table_or_with_a_bare_password_asks_in_a_form() -> None:
+    assert _launch("join")[2] == "join"
+    assert _launch("join", "friday", "--password")[2] == "join"
+    launch, _, ask = _launch("join", "friday", "--broker", "mqtt://10.0.0.2:1883")
+    assert ask is None and launch.table == "friday"  # type: ignore[attr-defined]
+
+
+def test_host_with_the_interface_paces_its_bots_and_headless_does_not() -> None:
+    from tui.cli import main  # noqa: F401 - the defaulting happens in main
+
+    args = build_parser("host").parse_args(["host", "--bots", "2"])
+    assert args.bot_delay is None  # main() decides: 0.6 with the interface, 0 headless
+
+
+def test_simulate_and_the_parser_never_import_textual() -> None:
+    code = ("import sys; from tui.cli import main; "
+            "main(['simulate', '--games', '1', '--players', '2', '--json']); "
+            "assert 'textual' not in sys.modules, 'textual imported'; "
+            "assert 'amqtt' not in sys.modules, 'amqtt imported'")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+def test_every_screen_has_its_style_sheet_beside_it_and_every_selector_starts_with_it() -> None:
+    screens = ROOT / "tui" / "screens"
+    for module in screens.glob("*.py"):
+        if module.name == "__init__.py":
+            continue
+        assert module.with_suffix(".tcss").exists(), module.name
+        source = module.read_text()
+        for line in module.with_suffix(".tcss").read_text().splitlines():
+            if line and not line.startswith((" ", "}", "/*")) and line.endswith(("{", ",")):
+                first = line.split()[0].split(".")[0]
+                assert f"class {first}(" in source, (module.name, line)

@@ -1,0 +1,85 @@
+"""Connection problems in words, with what to do: broker unreachable, host gone, desync."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from broker.embedded import free_port
+from netplay.host import HostSettings
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import Host
+from netplay.player import Desynced, Resynced
+from tests.tui import states
+from tests.tui.conftest import until
+from tests.tui.showcase import notes, plain, show_table
+from tui.app import make_app
+from tui.launch import MEMORY, Launch
+from tui.model import TableModel
+from tui.screens.lobby import LobbyScreen
+from tui.screens.problem import ProblemScreen
+from tui.widgets.banner import Banner
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_an_unreachable_broker_is_said_with_what_to_check(stacks_home: Path) -> None:
+    port = free_port()  # nothing listens there
+    launch = Launch(role="join", table="friday", name="Bo", broker=f"mqtt://127.0.0.1:{port}")
+    app = make_app(launch, profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        banner = screen.query_one(Banner)
+        await until(pilot, lambda: banner.problem is not None, "the problem")
+        text = plain(banner.render())
+        assert "Can't reach the broker." in text
+        assert f"127.0.0.1:{port}" in text and "stacks host" in text
+        await pilot.press("escape")
+        await until(pilot, lambda: type(app.screen).__name__ == "MenuScreen", "the menu")
+
+
+async def test_a_host_that_leaves_is_said_with_what_to_do(stacks_home: Path) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=2)
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with app.run_test(size=(80, 24)) as pilot:
+        async with Host(settings, broker=broker):
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                        and app.screen.me == 0, "a seat")
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        banner = screen.query_one(Banner)
+        await until(pilot, lambda: banner.problem is not None, "the problem")
+        assert "The host closed the table." in plain(banner.render())
+
+
+async def test_a_broker_that_cannot_start_is_said_with_what_to_do(stacks_home: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        launch = Launch(role="play", name="Ana", port=port, players=2, bots=1)
+        app = make_app(launch, profiles=stacks_home)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem")
+            text = plain(app.screen.query_one("#problem-title").render())
+            assert text == "Can't start the broker."
+            assert "--port" in plain(app.screen.query_one("#problem-advice").render())
+
+
+async def test_a_desync_is_said_and_its_repair_too(stacks_home: Path) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await show_table(app, states.mid_game())
+        app.control.model = TableModel(table="friday")
+        await app.control.notice(Desynced(12, "aa", "bb"))
+        await app.control.notice(Resynced(12, "snapshot"))
+        await pilot.pause()
+        said = notes(app)
+        assert any("disagreed with the host's at batch 12" in n for n in said), said
+        assert any(n.startswith("Repaired") for n in said), said

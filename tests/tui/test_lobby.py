@@ -1,0 +1,134 @@
+"""The lobby: a host's settings and opening, seats with presence, chat, the start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Select, Switch
+
+from netplay.host import HostSettings
+from netplay.identity import Identity
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import BotPeer, Host
+from tests.tui.conftest import until
+from tests.tui.showcase import plain
+from tui.app import make_app
+from tui.launch import MEMORY, Launch
+from tui.screens.lobby import LobbyScreen
+from tui.screens.problem import ProblemScreen
+from tui.screens.table import TableScreen
+from tui.widgets.log import TableLog
+from tui.widgets.opponents import Opponents
+
+pytestmark = pytest.mark.asyncio
+
+
+def _lobby_text(app: object) -> str:
+    screen = app.screen  # type: ignore[attr-defined]
+    assert isinstance(screen, LobbyScreen)
+    return "\n".join(plain(w.render()) for w in screen.query("#lobby-title, SeatList, "
+                                                              "#lobby-hint, #lobby-summary"))
+
+
+async def test_a_host_chooses_settings_opens_the_table_and_fills_it_with_bots(
+    stacks_home: Path,
+) -> None:
+    launch = Launch(role="host", table="friday", name="Ana", broker=MEMORY, players=4, bots=0,
+                    bot_delay=0.0, block_window=0.3, table_open=False)
+    app = make_app(launch, profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen) and screen.editing
+        # Every rule of the rules config has a field.
+        assert screen.query_one("#rule-forced_play", Switch).value is False
+        assert screen.query_one("#rule-two_player_deck", Select).value == 0
+        screen.query_one("#set-players", Select).value = 3
+        screen.query_one("#rule-forced_play", Switch).value = True
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: screen.me == 0, "our seat")
+        text = _lobby_text(app)
+        assert "1. ● Ana (you)" in text
+        assert "2. — empty seat —" in text and "3. — empty seat —" in text
+        assert "Forced play: True" in text
+        assert "stacks join friday" in text
+        await pilot.press("t", *"hi", "enter")
+        log = screen.query_one("#lobby-chat", TableLog)
+        await until(pilot, lambda: len(log.lines) > 0, "our chat line")
+        await pilot.press("escape", "ctrl+b")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the game to start",)
+        table = app.screen
+        assert isinstance(table, TableScreen)
+        assert table.names[0] == "Ana" and len(table.names) == 3
+
+
+async def test_settings_that_make_no_sense_are_refused_in_words(stacks_home: Path) -> None:
+    launch = Launch(role="host", table="friday", broker=MEMORY, players=2, bots=1,
+                    table_open=False)
+    app = make_app(launch, profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        screen.query_one("#rule-win_chips", Input).value = "3"
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert screen.editing
+        assert "win_min_each_colour" in plain(screen.query_one("#set-error").render())
+
+
+async def test_a_player_joins_a_hosted_table_sees_the_seats_and_the_game_starts(
+    stacks_home: Path,
+) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=3, bots=("greedy",), block_window=0.3)
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with Host(settings, broker=broker) as host, app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        await until(pilot, lambda: screen.me == 0, "a seat")
+        text = _lobby_text(app)
+        assert "Table friday" in text and "Players      3" in text
+        assert "1. ● Bo (you)" in text and "3. ● Bot 3 bot" in text
+        assert "Waiting for 1 more player(s)." in text
+        async with BotPeer(Identity.generate(), "friday", broker=broker, name="Cy"):
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), "the game")
+            assert host.host.game is not None
+            table = app.screen
+            assert isinstance(table, TableScreen)
+            assert table.names == ("Bo", "Cy", "Bot 3")
+
+
+async def test_a_wrong_password_is_refused_in_words(stacks_home: Path) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=2, password="s3cret")
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY, password="nope")
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with Host(settings, broker=broker), app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the refusal")
+        text = plain(app.screen.query_one("#problem-words").render())
+        assert "Wrong table password" in text
+        await pilot.press("enter")
+        await until(pilot, lambda: type(app.screen).__name__ == "MenuScreen", "the menu")
+
+
+async def test_a_spectator_watches_the_game_from_the_rail(stacks_home: Path) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=2, bots=("greedy", "greedy"),
+                            bot_delay=0.05, block_window=0.3)
+    launch = Launch(role="watch", table="friday", name="Zoe", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with Host(settings, broker=broker):
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), "the game")
+            table = app.screen
+            assert isinstance(table, TableScreen) and table.me is None
+            await until(pilot, lambda: table.view is not None and table.view.turn > 2,
+                        "some turns")
+            lines = plain(table.query_one(Opponents).render()).splitlines()
+            assert len(lines) == 2 and all("Bot" in line for line in lines)
+            assert "watching" in plain(table.query_one("#table-playbar").render())

@@ -1,0 +1,52 @@
+"""Events in words: what the log says."""
+
+from __future__ import annotations
+
+from engine.cards import CARDS_BY_KIND, FACES, Colour, Kind
+from engine.events import (
+    CardPlayed,
+    CardTaken,
+    ChipAwarded,
+    PileBlocked,
+    PileCleared,
+    PileCompleted,
+)
+from engine.state import Zone
+from tests.tui.showcase import plain
+from tui.words import Narrator, card_code, short_name
+
+RED_4 = next(i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 4)
+RED_5 = next(i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 5)
+BLOCK = CARDS_BY_KIND[Kind.BLOCK][0]
+
+
+def test_a_blocked_pile_reads_ana_completed_red_blocked_by_bo() -> None:
+    narrator = Narrator(("Ana", "Bo", "Cy"), me=2)
+    narrator.describe(CardPlayed(0, RED_4, Zone.HAND, 3, False))
+    narrator.describe(CardPlayed(0, RED_5, Zone.HAND, 3, False))
+    assert plain(narrator.describe(PileCompleted(0, 3, False, (1, 2)))) == \
+        "Ana completed Red — Block window open"
+    assert plain(narrator.describe(PileBlocked(1, BLOCK, Zone.HAND, 3))) == \
+        "Ana completed Red — blocked by Bo"
+
+
+def test_a_cleared_pile_pays_a_chip_and_you_are_you() -> None:
+    narrator = Narrator(("Ana", "Bo"), me=0)
+    narrator.describe(CardPlayed(0, RED_5, Zone.HAND, 1, False))
+    assert narrator.describe(PileCleared(1)) is None
+    assert plain(narrator.describe(ChipAwarded(0, Colour.RED))) == "You took a Red chip"
+
+
+def test_a_card_taken_from_your_hand_names_the_card_only_to_you() -> None:
+    mine = Narrator(("Ana", "Bo", "Cy"), me=1)
+    assert "R4" in plain(mine.describe(CardTaken(0, 1, Zone.HAND, RED_4)))
+    theirs = Narrator(("Ana", "Bo", "Cy"), me=2)
+    line = plain(theirs.describe(CardTaken(0, 1, Zone.HAND, -1)))
+    assert "a card" in line and "Bo's hand" in line
+
+
+def test_every_card_reads_without_colour() -> None:
+    codes = {card_code(c) for c in range(len(FACES))}
+    assert {"R1", "R5", "RW", "B1", "BW", "Skip", "Reverse", "Steal card", "Steal chip",
+            "Block"} <= codes
+    assert short_name("Bot 3 (greedy)") == "Bot 3" and short_name("Ana") == "Ana"
