@@ -8,8 +8,10 @@ from engine.actions import Action
 from engine.game import Game
 from tests.tui.states import NAMES, seat_view, story
 from tui.app import StacksApp
+from tui.launch import Launch
 from tui.model import SeatPresence, TableModel
 from tui.screens.gameover import GameOverScreen
+from tui.screens.lobby import LobbyScreen
 from tui.screens.table import TableScreen
 
 
@@ -65,3 +67,25 @@ def plain(markup: object) -> str:
 
 def notes(app: StacksApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
+
+
+async def show_lobby(app: StacksApp, *, editing: bool = False) -> LobbyScreen:
+    """A host's lobby: three of four seats taken (one by a bot), a little chat."""
+    launch = Launch(role="host", table="friday", name="Ana", players=4, bots=1,
+                    table_open=not editing)
+    model = TableModel(table="friday", players=4, block_window=3.0, me=0)
+    screen = LobbyScreen(launch, model)
+    await app.control.show(screen)
+    if not editing:
+        screen.where = "mqtt://192.168.1.20:1883"
+        screen.profile = "ana"
+        screen.seats = (
+            SeatPresence("Ana", bot=False, present=True, standin=False),
+            SeatPresence("Bo", bot=False, present=False, standin=False),
+            None,
+            SeatPresence("Bot 4", bot=True, present=True, standin=False),
+        )
+        screen.me = 0
+        screen.heard("Bo", "back in a minute")
+        screen.heard("Ana", "no rush")
+    return screen

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Select, Switch
+from textual.widgets import Input, Select
 
 from netplay.host import HostSettings
 from netplay.identity import Identity
@@ -42,10 +42,10 @@ async def test_a_host_chooses_settings_opens_the_table_and_fills_it_with_bots(
         screen = app.screen
         assert isinstance(screen, LobbyScreen) and screen.editing
         # Every rule of the rules config has a field.
-        assert screen.query_one("#rule-forced_play", Switch).value is False
+        assert screen.query_one("#rule-forced_play", Select).value == 0
         assert screen.query_one("#rule-two_player_deck", Select).value == 0
         screen.query_one("#set-players", Select).value = 3
-        screen.query_one("#rule-forced_play", Switch).value = True
+        screen.query_one("#rule-forced_play", Select).value = 1
         await pilot.press("ctrl+o")
         await until(pilot, lambda: screen.me == 0, "our seat")
         text = _lobby_text(app)

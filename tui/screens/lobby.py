@@ -21,7 +21,7 @@ from textual.markup import escape
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Label, Select, Static, Switch
+from textual.widgets import Footer, Input, Label, Select, Static
 
 from engine.config import RulesConfig
 from engine.errors import ConfigError
@@ -37,7 +37,7 @@ RULE_LABELS: dict[str, str] = {
     "two_player_deck": "2-player deck",
     "first_player": "First player (seat)",
     "hand_size": "Hand size",
-    "max_open_piles_per_colour": "Open piles per colour (0 = any)",
+    "max_open_piles_per_colour": "Piles per colour (0=any)",
     "forced_play": "Forced play",
     "unlimited_chips": "Unlimited chips",
     "chips_per_colour": "Chips per colour",
@@ -48,13 +48,32 @@ RULE_LABELS: dict[str, str] = {
     "win_min_each_colour": "… of which each colour",
     "steal_chip_win": "Steal a Chip may win",
     "skip_stacking": "Several Skips",
-    "skip_timing": "Skip direction",
+    "skip_timing": "Skips counted",
     "hand_limit": "Hand limit (blank = none)",
     "stalemate_result": "Stalemate",
     "max_turns": "Turn limit",
     "max_plays_per_turn": "Plays per turn (safeguard)",
 }
 _NULLABLE = {"first_player", "hand_limit"}
+OPTION_WORDS: dict[str, str] = {
+    "TwoPlayerDeck.GH": "5 cards out, keep Reverses",
+    "TwoPlayerDeck.GR": "8 out, Reverses too",
+    "TwoPlayerDeck.FULL": "full deck",
+    "StealChipWin.ILLEGAL": "no",
+    "StealChipWin.NO_WIN_CHECK": "yes (no win check)",
+    "SkipStacking.STACK": "each skips one more",
+    "SkipStacking.REDUNDANT": "only one counts",
+    "SkipStacking.NEXT_LOSES_K": "next loses that many",
+    "SkipTiming.FINAL_DIRECTION": "at the turn's end",
+    "SkipTiming.AT_PLAY": "when played",
+    "StalemateResult.DRAW": "a draw",
+    "StalemateResult.MOST_CHIPS": "most chips wins",
+}
+
+
+def option_words(member: IntEnum) -> str:
+    return OPTION_WORDS.get(f"{type(member).__name__}.{member.name}",
+                            member.name.lower().replace("_", " "))
 
 
 def rules_summary(rules: RulesConfig) -> str:
@@ -64,7 +83,7 @@ def rules_summary(rules: RulesConfig) -> str:
     for field in fields(RulesConfig):
         value = getattr(rules, field.name)
         if value != getattr(default, field.name):
-            shown = value.name.lower() if isinstance(value, IntEnum) else value
+            shown = option_words(value) if isinstance(value, IntEnum) else value
             changed.append(f"{RULE_LABELS.get(field.name, field.name)}: {shown}")
     return "standard rules" if not changed else "; ".join(changed)
 
@@ -226,14 +245,14 @@ class LobbyScreen(Screen[None]):
         launch = self.launch
         yield _row("Players", Select(
             [(str(n), n) for n in range(2, 7)], value=launch.players, allow_blank=False,
-            id="set-players"))
+            id="set-players", compact=True))
         yield _row("Bots", Select(
             [(str(n), n) for n in range(0, 6)], value=launch.bots, allow_blank=False,
-            id="set-bots"))
+            id="set-bots", compact=True))
         yield _row("Block window (s)", Input(f"{launch.block_window:g}", id="set-window",
-                                             type="number"))
+                                             type="number", compact=True))
         yield _row("Password", Input(launch.password or "", id="set-password",
-                                     password=True, placeholder="none"))
+                                     password=True, placeholder="none", compact=True))
         for field in fields(RulesConfig):
             yield _row(RULE_LABELS.get(field.name, field.name),
                        _rule_widget(field.name, getattr(launch.rules, field.name)))
@@ -321,21 +340,21 @@ def _row(label: str, widget: Widget) -> Horizontal:
 def _rule_widget(name: str, value: object) -> Widget:
     ident = f"rule-{name}"
     if isinstance(value, bool):
-        return Switch(value=value, id=ident)
+        return Select([("yes", 1), ("no", 0)], value=int(value), allow_blank=False, id=ident,
+                      compact=True, classes="set-bool")
     if isinstance(value, IntEnum):
-        options = [(m.name.lower().replace("_", " "), int(m)) for m in type(value)]
-        return Select(options, value=int(value), allow_blank=False, id=ident)
+        options = [(option_words(m), int(m)) for m in type(value)]
+        return Select(options, value=int(value), allow_blank=False, id=ident, compact=True)
     text = "" if value is None else str(value)
     placeholder = "none" if name in _NULLABLE else ""
-    return Input(text, id=ident, type="integer", placeholder=placeholder)
+    return Input(text, id=ident, type="integer", placeholder=placeholder, compact=True)
 
 
 def _read_rule(screen: LobbyScreen, name: str) -> object:
     widget = screen.query_one(f"#rule-{name}")
-    if isinstance(widget, Switch):
-        return widget.value
     if isinstance(widget, Select):
-        return int(widget.value)  # type: ignore[arg-type]
+        value = int(widget.value)  # type: ignore[arg-type]
+        return bool(value) if widget.has_class("set-bool") else value
     assert isinstance(widget, Input)
     text = widget.value.strip()
     if not text:

@@ -1,0 +1,79 @@
+"""Screenshots of the main screens at 80x24 and 120x40, against committed baselines.
+
+Fixed seeds, names and texts; no clock shows (the Block countdown is frozen). After a
+deliberate change of the look: ``pytest tests/tui/test_snapshots.py --snapshot-update``,
+then look at the new SVGs before committing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.tui import states
+from tests.tui.showcase import show_game_over, show_lobby, show_table
+from tui.app import StacksApp, make_app
+
+SIZES = [(80, 24), (120, 40)]
+Compare = Callable[..., bool]
+
+
+def _app() -> StacksApp:
+    return make_app(frozen=True)
+
+
+Show = Callable[[StacksApp], Awaitable[Any]]
+
+
+def _before(show: Show) -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def run_before(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        assert isinstance(app, StacksApp)
+        await show(app)
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_lobby_host_settings(snap_compare: Compare, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_lobby(app, editing=True)))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_lobby_waiting(snap_compare: Compare, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(), terminal_size=size, run_before=_before(show_lobby))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_table_mid_game(snap_compare: Compare, size: tuple[int, int]) -> None:
+    game = states.mid_game()
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_table(app, game, away=2)))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_table_card_picked(snap_compare: Compare, size: tuple[int, int]) -> None:
+    game = states.mid_game()
+    assert snap_compare(_app(), terminal_size=size, press=["2"],
+                        run_before=_before(lambda app: show_table(app, game)))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_block_prompt(snap_compare: Compare, size: tuple[int, int]) -> None:
+    game = states.block_window()
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_table(app, game)))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_game_over(snap_compare: Compare, size: tuple[int, int]) -> None:
+    game = states.finished()
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_game_over(app, game)))
