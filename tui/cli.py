@@ -12,6 +12,8 @@ import sys
 from collections.abc import Sequence
 
 from engine.bots import BOT_NAMES
+from tui.commands.bench_ssh import add_bench_ssh_arguments
+from tui.commands.serve import add_serve_arguments
 from tui.launch import DEFAULT_BROKER
 
 
@@ -80,6 +82,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     _add_ui_commands(commands)
     _add_net_commands(commands, command)
+    add_serve_arguments(commands)
 
     bench = commands.add_parser("bench", help="measure speed", description="Benchmarks.")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
@@ -106,6 +109,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     net_bench.add_argument("--actions", type=_positive, default=3000,
                            help="actions to measure (3000)")
     net_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    add_bench_ssh_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
         help="interface speed: cold start, key to repaint, idle CPU",
@@ -171,9 +175,20 @@ def _table(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _broker_url(text: str) -> str:
+    from netplay.transport import BrokerAddress
+
+    try:
+        BrokerAddress.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _add_common_peer(parser: argparse.ArgumentParser, *, broker_default: str | None) -> None:
     parser.add_argument(
         "--broker",
+        type=_broker_url,
         default=broker_default,
         metavar="URL",
         help="mqtt://[user[:password]@]host[:port] or mqtts://..."
@@ -247,7 +262,8 @@ def _add_net_commands(
         description="Find brokers on the LAN (mDNS) and list the tables they carry, or list "
         "the tables of one broker with --broker.",
     )
-    tables.add_argument("--broker", metavar="URL", help="ask this broker only")
+    tables.add_argument("--broker", metavar="URL", type=_broker_url,
+                        help="ask this broker only")
     tables.add_argument("--timeout", type=float, default=2.0,
                         help="seconds to look for brokers and tables (2)")
     tables.add_argument("--json", action="store_true", help="one JSON object per table")
@@ -299,7 +315,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from broker.cli import run as run_broker
 
         return run_broker(args)
+    if args.command == "serve":
+        from tui.commands.serve import run as run_serve
+
+        return run_serve(args)
     if args.command == "bench":
+        if args.target == "ssh":
+            from tui.commands.bench_ssh import run as run_bench_ssh
+
+            return run_bench_ssh(args)
         if args.target == "ui":
             from tui.commands.bench_ui import run as run_bench_ui
 
