@@ -87,8 +87,8 @@ async def test_help_lists_every_key_of_the_table(stacks_home: Path) -> None:
         text = "\n".join(f"{key} {what}" for bindings in (
             TableScreen.BINDINGS, BlockPrompt.BINDINGS, GameOverScreen.BINDINGS)
             for key, what in help_rows(list(bindings)))
-        for description in ("Card", "Pile", "New pile", "Play", "Discard", "End turn",
-                            "Do it", "Hint", "Talk", "Leave", "Block!", "Pass", "Rematch"):
+        for description in ("Card", "Pile", "New", "Play", "Discard", "End turn",
+                            "Do", "Hint", "Talk", "Leave", "Block!", "Pass", "Rematch"):
             assert description in text, description
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")

@@ -88,7 +88,7 @@ async def test_a_number_key_picks_a_card_and_a_pile_letter_plays_it_there(
         await pilot.press(pick.key)
         assert screen.selected == pick
         bar = plain(screen.query_one("#table-playbar").render())
-        assert f"{slot.letter} on" in bar and "x discard it" in bar
+        assert f"{slot.letter} on" in bar and "x discard (ends turn)" in bar
         assert slot.letter in screen.query_one("#table-piles").targets  # type: ignore[attr-defined]
         await pilot.press(slot.letter)
         assert sent.actions == [PlayCard(0, play.card, play.pile)]

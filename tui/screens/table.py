@@ -92,11 +92,11 @@ class TableScreen(Screen[None]):
         Binding("up", "cursor(-1)", "Previous choice", show=False),
         Binding("a", "slot('a')", "Pile", key_display="a-d"),
         *[Binding(letter, f"slot('{letter}')", "Pile", show=False) for letter in LETTERS[1:8]],
-        Binding("n", "new_pile", "New pile"),
+        Binding("n", "new_pile", "New"),
         Binding("p", "play_action", "Play"),
         Binding("x", "discard", "Discard"),
         Binding("e", "end_turn", "End turn"),
-        Binding("enter", "do", "Do it"),
+        Binding("enter", "do", "Do"),
         Binding("i", "hint", "Hint"),
         Binding("t", "chat", "Talk"),
         Binding("escape", "deselect", "Back", show=False),
@@ -131,6 +131,7 @@ class TableScreen(Screen[None]):
         self._bot = GreedyBot()
         self._ready = False
         """Composed and mounted: the watchers may reach the widgets."""
+        self._keys: tuple[bool, bool] | None = None
 
     # -- layout --------------------------------------------------------------------------------
 
@@ -155,7 +156,7 @@ class TableScreen(Screen[None]):
                 yield log
                 yield Input(placeholder="Say something (Enter sends, Esc closes)",
                             id="table-chat", max_length=500)
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         opponents = self.query_one(Opponents)
@@ -239,7 +240,10 @@ class TableScreen(Screen[None]):
         self.query_one(Banner).problem = self.problem
         self.query_one("#table-status", Static).update(self._status())
         self.query_one("#table-playbar", Static).update(self._playbar())
-        self.refresh_bindings()
+        keys = (self._my_turn(), any(isinstance(a, EndTurn) for a in self.legal))
+        if keys != self._keys:  # the footer is rebuilt only when its keys change
+            self._keys = keys
+            self.refresh_bindings()
 
     def _my_turn(self) -> bool:
         view = self.view
@@ -286,30 +290,29 @@ class TableScreen(Screen[None]):
                 face = FACES[pick.card]
                 assert face.colour is not None
                 if action.pile == NEW_PILE:
-                    out.append(Choice("n", f"start a new {face.colour.title} pile", action))
+                    out.append(Choice("n", f"new {face.colour.title} pile", action))
                 else:
                     slot = _pile_key(self.slots, action.pile)
                     if slot is not None and slot.pile is not None:
-                        label = f"on {slot.colour.title} pile {slot.letter} " \
-                                f"(it needs {slot.needs})"
+                        label = f"on {slot.colour.title} {slot.letter} (needs {slot.needs})"
                         out.append(Choice(slot.letter, label, action))
             elif isinstance(action, PlaySkip):
-                out.append(Choice("p", "play Skip: the next player misses a turn", action))
+                out.append(Choice("p", "play it: the next player misses a turn", action))
             elif isinstance(action, PlayReverse):
-                label = "play Reverse: play changes direction"
+                label = "play it: play changes direction"
                 if view.players == 2:
-                    label = "play Reverse (a Skip with 2 players)"
+                    label = "play it (a Skip with 2 players)"
                 out.append(Choice("p", label, action))
             elif isinstance(action, StealCard | StealChip):
                 kind = FACES[pick.card].kind
                 if kind not in steal_seen:
                     steal_seen.add(kind)
-                    label = ("play Steal a Card… (whom, then hand or discard)"
+                    label = ("play it… (whom, then hand or discard)"
                              if kind is Kind.STEAL_CARD else
-                             "play Steal a Chip… (whom, then which colour)")
+                             "play it… (whom, then which colour)")
                     out.append(Choice("p", label, None, kind))
             elif isinstance(action, Discard):
-                out.append(Choice("x", "discard it (ends your turn)", action))
+                out.append(Choice("x", "discard (ends turn)", action))
         out.sort(key=lambda c: c.key == "x")
         return out
 
@@ -390,23 +393,18 @@ class TableScreen(Screen[None]):
         mine = self._my_turn()
         if action in ("pick", "pick_top", "move", "slot", "hint"):
             return mine
-        if action == "cursor":
-            return mine and self.selected is not None
-        if action in ("new_pile", "play_action", "discard"):
-            key = {"new_pile": "n", "play_action": "p", "discard": "x"}[action]
-            return (mine and self.selected is not None
-                    and any(c.key == key for c in self._choices_for(self.selected)))
+        if action in ("cursor", "new_pile", "play_action", "discard", "do"):
+            return mine  # what the picked card can do is in the play bar
         if action == "end_turn":
             return any(isinstance(a, EndTurn) for a in self.legal)
-        if action == "do":
-            return (mine and (self.selected is not None or self.hint is not None))
         return True
 
     def _repaint_choice(self) -> None:
+        # The keys in the footer stay as they are for the whole turn, and the play bar
+        # keeps its height: a pick repaints three widgets and lays nothing out again.
         self.query_one(Hand).selected = self.selected
         self.query_one(Piles).targets = self._targets()
-        self.query_one("#table-playbar", Static).update(self._playbar())
-        self.refresh_bindings()
+        self.query_one("#table-playbar", Static).update(self._playbar(), layout=False)
 
     def action_pick(self, index: int) -> None:
         view, me = self.view, self.me
