@@ -746,7 +746,8 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until SIGINT/SIGTERM: 0 after a clean stop, 2 if it can't start."""
-    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    if logging.getLogger("asyncssh").level == logging.NOTSET:
+        logging.getLogger("asyncssh").setLevel(logging.WARNING)
     settings = settings_from(args)
     try:
         return asyncio.run(serve(settings, sys.stdout, sys.stderr))
