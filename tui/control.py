@@ -87,7 +87,7 @@ class Control:
 
     # -- the session ---------------------------------------------------------------------------
 
-    async def start(self, launch: Launch) -> None:
+    async def start(self, launch: Launch, *, skip_host: bytes | None = None) -> None:
         """Open ``launch``'s table: the lobby, then the table when the game starts."""
         from tui.screens.lobby import LobbyScreen
 
@@ -103,7 +103,7 @@ class Control:
         await self.show(self.lobby)
         if launch.role == "host" and not launch.table_open:
             return  # the host chooses the settings first; the lobby calls open_table
-        self._run(launch)
+        self._run(launch, skip_host=skip_host)
 
     async def open_table(self, launch: Launch) -> None:
         """The host chose the settings in the lobby: open the table."""
@@ -112,11 +112,12 @@ class Control:
             self.model.players = launch.players
         self._run(self.launch)
 
-    def _run(self, launch: Launch) -> None:
+    def _run(self, launch: Launch, *, skip_host: bytes | None = None) -> None:
         from tui.session import TableSession
 
         self.session = TableSession(launch, self.app.post_message, profiles=self.profiles,
-                                    after=self._closing, memory=self.memory)
+                                    after=self._closing, memory=self.memory,
+                                    skip_host=skip_host)
         self._closing = None
         self.worker = self.app.run_worker(
             self.session.run(), name="table-session", group="session", exclusive=True,
@@ -135,8 +136,13 @@ class Control:
         await self.menu()
 
     async def rematch(self) -> None:
-        if self.launch is not None:
-            await self.start(self.launch.rematch())
+        """Host again (a new game, same settings), or join the host's next game."""
+        if self.launch is None:
+            return
+        skip = None
+        if not self.launch.hosting and self.session is not None:
+            skip = self.session.host_key  # its retained announcement is of the old game
+        await self.start(self.launch.rematch(), skip_host=skip)
 
     def act(self, action: Action) -> None:
         if self.session is not None:

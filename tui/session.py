@@ -19,7 +19,8 @@ from textual.worker import Worker
 from broker.embedded import EmbeddedBroker
 from engine.actions import Action
 from engine.rng import derive_seed
-from netplay.errors import ProfileError
+from netplay.codec import decode
+from netplay.errors import FrameError, ProfileError
 from netplay.host import HostSettings
 from netplay.identity import Identity, load_profile, profiles_dir
 from netplay.memory import AsyncMemoryBroker
@@ -47,9 +48,12 @@ class WatchedTransport:
     "broker gone" without reaching into the session's internals.
     """
 
-    def __init__(self, inner: Transport, topics: Topics) -> None:
+    def __init__(self, inner: Transport, topics: Topics, *,
+                 skip_host: bytes | None = None) -> None:
         self.inner = inner
         self.topics = topics
+        self.skip_host = skip_host
+        """A host whose table we left (its game is over): wait for the next one."""
         self.connected = inner.connected
         self.host_heard: float | None = None
         self.table_seen = False
@@ -69,7 +73,10 @@ class WatchedTransport:
         await self.inner.flushed()
 
     async def receive(self) -> tuple[str, bytes]:
-        topic, payload = await self.inner.receive()
+        while True:
+            topic, payload = await self.inner.receive()
+            if not self._skipped(topic, payload):
+                break
         now = asyncio.get_running_loop().time()
         if topic == self.topics.events:
             self.host_heard = now
@@ -83,15 +90,25 @@ class WatchedTransport:
         return topic, payload
 
 
+    def _skipped(self, topic: str, payload: bytes) -> bool:
+        if self.skip_host is None or not payload or topic != self.topics.announce:
+            return False
+        try:
+            return decode(payload).sender == self.skip_host
+        except FrameError:
+            return False
+
+
 class TableSession:
     """One table: start with :meth:`run` in a worker; cancel the worker to leave."""
 
     def __init__(
         self, launch: Launch, post: Callable[[Message], object], *,
         profiles: Path | None = None, after: Worker[None] | None = None,
-        memory: AsyncMemoryBroker | None = None,
+        memory: AsyncMemoryBroker | None = None, skip_host: bytes | None = None,
     ) -> None:
         self.launch = launch
+        self.skip_host = skip_host
         self.memory = memory
         """The in-process broker to use for ``broker="memory"`` (tests share one)."""
         self.after = after
@@ -110,6 +127,11 @@ class TableSession:
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- what the app calls ------------------------------------------------------------------
+
+    @property
+    def host_key(self) -> bytes | None:
+        """The key of the host we joined (to skip its table after its game)."""
+        return self.player.player.host_key if self.player is not None else None
 
     def act(self, action: Action) -> None:
         if self.player is not None:
@@ -158,7 +180,8 @@ class TableSession:
             )
             if launch.seed is not None:
                 player.player.entropy = derive_seed(launch.seed, label=f"player-{launch.game}")
-            self._watched = WatchedTransport(player.transport, Topics(launch.table))
+            self._watched = WatchedTransport(player.transport, Topics(launch.table),
+                                             skip_host=self.skip_host)
             player.transport = self._watched
             await stack.enter_async_context(player)
             self.player = player

@@ -1,0 +1,57 @@
+"""After the game: a rematch with the same settings, or back to the host's next game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from netplay.host import HostSettings
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import Host
+from tests.tui.conftest import until
+from tests.tui.driver import play_to_the_end
+from tui.app import make_app
+from tui.launch import MEMORY, Launch
+from tui.screens.gameover import GameOverScreen
+from tui.screens.lobby import LobbyScreen
+from tui.screens.table import TableScreen
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_r_after_a_game_against_bots_deals_a_new_game(stacks_home: Path) -> None:
+    launch = Launch(role="play", name="Ana", players=2, bots=1, broker=MEMORY, seed=3,
+                    bot_delay=0.0, block_window=0.2)
+    app = make_app(launch, profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        first = app.screen
+        await play_to_the_end(app, pilot)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen)
+                    and app.screen is not first, "a new table")
+        table = app.screen
+        assert isinstance(table, TableScreen)
+        await until(pilot, lambda: table.view is not None, "the new deal")
+        assert table.view is not None and table.view.outcome is None
+
+
+async def test_a_player_waits_in_the_lobby_for_the_hosts_next_game(stacks_home: Path) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=2, bots=("greedy",), block_window=0.2)
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with app.run_test(size=(80, 24)) as pilot:
+        async with Host(settings, broker=broker):
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), "the game")
+            await play_to_the_end(app, pilot)
+            await pilot.press("r")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            lobby = app.screen
+            assert isinstance(lobby, LobbyScreen)
+            await pilot.pause(0.5)
+            assert lobby.me is None, "joined the finished game again"
+        async with Host(settings, broker=broker):
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), "the next game")
+            assert not isinstance(app.screen, GameOverScreen)
