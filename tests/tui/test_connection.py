@@ -13,13 +13,14 @@ from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Host
 from netplay.player import Desynced, Resynced
 from tests.tui import states
-from tests.tui.conftest import until
+from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import notes, plain, show_table
 from tui.app import make_app
 from tui.launch import MEMORY, Launch
 from tui.model import TableModel
 from tui.screens.lobby import LobbyScreen
 from tui.screens.problem import ProblemScreen
+from tui.session import HOST_QUIET
 from tui.widgets.banner import Banner
 
 pytestmark = pytest.mark.asyncio
@@ -83,3 +84,24 @@ async def test_a_desync_is_said_and_its_repair_too(stacks_home: Path) -> None:
         said = notes(app)
         assert any("disagreed with the host's at batch 12" in n for n in said), said
         assert any(n.startswith("Repaired") for n in said), said
+
+
+async def test_a_host_that_goes_silent_is_said_with_what_to_do(stacks_home: Path) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=2)
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with app.run_test(size=(80, 24)) as pilot, Host(settings, broker=broker) as host:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and app.screen.me == 0, "a seat")
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        banner = screen.query_one(Banner)
+        assert banner.problem is None
+        driver = host._task  # a crash: the host stops without a word
+        assert driver is not None
+        driver.cancel()
+        await until(pilot, lambda: banner.problem is not None, "the problem",
+                    timeout=HOST_QUIET + TIMEOUT)
+        text = plain(banner.render())
+        assert "The host has gone quiet." in text and "Esc to leave" in text

@@ -32,6 +32,7 @@ from tui.screens.table import TableScreen
 from tui.widgets.hand import Hand, picks
 from tui.widgets.opponents import Opponents, seat_order
 from tui.widgets.piles import SlotView
+from tui.words import card_code
 
 pytestmark = pytest.mark.asyncio
 
@@ -297,3 +298,27 @@ async def test_a_large_terminal_gets_a_log_column_and_big_cards(stacks_home: Pat
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert not screen.has_class("-wide")
+
+
+async def test_the_mouse_picks_a_card_and_a_click_on_a_pile_plays_it(stacks_home: Path) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        sent = Recorder(app)
+        view = screen.view
+        assert view is not None
+        play = next(a for a in screen.legal if isinstance(a, PlayCard) and a.pile != NEW_PILE
+                    and a.card in view.hands[0])
+        pick = next(p for p in picks(view, 0) if p.card == play.card)
+        slot = next(s for s in screen.slots if s.pile is not None and s.pile.id == play.pile)
+        await pilot.pause()  # laid out: the click lands where the card is drawn
+        hand = screen.query_one(Hand)
+        first_line = plain(hand.render()).splitlines()[0]
+        column = first_line.index(f"{pick.key} {card_code(pick.card)}") + 2  # on its code
+        await pilot.click(Hand, offset=(column, 0))
+        await pilot.pause()
+        assert screen.selected == pick
+        await pilot.click(f"#slot-{slot.letter}")
+        await pilot.pause()
+        assert sent.actions == [PlayCard(0, play.card, play.pile)]

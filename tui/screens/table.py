@@ -154,7 +154,7 @@ class TableScreen(Screen[None]):
                 log = TableLog(id="table-log")
                 log.border_title = "Log"
                 yield log
-                yield Input(placeholder="Say something (Enter sends, Esc closes)",
+                yield Input(placeholder="Say something (Enter sends)",
                             id="table-chat", max_length=500)
         yield Footer(compact=True, show_command_palette=False)
 
@@ -338,9 +338,14 @@ class TableScreen(Screen[None]):
             window = view.window
             if window.seat == me:
                 return "[b]You completed a pile![/] Waiting for the Block window to close…"
+            who = escape(self._seat_name(window.seat))
             if me in window.passed:
-                return "You passed. Waiting for the others…"
-            return "A Block window is open…"
+                return f"{who} completed a pile. You passed; waiting for the others…"
+            if any(isinstance(a, Block) for a in self.legal):
+                return f"{who} completed a pile: [b]b[/] Blocks it, [b]p[/] passes."
+            if me in window.eligible:
+                return f"{who} completed a pile. You hold no Block: passing for you…"
+            return f"{who} completed a pile. Waiting for the others to Block or pass…"
         if not self._my_turn():
             if view.skip_tokens[me]:
                 return f"{escape(self._seat_name(view.current))} is playing. [b]You will miss " \
@@ -352,6 +357,9 @@ class TableScreen(Screen[None]):
         if self.selected is None:
             if any(isinstance(a, EndTurn) for a in self.legal):
                 return "[b]Your turn.[/] Your hand is empty: [b]e[/] ends your turn."
+            if all(isinstance(a, Discard) for a in self.legal):
+                return "[b]Nothing more to play:[/] pick a card ([b]1-9[/]) and discard it " \
+                       "([b]x[/]) to end your turn."
             return "[b]Your turn:[/] pick a card ([b]1-9[/], [b]0[/] your discard top, " \
                    "[b]←→[/]); play as many as you like, then discard one ([b]x[/]). " \
                    "[b]i[/] hints."

@@ -84,6 +84,7 @@ class SlotView(Widget):
     SlotView {
         height: 1;
         width: 1fr;
+        padding: 0 1 0 0;
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
