@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -180,6 +181,10 @@ class TableSession:
             )
             if launch.seed is not None:
                 player.player.entropy = derive_seed(launch.seed, label=f"player-{launch.game}")
+            if self.host is not None:
+                # Our own table: a stale announcement of the same name (a crashed host's,
+                # retained by a shared broker) must not take our seat elsewhere.
+                player.player.host_key = self.host.identity.key
             self._watched = WatchedTransport(player.transport, Topics(launch.table),
                                              skip_host=self.skip_host)
             player.transport = self._watched
@@ -218,7 +223,12 @@ class TableSession:
         meeting = await start_meeting_point(launch.bind, launch.port, password=launch.password)
         stack.push_async_callback(meeting.close)
         self.url = meeting.url
-        return meeting.url, meeting.url
+        where = meeting.url
+        if launch.bind in ("0.0.0.0", "::", ""):
+            # Others reach us on the LAN address, not on the loopback we use ourselves.
+            address = BrokerAddress.parse(meeting.url)
+            where = BrokerAddress(lan_address(), address.port).url
+        return meeting.url, where
 
     async def _host(self, stack: contextlib.AsyncExitStack) -> None:
         launch = self.launch
@@ -338,6 +348,16 @@ class TableSession:
                 "Wait for it to come back, or Esc to leave.", severe=True,
             )
         return None
+
+
+def lan_address() -> str:
+    """This machine's address on its LAN (no packet is sent), or loopback."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: only picks the outgoing interface
+        address: str = probe.getsockname()[0]
+        if address and not address.startswith("0."):
+            return address
+    return "127.0.0.1"
 
 
 def _start_problem(launch: Launch, exc: Exception) -> Problem:

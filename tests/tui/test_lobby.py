@@ -52,6 +52,7 @@ async def test_a_host_chooses_settings_opens_the_table_and_fills_it_with_bots(
         assert "1. ● Ana (you)" in text
         assert "2. — empty seat —" in text and "3. — empty seat —" in text
         assert "Forced play: True" in text
+        assert "Password     no" in text
         assert "stacks join friday" in text
         await pilot.press("t", *"hi", "enter")
         log = screen.query_one("#lobby-chat", TableLog)

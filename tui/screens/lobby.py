@@ -264,7 +264,7 @@ class LobbyScreen(Screen[None]):
             players = int(self.query_one("#set-players", Select).value)  # type: ignore[arg-type]
             bots = int(self.query_one("#set-bots", Select).value)  # type: ignore[arg-type]
             window = float(self.query_one("#set-window", Input).value or "3")
-            password = self.query_one("#set-password", Input).value
+            password = self.query_one("#set-password", Input).value or None
             values: dict[str, Any] = {}
             for field in fields(RulesConfig):
                 values[field.name] = _read_rule(self, field.name)

@@ -67,7 +67,12 @@ class MenuScreen(Screen[None]):
             await app.control.start(replace(defaults, role="play", players=players,
                                             bots=players - 1, broker=None, table_open=True))
         elif ident == "host":
-            await app.control.start(replace(defaults, role="host", bots=0, table_open=False))
+            from tui.commands.net import default_record_path
+
+            table = defaults.table
+            await app.control.start(replace(
+                defaults, role="host", bots=0, table_open=False, bind="0.0.0.0",
+                port=1883, broker=None, record=default_record_path(table)))
         elif ident in ("join", "watch"):
             from tui.screens.connect import ConnectScreen
 
