@@ -87,8 +87,10 @@ async def test_help_lists_every_key_of_the_table(stacks_home: Path) -> None:
         text = "\n".join(f"{key} {what}" for bindings in (
             TableScreen.BINDINGS, BlockPrompt.BINDINGS, GameOverScreen.BINDINGS)
             for key, what in help_rows(list(bindings)))
-        for description in ("Card", "Pile", "New", "Play", "Discard", "End turn",
-                            "Do", "Hint", "Talk", "Leave", "Block!", "Pass", "Rematch"):
+        for description in ("pick a card", "play the picked card on that pile", "new pile",
+                            "play the picked action card", "discard the picked card",
+                            "end your turn", "highlighted choice", "what a bot would do",
+                            "say something", "leave the table", "Block!", "Pass", "Rematch"):
             assert description in text, description
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
