@@ -26,6 +26,7 @@ from tui.messages import (
     Say,
     SessionFailed,
     SessionReady,
+    ShowResults,
 )
 
 
@@ -115,6 +116,9 @@ class StacksApp(App[None]):
 
     async def on_rematch(self, message: Rematch) -> None:
         await self.control.rematch()
+
+    async def on_show_results(self, message: ShowResults) -> None:
+        await self.control.results()
 
 
 def make_app(

@@ -144,6 +144,10 @@ class Control:
             skip = self.session.host_key  # its retained announcement is of the old game
         await self.start(self.launch.rematch(), skip_host=skip)
 
+    async def results(self) -> None:
+        if self.gameover is not None and self.app.screen is not self.gameover:
+            await self.app.push_screen(self.gameover)
+
     def act(self, action: Action) -> None:
         if self.session is not None:
             self.session.act(action)

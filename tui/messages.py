@@ -52,6 +52,10 @@ class LeaveTable(Message):
     """Back to the main menu (the session closes)."""
 
 
+class ShowResults(Message):
+    """Back to the game-over screen from the finished table."""
+
+
 class Rematch(Message):
     """Another game with the same table settings."""
 

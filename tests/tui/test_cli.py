@@ -62,3 +62,12 @@ def test_every_screen_has_its_style_sheet_beside_it_and_every_selector_starts_wi
             if line and not line.startswith((" ", "}", "/*")) and line.endswith(("{", ",")):
                 first = line.split()[0].split(".")[0]
                 assert f"class {first}(" in source, (module.name, line)
+
+
+def test_no_key_of_the_table_is_also_a_pile_letter() -> None:
+    from tui.screens.table import TableScreen
+    from tui.widgets.piles import LETTERS
+
+    keys = {b.key for b in TableScreen.BINDINGS if hasattr(b, "key")
+            and not b.action.startswith("slot(")}  # type: ignore[union-attr]
+    assert not keys & set(LETTERS)

@@ -122,6 +122,11 @@ async def test_game_over_shows_the_winner_chips_counts_and_the_verdict(
         assert table is not None and (red, blue) != (0, 0)
         await pilot.press("t")
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        app.control.gameover = screen
+        await pilot.press("g")
+        await until(pilot, lambda: app.screen is screen, "the results again")
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         await pilot.press("q")  # the game is over: no question asked
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
 

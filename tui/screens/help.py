@@ -42,6 +42,7 @@ LONGER = {
     "hint": "show what a bot would do",
     "chat": "say something to the table",
     "leave": "leave the table",
+    "results": "the results again, once the game is over",
 }
 
 

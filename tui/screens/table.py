@@ -42,7 +42,7 @@ from engine.errors import IllegalActionError
 from engine.rules import legal_actions, validate
 from engine.state import NEW_PILE, Phase, Seat, State, Zone
 from tui import words
-from tui.messages import Act, LeaveTable, Problem, Say
+from tui.messages import Act, LeaveTable, Problem, Say, ShowResults
 from tui.model import SeatPresence
 from tui.screens.block import BlockPrompt, Decision
 from tui.screens.choice import Answer, ChoiceScreen
@@ -100,6 +100,7 @@ class TableScreen(Screen[None]):
         Binding("i", "hint", "Hint"),
         Binding("t", "chat", "Talk"),
         Binding("escape", "deselect", "Back", show=False),
+        Binding("g", "results", "Results"),
         Binding("q", "leave", "Leave"),
     ]
 
@@ -131,7 +132,7 @@ class TableScreen(Screen[None]):
         self._bot = GreedyBot()
         self._ready = False
         """Composed and mounted: the watchers may reach the widgets."""
-        self._keys: tuple[bool, bool] | None = None
+        self._keys: tuple[bool, bool, bool] | None = None
 
     # -- layout --------------------------------------------------------------------------------
 
@@ -240,7 +241,8 @@ class TableScreen(Screen[None]):
         self.query_one(Banner).problem = self.problem
         self.query_one("#table-status", Static).update(self._status())
         self.query_one("#table-playbar", Static).update(self._playbar())
-        keys = (self._my_turn(), any(isinstance(a, EndTurn) for a in self.legal))
+        keys = (self._my_turn(), any(isinstance(a, EndTurn) for a in self.legal),
+                view is not None and view.outcome is not None)
         if keys != self._keys:  # the footer is rebuilt only when its keys change
             self._keys = keys
             self.refresh_bindings()
@@ -333,7 +335,7 @@ class TableScreen(Screen[None]):
         if me is None:
             return "[dim]You are watching. t to talk, q to leave.[/]"
         if view.phase == Phase.GAME_OVER:
-            return "[b]The game is over.[/]"
+            return "[b]The game is over:[/] [b]g[/] shows the results, [b]q[/] leaves."
         if view.phase == Phase.BLOCK_WINDOW and view.window is not None:
             window = view.window
             if window.seat == me:
@@ -405,6 +407,8 @@ class TableScreen(Screen[None]):
             return mine  # what the picked card can do is in the play bar
         if action == "end_turn":
             return any(isinstance(a, EndTurn) for a in self.legal)
+        if action == "results":
+            return self.view is not None and self.view.outcome is not None
         return True
 
     def _repaint_choice(self) -> None:
@@ -556,6 +560,9 @@ class TableScreen(Screen[None]):
         if text:
             self.post_message(Say(text))
         self._close_chat()
+
+    def action_results(self) -> None:
+        self.post_message(ShowResults())
 
     def action_leave(self) -> None:
         view = self.view

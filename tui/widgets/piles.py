@@ -20,7 +20,7 @@ from engine.cards import Colour
 from engine.state import Pile, PileId, State
 from tui import words
 
-LETTERS = "abcdfgjklmorsuvwyz"
+LETTERS = "abcdfhjklmorsuvwyz"
 """Key letters of the slots: a-d, then letters no other key of the table uses."""
 
 
