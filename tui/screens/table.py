@@ -165,6 +165,9 @@ class TableScreen(Screen[None]):
         opponents.me = self.me
         self.query_one(Hand).me = self.me
         self.query_one("#table-chat", Input).can_focus = False
+        if self.me is None:  # a spectator: every seat is a player to watch, no hand
+            opponents.border_title = "Players"
+            self.query_one("#table-you").display = False
         self._ready = True
         self._layout(self.size.width, self.size.height)
         self._render_all()
