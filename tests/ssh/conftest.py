@@ -30,11 +30,14 @@ TMUX = shutil.which("tmux") or "/usr/bin/tmux"
 SSH_KEYGEN = shutil.which("ssh-keygen") or "/usr/bin/ssh-keygen"
 STANDIN = Path(__file__).with_name("standin.py")
 
-for tool in (SSH, TMUX, SSH_KEYGEN):
-    if not os.access(tool, os.X_OK):
-        pytest.skip(f"{tool} is missing (apt-get install openssh-client tmux)",
-                    allow_module_level=True)
-pytest.importorskip("asyncssh")
+
+
+def need_tools() -> None:
+    """Skip a test that needs the OpenSSH client, ssh-keygen, tmux and asyncssh."""
+    for tool in (SSH, TMUX, SSH_KEYGEN):
+        if not os.access(tool, os.X_OK):
+            pytest.skip(f"{tool} is missing (apt-get install openssh-client tmux)")
+    pytest.importorskip("asyncssh")
 
 
 def free_port() -> int:
@@ -130,6 +133,7 @@ class Keys:
 
 @pytest.fixture
 def keys(tmp_path: Path) -> Keys:
+    need_tools()
     folder = tmp_path / "keys"
     folder.mkdir()
     return Keys(folder)
@@ -223,6 +227,7 @@ class ServerFactory:
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[ServerFactory]:
+    need_tools()
     factory = ServerFactory(tmp_path)
     try:
         yield factory
@@ -324,6 +329,7 @@ class Tmux:
 
 @pytest.fixture
 def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    need_tools()
     folder = tmp_path / "tmux"
     folder.mkdir()
     mux = Tmux(folder)
