@@ -77,9 +77,19 @@ class Terminal:
                 with contextlib.suppress(OSError):
                     self.output += os.read(self.master, 65536)
 
+    def settle(self, quiet: float = 0.05, limit: float = 2.0) -> None:
+        """Read until the program has written nothing for ``quiet`` seconds."""
+        end = time.perf_counter() + limit
+        while time.perf_counter() < end:
+            ready, _, _ = select.select([self.master], [], [], quiet)
+            if not ready:
+                return
+            with contextlib.suppress(OSError):
+                self.output += os.read(self.master, 65536)
+
     def press(self, key: bytes) -> tuple[int, float]:
-        """Write a key; (the output offset before it, the time it was written)."""
-        self.drain(0)
+        """Write a key once the screen is still; (the output offset, the time written)."""
+        self.settle()
         offset = len(self.output)
         os.write(self.master, key)
         return offset, time.perf_counter()
@@ -187,9 +197,8 @@ def measure_keys(presses: int, home: str) -> tuple[list[float], list[float], flo
             offset, sent = term.press(b"1")  # the same number picks, then puts back
             shown = term.read_until(PICKED_MARK if picked else UNPICKED_MARK, offset)
             times.append(shown - sent)
-            term.drain(0.02)
         idle = term.idle_cpu(5.0)
-        moves = measure_moves(term, max(5, presses // 10))  # each needs our turn again
+        moves = measure_moves(term, max(2, presses // 10))  # each needs our turn again
     finally:
         term.close()
     return times, moves, idle
