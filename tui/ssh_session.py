@@ -36,6 +36,8 @@ TERMINAL_RESET = (
 )
 
 _READ_SIZE = 65536
+#: Input kept for a program that doesn't read it (the rest is dropped, not buffered).
+_MAX_PENDING_INPUT = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,8 @@ class PtyProcess:
         """Type ``data`` into the program's terminal."""
         if self._master < 0 or self._exited.is_set():
             return
+        if len(self._pending) + len(data) > _MAX_PENDING_INPUT:
+            return  # the program stopped reading: keys typed at it now are lost anyway
         self._pending += data
         self._flush_input()
 

@@ -554,7 +554,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             if left <= 0:
                 minutes = timeout / 60
                 self.end(f"No key pressed for {minutes:g} minute{'s' if minutes != 1 else ''}: "
-                         "disconnected. Your seat waits for you: connect again to play on.")
+                         "disconnected. Connect again with the same key to take up where "
+                         "you were.")
                 return
             await asyncio.sleep(left + 0.05)
 
