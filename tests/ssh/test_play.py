@@ -69,6 +69,19 @@ def test_the_menu_renders_keys_work_and_a_resize_relays_it(
     assert server.leftovers() == []
 
 
+def test_an_idle_player_is_told_and_the_terminal_is_given_back(
+    serve: ServerFactory, keys: Keys, tmux: Tmux
+) -> None:
+    server = serve("--idle-timeout", "0.05", authorized=keys.public("alice"))
+    tmux.open("a", server.ssh_argv(keys.path("alice"), "alice"), 100, 30)
+    tmux.wait_for("a", MENU)
+    assert tmux.wait_exit("a") == 1
+    screen = tmux.screen("a")
+    assert "No key pressed for 0.05 minutes" in screen
+    assert MENU not in screen  # the full-screen interface is gone: the terminal is normal
+    eventually(lambda: server.leftovers() == [], "the session's processes to end")
+
+
 class Player:
     """Plays one ssh window by keys, as a person reading the screen would: on its turn
     the hint (i) and Enter; passes a Block window; takes the first of a choice."""
