@@ -79,6 +79,13 @@ class StacksApp(App[None]):
         if not isinstance(self.screen, RulesScreen):
             self.push_screen(RulesScreen())
 
+    async def action_quit(self) -> None:
+        """Leave the table properly (a host clears its announcement), then quit."""
+        if self.control.worker is not None:
+            self.notify("Closing the table…", timeout=3)
+            await self.control.close()
+        self.exit()
+
     def action_next_theme(self) -> None:
         themes = sorted(self.available_themes)
         at = themes.index(self.theme) if self.theme in themes else -1

@@ -7,6 +7,8 @@ asks for goes to the session. Nothing here waits on the network.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING
 from textual.screen import Screen
 from textual.worker import Worker
 
-from engine.actions import Action
+from engine.actions import Action, Block, PassBlock
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import (
     Applied,
@@ -66,6 +68,8 @@ class Control:
         self.problem: Problem | None = None
         self._desynced = False
         self._closing: Worker[None] | None = None
+        self._sent: Action | None = None
+        """The last action sent, to word the host's refusal of it."""
 
     # -- screens -------------------------------------------------------------------------------
 
@@ -132,6 +136,15 @@ class Control:
             worker.cancel()
             self._closing = worker
 
+    async def close(self, timeout: float = 3.0) -> None:
+        """Close the session and wait (a little) for it: a host takes its table off the
+        broker, a player says it is offline."""
+        worker = self.worker or self._closing
+        await self.stop()
+        if worker is not None and not worker.is_finished:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(worker.wait(), timeout)
+
     async def leave(self) -> None:
         await self.menu()
 
@@ -150,6 +163,7 @@ class Control:
 
     def act(self, action: Action) -> None:
         if self.session is not None:
+            self._sent = action
             self.session.act(action)
 
     def say(self, text: str) -> None:
@@ -225,8 +239,7 @@ class Control:
                 "Asking the host for its version…", severity="warning", timeout=5,
             )
         elif isinstance(notice, Rejected):
-            self.app.notify(f"The host refused that: {notice.reason}", severity="warning",
-                            timeout=4)
+            self._rejected(notice.reason)
         elif isinstance(notice, RaceResult):
             if self.narrator is not None and self.table is not None:
                 line = self.narrator.race(notice.pile, notice.winner, notice.presses)
@@ -242,6 +255,16 @@ class Control:
             model.verdict = (notice.verdict.ok, notice.verdict.detail)
             if self.gameover is not None:
                 self.gameover.verdict = model.verdict
+
+    def _rejected(self, reason: str) -> None:
+        sent, self._sent = self._sent, None
+        if isinstance(sent, PassBlock):
+            return  # the window closed before our pass arrived: nothing lost
+        if isinstance(sent, Block):
+            self.app.notify(f"Your Block came too late: {reason}.", severity="warning",
+                            timeout=4)
+            return
+        self.app.notify(f"The host refused that: {reason}", severity="warning", timeout=4)
 
     def _view(self) -> None:
         session, model = self.session, self.model

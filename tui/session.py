@@ -202,6 +202,10 @@ class TableSession:
                     if task is not None:
                         task.cancel()
                 self.player = None
+                host = self.host
+                if host is not None and host.host.over and launch.record is not None:
+                    with contextlib.suppress(OSError):
+                        host.write_record()  # quitting before every verdict came in
 
     async def _broker(self, stack: contextlib.AsyncExitStack) -> tuple[Broker, str]:
         launch = self.launch

@@ -133,3 +133,16 @@ async def test_a_spectator_watches_the_game_from_the_rail(stacks_home: Path) -> 
             lines = plain(table.query_one(Opponents).render()).splitlines()
             assert len(lines) == 2 and all("Bot" in line for line in lines)
             assert "watching" in plain(table.query_one("#table-playbar").render())
+
+
+async def test_quitting_a_hosted_table_takes_it_off_the_broker(stacks_home: Path) -> None:
+    broker = AsyncMemoryBroker()
+    launch = Launch(role="host", table="friday", name="Ana", broker=MEMORY, players=3, bots=0)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and app.screen.me == 0, "our seat")
+        assert "sstacks/v1/friday/announce" in broker.retained
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: "sstacks/v1/friday/announce" not in broker.retained,
+                    "the announcement to go")

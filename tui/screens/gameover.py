@@ -119,5 +119,11 @@ class GameOverScreen(Screen[None]):
     def action_table(self) -> None:
         self.app.pop_screen()
 
-    def action_quit(self) -> None:
-        self.app.exit()
+    async def action_quit(self) -> None:
+        from tui.app import StacksApp
+
+        app = self.app
+        if isinstance(app, StacksApp):
+            await app.action_quit()
+        else:
+            app.exit()

@@ -672,8 +672,10 @@ class TableScreen(Screen[None]):
         self._prompted = window.pile.id
         if not blocks:
             if not self.frozen:
+                low, high = AUTO_PASS
+                high = max(low, min(high, self.block_window * 0.6))
                 self._auto_pass = self.set_timer(
-                    random.uniform(*AUTO_PASS), lambda: self._send(passes[0])
+                    random.uniform(low, high), lambda: self._send(passes[0])
                 )
             return
         what = (f"[b]{escape(self._seat_name(window.seat))}[/] completed a "
