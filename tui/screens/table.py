@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import events
@@ -27,7 +26,6 @@ from textual.widgets import Footer, Input, Static
 from engine.actions import (
     Action,
     Block,
-    Discard,
     EndTurn,
     PassBlock,
     PlayCard,
@@ -46,6 +44,7 @@ from tui.messages import Act, LeaveTable, Problem, Say, ShowResults
 from tui.model import SeatPresence
 from tui.screens.block import BlockPrompt, Decision
 from tui.screens.choice import Answer, ChoiceScreen
+from tui.turn import Choice, Turn
 from tui.widgets.banner import Banner
 from tui.widgets.hand import Hand, Pick, picks
 from tui.widgets.log import TableLog
@@ -59,21 +58,6 @@ TALL = 34
 AUTO_PASS = (0.4, 1.2)
 """Without a Block in hand you pass at once, after a short random pause (so the speed of
 a pass says little about your hand)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """One thing to do with the selected card, on one key."""
-
-    key: str
-    label: str
-    action: Action | None
-    """The action; ``None`` when more must be chosen first (a steal's target)."""
-    kind: Kind | None = None
-
-
-def _pile_key(slots: tuple[Slot, ...], pile_id: int) -> Slot | None:
-    return next((s for s in slots if s.pile is not None and s.pile.id == pile_id), None)
 
 
 class TableScreen(Screen[None]):
@@ -122,6 +106,7 @@ class TableScreen(Screen[None]):
         self.slot_map = SlotMap()
         self.slots: tuple[Slot, ...] = ()
         self.legal: list[Action] = []
+        self.turn: Turn | None = None
         self.selected: Pick | None = None
         self.cursor = 0
         self.hint: Action | None = None
@@ -195,6 +180,9 @@ class TableScreen(Screen[None]):
             self.legal = []
         if view is not None:
             self.slots = self.slot_map.slots(view)
+            self.turn = Turn(self.table, view, self.me, self.names, self.legal, self.slots)
+        else:
+            self.turn = None
         if self.selected is not None and view is not None and self.me is not None:
             still = [p for p in picks(view, self.me) if p.card == self.selected.card]
             self.selected = still[0] if still and self._choices_for(still[0]) else None
@@ -250,155 +238,31 @@ class TableScreen(Screen[None]):
             self._keys = keys
             self.refresh_bindings()
 
-    def _my_turn(self) -> bool:
-        view = self.view
-        return (view is not None and self.me is not None and view.phase == Phase.PLAY
-                and view.current == self.me)
+    # -- the turn, in keys and words (tui.turn) -------------------------------------------
 
-    def _status(self) -> str:
-        view = self.view
-        table = f"[b]{escape(self.table)}[/]"
-        if view is None or view.phase == Phase.SETUP:
-            return f"{table} · waiting for the deal"
-        names = [("You" if s == self.me else self._seat_name(s)) for s in range(view.players)]
-        start = 0 if self.me is None else self.me
-        order = [(start + view.direction * i) % view.players for i in range(view.players)]
-        arrow = " ▸ "
-        flow = arrow.join(escape(names[s]) for s in order) + " ▸"
-        turn = f"turn {view.turn}"
-        if view.phase == Phase.GAME_OVER:
-            now = "[b]game over[/]"
-        elif view.phase == Phase.BLOCK_WINDOW and view.window is not None:
-            now = f"[b]Block window[/] on {escape(self._seat_name(view.window.seat))}'s pile"
-        elif view.current == self.me:
-            now = "[b reverse] YOUR TURN [/]"
-        else:
-            now = f"[b]{escape(self._seat_name(view.current))}[/]'s turn"
-        return f"{table} · {turn} · {now} · [dim]play goes[/] {flow}"
+    def _my_turn(self) -> bool:
+        return self.turn is not None and self.turn.my_turn()
 
     def _seat_name(self, seat: Seat) -> str:
         if seat == self.me:
             return "You"
         return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat}"
 
-    # -- choices -------------------------------------------------------------------------------
-
     def _choices_for(self, pick: Pick) -> list[Choice]:
-        view = self.view
-        assert view is not None
-        out: list[Choice] = []
-        steal_seen: set[Kind] = set()
-        for action in self.legal:
-            if getattr(action, "card", None) != pick.card:
-                continue
-            if isinstance(action, PlayCard):
-                face = FACES[pick.card]
-                assert face.colour is not None
-                if action.pile == NEW_PILE:
-                    out.append(Choice("n", f"new {face.colour.title} pile", action))
-                else:
-                    slot = _pile_key(self.slots, action.pile)
-                    if slot is not None and slot.pile is not None:
-                        label = f"on {slot.colour.title} {slot.letter} (needs {slot.needs})"
-                        out.append(Choice(slot.letter, label, action))
-            elif isinstance(action, PlaySkip):
-                out.append(Choice("p", "play it: the next player misses a turn", action))
-            elif isinstance(action, PlayReverse):
-                label = "play it: play changes direction"
-                if view.players == 2:
-                    label = "play it (a Skip with 2 players)"
-                out.append(Choice("p", label, action))
-            elif isinstance(action, StealCard | StealChip):
-                kind = FACES[pick.card].kind
-                if kind not in steal_seen:
-                    steal_seen.add(kind)
-                    label = ("play it… (whom, then hand or discard)"
-                             if kind is Kind.STEAL_CARD else
-                             "play it… (whom, then which colour)")
-                    out.append(Choice("p", label, None, kind))
-            elif isinstance(action, Discard):
-                out.append(Choice("x", "discard (ends turn)", action))
-        out.sort(key=lambda c: c.key == "x")
-        return out
+        return self.turn.choices(pick) if self.turn is not None else []
 
     def _targets(self) -> frozenset[str]:
-        if self.selected is None:
-            return frozenset()
-        keys = {c.key for c in self._choices_for(self.selected)}
-        letters = {s.letter for s in self.slots if s.letter in keys}
-        if "n" in keys:
-            face = FACES[self.selected.card]
-            letters |= {s.letter for s in self.slots if s.pile is None and s.colour == face.colour}
-        return frozenset(letters)
+        return self.turn.targets(self.selected) if self.turn is not None else frozenset()
 
     def _playbar(self) -> str:
-        view, me = self.view, self.me
-        if view is None:
+        if self.turn is None:
             return "[dim]Waiting for the host…[/]"
-        if me is None:
-            return "[dim]You are watching. t to talk, q to leave.[/]"
-        if view.phase == Phase.GAME_OVER:
-            return "[b]The game is over:[/] [b]g[/] shows the results, [b]q[/] leaves."
-        if view.phase == Phase.BLOCK_WINDOW and view.window is not None:
-            window = view.window
-            if window.seat == me:
-                return "[b]You completed a pile![/] Waiting for the Block window to close…"
-            who = escape(self._seat_name(window.seat))
-            if me in window.passed:
-                return f"{who} completed a pile. You passed; waiting for the others…"
-            if any(isinstance(a, Block) for a in self.legal):
-                return f"{who} completed a pile: [b]b[/] Blocks it, [b]p[/] passes."
-            if me in window.eligible:
-                return f"{who} completed a pile. You hold no Block: passing for you…"
-            return f"{who} completed a pile. Waiting for the others to Block or pass…"
-        if not self._my_turn():
-            if view.skip_tokens[me]:
-                return f"{escape(self._seat_name(view.current))} is playing. [b]You will miss " \
-                       "your next turn[/] (skip)."
-            return f"[dim]{escape(self._seat_name(view.current))} is playing. t talks, " \
-                   "i shows a hint when it is your turn.[/]"
-        if self.hint is not None:
-            return f"[b]Hint:[/] {self._describe(self.hint)} — [b]Enter[/] does it."
-        if self.selected is None:
-            if any(isinstance(a, EndTurn) for a in self.legal):
-                return "[b]Your turn.[/] Your hand is empty: [b]e[/] ends your turn."
-            if all(isinstance(a, Discard) for a in self.legal):
-                return "[b]Nothing more to play:[/] pick a card ([b]1-9[/]) and discard it " \
-                       "([b]x[/]) to end your turn."
-            return "[b]Your turn:[/] pick a card ([b]1-9[/], [b]0[/] your discard top, " \
-                   "[b]←→[/]); play as many as you like, then discard one ([b]x[/]). " \
-                   "[b]i[/] hints."
-        choices = self._choices_for(self.selected)
-        head = words.card(self.selected.card)
-        if not choices:
-            return f"{head} [dim]can't be played or discarded now.[/]"
-        parts = []
-        for index, choice in enumerate(choices):
-            text = f"[b]{choice.key}[/] {escape(choice.label)}"
-            if index == self.cursor:
-                text = f"[reverse]{text}[/]"
-            parts.append(text)
-        return f"{head} " + " · ".join(parts) + " [dim](Enter: highlighted)[/]"
+        return self.turn.playbar(self.selected, self.cursor, self.hint)
 
-    def _describe(self, action: Action) -> str:
-        face = words.card(getattr(action, "card", -1)) if hasattr(action, "card") else ""
-        if isinstance(action, PlayCard):
-            if action.pile == NEW_PILE:
-                return f"start a new pile with {face}"
-            slot = _pile_key(self.slots, action.pile)
-            where = f"pile {slot.letter}" if slot else "its pile"
-            return f"play {face} on {where}"
-        if isinstance(action, Discard):
-            return f"discard {face} (ends your turn)"
-        if isinstance(action, EndTurn):
-            return "end your turn"
-        if isinstance(action, StealCard):
-            where = "hand" if action.zone == Zone.HAND else "discard top"
-            return f"play {face} on {escape(self._seat_name(action.target))}'s {where}"
-        if isinstance(action, StealChip):
-            return f"play {face}: take a {action.colour.title} chip from " \
-                   f"{escape(self._seat_name(action.target))}"
-        return f"play {face}"
+    def _status(self) -> str:
+        if self.turn is None:
+            return f"[b]{escape(self.table)}[/] · waiting for the deal"
+        return self.turn.status()
 
     # -- actions (keys) ------------------------------------------------------------------------
 
@@ -635,7 +499,8 @@ class TableScreen(Screen[None]):
                             f"({len(view.hands[seat])} cards)"
                 else:
                     top = view.discard_top(seat)
-                    label = f"{escape(who)}'s discard top {words.card(top) if top else ''}"
+                    shown = words.card(top) if top is not None else ""
+                    label = f"{escape(who)}'s discard top {shown}"
                 answers.append(Answer(label, action))
             elif isinstance(action, StealChip):
                 colour = Colour(action.colour)
