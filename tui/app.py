@@ -27,6 +27,7 @@ from tui.messages import (
     SessionFailed,
     SessionReady,
     ShowResults,
+    Start,
 )
 
 
@@ -59,11 +60,12 @@ class StacksApp(App[None]):
             await self.control.start(self.launch)
             return
         await self.control.menu()
-        if self.ask in ("join", "watch"):
+        if self.ask in ("join", "join-password", "watch"):
             from tui.screens.connect import ConnectScreen
 
             await self.push_screen(ConnectScreen(
-                "join" if self.ask == "join" else "watch", self.defaults))
+                "watch" if self.ask == "watch" else "join", self.defaults,
+                ask_password=self.ask == "join-password"))
 
     # -- app-wide keys -------------------------------------------------------------------------
 
@@ -121,6 +123,9 @@ class StacksApp(App[None]):
     async def on_leave_table(self, message: LeaveTable) -> None:
         await self.control.leave()
 
+    async def on_start(self, message: Start) -> None:
+        await self.control.start(message.launch)
+
     async def on_rematch(self, message: Rematch) -> None:
         await self.control.rematch()
 
@@ -138,7 +143,8 @@ def make_app(
     ``defaults`` fill the menu's choices (name, profile, broker); ``profiles`` is where
     identities live (tests: a temporary folder); ``frozen`` stops timers that would make
     screenshots differ (the Block countdown, the automatic pass); ``ask`` opens the
-    join or watch form over the menu; ``memory`` is the in-process broker that
+    join (``join``, ``join-password``: the password field first) or watch form over the
+    menu; ``memory`` is the in-process broker that
     ``broker="memory"`` means (so a test can put other peers on it).
     """
     return StacksApp(launch, defaults=defaults, profiles=profiles, frozen=frozen, ask=ask,

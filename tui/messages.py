@@ -13,6 +13,7 @@ from textual.message import Message
 
 from engine.actions import Action
 from netplay.player import Notice
+from tui.launch import Launch
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,14 @@ class Problem:
 
 
 # -- up from screens ---------------------------------------------------------------------------
+
+
+class Start(Message):
+    """Open this table (from the menu or the join form)."""
+
+    def __init__(self, launch: Launch) -> None:
+        super().__init__()
+        self.launch = launch
 
 
 class Act(Message):

@@ -29,7 +29,7 @@ def test_play_seats_you_against_players_minus_one_bots() -> None:
 
 def test_join_without_a_table_or_with_a_bare_password_asks_in_a_form() -> None:
     assert _launch("join")[2] == "join"
-    assert _launch("join", "friday", "--password")[2] == "join"
+    assert _launch("join", "friday", "--password")[2] == "join-password"
     launch, _, ask = _launch("join", "friday", "--broker", "mqtt://10.0.0.2:1883")
     assert ask is None and launch.table == "friday"  # type: ignore[attr-defined]
 

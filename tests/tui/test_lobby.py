@@ -146,3 +146,16 @@ async def test_quitting_a_hosted_table_takes_it_off_the_broker(stacks_home: Path
         await pilot.press("ctrl+q")
         await until(pilot, lambda: "sstacks/v1/friday/announce" not in broker.retained,
                     "the announcement to go")
+
+
+async def test_join_with_a_bare_password_flag_asks_for_it_and_joins(stacks_home: Path) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=3, bots=("greedy",), password="pw")
+    defaults = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(defaults=defaults, ask="join-password", profiles=stacks_home, memory=broker)
+    async with Host(settings, broker=broker), app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen.focused, Input)
+                    and app.screen.focused.id == "connect-password", "the password field")
+        await pilot.press("p", "w", "enter")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and app.screen.me == 0, "a seat at the table")

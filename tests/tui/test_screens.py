@@ -150,3 +150,17 @@ async def test_the_theme_changes_with_ctrl_t(stacks_home: Path) -> None:
         before = app.theme
         await pilot.press("ctrl+t")
         assert app.theme != before
+
+
+async def test_enter_on_the_menus_first_item_starts_a_game_against_bots(
+    stacks_home: Path,
+) -> None:
+    app = make_app(profiles=stacks_home, defaults=Launch(role="play", name="Ana",
+                                                         players=2, bots=1))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        table = app.screen
+        assert isinstance(table, TableScreen) and table.names[0] == "Ana"
+        await pilot.press("ctrl+q")

@@ -66,8 +66,10 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
     if command == "join":
         launch = Launch(role="join", table=args.table or "stacks", name=name, profile=profile,
                         broker=args.broker or DEFAULT_BROKER, password=args.password or None)
-        if args.table is None or args.password == "":
+        if args.table is None:
             return None, launch, "join"
+        if args.password == "":
+            return None, launch, "join-password"
         return launch, launch, None
     if command == "watch":
         launch = Launch(role="watch", table=args.table, name=name or "spectator",

@@ -16,6 +16,7 @@ from textual.widgets import Button, Footer, Input, Label
 from netplay.topics import check_table_name
 from netplay.transport import BrokerAddress
 from tui.launch import DEFAULT_BROKER, Launch
+from tui.messages import Start
 
 
 class ConnectScreen(Screen[None]):
@@ -27,10 +28,12 @@ class ConnectScreen(Screen[None]):
         Binding("ctrl+s", "connect", "Connect", priority=True),
     ]
 
-    def __init__(self, role: Literal["join", "watch"], defaults: Launch) -> None:
+    def __init__(self, role: Literal["join", "watch"], defaults: Launch, *,
+                 ask_password: bool = False) -> None:
         super().__init__()
         self.role = role
         self.defaults = defaults
+        self.ask_password = ask_password
 
     def compose(self) -> ComposeResult:
         d = self.defaults
@@ -49,7 +52,12 @@ class ConnectScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#connect-table", Input).focus()
+        # Straight to the first field that still needs an answer.
+        first = "#connect-table"
+        if self.role == "join" and self.defaults.table and self.defaults.password is None \
+                and self.ask_password:
+            first = "#connect-password"
+        self.query_one(first, Input).focus()
 
     @on(Input.Submitted)
     def _next(self, event: Input.Submitted) -> None:
@@ -59,16 +67,14 @@ class ConnectScreen(Screen[None]):
         if at + 1 < len(inputs):
             inputs[at + 1].focus()
         else:
-            self.run_worker(self.action_connect())
+            self.action_connect()
 
     @on(Button.Pressed, "#connect-go")
     def _go(self, event: Button.Pressed) -> None:
         event.stop()
-        self.run_worker(self.action_connect())
+        self.action_connect()
 
-    async def action_connect(self) -> None:
-        from tui.app import StacksApp
-
+    def action_connect(self) -> None:
         error = self.query_one("#connect-error", Label)
         table = self.query_one("#connect-table", Input).value.strip()
         broker = self.query_one("#connect-broker", Input).value.strip() or DEFAULT_BROKER
@@ -82,12 +88,10 @@ class ConnectScreen(Screen[None]):
         except ValueError as exc:
             error.update(f"[b]{escape(str(exc))}[/]")
             return
-        app = self.app
-        assert isinstance(app, StacksApp)
         launch = replace(self.defaults, role=self.role, table=table, broker=broker,
                          name=name or self.defaults.display_name(), password=password,
                          table_open=True)
-        await app.control.start(launch)
+        self.post_message(Start(launch))
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -12,6 +12,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from tui.messages import Start
+
 LOGO = """\
 [b]┌─┐┌─┐┌─┐ ┬ ┬┌─┐┌┐┌┌─┐┌─┐  ┌─┐┌┬┐┌─┐┌─┐┬┌─┌─┐[/]
 [b]└─┐├┤ │─┼┐│ │├┤ ││││  ├┤   └─┐ │ ├─┤│  ├┴┐└─┐[/]
@@ -50,9 +52,9 @@ class MenuScreen(Screen[None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option.id is not None:
-            self.run_worker(self.action_choose(event.option.id))
+            self.action_choose(event.option.id)
 
-    async def action_choose(self, ident: str) -> None:
+    def action_choose(self, ident: str) -> None:
         from tui.app import StacksApp
 
         app = self.app
@@ -64,15 +66,15 @@ class MenuScreen(Screen[None]):
             app.action_rules()
         elif ident == "play":
             players = defaults.players if defaults.role == "play" else 4
-            await app.control.start(replace(defaults, role="play", players=players,
-                                            bots=players - 1, broker=None, table_open=True))
+            self.post_message(Start(replace(defaults, role="play", players=players,
+                                            bots=players - 1, broker=None, table_open=True)))
         elif ident == "host":
             from tui.commands.net import default_record_path
 
             table = defaults.table
-            await app.control.start(replace(
+            self.post_message(Start(replace(
                 defaults, role="host", bots=0, table_open=False, bind="0.0.0.0",
-                port=1883, broker=None, record=default_record_path(table)))
+                port=1883, broker=None, record=default_record_path(table))))
         elif ident in ("join", "watch"):
             from tui.screens.connect import ConnectScreen
 
