@@ -156,13 +156,15 @@ class Server:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
-    def ssh_argv(self, key: Path, user: str, *remote: str, tty: bool = True) -> list[str]:
+    def ssh_argv(self, key: Path, user: str, *remote: str, tty: bool | None = True) -> list[str]:
+        """The OpenSSH client's command line; ``tty`` None: no -t or -T, as a player
+        types it (ssh then asks for a terminal when it runs in one and has no command)."""
         return [
             SSH, "-F", "/dev/null", "-p", str(self.port), "-i", str(key),
             "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none", "-o", "BatchMode=yes",
             "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
             "-o", "LogLevel=ERROR", "-o", f"ConnectTimeout={int(TIMEOUT)}",
-            *(["-t"] if tty else ["-T"]), f"{user}@127.0.0.1", *remote,
+            *({True: ["-t"], False: ["-T"], None: []}[tty]), f"{user}@127.0.0.1", *remote,
         ]
 
     def leftovers(self) -> list[int]:

@@ -48,7 +48,8 @@ def test_the_menu_renders_keys_work_and_a_resize_relays_it(
     serve: ServerFactory, keys: Keys, tmux: Tmux
 ) -> None:
     server = serve(authorized=keys.public("alice"))
-    tmux.open("a", server.ssh_argv(keys.path("alice"), "alice"), 100, 30)
+    # Exactly what a player types: `ssh -p PORT NAME@host`, no -t.
+    tmux.open("a", server.ssh_argv(keys.path("alice"), "alice", tty=None), 100, 30)
     screen = tmux.wait_for("a", MENU)
     assert "Host a table" in screen and "Join a table" in screen
     wide = _box_width(screen)
