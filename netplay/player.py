@@ -365,9 +365,13 @@ class PlayerSession:
         self.seat = seat
         self.joined = True
         facts = optional(body, "facts", dict)
+        had_facts = self.facts is not None
         if facts is not None:
             self._set_facts(facts)
         self.notices.append(Joined(seat))
+        if facts is not None and not had_facts:
+            # Welcomed into a game already dealt: it has started, for this peer too.
+            self.notices.append(GameStarted(self.names))
 
     def _refused(self, body: dict[str, Any]) -> None:
         reason = clean_text(required(body, "reason", str), 200)
