@@ -66,6 +66,8 @@ _ENV_DROP = frozenset({
 })
 #: What a client may set in its session's environment (OpenSSH sends LANG and LC_*).
 _ENV_FROM_CLIENT = frozenset({"LANG", "COLORTERM", "NO_COLOR"})
+#: What such a value (and the terminal type) may look like: a name, not a path or a story.
+_SAFE_ENV = re.compile(r"^[A-Za-z0-9._+@-]{0,64}$")
 
 NO_TERMINAL = (
     "This server runs an interactive game: connect with a terminal, e.g.\n"
@@ -171,9 +173,9 @@ def session_env(
     the server's own terminal, plus the client's terminal type and locale."""
     env = {key: value for key, value in base.items() if key not in _ENV_DROP}
     for key, value in client.items():
-        if (key in _ENV_FROM_CLIENT or key.startswith("LC_")) and "\0" not in value:
+        if (key in _ENV_FROM_CLIENT or key.startswith("LC_")) and _SAFE_ENV.match(value):
             env[key] = value
-    env["TERM"] = term or DEFAULT_TERM
+    env["TERM"] = term if term and _SAFE_ENV.match(term) else DEFAULT_TERM
     env["STACKS_SSH_USER"] = user
     locale = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG") or ""
     if not re.search(r"utf-?8", locale, re.IGNORECASE):
@@ -355,6 +357,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.name = ""
         self.proc: PtyProcess | None = None
         self.early_input = bytearray()  # typed before the program started
+        self.size: WindowSize | None = None  # the latest the client gave
         self.last_input = time.monotonic()
         self.reason: str | None = None  # why the server ends this session
         self.gone = False  # the client is not there any more
@@ -394,8 +397,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int,
                               pixheight: int) -> None:
+        self.size = WindowSize(width, height, pixwidth, pixheight)
         if self.proc is not None:
-            self.proc.resize(WindowSize(width, height, pixwidth, pixheight))
+            self.proc.resize(self.size)
 
     def eof_received(self) -> bool:
         # The client's standard input ended (``ssh host < file``): nothing more to type,
@@ -501,13 +505,14 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         assert chan is not None and self.request is not None
         server = self.server
         width, height, pixwidth, pixheight = chan.get_terminal_size()
+        size = self.size = WindowSize(width, height, pixwidth, pixheight)
         argv = session_argv(server.settings.command, self.request, name=self.name,
                             profile=self.profile, broker=server.settings.broker)
         env = session_env(os.environ, term=term, client=chan.get_environment(),
                           user=self.name)
         proc = PtyProcess(self._output, lambda code: None)
         try:
-            await proc.start(argv, env=env, size=WindowSize(width, height, pixwidth, pixheight))
+            await proc.start(argv, env=env, size=size)
         except OSError as exc:
             server.status.event(f"could not start {argv[0]} for {self.name}: {exc}")
             self._say(f"The game could not start on the server: {exc}\n")
@@ -518,6 +523,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             f"{self.name} connected from {self.connection.peer} "
             f"(key {_fingerprint(key)}): {self.request.describe()}"
         )
+        if self.size != size:  # the window changed while the program was starting
+            proc.resize(self.size)
         if self.early_input:
             proc.write(bytes(self.early_input))
             self.early_input.clear()

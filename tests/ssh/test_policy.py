@@ -128,6 +128,10 @@ def test_the_environment_of_a_session() -> None:
     assert env["STACKS_HOME"] == "/s" and env["STACKS_SSH_USER"] == "ann"
     for gone in ("TMUX", "SSH_AUTH_SOCK", "COLUMNS"):
         assert gone not in env
+    # Values that are not plain names are not passed on.
+    odd = session_env(server, term="../../tmp/evil", client={"LANG": "x\ny", "LC_ALL": "$(id)"},
+                      user="ann")
+    assert odd["TERM"] == "xterm-256color" and odd["LANG"] == "C" and "LC_ALL" not in odd
     # No UTF-8 locale anywhere: the session gets one (the interface draws with it).
     plain = session_env(server, term=None, client={}, user="ann")
     assert plain["LC_CTYPE"] == "C.UTF-8" and plain["TERM"] == "xterm-256color"
