@@ -281,6 +281,8 @@ class Control:
 
         model = self.model
         assert model is not None
+        if self.table is not None:
+            return  # told twice (a welcome back and the start): one table is enough
         names = tuple(short_name(name) for name in names)
         model.names = names
         model.status = "playing"
