@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 from dataclasses import dataclass
 from types import TracebackType
@@ -20,6 +21,14 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 
 SERVICE_TYPE = "_sstacks-mqtt._tcp.local."
 LOOPBACK = ("127.0.0.1",)
+INTERFACES_ENV = "STACKS_MDNS_INTERFACES"
+"""Comma-separated IPv4 addresses to confine mDNS to (the tests set ``127.0.0.1``)."""
+
+
+def confined_interfaces() -> tuple[str, ...] | None:
+    """The interfaces ``STACKS_MDNS_INTERFACES`` confines mDNS to, if it is set."""
+    text = os.environ.get(INTERFACES_ENV, "").strip()
+    return tuple(a.strip() for a in text.split(",") if a.strip()) or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +72,7 @@ class Advertiser:
         self.name = _service_label(name)
         if addresses is None:
             lan = lan_address()
-            addresses = (lan,) if lan else LOOPBACK
+            addresses = confined_interfaces() or ((lan,) if lan else LOOPBACK)
         self.addresses = addresses
         self._zc: AsyncZeroconf | None = None
         self._info: AsyncServiceInfo | None = None
@@ -104,6 +113,7 @@ async def find_brokers(
     timeout: float = 2.0, *, interfaces: tuple[str, ...] | None = None
 ) -> list[FoundBroker]:
     """Brokers advertised on the LAN (or on ``interfaces``), found within ``timeout``."""
+    interfaces = interfaces or confined_interfaces()
     choice: list[str] | None = list(interfaces) if interfaces else None
     zc = AsyncZeroconf(interfaces=choice, ip_version=IPVersion.V4Only) if choice else (
         AsyncZeroconf(ip_version=IPVersion.V4Only)

@@ -19,7 +19,7 @@ from typing import Any
 import platformdirs
 
 from broker.autostart import start_meeting_point
-from broker.discovery import Advertiser, find_brokers
+from broker.discovery import Advertiser
 from engine.config import RulesConfig
 from engine.rng import derive_seed
 from engine.state import Outcome, Termination
@@ -27,11 +27,11 @@ from engine.views import public_hash
 from netplay.errors import ProfileError
 from netplay.host import HostSettings
 from netplay.identity import APP_NAME, KEY_FILE, Identity, load_profile, profiles_dir
-from netplay.lobby import list_tables
 from netplay.peers import BotPeer, Host, Spectator
 from netplay.player import Applied, GameEnded, Refused, Verified
 from netplay.record import read_record, verify_record
 from netplay.transport import BrokerAddress
+from tui.discovery import find_broker_urls, find_tables
 
 DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
 
@@ -233,18 +233,12 @@ def run_tables(args: argparse.Namespace) -> int:
 
 
 async def _tables(args: argparse.Namespace) -> int:
-    if args.broker:
-        urls = [args.broker]
-    else:
-        found = await find_brokers(args.timeout)
-        urls = sorted({broker.url for broker in found})
-        if not urls:
-            print("no broker found on the LAN; ask the host for its address and use "
-                  "--broker mqtt://HOST:PORT", file=sys.stderr)
-            return 1
-    tables = []
-    for url in urls:
-        tables += await list_tables(url, timeout=min(args.timeout, 2.0))
+    urls = [args.broker] if args.broker else await find_broker_urls(args.timeout)
+    if not urls:
+        print("no broker found on the LAN; ask the host for its address and use "
+              "--broker mqtt://HOST:PORT", file=sys.stderr)
+        return 1
+    tables = await find_tables(args.timeout, brokers=urls, search_lan=False)
     if args.json:
         for table in tables:
             print(json.dumps({"table": table.table, "name": table.name, "broker": table.broker,

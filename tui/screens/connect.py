@@ -11,10 +11,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.markup import escape
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label
+from textual.widgets import Button, Footer, Input, Label, OptionList
+from textual.widgets.option_list import Option
 
+from netplay.lobby import TableInfo
 from netplay.topics import check_table_name
 from netplay.transport import BrokerAddress
+from tui.discovery import find_tables
 from tui.launch import DEFAULT_BROKER, Launch
 from tui.messages import Start
 
@@ -26,6 +29,7 @@ class ConnectScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("ctrl+s", "connect", "Connect", priority=True),
+        Binding("ctrl+r", "search", "Look again"),
     ]
 
     def __init__(self, role: Literal["join", "watch"], defaults: Launch, *,
@@ -34,12 +38,15 @@ class ConnectScreen(Screen[None]):
         self.role = role
         self.defaults = defaults
         self.ask_password = ask_password
+        self._found: list[TableInfo] = []
 
     def compose(self) -> ComposeResult:
         d = self.defaults
         verb = "Join" if self.role == "join" else "Watch"
         with Vertical(id="connect-box"):
             yield Label(f"[b]{verb} a table[/]", id="connect-title")
+            yield Label("Looking for tables on the LAN…", id="connect-found-title")
+            yield OptionList(id="connect-found")
             yield _field("Table", Input(d.table, id="connect-table"))
             yield _field("Broker", Input(d.broker or DEFAULT_BROKER, id="connect-broker"))
             yield _field("Your name", Input(d.display_name(), id="connect-name",
@@ -58,6 +65,42 @@ class ConnectScreen(Screen[None]):
                 and self.ask_password:
             first = "#connect-password"
         self.query_one(first, Input).focus()
+        self.query_one("#connect-found", OptionList).display = False
+        self.action_search()
+
+    def action_search(self) -> None:
+        """Look for tables on the LAN's brokers (and on the broker given, if any)."""
+        self.query_one("#connect-found-title", Label).update("Looking for tables on the LAN…")
+        self.run_worker(self._search(), exclusive=True, group="search")
+
+    async def _search(self) -> None:
+        given = [self.defaults.broker] if self.defaults.broker else []
+        title = self.query_one("#connect-found-title", Label)
+        try:
+            self._found = await find_tables(2.0, brokers=given)
+        except Exception as exc:  # discovery is a convenience: never take the form down
+            title.update(f"Could not look on the LAN ({escape(str(exc))}): type the address.")
+            return
+        found = self.query_one("#connect-found", OptionList)
+        found.clear_options()
+        if not self._found:
+            title.update("No table found on the LAN (ctrl+r looks again): type the table "
+                         "and the broker address.")
+            found.display = False
+            return
+        title.update("Tables found (Enter picks one; ctrl+r looks again):")
+        found.add_options([Option(escape(t.line())) for t in self._found])
+        found.highlighted = 0
+        found.display = True
+
+    @on(OptionList.OptionSelected, "#connect-found")
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        table = self._found[event.option_index]
+        self.query_one("#connect-table", Input).value = table.table
+        self.query_one("#connect-broker", Input).value = table.broker
+        target = "#connect-password" if table.password and self.role == "join" else "#connect-name"
+        self.query_one(target, Input).focus()
 
     @on(Input.Submitted)
     def _next(self, event: Input.Submitted) -> None:
