@@ -56,6 +56,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         help="player profile (identity) for the menu's games")
     parser.add_argument("--name", dest="menu_name", metavar="NAME",
                         help="your name at the menu's tables (default: your user name)")
+    parser.add_argument("--broker", dest="menu_broker", metavar="URL", type=_broker_url,
+                        help="broker for the menu's host, join and watch (default: the "
+                        "embedded broker to host, mqtt://127.0.0.1:1883 to join)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sim = commands.add_parser(

@@ -154,7 +154,8 @@ def session_argv(
 ) -> list[str]:
     """The command line of one connection's ``stacks``."""
     if request.kind == "menu":
-        return [*command, "--profile", profile, "--name", name]
+        argv = [*command, "--profile", profile, "--name", name]
+        return argv + (["--broker", broker] if broker is not None else [])
     argv = [*command, request.kind]
     if request.table is not None:
         argv.append(request.table)

@@ -96,7 +96,8 @@ def test_the_user_name_becomes_a_clean_player_name(user: str, name: str) -> None
 
 def test_the_command_line_of_each_session() -> None:
     menu = session_argv(STACKS, Request("menu"), name="ann", profile="ssh-1", broker="mqtt://b:1")
-    assert menu == [*STACKS, "--profile", "ssh-1", "--name", "ann"]
+    # The menu's join/watch (and host) meet on the server's broker too.
+    assert menu == [*STACKS, "--profile", "ssh-1", "--name", "ann", "--broker", "mqtt://b:1"]
     join = session_argv(STACKS, Request("join", "t", ask_password=True), name="ann",
                         profile="ssh-1", broker="mqtt://b:1")
     assert join == [*STACKS, "join", "t", "--password", "--profile", "ssh-1", "--name", "ann",

@@ -40,7 +40,8 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
     command = args.command
     name = getattr(args, "name", None) or getattr(args, "menu_name", None) or ""
     profile = getattr(args, "profile", None) or getattr(args, "menu_profile", None)
-    base = Launch(role="play", name=name, profile=profile)
+    base = Launch(role="play", name=name, profile=profile,
+                  broker=getattr(args, "menu_broker", None))
     if command is None:
         return None, base, None
     if command == "play":
