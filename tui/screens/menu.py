@@ -74,7 +74,7 @@ class MenuScreen(Screen[None]):
             table = defaults.table
             self.post_message(Start(replace(
                 defaults, role="host", bots=0, table_open=False, bind="0.0.0.0",
-                port=1883, broker=None, record=default_record_path(table))))
+                port=1883, broker=defaults.broker, record=default_record_path(table))))
         elif ident in ("join", "watch"):
             from tui.screens.connect import ConnectScreen
 
