@@ -50,6 +50,11 @@ class TableSeen(Notice):
 
 
 @dataclass(frozen=True, slots=True)
+class TableClosed(Notice):
+    """The host took its announcement down: the table is gone."""
+
+
+@dataclass(frozen=True, slots=True)
 class Joined(Notice):
     seat: Seat | None
 
@@ -271,6 +276,10 @@ class PlayerSession:
             return
         if topic.startswith(f"{t.base}/presence/"):
             return  # presence is shown from the host's announcements
+        if topic == t.announce and not payload:
+            if self.host_key is not None:
+                self.notices.append(TableClosed())
+            return
         frame = decode(payload)
         if frame.table != self.table:
             raise FrameError(f"frame for table {frame.table!r}")
@@ -334,7 +343,12 @@ class PlayerSession:
         if host != sender:
             raise FrameError("an announcement not signed by the host it names")
         if self.host_key is not None and host != self.host_key:
-            raise FrameError("an announcement from a different host key")
+            if self.joined:
+                raise FrameError("an announcement from a different host key")
+            # Not welcomed yet: the first announcement seen may have been a dead host's,
+            # left retained on the broker. Follow the newer host instead.
+            log.info("table %s has a new host: joining it", self.table)
+            self._join_sent = False
         self.host_key = host
         self.announce = body
         self.notices.append(TableSeen(body))
