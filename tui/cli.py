@@ -12,23 +12,14 @@ import sys
 from collections.abc import Sequence
 
 from engine.bots import BOT_NAMES
+from tui.argtypes import positive_int
 from tui.commands.bench_ssh import add_bench_ssh_arguments
 from tui.commands.serve import add_serve_arguments
 from tui.launch import DEFAULT_BROKER
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
 def _players(text: str) -> int:
-    value = _positive(text)
+    value = positive_int(text)
     if not 2 <= value <= 6:
         raise argparse.ArgumentTypeError(f"Sequence Stacks is for 2-6 players, not {value}")
     return value
@@ -67,7 +58,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Play N headless games between bots, checking the rules' invariants "
         "after every event, and print a summary.",
     )
-    sim.add_argument("--games", type=_positive, default=100, help="games to play (100)")
+    sim.add_argument("--games", type=positive_int, default=100, help="games to play (100)")
     sim.add_argument("--players", type=_players, default=4, help="players per game, 2-6 (4)")
     sim.add_argument(
         "--bots",
@@ -109,7 +100,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "--broker", default="embedded",
         help="embedded, mosquitto (started on a free port) or a URL (embedded)",
     )
-    net_bench.add_argument("--actions", type=_positive, default=3000,
+    net_bench.add_argument("--actions", type=positive_int, default=3000,
                            help="actions to measure (3000)")
     net_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_ssh_arguments(targets)
@@ -120,8 +111,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "press to repainted table (in-process, against bots), and CPU use while idle.",
     )
     ui_bench.add_argument("--json", action="store_true", help="print one JSON object")
-    ui_bench.add_argument("--starts", type=_positive, default=5, help="cold starts to time (5)")
-    ui_bench.add_argument("--keys", type=_positive, default=200, help="key presses to time (200)")
+    ui_bench.add_argument("--starts", type=positive_int, default=5, help="cold starts to time (5)")
+    ui_bench.add_argument("--keys", type=positive_int, default=200,
+                          help="key presses to time (200)")
     return parser
 
 

@@ -29,6 +29,7 @@ from engine.actions import Action
 from netplay.identity import Identity
 from netplay.peers import BotPeer
 from netplay.player import Applied, Notice
+from tui.argtypes import percentile
 
 
 def free_port() -> int:
@@ -127,11 +128,6 @@ async def _measure(url: str, actions: int) -> tuple[list[float], int]:
     return samples, games
 
 
-def _percentile(sorted_samples: list[float], q: float) -> float:
-    index = min(len(sorted_samples) - 1, max(0, round(q * (len(sorted_samples) - 1))))
-    return sorted_samples[index]
-
-
 def run_net(args: argparse.Namespace) -> int:
     kind = args.broker
     try:
@@ -149,9 +145,9 @@ def run_net(args: argparse.Namespace) -> int:
         "broker": kind,
         "actions": len(samples),
         "games": games,
-        "p50_ms": round(_percentile(ordered, 0.50) * 1000, 3),
-        "p90_ms": round(_percentile(ordered, 0.90) * 1000, 3),
-        "p99_ms": round(_percentile(ordered, 0.99) * 1000, 3),
+        "p50_ms": round(percentile(ordered, 0.50) * 1000, 3),
+        "p90_ms": round(percentile(ordered, 0.90) * 1000, 3),
+        "p99_ms": round(percentile(ordered, 0.99) * 1000, 3),
         "max_ms": round(ordered[-1] * 1000, 3),
         "mean_ms": round(statistics.fmean(ordered) * 1000, 3),
     }

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.argtypes import percentile, positive_int
+
 if TYPE_CHECKING:
     import asyncssh
 
@@ -61,22 +63,12 @@ def add_bench_ssh_arguments(targets: argparse._SubParsersAction) -> None:  # typ
         "sessions press keys at once.",
     )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
-    bench.add_argument("--connects", type=_at_least_one, default=5,
+    bench.add_argument("--connects", type=positive_int, default=5,
                        help="connections to time, one after the other (5)")
-    bench.add_argument("--sessions", type=_at_least_one, default=20,
+    bench.add_argument("--sessions", type=positive_int, default=20,
                        help="sessions connected at once (20)")
     bench.add_argument("--seconds", type=float, default=15.0,
                        help="how long the sessions press keys (15)")
-
-
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 # -- helpers ---------------------------------------------------------------------------------------
@@ -85,11 +77,6 @@ def _at_least_one(text: str) -> int:
 def screen_text(data: bytes) -> str:
     """Terminal output without its escape sequences (each line's text runs together)."""
     return _CSI.sub(b"", data).decode("utf-8", errors="replace")
-
-
-def percentile(sorted_samples: list[float], q: float) -> float:
-    index = min(len(sorted_samples) - 1, max(0, round(q * (len(sorted_samples) - 1))))
-    return sorted_samples[index]
 
 
 def _free_port() -> int:

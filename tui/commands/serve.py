@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 
+from tui.argtypes import positive_int
+
 DEFAULT_SSH_PORT = 2222
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_GRACE_S = 3.0
@@ -30,16 +32,6 @@ def _minutes(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
     if value < 0:
         raise argparse.ArgumentTypeError("minutes can't be negative")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
 
 
@@ -72,7 +64,7 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
                        metavar="MINUTES",
                        help=f"hang up a player who pressed no key for this long "
                        f"({DEFAULT_IDLE_MINUTES:g}; 0: never)")
-    serve.add_argument("--max-sessions", type=_count, default=DEFAULT_MAX_SESSIONS,
+    serve.add_argument("--max-sessions", type=positive_int, default=DEFAULT_MAX_SESSIONS,
                        help=f"connections served at once; more are turned away "
                        f"({DEFAULT_MAX_SESSIONS})")
     serve.add_argument("--session-command", metavar="COMMAND",

@@ -1,0 +1,22 @@
+"""Argument types and small measures shared by the command modules (no heavy imports)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def percentile(sorted_samples: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of already sorted samples, nearest rank."""
+    index = min(len(sorted_samples) - 1, max(0, round(q * (len(sorted_samples) - 1))))
+    return sorted_samples[index]
