@@ -38,10 +38,17 @@ def _from_json(value: Any) -> Any:
 
 
 def write_record(path: Path, record: dict[str, Any]) -> None:
-    """Write atomically (temp file + rename): a crash never leaves half a record."""
+    """Write a record file atomically (temp file + rename): a crash never leaves half a
+    record. A path that is not a regular file (``/dev/null``, a pipe) is written to as it
+    is: renaming over it would replace the device itself."""
+    text = json.dumps(_to_json(record), indent=1) + "\n"
+    if path.exists() and not path.is_file():
+        with path.open("w") as handle:
+            handle.write(text)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(_to_json(record), indent=1) + "\n")
+    tmp.write_text(text)
     os.replace(tmp, path)
 
 

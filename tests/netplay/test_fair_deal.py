@@ -6,6 +6,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
+import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -334,3 +337,15 @@ def test_a_malformed_record_is_not_verified_and_does_not_crash(
     damage(data)  # type: ignore[operator]
     verdict = verify_record(data)
     assert not verdict.ok
+
+
+def test_a_record_written_to_a_device_leaves_the_device_alone(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    write_record(fifo, {"format": "sequence-stacks-record", "table": "t"})
+    reader.join(10)
+    assert not fifo.is_file() and stat.S_ISFIFO(fifo.stat().st_mode)
+    assert '"sequence-stacks-record"' in received[0]

@@ -100,11 +100,11 @@ class _TimingBot(BotPeer):
         super()._on_notice(notice)
 
 
-async def _one_game(url: str, table: str) -> list[float]:
+async def _one_game(url: str, table: str, records: Path) -> list[float]:
     host = subprocess.Popen(
         [sys.executable, "-m", "tui.cli", "host", "--headless", "--players", "2", "--bots", "1",
          "--table", table, "--broker", url, "--block-window", "1", "--verify-wait", "1",
-         "--record", os.devnull],
+         "--record", str(records / f"{table}.json")],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
@@ -122,9 +122,10 @@ async def _one_game(url: str, table: str) -> list[float]:
 async def _measure(url: str, actions: int) -> tuple[list[float], int]:
     samples: list[float] = []
     games = 0
-    while len(samples) < actions:
-        games += 1
-        samples += await _one_game(url, f"bench{os.getpid()}g{games}")
+    with tempfile.TemporaryDirectory(prefix="stacks-bench-") as records:
+        while len(samples) < actions:
+            games += 1
+            samples += await _one_game(url, f"bench{os.getpid()}g{games}", Path(records))
     return samples, games
 
 
