@@ -596,9 +596,9 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
                 if can_open[colour]:
                     actions.append(PlayCard(seat, card, NEW_PILE))
             elif kind is Kind.SKIP:
-                actions.append(PlaySkip(seat, card))
+                actions.append(_SKIPS[seat][card])
             elif kind is Kind.REVERSE:
-                actions.append(PlayReverse(seat, card))
+                actions.append(_REVERSES[seat][card])
             elif kind is Kind.STEAL_CARD:
                 _legal_steal_card(view, seat, card, card != top, actions)
             elif kind is Kind.STEAL_CHIP:
@@ -606,10 +606,19 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
     if cfg.forced_play and any(isinstance(a, PlayCard) for a in actions):
         return actions
     if hand:
-        actions.extend(Discard(seat, card) for card in hand)
+        discards = _DISCARDS[seat]
+        actions.extend([discards[card] for card in hand])
     else:
         actions.append(EndTurn(seat))
     return actions
+
+
+# Actions are values: the ones that name only a seat and a card are made once, up front
+# (legal_actions lists every discard at every decision; building them was its main cost).
+_SEATS = range(6)
+_DISCARDS = tuple(tuple(Discard(s, c) for c in range(DECK_SIZE)) for s in _SEATS)
+_SKIPS = {s: {c: PlaySkip(s, c) for c in CARDS_BY_KIND[Kind.SKIP]} for s in _SEATS}
+_REVERSES = {s: {c: PlayReverse(s, c) for c in CARDS_BY_KIND[Kind.REVERSE]} for s in _SEATS}
 
 
 def _legal_in_window(view: State, seat: Seat) -> list[Action]:
