@@ -59,7 +59,7 @@ from engine.events import (
 )
 from engine.reducer import apply
 from engine.rng import Rng
-from engine.state import NEW_PILE, Phase, Pile, PileId, Seat, State, Termination, Zone
+from engine.state import NEW_PILE, Phase, PileId, Seat, State, Termination, Zone
 
 
 class _Emitter:
@@ -666,7 +666,3 @@ def _legal_steal_chip(view: State, seat: Seat, card: CardId, out: list[Action]) 
                 continue
             out.append(StealChip(seat, card, target, colour))
 
-
-def pile_needs(pile: Pile) -> int:
-    """The rank the pile needs next (1..5)."""
-    return pile.height + 1

@@ -23,7 +23,7 @@ from engine.views import public_hash, view_for
 from netplay.batch import Batch
 from netplay.codec import ReplayGuard, decode
 from netplay.errors import FrameError
-from netplay.identity import Identity, peer_id, seal
+from netplay.identity import Identity, seal
 from netplay.messages import MAX_CHAT, clean_text, key_bytes, optional, required
 from netplay.topics import Topics
 from netplay.verify import GameFacts, Verdict, verify_game
@@ -575,6 +575,3 @@ class PlayerSession:
         self.sender.send(self.topics.outbox(self.peer_id), "verified",
                          {"ok": self.verdict.ok, "detail": self.verdict.detail})
 
-
-def describe_peer(key: bytes) -> str:
-    return peer_id(key)[:8]
