@@ -6,6 +6,7 @@ session's worker (what happened at the table) go to :class:`tui.control.Control`
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import ClassVar
 
@@ -56,6 +57,9 @@ class StacksApp(App[None]):
         self.control = Control(self, profiles=profiles, frozen=frozen, memory=memory)
 
     async def on_mount(self) -> None:
+        # Everything built so far lives as long as the app: keep the collector off it,
+        # so that a full collection can't stall a repaint.
+        gc.freeze()
         if self.launch is not None:
             await self.control.start(self.launch)
             return
