@@ -49,6 +49,8 @@ class Launch:
     bind: str = "127.0.0.1"
     port: int = 0
     """Where the embedded broker listens (port 0: any free port)."""
+    advertise: bool = True
+    """A host that starts its own broker announces it on the LAN (mDNS)."""
     record: Path | None = None
     """Where the host writes the game record (``None``: no record)."""
     verify_wait: float = 5.0

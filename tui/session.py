@@ -207,6 +207,22 @@ class TableSession:
                     with contextlib.suppress(OSError):
                         host.write_record()  # quitting before every verdict came in
 
+    async def _advertise(
+        self, stack: contextlib.AsyncExitStack, launch: Launch, port: int
+    ) -> None:
+        """Announce the table's broker on the LAN; failing only costs discovery."""
+        from broker.discovery import Advertiser
+
+        local = launch.bind.startswith("127.")
+        advertiser = Advertiser(port, name=f"stacks {launch.table}",
+                                addresses=("127.0.0.1",) if local else None)
+        try:
+            await advertiser.start()
+        except Exception:  # zeroconf raises several kinds on odd networks
+            log.warning("could not announce the table on the LAN", exc_info=True)
+            return
+        stack.push_async_callback(advertiser.stop)
+
     async def _broker(self, stack: contextlib.AsyncExitStack) -> tuple[Broker, str]:
         launch = self.launch
         if launch.broker == MEMORY:
@@ -226,6 +242,8 @@ class TableSession:
 
         meeting = await start_meeting_point(launch.bind, launch.port, password=launch.password)
         stack.push_async_callback(meeting.close)
+        if launch.advertise and meeting.embedded is not None:
+            await self._advertise(stack, launch, meeting.embedded.port)
         self.url = meeting.url
         where = meeting.url
         if launch.bind in ("0.0.0.0", "::", ""):

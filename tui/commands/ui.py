@@ -61,7 +61,7 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
             password=args.password, players=args.players, bots=bots,
             bot_delay=args.bot_delay, block_window=args.block_window, rules=RulesConfig(),
             seed=args.seed, bind=args.bind, port=args.port, record=record,
-            verify_wait=args.verify_wait,
+            verify_wait=args.verify_wait, advertise=not args.no_advertise,
         )
         return launch, launch, None
     if command == "join":
