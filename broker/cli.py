@@ -17,6 +17,7 @@ import sys
 import time
 from typing import NamedTuple, TextIO
 
+from broker.address import lan_address
 from broker.embedded import BrokerStartError, EmbeddedBroker, format_url, free_port, probe_mqtt
 
 DEFAULT_BIND = "0.0.0.0:1883"
@@ -231,16 +232,6 @@ async def _who_is_there(bind: BindAddress) -> str:
     return "Another program uses that port: choose another one with --bind ADDR:PORT."
 
 
-def _lan_address() -> str | None:
-    """The address other machines most likely reach this one at (no packet is sent)."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("192.0.2.1", 9))  # TEST-NET-1: only picks the outgoing interface
-        address = str(s.getsockname()[0])
-        if not address.startswith(("127.", "0.")):
-            return address
-    return None
-
-
 def _clients(broker: EmbeddedBroker) -> str:
     n = broker.client_count
     return f"{n} client connected" if n == 1 else f"{n} clients connected"
@@ -260,7 +251,7 @@ async def _tick(stop: asyncio.Event) -> None:
 
 
 async def _show_status(broker: EmbeddedBroker, stop: asyncio.Event, out: TextIO) -> None:
-    lan = _lan_address() if broker.host in _WILDCARDS else None
+    lan = lan_address() if broker.host in _WILDCARDS else None
     if out.isatty():
         from rich.console import Console
         from rich.live import Live

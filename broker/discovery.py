@@ -19,6 +19,8 @@ from typing import Self
 from zeroconf import IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
+from broker.address import lan_address
+
 SERVICE_TYPE = "_sstacks-mqtt._tcp.local."
 LOOPBACK = ("127.0.0.1",)
 INTERFACES_ENV = "STACKS_MDNS_INTERFACES"
@@ -41,16 +43,6 @@ class FoundBroker:
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"mqtt://{host}:{self.port}"
-
-
-def lan_address() -> str | None:
-    """The address other machines most likely reach this one at (no packet is sent)."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("192.0.2.1", 9))  # TEST-NET-1: a UDP connect only picks the interface
-        address = str(s.getsockname()[0])
-        if not address.startswith(("127.", "0.")):
-            return address
-    return None
 
 
 def _service_label(name: str) -> str:

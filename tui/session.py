@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 from collections.abc import Callable
 from pathlib import Path
 
 from textual.message import Message
 from textual.worker import Worker
 
+from broker.address import lan_address
 from broker.embedded import EmbeddedBroker
 from engine.actions import Action
 from engine.rng import derive_seed
@@ -249,7 +249,7 @@ class TableSession:
         if launch.bind in ("0.0.0.0", "::", ""):
             # Others reach us on the LAN address, not on the loopback we use ourselves.
             address = BrokerAddress.parse(meeting.url)
-            where = BrokerAddress(lan_address(), address.port).url
+            where = BrokerAddress(lan_address() or "127.0.0.1", address.port).url
         return meeting.url, where
 
     async def _host(self, stack: contextlib.AsyncExitStack) -> None:
@@ -370,16 +370,6 @@ class TableSession:
                 "Wait for it to come back, or Esc to leave.", severe=True,
             )
         return None
-
-
-def lan_address() -> str:
-    """This machine's address on its LAN (no packet is sent), or loopback."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: only picks the outgoing interface
-        address: str = probe.getsockname()[0]
-        if address and not address.startswith("0."):
-            return address
-    return "127.0.0.1"
 
 
 def _start_problem(launch: Launch, exc: Exception) -> Problem:

@@ -39,6 +39,7 @@ from typing import Literal, TextIO
 
 import asyncssh
 
+from broker.address import lan_address
 from tui.commands.serve import (
     DEFAULT_GRACE_S,
     DEFAULT_IDLE_MINUTES,
@@ -702,22 +703,12 @@ class Status:
             print(f"{time.strftime('%H:%M:%S')} {line}", file=self.out, flush=True)
 
 
-def _lan_address() -> str | None:
-    """The address other machines most likely reach this one at (no packet is sent)."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("192.0.2.1", 9))  # TEST-NET-1: only picks the outgoing interface
-        address = str(s.getsockname()[0])
-        if not address.startswith(("127.", "0.")):
-            return address
-    return None
-
-
 def _where(server: GameServer) -> list[str]:
     settings = server.settings
     bind = settings.bind or "0.0.0.0"
     shown = "HOST"
     if bind in ("0.0.0.0", "::"):
-        shown = _lan_address() or socket.gethostname()
+        shown = lan_address() or socket.gethostname()
     elif bind:
         shown = bind
     port = server.port
