@@ -315,7 +315,7 @@ class HostSession:
         name = player_name(body)
         entropy = key_bytes(body, "entropy")
         watch = required(body, "watch", bool)
-        inbox = self.topics.inbox(self.identity_peer(key))
+        inbox = self.topics.inbox(peer_id(key))
         seat = self.seat_of(key)
         if seat is not None and not watch:
             log.info("%s is back at seat %d", name, seat)
@@ -358,10 +358,6 @@ class HostSession:
         if all(info is not None for info in self.seats):
             self._start()
 
-    @staticmethod
-    def identity_peer(key: bytes) -> str:
-        return peer_id(key)
-
     def facts(self) -> dict[str, Any]:
         """What every peer needs to follow and later verify the game."""
         seats = [info for info in self.seats if info is not None]
@@ -375,7 +371,7 @@ class HostSession:
         }
 
     def _welcome(self, key: bytes, seat: Seat | None) -> None:
-        inbox = self.topics.inbox(self.identity_peer(key))
+        inbox = self.topics.inbox(peer_id(key))
         body: dict[str, Any] = {
             "seat": seat,
             "players": self.settings.players,
@@ -398,7 +394,7 @@ class HostSession:
             "state": state_to_wire(view_for(self.game.state, audience)),
             "hash": public_hash(self.game.state),
         }
-        inbox = self.topics.inbox(self.identity_peer(key))
+        inbox = self.topics.inbox(peer_id(key))
         if seat is None:
             self.sender.send(inbox, "snapshot", body)
         else:
@@ -432,7 +428,7 @@ class HostSession:
         log.info("rejected %s: %s", action, reason)
         # Sealed: a refused action may name a card in the player's hand.
         self.sender.send_sealed(
-            self.topics.inbox(self.identity_peer(key)), key,
+            self.topics.inbox(peer_id(key)), key,
             "rejected", {"reason": reason, "action": action.to_wire()},
         )
 
@@ -458,7 +454,7 @@ class HostSession:
         if total - start + 1 > MAX_RESEND and not self.over:
             self._snapshot(key, seat)
             return
-        inbox = self.topics.inbox(self.identity_peer(key))
+        inbox = self.topics.inbox(peer_id(key))
         for batch in self.batches[start - 1 :]:
             if seat is None:
                 self.sender.send(inbox, "events", batch.redacted_for(SPECTATOR).to_body())
@@ -477,7 +473,7 @@ class HostSession:
         self._known_peer(key, "desync report")
         log.warning(
             "desync reported by %s at batch %s: ours %s, theirs %s",
-            self.identity_peer(key), body.get("n"), body.get("ours"), body.get("theirs"),
+            peer_id(key), body.get("n"), body.get("ours"), body.get("theirs"),
         )
         # The peer follows its report with a resync asking for a snapshot: answer that one.
 
@@ -550,7 +546,7 @@ class HostSession:
             info = self.seats[seat]
             if info is not None and info.key is not None:
                 self.sender.send_sealed(
-                    self.topics.inbox(self.identity_peer(info.key)),
+                    self.topics.inbox(peer_id(info.key)),
                     info.key,
                     "events",
                     batch.redacted_for(seat).to_body(),
