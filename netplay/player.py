@@ -76,6 +76,8 @@ class Applied(Notice):
     n: int
     action: Action | None
     events: tuple[Event, ...]
+    standin: bool = False
+    """The host's stand-in bot played for an absent player."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,7 +478,7 @@ class PlayerSession:
         if ours != batch.hash:
             self._desync(batch, ours, "hash differs")
             return False
-        self.notices.append(Applied(batch.n, batch.action, batch.events))
+        self.notices.append(Applied(batch.n, batch.action, batch.events, batch.standin))
         if self.view.outcome is not None:
             self.notices.append(GameEnded(self.view.outcome))
         return True
@@ -495,6 +497,17 @@ class PlayerSession:
              "version": 1},
         )
         self._request_resync(batch.n, snapshot=True, reason="desync", force=True)
+
+    def missing_history(self) -> int | None:
+        """The first batch before the view's that this peer never received (a snapshot
+        stood in for it), or ``None``."""
+        return next((n for n in range(1, self.applied + 1) if n not in self.received), None)
+
+    def ask_history(self) -> None:
+        """Ask the host again for the batches a snapshot stood in for (to tell the history)."""
+        first = self.missing_history()
+        if first is not None:
+            self._request_resync(first, snapshot=False, reason="history")
 
     def _request_resync(self, start: int, *, snapshot: bool, reason: str,
                         force: bool = False) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from engine.bots import BOT_NAMES
 from tui.argtypes import positive_int
 from tui.commands.bench_ssh import add_bench_ssh_arguments
+from tui.commands.replay import add_replay_arguments
 from tui.commands.serve import add_serve_arguments
 from tui.launch import DEFAULT_BROKER
 
@@ -50,6 +51,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--broker", dest="menu_broker", metavar="URL", type=_broker_url,
                         help="broker for the menu's host, join and watch (default: the "
                         "embedded broker to host, mqtt://127.0.0.1:1883 to join)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sim = commands.add_parser(
@@ -64,7 +66,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "--bots",
         type=_bot_list,
         default=["greedy"],
-        help=f"bot per seat, comma separated and cycled over the seats ({', '.join(BOT_NAMES)})",
+        help="bot per seat, comma separated and cycled over the seats; one of "
+        f"{', '.join(BOT_NAMES)} (default: greedy)",
     )
     sim.add_argument("--seed", type=int, default=0, help="seed; the same seed gives the same games")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
@@ -77,6 +80,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     _add_ui_commands(commands)
     _add_net_commands(commands, command)
     add_serve_arguments(commands)
+    add_replay_arguments(commands)
 
     bench = commands.add_parser("bench", help="measure speed", description="Benchmarks.")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
@@ -238,7 +242,12 @@ def _add_net_commands(
     bot.add_argument("--think", type=float, default=0.0, help="seconds before each move (0)")
     _add_common_peer(bot, broker_default=DEFAULT_BROKER)
 
-    watch = commands.add_parser("watch", help="watch a table as a spectator")
+    watch = commands.add_parser(
+        "watch", help="watch a table as a spectator",
+        description="Follow a table's game as a spectator: every public event as it "
+        "happens (no hand but what is face up), chat included. --headless prints one JSON "
+        "line per event instead of the interface.",
+    )
     watch.add_argument("table", type=_table, help="table name")
     watch.add_argument("--headless", action="store_true",
                        help="print one JSON line per public event")
@@ -265,8 +274,9 @@ def _add_net_commands(
 
     verify = commands.add_parser(
         "verify", help="re-check a game record offline",
-        description="Replay a game record from its seed and check every event: exit 0 and "
-        "'verified', or exit 1 and what failed.",
+        description="Replay a game record from its seed and check every event. Exit "
+        "status: 0 verified; 1 the record does not check out (what failed is printed); "
+        "2 the file can't be read or is not a game record.",
     )
     verify.add_argument("record", help="the record file written by the host")
 
@@ -278,6 +288,15 @@ def _add_net_commands(
         from broker.cli import add_arguments as add_broker_arguments
 
         add_broker_arguments(broker)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sequence-stacks")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _first_word(argv: Sequence[str]) -> str | None:
@@ -310,6 +329,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from broker.cli import run as run_broker
 
         return run_broker(args)
+    if args.command == "replay":
+        from tui.commands.replay import run as run_replay
+
+        return run_replay(args)
     if args.command == "serve":
         from tui.commands.serve import run as run_serve
 

@@ -18,6 +18,8 @@ from tui.words import Narrator, card_code, short_name
 RED_4 = next(i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 4)
 RED_5 = next(i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 5)
 BLOCK = CARDS_BY_KIND[Kind.BLOCK][0]
+RED_1, RED_1B = [i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 1][:2]
+RED_2 = next(i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 2)
 
 
 def test_a_blocked_pile_reads_ana_completed_red_blocked_by_bo() -> None:
@@ -25,16 +27,27 @@ def test_a_blocked_pile_reads_ana_completed_red_blocked_by_bo() -> None:
     narrator.describe(CardPlayed(0, RED_4, Zone.HAND, 3, False))
     narrator.describe(CardPlayed(0, RED_5, Zone.HAND, 3, False))
     assert plain(narrator.describe(PileCompleted(0, 3, False, (1, 2)))) == \
-        "Ana completed Red — Block window open"
+        "Ana completed Red pile f — Block window open"
     assert plain(narrator.describe(PileBlocked(1, BLOCK, Zone.HAND, 3))) == \
-        "Ana completed Red — blocked by Bo"
+        "Ana completed Red pile f — blocked by Bo"
 
 
 def test_a_cleared_pile_pays_a_chip_and_you_are_you() -> None:
     narrator = Narrator(("Ana", "Bo"), me=0)
     narrator.describe(CardPlayed(0, RED_5, Zone.HAND, 1, False))
-    assert narrator.describe(PileCleared(1)) is None
+    narrator.describe(PileCompleted(0, 1, False, (1,)))
+    assert plain(narrator.describe(PileCleared(1))) == \
+        "The Block window closed with no Block: Red pile c goes out of play"
     assert plain(narrator.describe(ChipAwarded(0, Colour.RED))) == "You took a Red chip"
+
+
+def test_log_lines_name_the_pile_when_two_of_a_colour_are_open() -> None:
+    narrator = Narrator(("Ana", "Bo"), me=1)
+    first = plain(narrator.describe(CardPlayed(0, RED_1, Zone.HAND, 0, True)))
+    second = plain(narrator.describe(CardPlayed(0, RED_1B, Zone.HAND, 1, True)))
+    assert first.startswith("Ana started Red pile a") and "pile c" in second
+    assert plain(narrator.describe(CardPlayed(0, RED_2, Zone.HAND, 1, False))) == \
+        "Ana played R2 on Red pile c"
 
 
 def test_a_card_taken_from_your_hand_names_the_card_only_to_you() -> None:

@@ -55,6 +55,17 @@ def _quiet_logs(verbose: bool) -> None:
     logging.getLogger("mqtt").setLevel(logging.ERROR)  # aiomqtt's logger
 
 
+def _verdict_label(who: str, names: list[str]) -> str:
+    """``Ana (seat 0)`` for the host's ``seat 0``; ``a spectator`` for one with no name of
+    its own (not "spectator spectator")."""
+    kind, _, rest = who.partition(" ")
+    if kind == "seat" and rest.isdigit() and int(rest) < len(names):
+        return f"{names[int(rest)]} (seat {rest})"
+    if kind == "spectator":
+        return "a spectator" if rest in ("", "spectator", "?") else f"{rest} (spectator)"
+    return who
+
+
 def default_record_path(table: str) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return Path(platformdirs.user_data_dir(APP_NAME)) / "records" / f"{table}-{stamp}.json"
@@ -183,7 +194,7 @@ async def _host(args: argparse.Namespace) -> int:
             print(f"final public hash: {public_hash(session.game.state)}", flush=True)
             for who, verdict in sorted(session.verdicts.items()):
                 state = "deal verified" if verdict["ok"] else f"FAILED: {verdict['detail']}"
-                print(f"  {who}: {state}")
+                print(f"  {_verdict_label(who, names)}: {state}")
             print(f"record written to {record}", flush=True)
             failed = any(not v["ok"] for v in session.verdicts.values())
             return 1 if failed else 0
@@ -266,7 +277,8 @@ def run_bot(args: argparse.Namespace) -> int:
 
 async def _bot(args: argparse.Namespace) -> int:
     identity = load_profile(args.profile) if args.profile else Identity.generate()
-    name = args.name or f"{args.strategy}-bot-{os.getpid() % 1000}"
+    # Three digits always: "greedy-bot-099" can't pass for a prefix of "greedy-bot-992".
+    name = args.name or f"{args.strategy}-bot-{os.getpid() % 1000:03d}"
     stop = asyncio.Event()
     _stop_on_signals(stop)
     async with BotPeer(identity, args.table, broker=args.broker, strategy=args.strategy,

@@ -24,6 +24,7 @@ ITEMS = [
     ("host", "h", "Host a table", "friends join from other terminals"),
     ("join", "j", "Join a table", "a table someone hosts"),
     ("watch", "w", "Watch a table", "follow a game as a spectator"),
+    ("replay", "v", "Replay a game", "step through a finished game"),
     ("rules", "r", "Rules", "how to play"),
     ("quit", "q", "Quit", ""),
 ]
@@ -75,6 +76,10 @@ class MenuScreen(Screen[None]):
             self.post_message(Start(replace(
                 defaults, role="host", bots=0, table_open=False, bind="0.0.0.0",
                 port=1883, broker=defaults.broker, record=default_record_path(table))))
+        elif ident == "replay":
+            from tui.screens.records import pick_record
+
+            pick_record(app)
         elif ident in ("join", "watch"):
             from tui.screens.connect import ConnectScreen
 
