@@ -88,15 +88,17 @@ class _Peer:
         await self.close()
 
     async def close(self) -> None:
-        self._before_close()
-        self._flush()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.transport.flushed(), 2.0)
+        # The driver stops first: a message handled while the last words go out could
+        # otherwise publish after them (a host re-announcing a table it just took down).
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        self._before_close()
+        self._flush()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.transport.flushed(), 2.0)
         await self.transport.stop()
         self._stopped.set()
 
@@ -173,7 +175,8 @@ class Host(_Peer):
         topics = self.host.topics
         self.transport = _transport(
             broker, [topics.all_outboxes, topics.all_presence],
-            name=f"host-{settings.table}", will=None, username=self.identity.peer_id,
+            name=f"host-{settings.table}", will=self.host.last_will(),
+            username=self.identity.peer_id,
             password=settings.password,
         )
         self._over = asyncio.Event()
