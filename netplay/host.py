@@ -198,6 +198,7 @@ class HostSession:
     def receive(self, topic: str, payload: bytes, now: float) -> None:
         """Handle one message from the broker. Never raises: bad input is dropped and logged."""
         self.now = now
+        self._close_overdue_window()
         try:
             self._receive(topic, payload)
         except FrameError as exc:
@@ -213,11 +214,10 @@ class HostSession:
         if now >= self._next_heartbeat:
             self._next_heartbeat = now + self.settings.heartbeat
             self.sender.send(self.topics.events, "heartbeat", {"at": len(self.batches)}, qos=0)
+        self._close_overdue_window()
         race = self.race
         if race is not None:
-            if race.closed is None and now >= race.deadline and self._in_window():
-                self._step(CloseBlockWindow(), None, None)
-            elif race.closed is not None and now >= race.closed + self.settings.race_settle:
+            if race.closed is not None and now >= race.closed + self.settings.race_settle:
                 self.sender.send(self.topics.events, "race", race.to_body())
                 self.race = None
         if self._bot_at is not None and now >= self._bot_at:
@@ -227,6 +227,20 @@ class HostSession:
         if due is not None and now >= due:
             self._run_standin()
         self._schedule_bots()
+
+    def _close_overdue_window(self) -> None:
+        """A press is judged when it arrives: a window whose deadline has passed closes
+        first, as if the timer had fired on time, so a Block arriving late is late."""
+        race = self.race
+        if race is None or race.closed is not None or self.now < race.deadline:
+            return
+        if not self._in_window():
+            return
+        arrived, self.now = self.now, race.deadline
+        try:
+            self._step(CloseBlockWindow(), None, None)
+        finally:
+            self.now = arrived
 
     # -- message handling -----------------------------------------------------------------
 
