@@ -216,10 +216,10 @@ class HostSession:
             self.sender.send(self.topics.events, "heartbeat", {"at": len(self.batches)}, qos=0)
         self._close_overdue_window()
         race = self.race
-        if race is not None:
-            if race.closed is not None and now >= race.closed + self.settings.race_settle:
-                self.sender.send(self.topics.events, "race", race.to_body())
-                self.race = None
+        if race is not None and race.closed is not None \
+                and now >= race.closed + self.settings.race_settle:
+            self.sender.send(self.topics.events, "race", race.to_body())
+            self.race = None
         if self._bot_at is not None and now >= self._bot_at:
             self._bot_at = None
             self._run_bot()
