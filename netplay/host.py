@@ -23,7 +23,9 @@ from engine.rules import legal_actions
 from engine.snapshot import state_to_wire
 from engine.state import SPECTATOR, Audience, Phase, Seat
 from engine.views import public_hash, view_for
+from netplay import budget
 from netplay.batch import Batch
+from netplay.budget import SNAPSHOT_COST, HostBudgets
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.errors import FrameError
 from netplay.identity import Identity, peer_id
@@ -144,6 +146,8 @@ class HostSession:
         self.race: Race | None = None
         self.verdicts: dict[str, dict[str, Any]] = {}
         self.dropped: list[str] = []
+        self.budgets = HostBudgets()
+        self._roles: tuple[tuple[bytes | None, ...], int, dict[str, str]] | None = None
         self._bot_at: float | None = None
         self._next_heartbeat = now
         self._announce()
@@ -252,7 +256,9 @@ class HostSession:
         peer = self.topics.peer_of(topic)
         if peer is None:
             raise FrameError("message on a topic the host does not read")
-        frame = decode(payload)
+        if not self.budgets.gate(peer, self._role(peer), self.now):
+            return  # over budget: dropped before decoding (logged once per peer)
+        frame = decode(payload, sender_id=peer)
         if frame.table != self.settings.table:
             raise FrameError(f"frame for table {frame.table!r}")
         if frame.sender_id != peer:
@@ -289,6 +295,22 @@ class HostSession:
         if inner.sender != outer.sender or inner.table != outer.table or inner.type != "action":
             raise FrameError("a sealed frame that is not the sender's own action")
         return inner
+
+    def _role(self, peer: str) -> str:
+        """Seat, spectator or stranger, by peer id (remembered until seats or spectators
+        change: one lookup per frame, however many frames come)."""
+        keys = tuple(info.key if info else None for info in self.seats)
+        memo = self._roles
+        if memo is None or memo[0] != keys or memo[1] != len(self.spectators):
+            roles = {peer_id(key): budget.SPECTATOR for key in self.spectators}
+            roles.update({peer_id(key): budget.SEAT for key in keys if key is not None})
+            memo = self._roles = (keys, len(self.spectators), roles)
+        return memo[2].get(peer, budget.STRANGER)
+
+    def _afford(self, key: bytes, frames: float) -> bool:
+        """May ``key`` have ``frames`` frames resent to it now (its work budget)?"""
+        role = budget.SEAT if self.seat_of(key) is not None else budget.SPECTATOR
+        return self.budgets.resend(peer_id(key), role, frames, self.now)
 
     def _touch(self, key: bytes) -> None:
         seat = self.seat_of(key)
@@ -329,6 +351,8 @@ class HostSession:
         name = player_name(body)
         entropy = key_bytes(body, "entropy")
         watch = required(body, "watch", bool)
+        if not self.budgets.join(peer_id(key), self.now):
+            return
         inbox = self.topics.inbox(peer_id(key))
         seat = self.seat_of(key)
         if seat is not None and not watch:
@@ -354,6 +378,10 @@ class HostSession:
                 self.sender.send(inbox, "refused", {
                     "reason": "this profile has a seat at the table: watch with another profile"
                 })
+                return
+            if key not in self.spectators and \
+                    len(self.spectators) >= self.budgets.limits.max_spectators:
+                self.sender.send(inbox, "refused", {"reason": "too many spectators"})
                 return
             self.spectators[key] = name
             self._welcome(key, None)
@@ -402,6 +430,8 @@ class HostSession:
 
     def _snapshot(self, key: bytes, seat: Seat | None) -> None:
         assert self.game is not None
+        if not self._afford(key, SNAPSHOT_COST):
+            return
         audience: Audience = SPECTATOR if seat is None else seat
         body = {
             "n": len(self.batches),
@@ -467,6 +497,8 @@ class HostSession:
             return
         if total - start + 1 > MAX_RESEND and not self.over:
             self._snapshot(key, seat)
+            return
+        if not self._afford(key, total - start + 1):
             return
         inbox = self.topics.inbox(peer_id(key))
         for batch in self.batches[start - 1 :]:
@@ -568,6 +600,7 @@ class HostSession:
         self.sender.send(self.topics.events, "events", batch.redacted_for(SPECTATOR).to_body())
         self._track_window(events)
         if game.over:
+            self.budgets.game_over(len(self.batches), self.now)
             self._reveal(to=self.topics.events)
             self._announce()
 
