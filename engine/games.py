@@ -51,8 +51,9 @@ class GameDef(Generic[S, A, E, C]):
     """Builds the default config."""
     config_from_wire: Callable[[object], C]
     config_to_wire: Callable[[C], dict[str, Any]]
-    new_game: Callable[[int, bytes, C], Any]
-    """``new_game(players, seed, config)``: a dealt table with ``state``, ``rng``,
+    new_game: Callable[[int, bytes, C, Seat | None], Any]
+    """``new_game(players, seed, config, dealer)``: a dealt table (``dealer`` ``None`` =
+    drawn from the seed; a rematch passes it on) with ``state``, ``rng``,
     ``log``, ``act(action)``, ``legal_actions(seat)``, ``view(seat)``, ``over``."""
     apply: Callable[[S, E], None]
     apply_checked: Callable[[S, E], None]
@@ -73,12 +74,14 @@ class GameDef(Generic[S, A, E, C]):
             raise ConfigError(f"{self.title} is for {counts} players, not {players}")
 
 
-def _stacks_game(players: int, seed: bytes, config: RulesConfig) -> Game:
-    return Game.new(players, seed, config, keep_log=True)
+def _stacks_game(players: int, seed: bytes, config: RulesConfig, dealer: Seat | None) -> Game:
+    return Game.new(players, seed, config, keep_log=True, dealer=dealer)
 
 
-def _sequence_game(players: int, seed: bytes, config: classic.SequenceConfig) -> Any:
-    return classic.SequenceGame.new(players, seed, config, keep_log=True)
+def _sequence_game(
+    players: int, seed: bytes, config: classic.SequenceConfig, dealer: Seat | None
+) -> classic.SequenceGame:
+    return classic.SequenceGame.new(players, seed, config, keep_log=True, dealer=dealer)
 
 
 STACKS: Final[GameDef[Any, Action, Event, RulesConfig]] = GameDef(

@@ -34,10 +34,12 @@ class SequenceGame:
         config: SequenceConfig | None = None,
         *,
         keep_log: bool = True,
+        dealer: Seat | None = None,
     ) -> SequenceGame:
+        """Deal a new game; ``dealer`` is cut from ``seed`` unless given (a rematch)."""
         state = SequenceState.new(config or SequenceConfig(), players)
         game = cls(state, Rng(seed), keep_log=keep_log)
-        events = deal(state, game.rng)
+        events = deal(state, game.rng, dealer)
         if keep_log:
             game.log.extend(events)
         return game

@@ -64,21 +64,25 @@ class _Emitter:
 # -- the deal -------------------------------------------------------------------------------
 
 
-def deal(state: SequenceState, rng: Rng) -> list[SequenceEvent]:
-    """Cut for the dealer, shuffle both decks, deal clockwise from the dealer's left.
+def deal(state: SequenceState, rng: Rng, dealer: Seat | None = None) -> list[SequenceEvent]:
+    """Shuffle both decks, cut for the dealer, deal clockwise from the dealer's left.
 
-    The cut ("lowest card deals", §3.2) gives every seat the same chance, so it is one
-    draw ``below(players)`` of the generator, skipped when the table names a dealer.
-    Each seat from the dealer's left takes its whole hand from the top in turn; the
-    player on the dealer's left starts.
+    The dealer is ``dealer`` when given (a rematch passes the deal to the left, as in
+    Sequence Stacks' A26), else the table's ``dealer`` setting, else the cut: "lowest
+    card deals" (§3.2) gives every seat the same chance, so it is one ``below(players)``
+    drawn right after the shuffle. Each seat from the dealer's left takes its whole hand
+    from the top in turn; the player on the dealer's left starts.
     """
     if state.phase != Phase.SETUP:
         raise IllegalActionError("the cards have already been dealt")
+    if dealer is not None and not 0 <= dealer < state.players:
+        raise IllegalActionError(f"there is no seat {dealer} to deal")
     emit = _Emitter(state, rng)
-    dealer = state.config.dealer
-    emit(DealerCut(rng.below(state.players) if dealer is None else dealer))
     order = list(state.deck)
     rng.shuffle(order)
+    if dealer is None:
+        dealer = state.config.dealer
+    emit(DealerCut(rng.below(state.players) if dealer is None else dealer))
     emit(DrawPileFormed(tuple(order)))
     for offset in range(1, state.players + 1):
         _draw(emit, (state.dealer + offset) % state.players, state.hand_size)

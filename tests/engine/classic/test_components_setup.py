@@ -24,7 +24,7 @@ from engine.classic.events import CardsDrawn, DealerCut, DrawPileFormed, TurnSta
 from engine.classic.game import SequenceGame
 from engine.classic.rules import deal
 from engine.classic.state import EMPTY, SequenceState, team_name
-from engine.errors import ConfigError
+from engine.errors import ConfigError, IllegalActionError
 from engine.rng import Rng, derive_seed
 from tests.engine.classic.scenario import Cards, act, cells, table
 
@@ -229,8 +229,15 @@ def test_the_classic_deal_test_vector_of_docs_rng_md() -> None:
     # docs/rng.md pins this: a change to the cut, the shuffle or the deal order fails here.
     game = SequenceGame.new(2, derive_seed(0, label="game0"))
     cut, formed = game.log[0], game.log[1]
-    assert cut == DealerCut(1)
+    assert cut == DealerCut(0)
     assert isinstance(formed, DrawPileFormed)
-    assert list(formed.cards[-10:]) == [7, 78, 58, 91, 87, 52, 49, 89, 11, 40]
-    assert game.state.hands[0] == [40, 11, 89, 49, 52, 87, 91]
-    assert game.state.current == 0
+    assert list(formed.cards[-10:]) == [46, 93, 47, 81, 72, 20, 36, 63, 59, 51]
+    assert game.state.hands[1] == [51, 59, 63, 36, 20, 72, 81]
+    assert game.state.current == 1
+
+
+def test_a_rematch_passes_the_deal_to_the_given_dealer() -> None:
+    game = SequenceGame.new(3, b"rematch", dealer=2)
+    assert game.state.dealer == 2 and game.state.current == 0
+    with pytest.raises(IllegalActionError, match="no seat 3"):
+        SequenceGame.new(3, b"rematch", dealer=3)

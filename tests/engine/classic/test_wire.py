@@ -162,7 +162,7 @@ def test_a_forged_event_leaves_the_state_as_it_was() -> None:
 def test_the_registry_dispatches_both_games_through_one_definition() -> None:
     assert set(GAMES) == {"stacks", "sequence"}
     for game, players, config in ((STACKS, 3, RulesConfig()), (SEQUENCE, 4, SequenceConfig())):
-        table = game.new_game(players, b"registry", config)
+        table = game.new_game(players, b"registry", config, None)
         state = table.state
         seat = state.current
         view = game.view_for(state, seat)
