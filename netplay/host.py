@@ -844,7 +844,7 @@ class HostSession:
                 raise JournalError(f"seat {seat} at the start is not the seat that joined")
             info.name, info.entropy = name, entropy
         seed = deal_seed(self.secret, [info.entropy for info in self.seats if info])
-        game = Game.new(players, seed, self.settings.rules)
+        game = Game.new(players, seed, self.settings.rules, dealer=self.settings.dealer)
         self.game = game
         for n, entry in enumerate(batches, start=1):
             if entry["n"] != n:
