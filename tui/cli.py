@@ -136,7 +136,8 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
         description="Join a table. Without TABLE (or with --password and no value) a form "
         "asks for what is missing.",
     )
-    join.add_argument("table", type=_table, nargs="?", help="table name")
+    join.add_argument("table", type=_pinned_table, nargs="?",
+                      help="table name, or TABLE@FINGERPRINT to follow only that host")
     join.add_argument("--broker", default=DEFAULT_BROKER, metavar="URL",
                       help=f"mqtt://host[:port] ({DEFAULT_BROKER})")
     join.add_argument("--password", nargs="?", const="",
@@ -168,6 +169,17 @@ def _table(text: str) -> str:
         return check_table_name(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _pinned_table(text: str) -> str:
+    """``TABLE`` or ``TABLE@FINGERPRINT`` (follow only the host with that fingerprint)."""
+    from netplay.hosts import split_pin
+
+    try:
+        split_pin(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _broker_url(text: str) -> str:
@@ -231,7 +243,8 @@ def _add_net_commands(
     _add_common_peer(host, broker_default=None)
 
     bot = commands.add_parser("bot", help="a bot that joins a table and plays to the end")
-    bot.add_argument("table", type=_table, help="table name")
+    bot.add_argument("table", type=_pinned_table,
+                     help="table name, or TABLE@FINGERPRINT to follow only that host")
     bot.add_argument("--strategy", default="greedy", choices=BOT_NAMES, help="(greedy)")
     bot.add_argument("--name", help="the bot's name at the table")
     bot.add_argument("--password", help="table password")
@@ -239,7 +252,8 @@ def _add_net_commands(
     _add_common_peer(bot, broker_default=DEFAULT_BROKER)
 
     watch = commands.add_parser("watch", help="watch a table as a spectator")
-    watch.add_argument("table", type=_table, help="table name")
+    watch.add_argument("table", type=_pinned_table,
+                       help="table name, or TABLE@FINGERPRINT to follow only that host")
     watch.add_argument("--headless", action="store_true",
                        help="print one JSON line per public event")
     watch.add_argument("--name", help="your name as a spectator")
