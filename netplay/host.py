@@ -60,6 +60,9 @@ class HostSettings:
     heartbeat: float = 1.0
     race_settle: float = 0.25
     """Seconds after a Block window closes during which late presses are still listed."""
+    dealer: int | None = None
+    """A26: the dealer of this game (a rematch passes the deal left); ``None`` = drawn
+    from the game's seed."""
 
     def __post_init__(self) -> None:
         if not 2 <= self.players <= 6:
@@ -71,6 +74,8 @@ class HostSettings:
         first = self.rules.first_player
         if first is not None and first >= self.players:
             raise ValueError(f"first_player {first} is not a seat at {self.players} players")
+        if self.dealer is not None and not 0 <= self.dealer < self.players:
+            raise ValueError(f"dealer {self.dealer} is not a seat at {self.players} players")
 
 
 @dataclass
@@ -420,6 +425,7 @@ class HostSession:
             "keys": [info.key for info in seats],
             "entropies": [info.entropy for info in seats],
             "commit": self.commit,
+            "dealer": self.settings.dealer,
         }
 
     def _welcome(self, key: bytes, seat: Seat | None) -> None:
@@ -546,7 +552,9 @@ class HostSession:
     def _start(self) -> None:
         facts = self.facts()
         seed = deal_seed(self.secret, facts["entropies"])
-        self.game = Game.new(self.settings.players, seed, self.settings.rules)
+        self.game = Game.new(
+            self.settings.players, seed, self.settings.rules, dealer=self.settings.dealer
+        )
         self.sender.send(self.topics.events, "start", facts)
         self._publish(None, None, list(self.game.log))
         self._announce()
@@ -792,6 +800,7 @@ class HostSession:
             "names": facts["names"],
             "keys": facts["keys"],
             "entropies": facts["entropies"],
+            "dealer": facts["dealer"],
             "commit": self.commit,
             "secret": self.secret if self.over else None,
             "batches": [b.to_body() for b in self.batches],

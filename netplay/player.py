@@ -479,12 +479,17 @@ class PlayerSession:
         if not all(isinstance(e, bytes) and len(e) == 32 for e in entropies):
             raise FrameError("entropies are 32 bytes each")
         commit = key_bytes(body, "commit")
+        dealer = body.get("dealer")
+        if dealer is not None and (type(dealer) is not int or not 0 <= dealer < players):
+            raise FrameError("the dealer is a seat or null")
         try:
             initial = State.new(rules, players)
         except EngineError as exc:
             raise FrameError(f"an impossible table: {exc}") from None
         self.names = tuple(clean_text(n, 24) if isinstance(n, str) else "?" for n in names)
-        self.facts = GameFacts(self.table, players, rules, tuple(keys), commit, tuple(entropies))
+        self.facts = GameFacts(
+            self.table, players, rules, tuple(keys), commit, tuple(entropies), dealer
+        )
         if self.view is None:
             self.view = view_for(initial, self.audience)
 
