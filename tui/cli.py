@@ -227,7 +227,12 @@ def _add_net_commands(
     host.add_argument("--table", type=_table, default="stacks", help="table name (stacks)")
     host.add_argument("--block-window", type=_seconds, default=3.0,
                       help="seconds opponents have to Block a completed pile (3)")
-    host.add_argument("--seed", type=int, help="make the host's secret reproducible")
+    host.add_argument("--seed", type=int,
+                      help="make the host's secret reproducible (only for tables nobody "
+                      "else joins: every seat a bot of the host; see --insecure-seed)")
+    host.add_argument("--insecure-seed", action="store_true",
+                      help="allow --seed at a table others join: the seed can be guessed from "
+                      "the announced commitment in seconds, showing every hand and the deck")
     host.add_argument("--record", metavar="FILE", help="where to write the game record")
     host.add_argument("--password", help="table password (joining requires it)")
     host.add_argument("--bind", default="0.0.0.0",
@@ -303,6 +308,19 @@ def _first_word(argv: Sequence[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def insecure_seed(args: argparse.Namespace) -> str | None:
+    """Why ``stacks host --seed`` is refused here, if it is: a seeded secret is a hash of
+    a short number, found from the announced commitment in seconds."""
+    if args.command != "host" or args.seed is None or args.insecure_seed or args.resume:
+        return None
+    others = args.players - args.bots - (0 if args.headless else 1)
+    if others <= 0:
+        return None  # every other seat is a bot of the host: nobody to hide cards from
+    return ("--seed on a table others join makes the host's secret guessable from its "
+            "commitment (every hand and the deck order would be known): leave it out, or "
+            "add --insecure-seed for a test table")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_first_word(words))
@@ -311,6 +329,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.commands.simulate import run
 
         return run(args)
+    refusal = insecure_seed(args)
+    if refusal:
+        parser.error(refusal)
     if args.command == "host" and args.bot_delay is None:
         args.bot_delay = 0.0 if args.headless else 0.6
     if args.command is None or args.command in ("play", "join") or (
