@@ -12,6 +12,7 @@ import aiomqtt
 
 from netplay.codec import decode
 from netplay.errors import FrameError
+from netplay.hosts import fingerprint
 from netplay.messages import clean_text
 from netplay.topics import ANNOUNCE_WILDCARD, PREFIX
 from netplay.transport import BrokerAddress
@@ -35,17 +36,24 @@ class TableInfo:
     host: bytes = b""
     """The announcing host's key."""
 
+    fingerprint: str = ""
+    """The host key's fingerprint: ``stacks join TABLE@FINGERPRINT`` follows only it."""
+
     @property
     def offline(self) -> bool:
         return self.status == "offline"
 
+    @property
+    def pinned(self) -> str:
+        return f"{self.table}@{self.fingerprint}" if self.fingerprint else self.table
+
     def line(self) -> str:
         lock = " (password)" if self.password else ""
         if self.offline:
-            return (f"{self.table}{lock} on {self.broker}: offline, its host is gone "
+            return (f"{self.pinned}{lock} on {self.broker}: offline, its host is gone "
                     f"({self.players} seats); it comes back if the host resumes")
         who = ", ".join(self.seated) or "nobody yet"
-        return (f"{self.table}{lock} on {self.broker}: {self.status}, "
+        return (f"{self.pinned}{lock} on {self.broker}: {self.status}, "
                 f"{self.free} of {self.players} seats free — {who}")
 
 
@@ -69,7 +77,10 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
             table=parts[2], name=clean_text(str(body.get("name", parts[2])), 40),
             broker=broker, players=players if type(players) is int else 0, seated=(),
             free=0, status="offline", password=False, host=frame.sender,
+            fingerprint=fingerprint(frame.sender),
         )
+    if body.get("status") == "closed":
+        return None  # the host's signed close: the table is gone
     seats = body.get("seats")
     players = body.get("players")
     if not isinstance(seats, list) or type(players) is not int or len(seats) != players:
@@ -87,6 +98,7 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
         status=str(body.get("status", "?"))[:10],
         password=body.get("password") is True,
         host=frame.sender,
+        fingerprint=fingerprint(frame.sender),
     )
 
 
