@@ -122,6 +122,7 @@ class Control:
                 "open", table=launch.table, players=launch.players, bots=launch.bots,
                 block_window=launch.block_window, bot_delay=launch.bot_delay,
                 password=launch.password, rules=launch.rules.to_wire(),
+                dealer=None if launch.dealer is None else launch.dealer % launch.players,
             )
         except LinkError as exc:
             return str(exc)
@@ -208,16 +209,18 @@ class Control:
         """Host again (a new game, same settings), or join the host's next game."""
         if self.launch is None:
             return
+        view = self.model.view if self.model is not None else None
+        dealer = view.dealer if view is not None and view.turn > 0 else None
         if self.launch.held:
             # Our table is held by the server: ask it for the next game at the same table.
-            error = await self.open_held(self.launch.rematch())
+            error = await self.open_held(self.launch.rematch(dealer))
             if error is not None:
                 self.app.notify(f"No new game: {error}", severity="warning", timeout=5)
             return
         skip = None
         if not self.launch.hosting and self.session is not None:
             skip = self.session.host_key  # its retained announcement is of the old game
-        await self.start(self.launch.rematch(), skip_host=skip)
+        await self.start(self.launch.rematch(dealer), skip_host=skip)
 
     async def results(self) -> None:
         if self.gameover is not None and self.app.screen is not self.gameover:

@@ -313,6 +313,9 @@ def host_settings(request: dict[str, Any]) -> HostSettings:
         raise RequestRefused(f"{bots} bots leave no seat for you at {players} players")
     window = _seconds(request, "block_window", 3.0, 60.0)
     delay = _seconds(request, "bot_delay", 0.6, 10.0)
+    dealer = request.get("dealer")
+    if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int)):
+        raise RequestRefused("dealer: a seat number, or none")
     password = request.get("password")
     if password is not None and (not isinstance(password, str) or not password
                                  or len(password) > MAX_PASSWORD):
@@ -320,7 +323,8 @@ def host_settings(request: dict[str, Any]) -> HostSettings:
     try:
         rules = RulesConfig.from_wire(request.get("rules", {}))
         return HostSettings(table=name, players=players, bots=("greedy",) * bots, rules=rules,
-                            block_window=window, password=password, bot_delay=delay)
+                            block_window=window, password=password, bot_delay=delay,
+                            dealer=dealer)
     except (ValueError, ConfigError) as exc:
         raise RequestRefused(str(exc)) from None
 
