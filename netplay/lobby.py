@@ -12,6 +12,7 @@ import aiomqtt
 
 from netplay.codec import decode
 from netplay.errors import FrameError
+from netplay.hosts import fingerprint
 from netplay.messages import clean_text
 from netplay.topics import ANNOUNCE_WILDCARD, PREFIX
 from netplay.transport import BrokerAddress
@@ -27,11 +28,17 @@ class TableInfo:
     free: int
     status: str
     password: bool
+    fingerprint: str = ""
+    """The host key's fingerprint: ``stacks join TABLE@FINGERPRINT`` follows only it."""
+
+    @property
+    def pinned(self) -> str:
+        return f"{self.table}@{self.fingerprint}" if self.fingerprint else self.table
 
     def line(self) -> str:
         lock = " (password)" if self.password else ""
         who = ", ".join(self.seated) or "nobody yet"
-        return (f"{self.table}{lock} on {self.broker}: {self.status}, "
+        return (f"{self.pinned}{lock} on {self.broker}: {self.status}, "
                 f"{self.free} of {self.players} seats free — {who}")
 
 
@@ -47,6 +54,8 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
     body: dict[str, Any] = frame.body
     if frame.type != "announce" or frame.table != parts[2] or body.get("host") != frame.sender:
         return None
+    if body.get("status") == "closed":
+        return None  # the host's signed close: the table is gone
     seats = body.get("seats")
     players = body.get("players")
     if not isinstance(seats, list) or type(players) is not int or len(seats) != players:
@@ -63,6 +72,7 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
         free=sum(1 for s in seats if s is None),
         status=str(body.get("status", "?"))[:10],
         password=body.get("password") is True,
+        fingerprint=fingerprint(frame.sender),
     )
 
 

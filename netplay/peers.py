@@ -192,7 +192,7 @@ class Host(_Peer):
         self.session = self.host
         topics = self.host.topics
         self.transport = _transport(
-            broker, [topics.all_outboxes, topics.all_presence],
+            broker, [topics.all_outboxes, topics.all_presence, topics.announce],
             name=f"host-{self.settings.table}", will=None, username=self.identity.peer_id,
             password=self.settings.password,
         )
@@ -247,8 +247,9 @@ class Host(_Peer):
             self._over.set()
 
     def _before_close(self) -> None:
-        # Take the table off the list: an empty retained payload clears the announcement.
-        self.transport.publish(Outgoing(self.host.topics.announce, b"", retain=True))
+        # Take the table off the list with a signed "closed" (an empty payload is unsigned:
+        # peers take it for nothing).
+        self.host.close_table()
 
     async def finished(self, *, verify_wait: float = 5.0) -> None:
         """Wait for the game's end and every human's verification (or ``verify_wait``)."""
@@ -298,10 +299,12 @@ class Player(_Peer):
         broker: Broker,
         password: str | None = None,
         watch: bool = False,
+        pin: str | None = None,
     ) -> None:
         super().__init__()
         self.identity = identity
-        self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password)
+        self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password,
+                                    pin=pin)
         self.session = self.player
         self.transport = _transport(
             broker, self.player.subscriptions(), name=f"{'watch' if watch else 'player'}-{name}",
@@ -331,6 +334,11 @@ class Player(_Peer):
 
     def chat(self, text: str) -> None:
         self.player.chat(text)
+        self.poke()
+
+    def follow(self, key: bytes) -> None:
+        """Follow another host key for the table (the user's answer to a HostConflict)."""
+        self.player.follow(key)
         self.poke()
 
     def _before_close(self) -> None:

@@ -24,6 +24,7 @@ from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.codec import ReplayGuard, decode
 from netplay.errors import FrameError
+from netplay.hosts import Claim, HostTrust, Trust, fingerprint, split_pin
 from netplay.identity import Identity, seal
 from netplay.messages import MAX_CHAT, clean_text, key_bytes, optional, required
 from netplay.topics import Topics
@@ -56,7 +57,34 @@ class TableSeen(Notice):
 
 @dataclass(frozen=True, slots=True)
 class TableClosed(Notice):
-    """The host took its announcement down: the table is gone."""
+    """The host signed the table's close: the table is gone."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostConflict(Notice):
+    """Another host key announces this table. The session stays with ``current``; the
+    interface shows both and may :meth:`PlayerSession.follow` ``other`` (before joining)."""
+
+    current: Claim
+    other: Claim
+    joined: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HostChanged(Notice):
+    """The followed host signed its departure and a new host key announces the table: the
+    session follows the new one (said, not silent)."""
+
+    old: Claim
+    new: Claim
+
+
+@dataclass(frozen=True, slots=True)
+class Impostor(Notice):
+    """The host says someone else wrote on its announcement (it restored its own)."""
+
+    what: str
+    key: bytes | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +177,11 @@ class PlayerSession:
         watch: bool = False,
         password: str | None = None,
         heartbeat: float = 1.0,
+        pin: str | None = None,
     ) -> None:
+        table, pinned = split_pin(table)
+        self.trust = HostTrust(pin or pinned)
+        """Which host key this peer follows (``TABLE@FINGERPRINT`` pins one)."""
         self.identity = identity
         self.topics = Topics(table)
         self.table = table
@@ -286,9 +318,8 @@ class PlayerSession:
         if topic.startswith(f"{t.base}/presence/"):
             return  # presence is shown from the host's announcements
         if topic == t.announce and not payload:
-            if self.host_key is not None:
-                self.notices.append(TableClosed())
-            return
+            # Unsigned: anyone can send it. Only the host's signed "closed" closes a table.
+            raise FrameError("an empty announcement (closes nothing)")
         # Only the host's frames matter off the announce topic: others are dropped before
         # their signature is checked.
         frame = decode(payload, expected=None if topic == t.announce else self.host_key or b"")
@@ -324,6 +355,7 @@ class PlayerSession:
                 "heartbeat": self._host_heartbeat,
                 "race": self._race,
                 "reveal": self._reveal,
+                "impostor": self._impostor,
             }.get(kind)
         else:
             raise FrameError(f"message on unexpected topic {topic}")
@@ -358,13 +390,36 @@ class PlayerSession:
         host = key_bytes(body, "host")
         if host != sender:
             raise FrameError("an announcement not signed by the host it names")
-        if self.host_key is not None and host != self.host_key:
-            if self.joined:
-                raise FrameError("an announcement from a different host key")
-            # Not welcomed yet: the first announcement seen may have been a dead host's,
-            # left retained on the broker. Follow the newer host instead.
-            log.info("table %s has a new host: joining it", self.table)
+        before = self.trust.announce
+        trust = self.trust.consider(host, body, joined=self.joined)
+        if trust is Trust.IGNORE:
+            raise FrameError(f"an announcement of another host ({fingerprint(host)})")
+        if trust is Trust.CONFLICT:
+            assert self.host_key is not None and self.announce is not None
+            log.warning("table %s: host %s also announces it; staying with %s", self.table,
+                        fingerprint(host), fingerprint(self.host_key))
+            self.notices.append(HostConflict(
+                Claim.of(self.host_key, self.announce), Claim.of(host, body), self.joined
+            ))
+            raise FrameError("an announcement from a different host key")
+        if trust is Trust.CHANGED:
+            assert self.host_key is not None and before is not None
+            self.notices.append(HostChanged(Claim.of(self.host_key, before), Claim.of(host, body)))
             self._join_sent = False
+        self._follow(host, body)
+
+    def follow(self, key: bytes) -> None:
+        """Follow another host key that announced this table (the user chose it after a
+        :class:`HostConflict`). Only before being welcomed: a seat belongs to its host."""
+        if self.joined or key not in self.trust.others:
+            return
+        body = self.trust.choose(key)
+        self._join_sent = False
+        self._follow(key, body)
+
+    def _follow(self, host: bytes, body: dict[str, Any]) -> None:
+        if body.get("status") == "closed" and self.host_key == host:
+            self.notices.append(TableClosed())
         boot = optional(body, "boot", bytes)
         if host == self.host_key and boot is not None and boot != self.host_boot \
                 and self.host_boot is not None:
@@ -376,7 +431,7 @@ class PlayerSession:
         self.host_key = host
         self.announce = body
         self.notices.append(TableSeen(body))
-        if not self._join_sent:
+        if not self._join_sent and body.get("status") != "closed":
             self._send_join()
 
     def _send_join(self) -> None:
@@ -560,6 +615,11 @@ class PlayerSession:
         behind = self.joined and self.view is not None and at > self.applied
         if behind and not pending.batches and pending.gap_since is None:
             pending.gap_since = self.now
+
+    def _impostor(self, body: dict[str, Any]) -> None:
+        what = clean_text(required(body, "what", str), 200)
+        key = optional(body, "key", bytes)
+        self.notices.append(Impostor(what, key if key is not None and len(key) == 32 else None))
 
     def _rejected(self, body: dict[str, Any]) -> None:
         self.notices.append(Rejected(clean_text(required(body, "reason", str), 300)))

@@ -24,6 +24,8 @@ from netplay.player import (
     Desynced,
     GameEnded,
     GameStarted,
+    HostConflict,
+    Impostor,
     Joined,
     Notice,
     RaceResult,
@@ -323,6 +325,36 @@ class Control:
             model.verdict = (notice.verdict.ok, notice.verdict.detail)
             if self.gameover is not None:
                 self.gameover.verdict = model.verdict
+        elif isinstance(notice, Impostor):
+            self.app.notify(
+                f"Someone is impersonating this table: {notice.what}. The host put its own "
+                "announcement back; you stay with your host.", severity="warning", timeout=10,
+            )
+        elif isinstance(notice, HostConflict):
+            await self._host_conflict(notice)
+
+    async def _host_conflict(self, notice: HostConflict) -> None:
+        """Two host keys claim the table: show both; before joining, the user picks."""
+        if notice.joined:
+            self.app.notify(
+                f"Another host ({notice.other.fingerprint}) claims this table; you stay at "
+                f"yours ({notice.current.fingerprint}).", severity="warning", timeout=10,
+            )
+            return
+        from textual.markup import escape
+
+        from tui.screens.choice import Answer, ChoiceScreen
+
+        def picked(key: bytes | None) -> None:
+            if key is not None and key != notice.current.key and self.session is not None:
+                self.session.follow(key)
+
+        await self.app.push_screen(ChoiceScreen(
+            "Two hosts announce this table. Compare the fingerprint with the one your host "
+            "gives you (stacks tables shows it); TABLE@FINGERPRINT pins one.",
+            [Answer(f"stay: {escape(notice.current.words())}", notice.current.key),
+             Answer(f"follow: {escape(notice.other.words())}", notice.other.key)],
+        ), picked)
 
     def _rejected(self, reason: str) -> None:
         sent, self._sent = self._sent, None

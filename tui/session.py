@@ -26,7 +26,7 @@ from netplay.host import HostSettings
 from netplay.identity import Identity, load_profile, profiles_dir
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host, Player
-from netplay.player import GameEnded, Notice
+from netplay.player import GameEnded, Notice, TableClosed
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing
@@ -81,13 +81,10 @@ class WatchedTransport:
         now = asyncio.get_running_loop().time()
         if topic == self.topics.events:
             self.host_heard = now
-        elif topic == self.topics.announce:
-            if payload:
-                self.table_seen = True
-                self.table_closed = False
-                self.host_heard = now
-            else:
-                self.table_closed = self.table_seen
+        elif topic == self.topics.announce and payload:
+            # An empty one is unsigned: it closes nothing (a TableClosed notice does).
+            self.table_seen = True
+            self.host_heard = now
         return topic, payload
 
 
@@ -184,8 +181,8 @@ class TableSession:
             if self.host is not None:
                 # Our own table: a stale announcement of the same name (a crashed host's,
                 # retained by a shared broker) must not take our seat elsewhere.
-                player.player.host_key = self.host.identity.key
-            self._watched = WatchedTransport(player.transport, Topics(launch.table),
+                player.player.trust.pin = self.host.identity.peer_id
+            self._watched = WatchedTransport(player.transport, Topics(player.player.table),
                                              skip_host=self.skip_host)
             player.transport = self._watched
             await stack.enter_async_context(player)
@@ -304,6 +301,12 @@ class TableSession:
     def _track(self, notice: Notice) -> None:
         if isinstance(notice, GameEnded):
             self._over = True
+        elif isinstance(notice, TableClosed) and self._watched is not None:
+            self._watched.table_closed = True
+
+    def follow(self, key: bytes) -> None:
+        if self.player is not None:
+            self.player.follow(key)
 
     async def _watchdog(self) -> None:
         loop = asyncio.get_running_loop()

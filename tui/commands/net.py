@@ -369,6 +369,7 @@ async def _tables(args: argparse.Namespace) -> int:
             print(json.dumps({"table": table.table, "name": table.name, "broker": table.broker,
                               "players": table.players, "free": table.free,
                               "status": table.status, "password": table.password,
+                              "fingerprint": table.fingerprint,
                               "seated": list(table.seated)}))
     elif tables:
         for table in tables:

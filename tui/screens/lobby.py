@@ -182,6 +182,15 @@ class LobbyScreen(Screen[None]):
             return f"[b]Watching table {table}[/]"
         return f"[b]Table {table}[/]"
 
+    def _fingerprint(self) -> str:
+        """The host's fingerprint, which players compare (and pin: TABLE@FINGERPRINT)."""
+        from netplay.hosts import fingerprint
+
+        key = self.announce.get("host")
+        if not isinstance(key, bytes) or len(key) != 32:
+            return ""
+        return f" · host [b]{fingerprint(key)}[/]"
+
     def _refresh(self) -> None:
         if not self._ready:
             return
@@ -194,7 +203,9 @@ class LobbyScreen(Screen[None]):
         seat_list.players = model.players
         seat_list.seats = self.seats
         seat_list.me = self.me
-        self.query_one("#lobby-title", Static).update(self._title() + self._where())
+        self.query_one("#lobby-title", Static).update(
+            self._title() + self._fingerprint() + self._where()
+        )
         if not self.editing:
             self.query_one("#lobby-summary", Static).update(self._summary())
         self.query_one("#lobby-hint", Static).update(self._hint())
@@ -249,7 +260,12 @@ class LobbyScreen(Screen[None]):
             text += "\n[b]Ctrl+B[/] fills the empty seats with bots; [b]x[/] closes the " \
                     "table."
         if launch.role == "host":
+            key = self.announce.get("host")
             join = f"stacks join {launch.table}"
+            if isinstance(key, bytes) and len(key) == 32:
+                from netplay.hosts import fingerprint
+
+                join += f"@{fingerprint(key)}"
             if self.where and self.where.startswith("mqtt"):
                 join += f" --broker {self.where}"
             text += f"\nOthers join with: [b]{escape(join)}[/]"
