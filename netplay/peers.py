@@ -104,6 +104,14 @@ class _Peer:
         await self.transport.stop()
         self._stopped.set()
 
+    @property
+    def failure(self) -> BaseException | None:
+        """What stopped the peer's loop when it stopped on its own (a bug), else None."""
+        task = self._task
+        if task is None or not task.done() or task.cancelled():
+            return None
+        return task.exception()
+
     def _before_close(self) -> None:
         """Last words (presence offline, cleared announcement)."""
 

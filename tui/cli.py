@@ -37,6 +37,22 @@ def _bot_list(text: str) -> list[str]:
     return names
 
 
+def _sim_players(text: str) -> int:
+    """2..12 here; ``stacks simulate`` checks the count against the chosen game."""
+    value = positive_int(text)
+    if not 2 <= value <= 12:
+        raise argparse.ArgumentTypeError(f"players must be 2-12, not {value}")
+    return value
+
+
+def _name_list(text: str) -> list[str]:
+    """Bot names, comma separated; ``stacks simulate`` checks them against the game."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one bot")
+    return names
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; ``command`` (the first word given) lets it skip costly imports."""
     parser = argparse.ArgumentParser(
@@ -59,12 +75,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "after every event, and print a summary.",
     )
     sim.add_argument("--games", type=positive_int, default=100, help="games to play (100)")
-    sim.add_argument("--players", type=_players, default=4, help="players per game, 2-6 (4)")
+    sim.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                     help="stacks (Sequence Stacks, default) or sequence (classic Sequence)")
+    sim.add_argument("--players", type=_sim_players, default=4,
+                     help="players per game (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 or 12 "
+                     "for sequence")
+    sim.add_argument("--teams", type=int, choices=(2, 3), default=None,
+                     help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
     sim.add_argument(
         "--bots",
-        type=_bot_list,
-        default=["greedy"],
-        help=f"bot per seat, comma separated and cycled over the seats ({', '.join(BOT_NAMES)})",
+        type=_name_list,
+        default=None,
+        help="bot per seat, comma separated and cycled over the seats (stacks: "
+        f"{', '.join(BOT_NAMES)}, default greedy; sequence: random, easy, medium, "
+        "default medium)",
     )
     sim.add_argument("--seed", type=int, default=0, help="seed; the same seed gives the same games")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
