@@ -7,26 +7,33 @@ The asyncio driver (``netplay.peers``) only moves bytes and calls ``tick``.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hmac
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action, Block, CloseBlockWindow, PassBlock
 from engine.bots import Bot, make_bot
 from engine.config import RulesConfig
-from engine.errors import IllegalActionError, MalformedError
+from engine.errors import EngineError, IllegalActionError, MalformedError
 from engine.events import Event, PileBlocked
 from engine.game import Game
 from engine.rules import legal_actions
 from engine.snapshot import state_to_wire
 from engine.state import SPECTATOR, Audience, Phase, Seat
 from engine.views import public_hash, view_for
+from netplay import budget
 from netplay.batch import Batch
+from netplay.budget import SNAPSHOT_COST, HostBudgets
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.errors import FrameError
+from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
+from netplay.journal import Entry, JournalError
 from netplay.messages import key_bytes, optional, player_name, required
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
@@ -36,6 +43,8 @@ log = logging.getLogger("netplay.host")
 
 GAME_NAME = "sequence-stacks"
 MAX_RESEND = 64
+ACTION_ORDER = "sealed-actions"
+"""The replay guard's name for the order of the action frames inside sealed ones."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,9 @@ class HostSettings:
     heartbeat: float = 1.0
     race_settle: float = 0.25
     """Seconds after a Block window closes during which late presses are still listed."""
+    dealer: int | None = None
+    """A26: the dealer of this game (a rematch passes the deal left); ``None`` = drawn
+    from the game's seed."""
 
     def __post_init__(self) -> None:
         if not 2 <= self.players <= 6:
@@ -68,6 +80,23 @@ class HostSettings:
         first = self.rules.first_player
         if first is not None and first >= self.players:
             raise ValueError(f"first_player {first} is not a seat at {self.players} players")
+        if self.dealer is not None and not 0 <= self.dealer < self.players:
+            raise ValueError(f"dealer {self.dealer} is not a seat at {self.players} players")
+
+    def to_wire(self) -> dict[str, Any]:
+        """Plain data for the journal (every field; the rules as their wire form)."""
+        wire = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        wire["rules"] = self.rules.to_wire()
+        wire["bots"] = list(self.bots)
+        return wire
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> HostSettings:
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in wire.items() if k in known}
+        values["rules"] = RulesConfig.from_wire(wire.get("rules", {}))
+        values["bots"] = tuple(wire.get("bots", ()))
+        return cls(**values)
 
 
 @dataclass
@@ -114,11 +143,19 @@ class Race:
         }
 
 
+def _race_from_body(body: dict[str, Any]) -> Race:
+    race = Race(body["pile"], 0.0, 0.0, 0, closed=0.0, winner=body["winner"])
+    race.presses = [Press(seat, kind, offset, result)
+                    for seat, kind, offset, result in body["presses"]]
+    return race
+
+
 class HostSession:
     """One table's authority. Feed it with :meth:`receive` and :meth:`tick`."""
 
     def __init__(
-        self, identity: Identity, settings: HostSettings, now: float, *, secret: bytes | None = None
+        self, identity: Identity, settings: HostSettings, now: float, *,
+        secret: bytes | None = None, restore: Sequence[Entry] | None = None,
     ) -> None:
         self.identity = identity
         self.settings = settings
@@ -130,13 +167,21 @@ class HostSession:
         self.presence_guard = ReplayGuard()
         self.now = now
         self.seats: list[SeatInfo | None] = [None] * settings.players
-        first_bot = settings.players - len(settings.bots)
-        for index, strategy in enumerate(settings.bots):
-            seat = first_bot + index
-            self.seats[seat] = SeatInfo(
-                f"Bot {seat + 1} ({strategy})", None, os.urandom(32),
-                bot=make_bot(strategy, os.urandom(16)),
-            )
+        self.journal: list[Entry] = []
+        """Entries for the driver to write (and fsync) before it publishes anything."""
+        self.boot = os.urandom(8)
+        """This incarnation of the host: announced, so peers join a resumed host again."""
+        self.resumed = restore is not None
+        if restore is None:
+            self._journal({"t": "table", "host_seed": bytes(identity.signing_key),
+                           "secret": self.secret, "settings": settings.to_wire()})
+            first_bot = settings.players - len(settings.bots)
+            for index, strategy in enumerate(settings.bots):
+                seat = first_bot + index
+                self._seat(seat, SeatInfo(
+                    f"Bot {seat + 1} ({strategy})", None, os.urandom(32),
+                    bot=make_bot(strategy, os.urandom(16)),
+                ), strategy)
         self.spectators: dict[bytes, str] = {}
         self.game: Game | None = None
         self.batches: list[Batch] = []
@@ -144,11 +189,35 @@ class HostSession:
         self.race: Race | None = None
         self.verdicts: dict[str, dict[str, Any]] = {}
         self.dropped: list[str] = []
+        self.budgets = HostBudgets()
+        self._roles: tuple[tuple[bytes | None, ...], int, dict[str, str]] | None = None
         self._bot_at: float | None = None
         self._next_heartbeat = now
+        self.watch = AnnounceWatch(identity.key, now)
+        self.closed = False
+        if restore is not None:
+            self._restore(restore)
         self._announce()
-        if all(info is not None for info in self.seats):
+        if self.game is None and all(info is not None for info in self.seats):
             self._start()  # every seat is a bot of the host
+
+    @classmethod
+    def resume(cls, entries: Sequence[Entry], now: float) -> HostSession:
+        """The table a journal describes, replayed through the engine and checked batch
+        by batch; ``JournalError`` if the journal does not hold a table or does not
+        replay to the hashes it recorded."""
+        head = next((e for e in entries if e.get("t") == "table"), None)
+        if head is None:
+            raise JournalError("the journal holds no table (the host died before it began)")
+        try:
+            identity = Identity.from_seed(head["host_seed"])
+            settings = HostSettings.from_wire(head["settings"])
+            secret = head["secret"]
+            if not isinstance(secret, bytes) or len(secret) != 32:
+                raise ValueError("the secret is not 32 bytes")
+        except (KeyError, TypeError, ValueError, EngineError) as exc:
+            raise JournalError(f"the journal's table is unreadable: {exc}") from None
+        return cls(identity, settings, now, secret=secret, restore=entries)
 
     # -- queries -------------------------------------------------------------------------
 
@@ -179,6 +248,20 @@ class HostSession:
     def data_to_send(self) -> list[Outgoing]:
         return self.sender.drain()
 
+    def last_will(self) -> Outgoing:
+        """The host's "offline" announcement, which the broker publishes (retained) if the
+        host vanishes. Signed now, so its seq is older than later announcements: peers take
+        it in any order, and the live host's next frame undoes a stale one."""
+        body = {"host": self.identity.key, "name": self.settings.title or self.settings.table,
+                "players": self.settings.players}
+        return Outgoing(self.topics.announce, self.sender.frame("offline", body), retain=True)
+
+    def journal_to_write(self) -> list[Entry]:
+        """What the driver writes to the journal (and fsyncs) before :meth:`data_to_send`
+        goes out: the frames may depend on it."""
+        out, self.journal = self.journal, []
+        return out
+
     def next_deadline(self) -> float:
         """When :meth:`tick` next has something to do."""
         times = [self._next_heartbeat]
@@ -191,6 +274,8 @@ class HostSession:
         standin = self._standin_due()
         if standin is not None:
             times.append(standin)
+        if self.watch.due is not None:
+            times.append(self.watch.due)
         return min(times)
 
     # -- input ---------------------------------------------------------------------------
@@ -198,6 +283,7 @@ class HostSession:
     def receive(self, topic: str, payload: bytes, now: float) -> None:
         """Handle one message from the broker. Never raises: bad input is dropped and logged."""
         self.now = now
+        self._close_overdue_window()
         try:
             self._receive(topic, payload)
         except FrameError as exc:
@@ -213,13 +299,14 @@ class HostSession:
         if now >= self._next_heartbeat:
             self._next_heartbeat = now + self.settings.heartbeat
             self.sender.send(self.topics.events, "heartbeat", {"at": len(self.batches)}, qos=0)
+        self._close_overdue_window()
+        if self.watch.due is not None and now >= self.watch.due:
+            self._restore_announcement()
         race = self.race
-        if race is not None:
-            if race.closed is None and now >= race.deadline and self._in_window():
-                self._step(CloseBlockWindow(), None, None)
-            elif race.closed is not None and now >= race.closed + self.settings.race_settle:
-                self.sender.send(self.topics.events, "race", race.to_body())
-                self.race = None
+        if race is not None and race.closed is not None \
+                and now >= race.closed + self.settings.race_settle:
+            self.sender.send(self.topics.events, "race", race.to_body())
+            self.race = None
         if self._bot_at is not None and now >= self._bot_at:
             self._bot_at = None
             self._run_bot()
@@ -228,6 +315,20 @@ class HostSession:
             self._run_standin()
         self._schedule_bots()
 
+    def _close_overdue_window(self) -> None:
+        """A press is judged when it arrives: a window whose deadline has passed closes
+        first, as if the timer had fired on time, so a Block arriving late is late."""
+        race = self.race
+        if race is None or race.closed is not None or self.now < race.deadline:
+            return
+        if not self._in_window():
+            return
+        arrived, self.now = self.now, race.deadline
+        try:
+            self._step(CloseBlockWindow(), None, None)
+        finally:
+            self.now = arrived
+
     # -- message handling -----------------------------------------------------------------
 
     def _drop(self, topic: str, reason: str) -> None:
@@ -235,10 +336,15 @@ class HostSession:
         log.info("dropped a message on %s: %s", topic, reason)
 
     def _receive(self, topic: str, payload: bytes) -> None:
+        if topic == self.topics.announce:
+            self._announce_seen(payload)
+            return
         peer = self.topics.peer_of(topic)
         if peer is None:
             raise FrameError("message on a topic the host does not read")
-        frame = decode(payload)
+        if not self.budgets.gate(peer, self._role(peer), self.now):
+            return  # over budget: dropped before decoding (logged once per peer)
+        frame = decode(payload, sender_id=peer)
         if frame.table != self.settings.table:
             raise FrameError(f"frame for table {frame.table!r}")
         if frame.sender_id != peer:
@@ -274,7 +380,26 @@ class HostSession:
         inner = decode(self.identity.open_sealed(required(outer.body, "box", bytes)))
         if inner.sender != outer.sender or inner.table != outer.table or inner.type != "action":
             raise FrameError("a sealed frame that is not the sender's own action")
+        # The inner frames have their own order: a resumed host knows them from the journal
+        # (the proofs), so an old action sealed anew is still a replay.
+        self.guard.check(inner, ACTION_ORDER)
         return inner
+
+    def _role(self, peer: str) -> str:
+        """Seat, spectator or stranger, by peer id (remembered until seats or spectators
+        change: one lookup per frame, however many frames come)."""
+        keys = tuple(info.key if info else None for info in self.seats)
+        memo = self._roles
+        if memo is None or memo[0] != keys or memo[1] != len(self.spectators):
+            roles = {peer_id(key): budget.SPECTATOR for key in self.spectators}
+            roles.update({peer_id(key): budget.SEAT for key in keys if key is not None})
+            memo = self._roles = (keys, len(self.spectators), roles)
+        return memo[2].get(peer, budget.STRANGER)
+
+    def _afford(self, key: bytes, frames: float) -> bool:
+        """May ``key`` have ``frames`` frames resent to it now (its work budget)?"""
+        role = budget.SEAT if self.seat_of(key) is not None else budget.SPECTATOR
+        return self.budgets.resend(peer_id(key), role, frames, self.now)
 
     def _touch(self, key: bytes) -> None:
         seat = self.seat_of(key)
@@ -315,6 +440,8 @@ class HostSession:
         name = player_name(body)
         entropy = key_bytes(body, "entropy")
         watch = required(body, "watch", bool)
+        if not self.budgets.join(peer_id(key), self.now):
+            return
         inbox = self.topics.inbox(peer_id(key))
         seat = self.seat_of(key)
         if seat is not None and not watch:
@@ -341,6 +468,10 @@ class HostSession:
                     "reason": "this profile has a seat at the table: watch with another profile"
                 })
                 return
+            if key not in self.spectators and \
+                    len(self.spectators) >= self.budgets.limits.max_spectators:
+                self.sender.send(inbox, "refused", {"reason": "too many spectators"})
+                return
             self.spectators[key] = name
             self._welcome(key, None)
             return
@@ -351,7 +482,7 @@ class HostSession:
         if free is None:
             self.sender.send(inbox, "refused", {"reason": "the table is full"})
             return
-        self.seats[free] = SeatInfo(name, key, entropy, last_seen=self.now)
+        self._seat(free, SeatInfo(name, key, entropy, last_seen=self.now), None)
         log.info("%s takes seat %d", name, free)
         self._welcome(key, free)
         self._announce()
@@ -368,6 +499,7 @@ class HostSession:
             "keys": [info.key for info in seats],
             "entropies": [info.entropy for info in seats],
             "commit": self.commit,
+            "dealer": self.settings.dealer,
         }
 
     def _welcome(self, key: bytes, seat: Seat | None) -> None:
@@ -388,6 +520,8 @@ class HostSession:
 
     def _snapshot(self, key: bytes, seat: Seat | None) -> None:
         assert self.game is not None
+        if not self._afford(key, SNAPSHOT_COST):
+            return
         audience: Audience = SPECTATOR if seat is None else seat
         body = {
             "n": len(self.batches),
@@ -454,6 +588,8 @@ class HostSession:
         if total - start + 1 > MAX_RESEND and not self.over:
             self._snapshot(key, seat)
             return
+        if not self._afford(key, total - start + 1):
+            return
         inbox = self.topics.inbox(peer_id(key))
         for batch in self.batches[start - 1 :]:
             if seat is None:
@@ -483,14 +619,21 @@ class HostSession:
         detail = required(body, "detail", str)[:300]
         seat = self.seat_of(key)
         who = f"seat {seat}" if seat is not None else f"spectator {self.spectators.get(key, '?')}"
+        if self.verdicts.get(who) != {"ok": ok, "detail": detail}:
+            self._journal({"t": "verdict", "who": who, "ok": ok, "detail": detail})
         self.verdicts[who] = {"ok": ok, "detail": detail}
 
     # -- the game ------------------------------------------------------------------------
 
     def _start(self) -> None:
         facts = self.facts()
+        # The deal depends on the seats as they are now (a driver may have set entropies).
+        self._journal({"t": "start", "names": facts["names"], "keys": facts["keys"],
+                       "entropies": facts["entropies"]})
         seed = deal_seed(self.secret, facts["entropies"])
-        self.game = Game.new(self.settings.players, seed, self.settings.rules)
+        self.game = Game.new(
+            self.settings.players, seed, self.settings.rules, dealer=self.settings.dealer
+        )
         self.sender.send(self.topics.events, "start", facts)
         self._publish(None, None, list(self.game.log))
         self._announce()
@@ -539,6 +682,9 @@ class HostSession:
             len(self.batches) + 1, action, proof, tuple(events), public_hash(state), standin
         )
         self.batches.append(batch)
+        self._journal({"t": "batch", "n": batch.n,
+                       "action": None if action is None else action.to_wire(),
+                       "proof": proof, "standin": standin, "hash": batch.hash})
         # The player who acted hears first: its own view update is the latency that counts.
         actor = action.seat if action is not None else -1
         order = sorted(range(len(self.seats)), key=lambda seat: seat != actor)
@@ -554,6 +700,7 @@ class HostSession:
         self.sender.send(self.topics.events, "events", batch.redacted_for(SPECTATOR).to_body())
         self._track_window(events)
         if game.over:
+            self.budgets.game_over(len(self.batches), self.now)
             self._reveal(to=self.topics.events)
             self._announce()
 
@@ -567,6 +714,7 @@ class HostSession:
                 if isinstance(event, PileBlocked):
                     race.winner = event.seat
             self.races.append(race)
+            self._journal({"t": "race", "race": race.to_body()})
         if state.phase == Phase.BLOCK_WINDOW and state.window is not None and (
             race is None or race.closed is not None
         ):
@@ -659,6 +807,87 @@ class HostSession:
         info.standin = make_bot("greedy")
         self._announce()
 
+    # -- the journal -----------------------------------------------------------------------
+
+    def _journal(self, entry: Entry) -> None:
+        self.journal.append(entry)
+
+    def _seat(self, seat: Seat, info: SeatInfo, strategy: str | None) -> None:
+        self.seats[seat] = info
+        self._journal({"t": "seat", "seat": seat, "name": info.name, "key": info.key,
+                       "entropy": info.entropy, "bot": strategy})
+
+    def _restore(self, entries: Sequence[Entry]) -> None:
+        """Seats, game and races from a journal: every batch is replayed through the
+        engine and must give the hash it was published with."""
+        try:
+            self._restore_entries(entries)
+        except JournalError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, EngineError) as exc:
+            raise JournalError(f"the journal does not replay: {exc!r}") from None
+
+    def _restore_entries(self, entries: Sequence[Entry]) -> None:
+        players = self.settings.players
+        started: Entry | None = None
+        batches: list[Entry] = []
+        for entry in entries:
+            kind = entry["t"]
+            if kind == "seat":
+                seat = entry["seat"]
+                if not 0 <= seat < players:
+                    raise JournalError(f"a seat {seat} at a table of {players}")
+                strategy = entry.get("bot")
+                self.seats[seat] = SeatInfo(
+                    entry["name"], entry["key"], entry["entropy"], last_seen=self.now,
+                    bot=None if strategy is None else make_bot(strategy, os.urandom(16)),
+                )
+            elif kind == "start":
+                started = entry
+            elif kind == "batch":
+                batches.append(entry)
+            elif kind == "race":
+                self.races.append(_race_from_body(entry["race"]))
+            elif kind == "verdict":
+                self.verdicts[entry["who"]] = {"ok": entry["ok"], "detail": entry["detail"]}
+        if started is None:
+            if batches:
+                raise JournalError("the journal has batches but no start")
+            return
+        for seat, (name, key, entropy) in enumerate(
+            zip(started["names"], started["keys"], started["entropies"], strict=True)
+        ):
+            info = self.seats[seat]
+            if info is None or info.key != key:
+                raise JournalError(f"seat {seat} at the start is not the seat that joined")
+            info.name, info.entropy = name, entropy
+        seed = deal_seed(self.secret, [info.entropy for info in self.seats if info])
+        game = Game.new(players, seed, self.settings.rules, dealer=self.settings.dealer)
+        self.game = game
+        for n, entry in enumerate(batches, start=1):
+            if entry["n"] != n:
+                raise JournalError(f"batch {entry['n']} where batch {n} belongs")
+            wire = entry["action"]
+            action = None if wire is None else Action.from_wire(wire)
+            if (action is None) != (n == 1):
+                raise JournalError(f"batch {n}: only the deal has no action")
+            events = list(game.log) if action is None else game.act(action)
+            digest = public_hash(game.state)
+            if digest != entry["hash"]:
+                raise JournalError(f"batch {n} replays to another hash than it was "
+                                   "published with")
+            self.batches.append(Batch(n, action, entry["proof"], tuple(events), digest,
+                                      bool(entry["standin"])))
+            if entry["proof"] is not None:
+                with contextlib.suppress(FrameError):
+                    self.guard.check(decode(entry["proof"]), ACTION_ORDER)
+        state = game.state
+        if state.phase == Phase.BLOCK_WINDOW and state.window is not None:
+            # The window's clock died with the old process: it opens again, whole.
+            self.race = Race(state.window.pile.id, self.now,
+                             self.now + self.settings.block_window, len(self.batches))
+        log.info("table %s resumed at batch %d", self.settings.table, len(self.batches))
+
     # -- announcements and the record -----------------------------------------------------
 
     def _announce(self) -> None:
@@ -681,15 +910,46 @@ class HostSession:
             "game": GAME_NAME,
             "protocol": 1,
             "host": self.identity.key,
+            "boot": self.boot,
             "players": self.settings.players,
             "seats": seats,
-            "status": self.status,
+            "status": "closed" if self.closed else self.status,
             "commit": self.commit,
             "password": self.settings.password is not None,
             "block_window": self.settings.block_window,
             "rules": self.settings.rules.to_wire(),
         }
-        self.sender.send(self.topics.announce, "announce", body, retain=True)
+        self.watch.sent(self.sender.send(self.topics.announce, "announce", body, retain=True))
+
+    def _announce_seen(self, payload: bytes) -> None:
+        """Anything but our own announcement on our announce topic is put right at once;
+        the players hear when someone else tried to speak for the table."""
+        intrusion = self.watch.seen(payload)
+        if intrusion is None:
+            return
+        self._restore_announcement()
+        if not intrusion.warn:
+            return
+        self.watch.intrusions += 1
+        self.watch.unwarned += 1
+        if self.watch.may_warn(self.now):
+            log.warning("someone else wrote on the announcement of table %s: %s; restored",
+                        self.settings.table, intrusion.what)
+            self.sender.send(self.topics.events, "impostor", {
+                "what": intrusion.what, "key": intrusion.key, "count": self.watch.unwarned,
+            })
+            self.watch.unwarned = 0
+
+    def _restore_announcement(self) -> None:
+        current = self.watch.current
+        if current is not None and self.watch.may_restore(self.now):
+            self.sender.outbox.append(Outgoing(self.topics.announce, current, retain=True))
+
+    def close_table(self) -> None:
+        """Take the table off the list with a signed ``closed`` announcement (retained: it
+        stays on the broker as the table's last word; an empty payload would be unsigned)."""
+        self.closed = True
+        self._announce()
 
     def record(self) -> dict[str, Any]:
         """Everything needed to re-check the game offline (see ``netplay.record``)."""
@@ -705,6 +965,7 @@ class HostSession:
             "names": facts["names"],
             "keys": facts["keys"],
             "entropies": facts["entropies"],
+            "dealer": facts["dealer"],
             "commit": self.commit,
             "secret": self.secret if self.over else None,
             "batches": [b.to_body() for b in self.batches],
