@@ -81,7 +81,7 @@ class MenuScreen(Screen[None]):
                 defaults, role="host", bots=0, table_open=False, bind="0.0.0.0",
                 port=1883, broker=defaults.broker, record=default_record_path(table))))
         elif ident == "replay":
-            from tui.screens.records import pick_record
+            from tui.screens.replay import pick_record
 
             pick_record(app)
         elif ident in ("join", "watch"):
