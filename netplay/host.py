@@ -27,6 +27,7 @@ from netplay.batch import Batch
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.errors import FrameError
 from netplay.identity import Identity, peer_id
+from netplay.listing import QUERY, AnswerBudget, query_reply_topic
 from netplay.messages import key_bytes, optional, player_name, required
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
@@ -146,6 +147,8 @@ class HostSession:
         self.dropped: list[str] = []
         self._bot_at: float | None = None
         self._next_heartbeat = now
+        self._announcement: bytes | None = None
+        self._answers = AnswerBudget()
         self._announce()
         if all(info is not None for info in self.seats):
             self._start()  # every seat is a bot of the host
@@ -198,6 +201,9 @@ class HostSession:
     def receive(self, topic: str, payload: bytes, now: float) -> None:
         """Handle one message from the broker. Never raises: bad input is dropped and logged."""
         self.now = now
+        if topic == QUERY:
+            self._answer_listing(payload)
+            return
         try:
             self._receive(topic, payload)
         except FrameError as exc:
@@ -689,7 +695,16 @@ class HostSession:
             "block_window": self.settings.block_window,
             "rules": self.settings.rules.to_wire(),
         }
-        self.sender.send(self.topics.announce, "announce", body, retain=True)
+        self._announcement = self.sender.send(self.topics.announce, "announce", body,
+                                              retain=True)
+
+    def _answer_listing(self, payload: bytes) -> None:
+        """A lister asks which tables are live: answer with the current announcement."""
+        reply = query_reply_topic(payload)
+        if reply is None or self._announcement is None:
+            return
+        if self._answers.take(self.now):
+            self.sender.outbox.append(Outgoing(reply, self._announcement))
 
     def record(self) -> dict[str, Any]:
         """Everything needed to re-check the game offline (see ``netplay.record``)."""

@@ -28,6 +28,7 @@ from engine.rules import legal_actions
 from engine.state import State
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
+from netplay.listing import QUERY as LISTING_QUERY
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import Applied, GameEnded, Notice, PlayerSession, Rejected, Verified
 from netplay.record import write_record
@@ -172,7 +173,7 @@ class Host(_Peer):
         self.session = self.host
         topics = self.host.topics
         self.transport = _transport(
-            broker, [topics.all_outboxes, topics.all_presence],
+            broker, [topics.all_outboxes, topics.all_presence, LISTING_QUERY],
             name=f"host-{settings.table}", will=None, username=self.identity.peer_id,
             password=settings.password,
         )
