@@ -53,7 +53,8 @@ class RulesConfig:
     two_player_deck: TwoPlayerDeck = TwoPlayerDeck.GH
     """A1: which cards leave a 2-player deck."""
     first_player: int | None = None
-    """§1.2.6: the starting seat; ``None`` = the seat left of the dealer (seat 0), i.e. 1."""
+    """§1.2.6: the starting seat; ``None`` = the seat left of the dealer (A26: the dealer
+    is drawn from the game's seed and passes to the left in a rematch)."""
     hand_size: int = 5
     """§1.2.4 / §1.5.4: cards dealt and drawn up to."""
     max_open_piles_per_colour: int = 2

@@ -35,10 +35,12 @@ class Game:
         config: RulesConfig | None = None,
         *,
         keep_log: bool = True,
+        dealer: Seat | None = None,
     ) -> Game:
+        """Deal a new game; ``dealer`` is drawn from ``seed`` unless given (a rematch, A26)."""
         state = State.new(config or RulesConfig(), players)
         game = cls(state, Rng(seed), keep_log=keep_log)
-        events = deal(state, game.rng)
+        events = deal(state, game.rng, dealer)
         if keep_log:
             game.log.extend(events)
         return game

@@ -203,6 +203,8 @@ def _turn_started(state: State, ev: TurnStarted) -> None:
     seat = _seat(state, ev.seat)
     if state.phase == Phase.BLOCK_WINDOW:
         raise InvalidEventError("a turn can't start during a Block window")
+    if state.turn == 0:
+        state.dealer = (seat - 1) % state.players  # A26: the starter sits left of the dealer
     state.current = seat
     state.turn += 1
     state.phase = Phase.PLAY

@@ -80,17 +80,28 @@ class _Emitter:
 # -- the deal -------------------------------------------------------------------------------
 
 
-def deal(state: State, rng: Rng) -> list[Event]:
-    """Shuffle, deal ``hand_size`` cards to each seat (seat 0 first), start the first turn."""
+def deal(state: State, rng: Rng, dealer: Seat | None = None) -> list[Event]:
+    """Shuffle, deal ``hand_size`` cards to each seat (seat 0 first), start the first turn.
+
+    A26: the dealer is ``dealer`` when given (a rematch passes the deal to the left),
+    else drawn from ``rng`` right after the shuffle, so that it is as fair as the deal
+    and re-derived from the same seed. The player left of the dealer starts, unless the
+    table sets ``first_player``.
+    """
     if state.phase != Phase.SETUP:
         raise IllegalActionError("the cards have already been dealt")
+    if dealer is not None and not 0 <= dealer < state.players:
+        raise IllegalActionError(f"there is no seat {dealer} to deal")
     emit = _Emitter(state, rng)
     order = list(state.deck)
     rng.shuffle(order)
+    if dealer is None:
+        dealer = rng.below(state.players)
     emit(DrawPileFormed(tuple(order)))
     for seat in range(state.players):
         _draw(emit, seat, state.config.hand_size)
-    emit(TurnStarted(state.first_player))
+    first = state.config.first_player
+    emit(TurnStarted((dealer + 1) % state.players if first is None else first))
     return emit.events
 
 
@@ -420,6 +431,9 @@ def _resolve_steal_card(emit: _Emitter, action: StealCard) -> None:
     state = emit.state
     zone = _zone_of(state, action.seat, action.card)
     emit(ActionPlayed(action.seat, action.card, zone))
+    # A15: played as the last hand card, it refills the hand first (draw 5), then the
+    # stolen card joins it.
+    _after_hand_play(emit, action.seat, zone)
     if action.zone == Zone.DISCARD:
         taken = state.discards[action.target][-1]
     else:

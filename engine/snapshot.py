@@ -48,6 +48,7 @@ def state_to_wire(state: State) -> dict[str, Any]:
         "special_discard": list(state.special_discard),
         "direction": state.direction,
         "current": state.current,
+        "dealer": state.dealer,
         "phase": int(state.phase),
         "turn": state.turn,
         "plays_this_turn": state.plays_this_turn,
@@ -132,6 +133,7 @@ def state_from_wire(data: object) -> State:
             raise MalformedError("direction is 1 or -1")
         state.direction = direction
         state.current = _int(data["current"], "current", 0, players - 1)
+        state.dealer = _int(data.get("dealer", 0), "dealer", 0, players - 1)
         state.phase = Phase(_int(data["phase"], "phase", 0, len(Phase) - 1))
         state.turn = _int(data["turn"], "turn", 0, 1 << 30)
         state.plays_this_turn = _int(data["plays_this_turn"], "plays_this_turn", 0, 1 << 30)

@@ -16,7 +16,7 @@ from engine.config import RulesConfig
 from engine.errors import ConfigError
 
 Seat = int
-"""A seat at the table, ``0..players-1``; seat 0 is the dealer."""
+"""A seat at the table, ``0..players-1``; play goes to higher seats first ("left")."""
 
 PileId = int
 """A sequence pile. Ids count up from 0 and are never reused, so a stale action can't
@@ -131,6 +131,8 @@ class State:
     """Played action cards."""
     direction: int = 1
     current: Seat = 0
+    dealer: Seat = 0
+    """A26: the seat right of the one that started (set when the first turn starts)."""
     phase: Phase = Phase.SETUP
     turn: int = 0
     """Turns started or skipped so far."""
@@ -170,11 +172,6 @@ class State:
         )
 
     # -- queries -------------------------------------------------------------------------
-
-    @property
-    def first_player(self) -> Seat:
-        first = self.config.first_player
-        return (1 % self.players) if first is None else first
 
     def pile(self, pile_id: PileId) -> Pile | None:
         for pile in self.piles:
@@ -231,6 +228,7 @@ class State:
             special_discard=list(self.special_discard),
             direction=self.direction,
             current=self.current,
+            dealer=self.dealer,
             phase=self.phase,
             turn=self.turn,
             plays_this_turn=self.plays_this_turn,

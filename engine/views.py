@@ -48,6 +48,7 @@ def public_state(state: State) -> list[object]:
         int(state.phase),
         state.turn,
         state.current,
+        state.dealer,
         state.direction,
         len(state.draw_pile),
         [len(hand) for hand in state.hands],

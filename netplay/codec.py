@@ -78,8 +78,14 @@ def encode(
     return pack([inner, identity.sign(inner)])
 
 
-def decode(data: bytes) -> Frame:
-    """Decode and verify a frame. Checks shape and signature; not table, topic or seq."""
+def decode(
+    data: bytes, *, expected: bytes | None = None, sender_id: str | None = None
+) -> Frame:
+    """Decode and verify a frame. Checks shape and signature; not table, topic or seq.
+
+    ``expected`` (a key) / ``sender_id`` (a peer id): who must have sent it, checked
+    before the signature (the costly part), so a flood from anyone else costs little.
+    """
     outer = unpack(data)
     if not isinstance(outer, list) or len(outer) != 2:
         raise FrameError("a frame is [inner, signature]")
@@ -100,6 +106,10 @@ def decode(data: bytes) -> Frame:
         raise FrameError("seq must be a positive integer")
     if not isinstance(body, dict):
         raise FrameError("body must be a map")
+    if sender_id is not None and peer_id(sender) != sender_id:
+        raise FrameError("the sender's key does not match its topic")
+    if expected is not None and sender != expected:
+        raise FrameError("a frame not signed by this table's host")
     verify(sender, inner, signature)
     return Frame(type_, table, sender, seq, body, data)
 

@@ -23,11 +23,13 @@ from engine.rules import legal_actions
 from engine.snapshot import state_to_wire
 from engine.state import SPECTATOR, Audience, Phase, Seat
 from engine.views import public_hash, view_for
+from netplay import budget
 from netplay.batch import Batch
+from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.errors import FrameError
 from netplay.identity import Identity, peer_id
-from netplay.listing import QUERY, AnswerBudget, query_reply_topic
+from netplay.listing import ANSWER_LIMIT, QUERY, query_reply_topic
 from netplay.messages import key_bytes, optional, player_name, required
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
@@ -58,6 +60,9 @@ class HostSettings:
     heartbeat: float = 1.0
     race_settle: float = 0.25
     """Seconds after a Block window closes during which late presses are still listed."""
+    dealer: int | None = None
+    """A26: the dealer of this game (a rematch passes the deal left); ``None`` = drawn
+    from the game's seed."""
 
     def __post_init__(self) -> None:
         if not 2 <= self.players <= 6:
@@ -69,6 +74,8 @@ class HostSettings:
         first = self.rules.first_player
         if first is not None and first >= self.players:
             raise ValueError(f"first_player {first} is not a seat at {self.players} players")
+        if self.dealer is not None and not 0 <= self.dealer < self.players:
+            raise ValueError(f"dealer {self.dealer} is not a seat at {self.players} players")
 
 
 @dataclass
@@ -145,10 +152,12 @@ class HostSession:
         self.race: Race | None = None
         self.verdicts: dict[str, dict[str, Any]] = {}
         self.dropped: list[str] = []
+        self.budgets = HostBudgets()
+        self._roles: tuple[tuple[bytes | None, ...], int, dict[str, str]] | None = None
         self._bot_at: float | None = None
         self._next_heartbeat = now
         self._announcement: bytes | None = None
-        self._answers = AnswerBudget()
+        self._answers = Bucket(ANSWER_LIMIT, now)
         self._announce()
         if all(info is not None for info in self.seats):
             self._start()  # every seat is a bot of the host
@@ -204,6 +213,7 @@ class HostSession:
         if topic == QUERY:
             self._answer_listing(payload)
             return
+        self._close_overdue_window()
         try:
             self._receive(topic, payload)
         except FrameError as exc:
@@ -219,13 +229,12 @@ class HostSession:
         if now >= self._next_heartbeat:
             self._next_heartbeat = now + self.settings.heartbeat
             self.sender.send(self.topics.events, "heartbeat", {"at": len(self.batches)}, qos=0)
+        self._close_overdue_window()
         race = self.race
-        if race is not None:
-            if race.closed is None and now >= race.deadline and self._in_window():
-                self._step(CloseBlockWindow(), None, None)
-            elif race.closed is not None and now >= race.closed + self.settings.race_settle:
-                self.sender.send(self.topics.events, "race", race.to_body())
-                self.race = None
+        if race is not None and race.closed is not None \
+                and now >= race.closed + self.settings.race_settle:
+            self.sender.send(self.topics.events, "race", race.to_body())
+            self.race = None
         if self._bot_at is not None and now >= self._bot_at:
             self._bot_at = None
             self._run_bot()
@@ -233,6 +242,20 @@ class HostSession:
         if due is not None and now >= due:
             self._run_standin()
         self._schedule_bots()
+
+    def _close_overdue_window(self) -> None:
+        """A press is judged when it arrives: a window whose deadline has passed closes
+        first, as if the timer had fired on time, so a Block arriving late is late."""
+        race = self.race
+        if race is None or race.closed is not None or self.now < race.deadline:
+            return
+        if not self._in_window():
+            return
+        arrived, self.now = self.now, race.deadline
+        try:
+            self._step(CloseBlockWindow(), None, None)
+        finally:
+            self.now = arrived
 
     # -- message handling -----------------------------------------------------------------
 
@@ -244,7 +267,9 @@ class HostSession:
         peer = self.topics.peer_of(topic)
         if peer is None:
             raise FrameError("message on a topic the host does not read")
-        frame = decode(payload)
+        if not self.budgets.gate(peer, self._role(peer), self.now):
+            return  # over budget: dropped before decoding (logged once per peer)
+        frame = decode(payload, sender_id=peer)
         if frame.table != self.settings.table:
             raise FrameError(f"frame for table {frame.table!r}")
         if frame.sender_id != peer:
@@ -281,6 +306,22 @@ class HostSession:
         if inner.sender != outer.sender or inner.table != outer.table or inner.type != "action":
             raise FrameError("a sealed frame that is not the sender's own action")
         return inner
+
+    def _role(self, peer: str) -> str:
+        """Seat, spectator or stranger, by peer id (remembered until seats or spectators
+        change: one lookup per frame, however many frames come)."""
+        keys = tuple(info.key if info else None for info in self.seats)
+        memo = self._roles
+        if memo is None or memo[0] != keys or memo[1] != len(self.spectators):
+            roles = {peer_id(key): budget.SPECTATOR for key in self.spectators}
+            roles.update({peer_id(key): budget.SEAT for key in keys if key is not None})
+            memo = self._roles = (keys, len(self.spectators), roles)
+        return memo[2].get(peer, budget.STRANGER)
+
+    def _afford(self, key: bytes, frames: float) -> bool:
+        """May ``key`` have ``frames`` frames resent to it now (its work budget)?"""
+        role = budget.SEAT if self.seat_of(key) is not None else budget.SPECTATOR
+        return self.budgets.resend(peer_id(key), role, frames, self.now)
 
     def _touch(self, key: bytes) -> None:
         seat = self.seat_of(key)
@@ -321,6 +362,8 @@ class HostSession:
         name = player_name(body)
         entropy = key_bytes(body, "entropy")
         watch = required(body, "watch", bool)
+        if not self.budgets.join(peer_id(key), self.now):
+            return
         inbox = self.topics.inbox(peer_id(key))
         seat = self.seat_of(key)
         if seat is not None and not watch:
@@ -346,6 +389,10 @@ class HostSession:
                 self.sender.send(inbox, "refused", {
                     "reason": "this profile has a seat at the table: watch with another profile"
                 })
+                return
+            if key not in self.spectators and \
+                    len(self.spectators) >= self.budgets.limits.max_spectators:
+                self.sender.send(inbox, "refused", {"reason": "too many spectators"})
                 return
             self.spectators[key] = name
             self._welcome(key, None)
@@ -374,6 +421,7 @@ class HostSession:
             "keys": [info.key for info in seats],
             "entropies": [info.entropy for info in seats],
             "commit": self.commit,
+            "dealer": self.settings.dealer,
         }
 
     def _welcome(self, key: bytes, seat: Seat | None) -> None:
@@ -394,6 +442,8 @@ class HostSession:
 
     def _snapshot(self, key: bytes, seat: Seat | None) -> None:
         assert self.game is not None
+        if not self._afford(key, SNAPSHOT_COST):
+            return
         audience: Audience = SPECTATOR if seat is None else seat
         body = {
             "n": len(self.batches),
@@ -460,6 +510,8 @@ class HostSession:
         if total - start + 1 > MAX_RESEND and not self.over:
             self._snapshot(key, seat)
             return
+        if not self._afford(key, total - start + 1):
+            return
         inbox = self.topics.inbox(peer_id(key))
         for batch in self.batches[start - 1 :]:
             if seat is None:
@@ -496,7 +548,9 @@ class HostSession:
     def _start(self) -> None:
         facts = self.facts()
         seed = deal_seed(self.secret, facts["entropies"])
-        self.game = Game.new(self.settings.players, seed, self.settings.rules)
+        self.game = Game.new(
+            self.settings.players, seed, self.settings.rules, dealer=self.settings.dealer
+        )
         self.sender.send(self.topics.events, "start", facts)
         self._publish(None, None, list(self.game.log))
         self._announce()
@@ -560,6 +614,7 @@ class HostSession:
         self.sender.send(self.topics.events, "events", batch.redacted_for(SPECTATOR).to_body())
         self._track_window(events)
         if game.over:
+            self.budgets.game_over(len(self.batches), self.now)
             self._reveal(to=self.topics.events)
             self._announce()
 
@@ -720,6 +775,7 @@ class HostSession:
             "names": facts["names"],
             "keys": facts["keys"],
             "entropies": facts["entropies"],
+            "dealer": facts["dealer"],
             "commit": self.commit,
             "secret": self.secret if self.over else None,
             "batches": [b.to_body() for b in self.batches],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from netplay.budget import Limit
 from netplay.topics import PREFIX
 
 QUERY = f"{PREFIX}/LOBBY/query"
@@ -22,6 +23,7 @@ _NONCE = re.compile(rb"^[a-z0-9]{8,32}$")
 #: queries are anonymous, and a flood of them must not cost a table its pace.
 ANSWER_BURST = 8
 ANSWER_RATE = 4.0
+ANSWER_LIMIT = Limit(ANSWER_BURST, ANSWER_RATE)
 
 
 def reply_topic(nonce: str) -> str:
@@ -38,22 +40,3 @@ def query_reply_topic(payload: bytes) -> str | None:
 def is_reply_topic(topic: str) -> bool:
     return topic.startswith(REPLY_PREFIX) and _NONCE.match(
         topic.removeprefix(REPLY_PREFIX).encode()) is not None
-
-
-class AnswerBudget:
-    """A token bucket on the host's clock: may the host answer one more query now?"""
-
-    def __init__(self, burst: int = ANSWER_BURST, rate: float = ANSWER_RATE) -> None:
-        self.burst = burst
-        self.rate = rate
-        self.tokens = float(burst)
-        self.at: float | None = None
-
-    def take(self, now: float) -> bool:
-        if self.at is not None:
-            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True

@@ -21,6 +21,7 @@ from engine.snapshot import state_from_wire
 from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
 from engine.views import public_hash, view_for
 from netplay.batch import Batch
+from netplay.budget import Budget, Limit
 from netplay.codec import ReplayGuard, decode
 from netplay.errors import FrameError
 from netplay.identity import Identity, seal
@@ -34,6 +35,10 @@ log = logging.getLogger("netplay.player")
 MAX_BUFFER = 256
 GAP_WAIT = 0.3
 RESYNC_EVERY = 1.0
+CHAT_PER_SEAT = Limit(5, 1)
+"""Chat lines shown per seated player: 5 at once, then one a second."""
+CHAT_OTHERS = Limit(20, 2)
+"""Chat lines shown from everyone else (spectators, strangers) together."""
 
 
 # -- notices: what the session tells its user -----------------------------------------------
@@ -177,6 +182,8 @@ class PlayerSession:
         self.dropped: list[str] = []
         self._next_heartbeat = now
         self._join_sent = False
+        self._chat_budget = Budget("chat", CHAT_PER_SEAT, max_peers=64)
+        self._chat_others = Budget("chat", CHAT_OTHERS, max_peers=1)
 
     # -- what the driver needs -------------------------------------------------------------
 
@@ -280,7 +287,9 @@ class PlayerSession:
             if self.host_key is not None:
                 self.notices.append(TableClosed())
             return
-        frame = decode(payload)
+        # Only the host's frames matter off the announce topic: others are dropped before
+        # their signature is checked.
+        frame = decode(payload, expected=None if topic == t.announce else self.host_key or b"")
         if frame.table != self.table:
             raise FrameError(f"frame for table {frame.table!r}")
         if topic == t.announce:
@@ -329,6 +338,11 @@ class PlayerSession:
         name = clean_text(required(frame.body, "name", str), 24) or "?"
         # A seated player speaks under its seat's name, whatever it claims.
         keys = self.facts.keys if self.facts else ()
+        seated = frame.sender in keys or frame.sender == self.host_key
+        if seated and not self._chat_budget.allow(frame.sender_id, self.now):
+            return
+        if not seated and not self._chat_others.allow("(others)", self.now):
+            return
         if frame.sender in keys:
             name = self.names[keys.index(frame.sender)]
         elif frame.sender == self.host_key:
@@ -410,12 +424,17 @@ class PlayerSession:
         if not all(isinstance(e, bytes) and len(e) == 32 for e in entropies):
             raise FrameError("entropies are 32 bytes each")
         commit = key_bytes(body, "commit")
+        dealer = body.get("dealer")
+        if dealer is not None and (type(dealer) is not int or not 0 <= dealer < players):
+            raise FrameError("the dealer is a seat or null")
         try:
             initial = State.new(rules, players)
         except EngineError as exc:
             raise FrameError(f"an impossible table: {exc}") from None
         self.names = tuple(clean_text(n, 24) if isinstance(n, str) else "?" for n in names)
-        self.facts = GameFacts(self.table, players, rules, tuple(keys), commit, tuple(entropies))
+        self.facts = GameFacts(
+            self.table, players, rules, tuple(keys), commit, tuple(entropies), dealer
+        )
         if self.view is None:
             self.view = view_for(initial, self.audience)
 

@@ -74,6 +74,7 @@ def verify_record(record: dict[str, Any]) -> Verdict:
             keys=tuple(keys),
             commit=record["commit"],
             entropies=tuple(record["entropies"]),
+            dealer=record.get("dealer"),
         )
         secret = record["secret"]
         if not isinstance(secret, bytes):

@@ -57,6 +57,8 @@ class GameFacts:
     """Per seat: the player's key, ``None`` for a bot of the host."""
     commit: bytes
     entropies: tuple[bytes, ...]
+    dealer: int | None = None
+    """A26: the dealer passed on by a rematch; ``None`` = drawn from the seed."""
 
 
 def check_proof(facts: GameFacts, batch: Batch) -> str | None:
@@ -97,9 +99,12 @@ def verify_game(
     missing = [n for n in range(1, total + 1) if n not in batches]
     if missing:
         return Verdict(False, f"batches missing: {missing[:5]}{'...' if len(missing) > 5 else ''}")
+    dealer = facts.dealer
+    if dealer is not None and (type(dealer) is not int or not 0 <= dealer < facts.players):
+        return Verdict(False, f"the dealer {dealer!r} is not a seat")
     seed = deal_seed(secret, facts.entropies)
     try:
-        game = Game.new(facts.players, seed, facts.rules, keep_log=True)
+        game = Game.new(facts.players, seed, facts.rules, keep_log=True, dealer=facts.dealer)
         game.keep_log = False
         first = batches[1]
         if first.action is not None:

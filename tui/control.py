@@ -155,7 +155,9 @@ class Control:
         skip = None
         if not self.launch.hosting and self.session is not None:
             skip = self.session.host_key  # its retained announcement is of the old game
-        await self.start(self.launch.rematch(), skip_host=skip)
+        view = self.model.view if self.model is not None else None
+        dealer = view.dealer if view is not None and view.turn > 0 else None
+        await self.start(self.launch.rematch(dealer), skip_host=skip)
 
     async def results(self) -> None:
         if self.gameover is not None and self.app.screen is not self.gameover:

@@ -58,6 +58,8 @@ class Launch:
     """False: a host first chooses the settings in the lobby."""
     game: int = 0
     """Counts rematches, so that a seeded rematch deals a new game."""
+    dealer: int | None = None
+    """A26: who deals (a rematch passes the deal left); ``None`` = drawn from the seed."""
 
     @property
     def hosting(self) -> bool:
@@ -66,8 +68,10 @@ class Launch:
     def display_name(self) -> str:
         return self.name or default_name()
 
-    def rematch(self) -> Launch:
-        return replace(self, game=self.game + 1)
+    def rematch(self, dealer: int | None = None) -> Launch:
+        """The next game; the deal passes to the left of ``dealer``, the last game's (A26)."""
+        passed = None if dealer is None else (dealer + 1) % self.players
+        return replace(self, game=self.game + 1, dealer=passed)
 
 
 def default_name() -> str:

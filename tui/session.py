@@ -259,6 +259,7 @@ class TableSession:
             table=launch.table, players=launch.players, bots=("greedy",) * launch.bots,
             rules=launch.rules, block_window=launch.block_window, password=launch.password,
             bot_delay=launch.bot_delay,
+            dealer=None if launch.dealer is None else launch.dealer % launch.players,
         )
         secret = None
         if launch.seed is not None:

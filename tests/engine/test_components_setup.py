@@ -19,8 +19,9 @@ from engine.cards import (
     removed_for_two_players,
 )
 from engine.config import RulesConfig
-from engine.errors import ConfigError
+from engine.errors import ConfigError, IllegalActionError
 from engine.events import CardsDrawn, DrawPileFormed, TurnStarted
+from engine.reducer import apply
 from engine.rng import Rng
 from engine.rules import deal
 from engine.state import NEW_PILE, Phase, State
@@ -167,13 +168,49 @@ def test_1_2_4_hand_size_setting_changes_the_deal() -> None:
     assert [len(h) for h in state.hands] == [7, 7, 7]
 
 
-def test_1_2_6_seat_1_left_of_the_dealer_starts() -> None:
+def test_A26_the_dealer_is_drawn_from_the_seed_and_its_left_neighbour_starts() -> None:
     for players in (2, 3, 6):
+        for seed in (SEED, b"other", b"third"):
+            rng = Rng(seed)
+            rng.shuffle(list(State.new(RulesConfig(), players).deck))
+            dealer = rng.below(players)  # drawn right after the shuffle
+            state = State.new(RulesConfig(), players)
+            events = deal(state, Rng(seed))
+            assert events[-1] == TurnStarted((dealer + 1) % players)
+            assert state.dealer == dealer
+            assert state.current == (dealer + 1) % players
+            assert state.direction == 1
+
+
+def test_A26_every_seat_deals_and_starts_about_equally_often() -> None:
+    players, games = 4, 800
+    starts = [0] * players
+    for i in range(games):
         state = State.new(RulesConfig(), players)
-        events = deal(state, Rng(SEED))
-        assert events[-1] == TurnStarted(1)
-        assert state.current == 1
-        assert state.direction == 1
+        deal(state, Rng(i.to_bytes(4, "big")))
+        starts[state.current] += 1
+    # Each seat expects 200; 3.5 standard deviations (~12.2) either way is chance.
+    assert all(abs(count - games / players) < 43 for count in starts), starts
+
+
+def test_A26_a_given_dealer_passes_the_start_to_its_left() -> None:
+    for dealer in range(4):
+        state = State.new(RulesConfig(), 4)
+        deal(state, Rng(SEED), dealer)
+        assert state.dealer == dealer
+        assert state.current == (dealer + 1) % 4
+    with pytest.raises(IllegalActionError, match="no seat 4"):
+        deal(State.new(RulesConfig(), 4), Rng(SEED), 4)
+
+
+def test_A26_views_know_the_dealer() -> None:
+    state = State.new(RulesConfig(), 3)
+    events = deal(state, Rng(SEED))
+    view = State.new(RulesConfig(), 3)
+    view.audience = 0
+    for event in events:
+        apply(view, event.redacted_for(0))
+    assert view.dealer == state.dealer
 
 
 def test_1_2_6_first_player_setting_picks_the_starting_seat() -> None:

@@ -265,7 +265,9 @@ class TurnModel:
         self.cfg = state.config
         self.direction = 1
         self.tokens = [0] * self.n
-        self.current = self.cfg.first_player if self.cfg.first_player is not None else 1
+        # A26: the seat left of the dealer starts (the dealer is drawn from the seed).
+        first = self.cfg.first_player
+        self.current = (state.dealer + 1) % self.n if first is None else first
         assert state.current == self.current, table.where()
         self.next: int | None = None
         self.skips: list[int] = []

@@ -40,9 +40,42 @@ def test_A9_steal_a_card_from_the_hand_takes_a_seeded_random_card() -> None:
         assert one(events, CardTaken) == CardTaken(1, 2, Zone.HAND, expected)
         assert expected in state.hands[1]
         assert sorted(state.hands[2]) == sorted(set(victim) - {expected})
-        # The steal was the last hand card, but the stolen card fills the hand: no refill.
-        assert not of_type(events, CardsDrawn)
-        assert state.hands[1] == [expected]
+        # A15: the steal was the last hand card: five are drawn, then the stolen card.
+        assert state.hands[1][-1] == expected and len(state.hands[1]) == 6
+
+
+def test_A15_steal_a_card_as_the_last_hand_card_draws_five_then_adds_the_stolen_card() -> None:
+    c = Cards()
+    steal, top = c("STEAL_CARD"), c("B2")
+    draw = c.many("R1", "R2", "R3", "R4", "R5")  # the top of the draw pile is last
+    for zone in (Zone.DISCARD, Zone.HAND):
+        state = table(hands={1: [steal], 2: [c("B4")]}, discards={2: [top]}, draw=draw,
+                      rest="out_of_play")
+        taken = top if zone == Zone.DISCARD else state.hands[2][0]
+        events = act(state, StealCard(1, steal, 2, zone))
+        kinds = [type(e) for e in events]
+        assert kinds == [ActionPlayed, CardsDrawn, CardTaken]
+        assert one(events, CardsDrawn) == CardsDrawn(1, tuple(reversed(draw)))
+        assert state.hands[1] == [*reversed(draw), taken]
+        assert state.phase == Phase.PLAY and state.current == 1  # the turn goes on
+
+
+def test_A15_steal_a_card_refills_nothing_while_the_hand_holds_cards() -> None:
+    c = Cards()
+    steal, keep, top = c("STEAL_CARD"), c("B5"), c("B2")
+    state = table(hands={1: [steal, keep]}, discards={2: [top]})
+    events = act(state, StealCard(1, steal, 2, Zone.DISCARD))
+    assert not of_type(events, CardsDrawn)
+    assert state.hands[1] == [keep, top]
+
+
+def test_A15_a_steal_a_card_from_the_discard_top_never_refills() -> None:
+    c = Cards()
+    steal, top = c("STEAL_CARD"), c("B2")
+    state = table(hands={1: []}, discards={1: [steal], 2: [top]})
+    events = act(state, StealCard(1, steal, 2, Zone.DISCARD))
+    assert not of_type(events, CardsDrawn)  # A23: only plays from the hand refill it
+    assert state.hands[1] == [top]
 
 
 def test_A9_hand_steal_picks_differ_between_seeds() -> None:

@@ -235,3 +235,27 @@ def test_no_window_when_no_opponent_can_hold_a_block() -> None:
     }
     assert {race.pile for race in table.host.races} == opened
 
+
+
+def test_a_block_arriving_after_the_deadline_is_late_even_before_the_timer_runs() -> None:
+    table, (a, _b) = race_table()
+    window = table.settings.block_window
+    batches = len(table.host.batches)
+    mark = len(table.broker.log)
+    card = blocks_in_hand(table.state, a)[0]
+    # The host's timer has not run (no tick) when the press arrives 0.5 s too late.
+    table.clock += window + 0.5
+    table.send_action(table.at_seat(a), Block(a, card))
+    (closing,) = table.host.batches[batches:]
+    assert closing.action == CloseBlockWindow()
+    assert not any(isinstance(e, PileBlocked) for e in closing.events)
+    assert card in table.state.hands[a]
+    (rejected,) = table.notices_of(table.at_seat(a), Rejected)
+    assert "no completed pile" in rejected.reason
+    race = table.host.races[-1]
+    assert race.closed == race.deadline  # closed as if the timer had fired on time
+    table.advance(table.settings.race_settle)
+    (body,) = race_frames(table, mark)
+    assert body["winner"] is None
+    assert body["presses"] == [[a, "block", (window + 0.5) * 1000, "late"]]
+    finish(table)

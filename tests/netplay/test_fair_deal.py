@@ -349,3 +349,38 @@ def test_a_record_written_to_a_device_leaves_the_device_alone(tmp_path: Path) ->
     reader.join(10)
     assert not fifo.is_file() and stat.S_ISFIFO(fifo.stat().st_mode)
     assert '"sequence-stacks-record"' in received[0]
+
+
+# -- the dealer (A26) ---------------------------------------------------------------------------
+
+
+def test_a_passed_on_dealer_deals_and_every_peer_and_the_record_verify_it(tmp_path: Path) -> None:
+    table = Table(3, bots=("greedy",), seed=52, rules=SHORT, dealer=2)
+    table.run_to_end()
+    game = table.host.game
+    assert game is not None
+    assert game.state.dealer == 2
+    assert table.host.facts()["dealer"] == 2
+    assert all(session.verdict is not None and session.verdict.ok for session in table.players)
+    path = tmp_path / "game.json"
+    write_record(path, table.host.record())
+    assert verify_record(read_record(path)).ok
+    # A record that names another dealer does not replay to the same events.
+    record = read_record(path)
+    record["dealer"] = 0
+    assert not verify_record(record).ok
+    record["dealer"] = "north"
+    assert not verify_record(record).ok
+
+
+def test_without_a_passed_on_dealer_it_is_drawn_from_the_seed() -> None:
+    table = finished()
+    assert table.host.facts()["dealer"] is None
+    facts = facts_of(table)
+    assert facts.dealer is None and check(table).ok
+    game = table.host.game
+    assert game is not None
+    # The same seed with another stated dealer is not the game that was played.
+    drawn = game.state.dealer
+    other = dataclasses.replace(facts, dealer=(drawn + 1) % 3)
+    assert not check(table, facts=other).ok

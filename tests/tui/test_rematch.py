@@ -55,3 +55,26 @@ async def test_a_player_waits_in_the_lobby_for_the_hosts_next_game(stacks_home: 
         async with Host(settings, broker=broker):
             await until(pilot, lambda: isinstance(app.screen, TableScreen), "the next game")
             assert not isinstance(app.screen, GameOverScreen)
+
+
+async def test_the_deal_passes_to_the_left_in_a_rematch(stacks_home: Path) -> None:
+    launch = Launch(role="play", name="Ana", players=3, bots=2, broker=MEMORY, seed=5,
+                    bot_delay=0.0, block_window=0.2)
+    app = make_app(launch, profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dealers: list[int] = []
+        previous = None
+        for _ in range(3):
+            await until(pilot, lambda last=previous: isinstance(app.screen, TableScreen)
+                        and app.screen is not last
+                        and app.screen.view is not None, "a deal")
+            table = app.screen
+            assert isinstance(table, TableScreen) and table.view is not None
+            view = table.view
+            dealers.append(view.dealer)
+            assert view.current == (view.dealer + 1) % 3 or view.turn > 1
+            previous = table
+            await play_to_the_end(app, pilot)
+            await pilot.press("r")
+        assert dealers[1] == (dealers[0] + 1) % 3
+        assert dealers[2] == (dealers[1] + 1) % 3

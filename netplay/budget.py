@@ -1,0 +1,202 @@
+"""Work budgets: token buckets that keep one peer from stalling a table (pure, no clock).
+
+Everything a peer can make another peer do costs it tokens from a bucket that holds
+``burst`` tokens and refills at ``rate`` per second. A request that finds its bucket
+empty is dropped; the first drop of a peer is logged once (then at most once a minute,
+with a count), never one line per message. See docs/protocol.md, "Budgets".
+
+The host's budgets (:class:`HostBudgets`) come in two layers:
+
+- a **gate** before any decoding, keyed by the peer id in the topic (``peer/<id>/out``,
+  ``presence/<id>``): seated players get a generous bucket each, joined spectators a
+  smaller one each, and every other id shares one "strangers" bucket, so a flood from
+  fresh ids costs one dictionary lookup per frame and never reaches a seated player's
+  bucket;
+- a **work** budget after the signature check, keyed by the verified sender, counting
+  the frames the host would send back (a resend of ``n`` batches costs ``n``, a snapshot
+  :data:`SNAPSHOT_COST`), and a join budget. Once the game is over, a peer may still
+  fetch the whole history (to verify it) but only a fixed number of times.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+log = logging.getLogger("netplay.budget")
+
+RELOG_AFTER = 60.0
+"""Seconds before a peer still over budget is logged again (with the count)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    burst: float
+    """Tokens a full bucket holds: the most a peer may spend at once."""
+    rate: float
+    """Tokens per second the bucket refills (0: a fixed allowance)."""
+
+    def __post_init__(self) -> None:
+        if self.burst <= 0 or self.rate < 0:
+            raise ValueError("a budget needs a positive burst and a rate of at least 0")
+
+
+class Bucket:
+    """One token bucket, full when made."""
+
+    __slots__ = ("at", "limit", "tokens")
+
+    def __init__(self, limit: Limit, now: float) -> None:
+        self.limit = limit
+        self.tokens = limit.burst
+        self.at = now
+
+    def level(self, now: float) -> float:
+        """The tokens in the bucket at ``now`` (a clock going backwards refills nothing)."""
+        if now > self.at:
+            self.tokens = min(self.limit.burst, self.tokens + (now - self.at) * self.limit.rate)
+            self.at = now
+        return self.tokens
+
+    def take(self, now: float, cost: float = 1.0) -> bool:
+        """Spend ``cost`` tokens if the bucket holds them."""
+        if self.level(now) >= cost:
+            self.tokens -= cost
+            return True
+        return False
+
+
+@dataclass
+class _Overrun:
+    first: float
+    logged: float
+    dropped: int = 0
+
+
+class Budget:
+    """Buckets of one kind of work, one per peer (``shared`` names one bucket for many)."""
+
+    def __init__(self, kind: str, limit: Limit, *, max_peers: int = 4096) -> None:
+        self.kind = kind
+        self.limit = limit
+        self.max_peers = max_peers
+        self._buckets: dict[str, Bucket] = {}
+        self.overruns: dict[str, _Overrun] = {}
+
+    def allow(self, peer: str, now: float, cost: float = 1.0) -> bool:
+        """Spend ``cost`` of ``peer``'s tokens, or note the overrun and refuse. A cost over
+        the burst asks for a full bucket (it could never be granted otherwise)."""
+        cost = min(cost, self.limit.burst)
+        bucket = self._buckets.get(peer)
+        if bucket is None:
+            if len(self._buckets) >= self.max_peers:
+                self._forget_full(now)
+            bucket = self._buckets[peer] = Bucket(self.limit, now)
+        if bucket.take(now, cost):
+            return True
+        self._note(peer, now)
+        return False
+
+    def dropped(self, peer: str) -> int:
+        overrun = self.overruns.get(peer)
+        return 0 if overrun is None else overrun.dropped
+
+    def reset(self, limit: Limit, now: float) -> None:
+        """New limits for everyone, every bucket full again (e.g. when the game ends)."""
+        self.limit = limit
+        self._buckets = {}
+        self.overruns = {}
+
+    def _forget_full(self, now: float) -> None:
+        # A full bucket holds no history: forgetting it changes nothing for its peer.
+        full = [p for p, b in self._buckets.items() if b.level(now) >= self.limit.burst]
+        for peer in full or list(self._buckets)[: len(self._buckets) // 2]:
+            del self._buckets[peer]
+
+    def _note(self, peer: str, now: float) -> None:
+        overrun = self.overruns.get(peer)
+        if overrun is None:
+            if len(self.overruns) >= self.max_peers:
+                self.overruns.clear()
+            self.overruns[peer] = _Overrun(now, now, 1)
+            log.warning(
+                "peer %s is over its %s budget (%g at once, %g/s): dropping its requests "
+                "until it slows down", peer, self.kind, self.limit.burst, self.limit.rate,
+            )
+            return
+        overrun.dropped += 1
+        if now - overrun.logged >= RELOG_AFTER:
+            overrun.logged = now
+            log.warning("peer %s still over its %s budget: %d requests dropped since %.0f s ago",
+                        peer, self.kind, overrun.dropped, now - overrun.first)
+
+
+# -- the host's budgets ------------------------------------------------------------------------
+
+SEAT = "seat"
+SPECTATOR = "spectator"
+STRANGER = "stranger"
+STRANGERS = "(strangers)"
+"""The one bucket every peer id that is neither seated nor watching shares."""
+
+SNAPSHOT_COST = 8.0
+"""A snapshot in resend frames: building, encoding and sealing a whole view (~8 batches)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostLimits:
+    """Every limit of the host's budgets (docs/protocol.md, "Budgets")."""
+
+    seat_frames: Limit = Limit(400, 200)
+    """Frames of any kind a seated player may send (a fast bot acts many times a second)."""
+    spectator_frames: Limit = Limit(60, 20)
+    stranger_frames: Limit = Limit(200, 50)
+    """Shared by every peer id the host does not know: joins come from here."""
+    seat_work: Limit = Limit(256, 128)
+    """Frames resent per seated player (a resend of n batches costs n)."""
+    spectator_work: Limit = Limit(256, 64)
+    """Frames resent per spectator: a late spectator catches up at 64 batches a second."""
+    joins: Limit = Limit(4, 0.5)
+    """Join requests per key (a join during a game costs a snapshot too)."""
+    ended_histories: int = 3
+    """After the end, how many whole histories (plus a snapshot each) a peer may fetch."""
+    max_spectators: int = 256
+
+
+class HostBudgets:
+    """The host's gate and work budgets (see the module's docstring)."""
+
+    def __init__(self, limits: HostLimits | None = None) -> None:
+        self.limits = limits = limits or HostLimits()
+        self.frames = {
+            SEAT: Budget("frames", limits.seat_frames),
+            SPECTATOR: Budget("frames", limits.spectator_frames),
+            STRANGER: Budget("frames", limits.stranger_frames),
+        }
+        self.work = {
+            SEAT: Budget("resend", limits.seat_work),
+            SPECTATOR: Budget("resend", limits.spectator_work),
+        }
+        self.joins = Budget("join", limits.joins)
+        self.ended = False
+
+    def gate(self, peer: str, role: str, now: float) -> bool:
+        """May a frame on ``peer``'s topic be decoded at all?"""
+        return self.frames[role].allow(STRANGERS if role == STRANGER else peer, now)
+
+    def resend(self, peer: str, role: str, frames: float, now: float) -> bool:
+        """May the host send ``frames`` frames back to ``peer`` (a resend or snapshot)?"""
+        budget = self.work[SEAT if role == SEAT else SPECTATOR]
+        return budget.allow(peer, now, frames)
+
+    def join(self, peer: str, now: float) -> bool:
+        return self.joins.allow(peer, now)
+
+    def game_over(self, batches: int, now: float) -> None:
+        """From now on each peer gets a fixed allowance: a few whole histories, no refill."""
+        if self.ended:
+            return
+        self.ended = True
+        allowance = Limit(self.limits.ended_histories * (batches + SNAPSHOT_COST), 0)
+        for budget in self.work.values():
+            budget.reset(allowance, now)
