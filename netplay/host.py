@@ -7,16 +7,19 @@ The asyncio driver (``netplay.peers``) only moves bytes and calls ``tick``.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hmac
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action, Block, CloseBlockWindow, PassBlock
 from engine.bots import Bot, make_bot
 from engine.config import RulesConfig
-from engine.errors import IllegalActionError, MalformedError
+from engine.errors import EngineError, IllegalActionError, MalformedError
 from engine.events import Event, PileBlocked
 from engine.game import Game
 from engine.rules import legal_actions
@@ -29,6 +32,7 @@ from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.errors import FrameError
 from netplay.identity import Identity, peer_id
+from netplay.journal import Entry, JournalError
 from netplay.listing import ANSWER_LIMIT, QUERY, query_reply_topic
 from netplay.messages import key_bytes, optional, player_name, required
 from netplay.topics import Topics
@@ -39,6 +43,8 @@ log = logging.getLogger("netplay.host")
 
 GAME_NAME = "sequence-stacks"
 MAX_RESEND = 64
+ACTION_ORDER = "sealed-actions"
+"""The replay guard's name for the order of the action frames inside sealed ones."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,21 @@ class HostSettings:
             raise ValueError(f"first_player {first} is not a seat at {self.players} players")
         if self.dealer is not None and not 0 <= self.dealer < self.players:
             raise ValueError(f"dealer {self.dealer} is not a seat at {self.players} players")
+
+    def to_wire(self) -> dict[str, Any]:
+        """Plain data for the journal (every field; the rules as their wire form)."""
+        wire = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        wire["rules"] = self.rules.to_wire()
+        wire["bots"] = list(self.bots)
+        return wire
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> HostSettings:
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in wire.items() if k in known}
+        values["rules"] = RulesConfig.from_wire(wire.get("rules", {}))
+        values["bots"] = tuple(wire.get("bots", ()))
+        return cls(**values)
 
 
 @dataclass
@@ -122,11 +143,19 @@ class Race:
         }
 
 
+def _race_from_body(body: dict[str, Any]) -> Race:
+    race = Race(body["pile"], 0.0, 0.0, 0, closed=0.0, winner=body["winner"])
+    race.presses = [Press(seat, kind, offset, result)
+                    for seat, kind, offset, result in body["presses"]]
+    return race
+
+
 class HostSession:
     """One table's authority. Feed it with :meth:`receive` and :meth:`tick`."""
 
     def __init__(
-        self, identity: Identity, settings: HostSettings, now: float, *, secret: bytes | None = None
+        self, identity: Identity, settings: HostSettings, now: float, *,
+        secret: bytes | None = None, restore: Sequence[Entry] | None = None,
     ) -> None:
         self.identity = identity
         self.settings = settings
@@ -138,13 +167,21 @@ class HostSession:
         self.presence_guard = ReplayGuard()
         self.now = now
         self.seats: list[SeatInfo | None] = [None] * settings.players
-        first_bot = settings.players - len(settings.bots)
-        for index, strategy in enumerate(settings.bots):
-            seat = first_bot + index
-            self.seats[seat] = SeatInfo(
-                f"Bot {seat + 1} ({strategy})", None, os.urandom(32),
-                bot=make_bot(strategy, os.urandom(16)),
-            )
+        self.journal: list[Entry] = []
+        """Entries for the driver to write (and fsync) before it publishes anything."""
+        self.boot = os.urandom(8)
+        """This incarnation of the host: announced, so peers join a resumed host again."""
+        self.resumed = restore is not None
+        if restore is None:
+            self._journal({"t": "table", "host_seed": bytes(identity.signing_key),
+                           "secret": self.secret, "settings": settings.to_wire()})
+            first_bot = settings.players - len(settings.bots)
+            for index, strategy in enumerate(settings.bots):
+                seat = first_bot + index
+                self._seat(seat, SeatInfo(
+                    f"Bot {seat + 1} ({strategy})", None, os.urandom(32),
+                    bot=make_bot(strategy, os.urandom(16)),
+                ), strategy)
         self.spectators: dict[bytes, str] = {}
         self.game: Game | None = None
         self.batches: list[Batch] = []
@@ -158,9 +195,29 @@ class HostSession:
         self._next_heartbeat = now
         self._announcement: bytes | None = None
         self._answers = Bucket(ANSWER_LIMIT, now)
+        if restore is not None:
+            self._restore(restore)
         self._announce()
-        if all(info is not None for info in self.seats):
+        if self.game is None and all(info is not None for info in self.seats):
             self._start()  # every seat is a bot of the host
+
+    @classmethod
+    def resume(cls, entries: Sequence[Entry], now: float) -> HostSession:
+        """The table a journal describes, replayed through the engine and checked batch
+        by batch; ``JournalError`` if the journal does not hold a table or does not
+        replay to the hashes it recorded."""
+        head = next((e for e in entries if e.get("t") == "table"), None)
+        if head is None:
+            raise JournalError("the journal holds no table (the host died before it began)")
+        try:
+            identity = Identity.from_seed(head["host_seed"])
+            settings = HostSettings.from_wire(head["settings"])
+            secret = head["secret"]
+            if not isinstance(secret, bytes) or len(secret) != 32:
+                raise ValueError("the secret is not 32 bytes")
+        except (KeyError, TypeError, ValueError, EngineError) as exc:
+            raise JournalError(f"the journal's table is unreadable: {exc}") from None
+        return cls(identity, settings, now, secret=secret, restore=entries)
 
     # -- queries -------------------------------------------------------------------------
 
@@ -190,6 +247,12 @@ class HostSession:
 
     def data_to_send(self) -> list[Outgoing]:
         return self.sender.drain()
+
+    def journal_to_write(self) -> list[Entry]:
+        """What the driver writes to the journal (and fsyncs) before :meth:`data_to_send`
+        goes out: the frames may depend on it."""
+        out, self.journal = self.journal, []
+        return out
 
     def next_deadline(self) -> float:
         """When :meth:`tick` next has something to do."""
@@ -305,6 +368,9 @@ class HostSession:
         inner = decode(self.identity.open_sealed(required(outer.body, "box", bytes)))
         if inner.sender != outer.sender or inner.table != outer.table or inner.type != "action":
             raise FrameError("a sealed frame that is not the sender's own action")
+        # The inner frames have their own order: a resumed host knows them from the journal
+        # (the proofs), so an old action sealed anew is still a replay.
+        self.guard.check(inner, ACTION_ORDER)
         return inner
 
     def _role(self, peer: str) -> str:
@@ -404,7 +470,7 @@ class HostSession:
         if free is None:
             self.sender.send(inbox, "refused", {"reason": "the table is full"})
             return
-        self.seats[free] = SeatInfo(name, key, entropy, last_seen=self.now)
+        self._seat(free, SeatInfo(name, key, entropy, last_seen=self.now), None)
         log.info("%s takes seat %d", name, free)
         self._welcome(key, free)
         self._announce()
@@ -541,12 +607,17 @@ class HostSession:
         detail = required(body, "detail", str)[:300]
         seat = self.seat_of(key)
         who = f"seat {seat}" if seat is not None else f"spectator {self.spectators.get(key, '?')}"
+        if self.verdicts.get(who) != {"ok": ok, "detail": detail}:
+            self._journal({"t": "verdict", "who": who, "ok": ok, "detail": detail})
         self.verdicts[who] = {"ok": ok, "detail": detail}
 
     # -- the game ------------------------------------------------------------------------
 
     def _start(self) -> None:
         facts = self.facts()
+        # The deal depends on the seats as they are now (a driver may have set entropies).
+        self._journal({"t": "start", "names": facts["names"], "keys": facts["keys"],
+                       "entropies": facts["entropies"]})
         seed = deal_seed(self.secret, facts["entropies"])
         self.game = Game.new(
             self.settings.players, seed, self.settings.rules, dealer=self.settings.dealer
@@ -599,6 +670,9 @@ class HostSession:
             len(self.batches) + 1, action, proof, tuple(events), public_hash(state), standin
         )
         self.batches.append(batch)
+        self._journal({"t": "batch", "n": batch.n,
+                       "action": None if action is None else action.to_wire(),
+                       "proof": proof, "standin": standin, "hash": batch.hash})
         # The player who acted hears first: its own view update is the latency that counts.
         actor = action.seat if action is not None else -1
         order = sorted(range(len(self.seats)), key=lambda seat: seat != actor)
@@ -628,6 +702,7 @@ class HostSession:
                 if isinstance(event, PileBlocked):
                     race.winner = event.seat
             self.races.append(race)
+            self._journal({"t": "race", "race": race.to_body()})
         if state.phase == Phase.BLOCK_WINDOW and state.window is not None and (
             race is None or race.closed is not None
         ):
@@ -720,6 +795,87 @@ class HostSession:
         info.standin = make_bot("greedy")
         self._announce()
 
+    # -- the journal -----------------------------------------------------------------------
+
+    def _journal(self, entry: Entry) -> None:
+        self.journal.append(entry)
+
+    def _seat(self, seat: Seat, info: SeatInfo, strategy: str | None) -> None:
+        self.seats[seat] = info
+        self._journal({"t": "seat", "seat": seat, "name": info.name, "key": info.key,
+                       "entropy": info.entropy, "bot": strategy})
+
+    def _restore(self, entries: Sequence[Entry]) -> None:
+        """Seats, game and races from a journal: every batch is replayed through the
+        engine and must give the hash it was published with."""
+        try:
+            self._restore_entries(entries)
+        except JournalError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, EngineError) as exc:
+            raise JournalError(f"the journal does not replay: {exc!r}") from None
+
+    def _restore_entries(self, entries: Sequence[Entry]) -> None:
+        players = self.settings.players
+        started: Entry | None = None
+        batches: list[Entry] = []
+        for entry in entries:
+            kind = entry["t"]
+            if kind == "seat":
+                seat = entry["seat"]
+                if not 0 <= seat < players:
+                    raise JournalError(f"a seat {seat} at a table of {players}")
+                strategy = entry.get("bot")
+                self.seats[seat] = SeatInfo(
+                    entry["name"], entry["key"], entry["entropy"], last_seen=self.now,
+                    bot=None if strategy is None else make_bot(strategy, os.urandom(16)),
+                )
+            elif kind == "start":
+                started = entry
+            elif kind == "batch":
+                batches.append(entry)
+            elif kind == "race":
+                self.races.append(_race_from_body(entry["race"]))
+            elif kind == "verdict":
+                self.verdicts[entry["who"]] = {"ok": entry["ok"], "detail": entry["detail"]}
+        if started is None:
+            if batches:
+                raise JournalError("the journal has batches but no start")
+            return
+        for seat, (name, key, entropy) in enumerate(
+            zip(started["names"], started["keys"], started["entropies"], strict=True)
+        ):
+            info = self.seats[seat]
+            if info is None or info.key != key:
+                raise JournalError(f"seat {seat} at the start is not the seat that joined")
+            info.name, info.entropy = name, entropy
+        seed = deal_seed(self.secret, [info.entropy for info in self.seats if info])
+        game = Game.new(players, seed, self.settings.rules, dealer=self.settings.dealer)
+        self.game = game
+        for n, entry in enumerate(batches, start=1):
+            if entry["n"] != n:
+                raise JournalError(f"batch {entry['n']} where batch {n} belongs")
+            wire = entry["action"]
+            action = None if wire is None else Action.from_wire(wire)
+            if (action is None) != (n == 1):
+                raise JournalError(f"batch {n}: only the deal has no action")
+            events = list(game.log) if action is None else game.act(action)
+            digest = public_hash(game.state)
+            if digest != entry["hash"]:
+                raise JournalError(f"batch {n} replays to another hash than it was "
+                                   "published with")
+            self.batches.append(Batch(n, action, entry["proof"], tuple(events), digest,
+                                      bool(entry["standin"])))
+            if entry["proof"] is not None:
+                with contextlib.suppress(FrameError):
+                    self.guard.check(decode(entry["proof"]), ACTION_ORDER)
+        state = game.state
+        if state.phase == Phase.BLOCK_WINDOW and state.window is not None:
+            # The window's clock died with the old process: it opens again, whole.
+            self.race = Race(state.window.pile.id, self.now,
+                             self.now + self.settings.block_window, len(self.batches))
+        log.info("table %s resumed at batch %d", self.settings.table, len(self.batches))
+
     # -- announcements and the record -----------------------------------------------------
 
     def _announce(self) -> None:
@@ -742,6 +898,7 @@ class HostSession:
             "game": GAME_NAME,
             "protocol": 1,
             "host": self.identity.key,
+            "boot": self.boot,
             "players": self.settings.players,
             "seats": seats,
             "status": self.status,

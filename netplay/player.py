@@ -162,6 +162,8 @@ class PlayerSession:
         self.guard = ReplayGuard()
         self.now = now
         self.host_key: bytes | None = None
+        self.host_boot: bytes | None = None
+        """The host's incarnation (``boot`` in its announcements)."""
         self.announce: dict[str, Any] | None = None
         self.joined = False
         self.seat: Seat | None = None
@@ -363,6 +365,14 @@ class PlayerSession:
             # left retained on the broker. Follow the newer host instead.
             log.info("table %s has a new host: joining it", self.table)
             self._join_sent = False
+        boot = optional(body, "boot", bytes)
+        if host == self.host_key and boot is not None and boot != self.host_boot \
+                and self.host_boot is not None:
+            # The same host, started again (``stacks host --resume``): it knows our seat
+            # from its journal but not that we are here. Join again to be welcomed back.
+            log.info("the host of table %s restarted: joining again", self.table)
+            self._join_sent = False
+        self.host_boot = boot
         self.host_key = host
         self.announce = body
         self.notices.append(TableSeen(body))

@@ -187,6 +187,11 @@ class MqttTransport:
         self._implicit_username = address.username is None and username is not None
         self._incoming: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         self._outbox = _Outbox()
+        self._retained: dict[str, Outgoing] = {}
+        """The last retained frame published per topic, published again at every
+        reconnect: a broker restarted without persistence has forgotten them, and a
+        newcomer needs them (the table's announcement, presence)."""
+        self.connects = 0
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -207,6 +212,8 @@ class MqttTransport:
                 await task
 
     def publish(self, out: Outgoing) -> None:
+        if out.retain:
+            self._retained[out.topic] = out
         self._outbox.put(out)
 
     async def receive(self) -> tuple[str, bytes]:
@@ -252,6 +259,9 @@ class MqttTransport:
                 async with self._client() as client:
                     for topic in self.subscriptions:
                         await client.subscribe(topic, qos=1)
+                    self.connects += 1
+                    if self.connects > 1:
+                        self._republish_retained()
                     self.connected.set()
                     self.refusal = None
                     self.refused.clear()
@@ -289,6 +299,16 @@ class MqttTransport:
         self._implicit_username = False
         self.username = None
         return True
+
+    def _republish_retained(self) -> None:
+        # Ahead of what waits in the outbox: a newer retained frame of the same topic
+        # waiting there still goes out after it, and wins.
+        waiting = {o.topic for o in self._outbox.queue if o.retain}
+        again = [o for topic, o in self._retained.items() if topic not in waiting]
+        if again:
+            self._outbox.put_back(again)
+            self._outbox.idle.clear()
+            log.info("%s published %d retained frame(s) again", self.client_name, len(again))
 
     async def _pump(self, client: aiomqtt.Client) -> None:
         writer = asyncio.create_task(self._write(client))

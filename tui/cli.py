@@ -228,6 +228,11 @@ def _add_net_commands(
                       "one, or a local Mosquitto with the shipped LAN config (embedded)")
     host.add_argument("--verify-wait", type=float, default=5.0,
                       help="seconds to wait for the players' verification at the end (5)")
+    host.add_argument("--resume", type=_table, metavar="TABLE",
+                      help="bring back this table's unfinished game from its journal (same "
+                      "host key, commitment and seats; the other settings are the journal's)")
+    host.add_argument("--new", action="store_true",
+                      help="abandon an unfinished game of the same table name and start anew")
     _add_common_peer(host, broker_default=None)
 
     bot = commands.add_parser("bot", help="a bot that joins a table and plays to the end")

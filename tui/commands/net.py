@@ -8,15 +8,12 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import signal
 import sys
 import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
-
-import platformdirs
 
 from broker.autostart import start_meeting_point
 from broker.discovery import Advertiser
@@ -25,13 +22,23 @@ from engine.rng import derive_seed
 from engine.state import Outcome, Termination
 from engine.views import public_hash
 from netplay.errors import ProfileError
-from netplay.host import HostSettings
-from netplay.identity import APP_NAME, KEY_FILE, Identity, load_profile, profiles_dir
+from netplay.host import HostSession, HostSettings
+from netplay.identity import KEY_FILE, Identity, load_profile, profiles_dir
+from netplay.journal import (
+    Entry,
+    JournalError,
+    JournalFile,
+    TableJournal,
+    data_dir,
+    list_tables,
+    mark,
+)
 from netplay.peers import BotPeer, Host, Spectator
 from netplay.player import Applied, GameEnded, Refused, Verified
 from netplay.record import read_record, verify_record
 from netplay.transport import BrokerAddress, MqttTransport
 from tui.discovery import find_broker_urls, find_tables
+from tui.launch import LOCK_FILE, ProfileLock
 
 DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
 
@@ -57,7 +64,7 @@ def _quiet_logs(verbose: bool) -> None:
 
 def default_record_path(table: str) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return Path(platformdirs.user_data_dir(APP_NAME)) / "records" / f"{table}-{stamp}.json"
+    return data_dir() / "records" / f"{table}-{stamp}.json"
 
 
 CONNECT_WAIT = 15.0
@@ -114,22 +121,130 @@ def run_host(args: argparse.Namespace) -> int:
         return asyncio.run(_host(args))
     except KeyboardInterrupt:
         return 130
+    finally:
+        _release_profiles()
+
+
+def _held_profile(args: argparse.Namespace, default: str, who: str) -> tuple[str, Identity]:
+    """The profile this process runs as, locked for as long as it runs.
+
+    Without ``--profile`` it is ``default``, or ``default-2``... when another process holds
+    it (several terminals of one account stay several players; a restarted process gets
+    its own name back). A ``--profile`` in use is an error that says so.
+    """
+    lock = ProfileLock(profiles_dir())
+    wanted = args.profile or default
+    name = lock.acquire(wanted, exact=args.profile is not None)
+    if not lock.held and (profiles_dir() / wanted / LOCK_FILE).exists():
+        pid = lock.holder(wanted)
+        by = f" (pid {pid})" if pid else ""
+        raise ProfileError(f"profile {wanted!r} is in use by another running stacks{by}; "
+                           "choose another with --profile NAME")
+    if name != wanted:
+        print(f"{who}: profile {wanted!r} is in use by another process: running as "
+              f"{name!r} (choose one with --profile NAME)", file=sys.stderr, flush=True)
+    _LOCKS.append(lock)  # held until the process exits: flock dies with it
+    return name, load_profile(name)
+
+
+_LOCKS: list[ProfileLock] = []
+
+
+def _release_profiles() -> None:
+    while _LOCKS:
+        _LOCKS.pop().release()
+
+
+def _unfinished_words(table: str, found: list[TableJournal]) -> str:
+    lines = [f"stacks host: table {table!r} has an unfinished game:"]
+    lines += [f"  {j.line()}" for j in found]
+    lines.append(f"Resume it with `stacks host --resume {table}`, or abandon it and start "
+                 f"a new one with `stacks host --table {table} --new`.")
+    return "\n".join(lines)
+
+
+def _open_journal(args: argparse.Namespace, settings: HostSettings | None, profile: str,
+                  record: Path) -> tuple[JournalFile, list[Entry]] | str:
+    """The journal to host from (resumed or new), or the words of why not."""
+    if args.resume:
+        found = list_tables(table=args.resume)
+        if not found:
+            others = list_tables()
+            hint = ("; unfinished tables: " + ", ".join(sorted({j.table for j in others}))
+                    if others else "")
+            return f"stacks host: no unfinished table {args.resume!r} to resume{hint}"
+        if found[0].running:
+            return f"stacks host: table {args.resume!r} is hosted by a running process"
+        try:
+            return JournalFile.reopen(found[0].path)
+        except JournalError as exc:
+            return f"stacks host: {exc}"
+    assert settings is not None
+    found = list_tables(table=settings.table)
+    if found and not args.new:
+        return _unfinished_words(settings.table, found)
+    for old in found:
+        if old.running:
+            return (f"stacks host: table {settings.table!r} is hosted by a running process; "
+                    "stop it first")
+        try:
+            mark(old.path, "abandoned")
+        except JournalError as exc:
+            return f"stacks host: {exc}"
+        print(f"abandoned the unfinished game of table {settings.table!r} "
+              f"({old.path.name})", flush=True)
+    try:
+        journal = JournalFile.create(settings.table, profile=profile, broker=args.broker,
+                                     record=str(record))
+    except JournalError as exc:
+        return f"stacks host: {exc}"
+    return journal, []
 
 
 async def _host(args: argparse.Namespace) -> int:
+    settings: HostSettings | None = None
+    if not args.resume:
+        try:
+            settings = HostSettings(
+                table=args.table,
+                players=args.players,
+                bots=(args.bot_strategy,) * args.bots,
+                rules=RulesConfig(),
+                block_window=args.block_window,
+                password=args.password,
+                bot_delay=args.bot_delay,
+            )
+        except ValueError as exc:
+            print(f"stacks host: {exc}", file=sys.stderr)
+            return 2
     try:
-        settings = HostSettings(
-            table=args.table,
-            players=args.players,
-            bots=(args.bot_strategy,) * args.bots,
-            rules=RulesConfig(),
-            block_window=args.block_window,
-            password=args.password,
-            bot_delay=args.bot_delay,
-        )
-    except ValueError as exc:
+        profile, identity = _held_profile(args, "host", "stacks host")
+    except ProfileError as exc:
         print(f"stacks host: {exc}", file=sys.stderr)
         return 2
+    table = args.resume or args.table
+    record = Path(args.record) if args.record else default_record_path(table)
+    opened = _open_journal(args, settings, profile, record)
+    if isinstance(opened, str):
+        print(opened, file=sys.stderr)
+        return 2
+    journal, entries = opened
+    if args.resume:
+        started = time.perf_counter()
+        try:
+            resumed = HostSession.resume(entries, 0.0)
+        except JournalError as exc:
+            journal.close()
+            print(f"stacks host: can't resume {table!r}: {exc}", file=sys.stderr)
+            return 2
+        settings = resumed.settings
+        head = entries[0]
+        if not args.broker and head.get("broker"):
+            args.broker = head["broker"]
+        print(f"resuming table {table!r} from {journal.path} at batch {len(resumed.batches)} "
+              f"(replayed and checked in {(time.perf_counter() - started) * 1000:.0f} ms)",
+              flush=True)
+    assert settings is not None
     meeting = None
     mosquitto = None
     if args.broker:
@@ -141,6 +256,7 @@ async def _host(args: argparse.Namespace) -> int:
         try:
             await mosquitto.start()
         except (OSError, RuntimeError) as exc:
+            journal.close()
             print(f"stacks host: can't start Mosquitto: {exc}", file=sys.stderr)
             return 2
         print(f"started Mosquitto on port {args.port} (shipped LAN config)", flush=True)
@@ -148,32 +264,39 @@ async def _host(args: argparse.Namespace) -> int:
     else:
         try:
             meeting = await start_meeting_point(
-                args.bind, args.port, password=args.password
+                args.bind, args.port, password=settings.password
             )
         except OSError as exc:
+            journal.close()
             print(f"stacks host: can't start the embedded broker: {exc}", file=sys.stderr)
             return 2
         print(meeting.note, flush=True)
         url = meeting.url
     advertiser = None
     if not args.broker and not args.no_advertise:
-        advertiser = await _advertise(args.bind, BrokerAddress.parse(url).port, args.table)
+        advertiser = await _advertise(args.bind, BrokerAddress.parse(url).port, table)
     secret = derive_seed(args.seed, label="host-secret") if args.seed is not None else None
-    record = Path(args.record) if args.record else default_record_path(args.table)
-    identity = load_profile(args.profile) if args.profile else Identity.generate()
+    if args.resume:
+        host = Host.resume(journal, entries, broker=url)
+        record = host.record_path or record
+        host.record_path = record
+    else:
+        host = Host(settings, broker=url, identity=identity, record_path=record,
+                    secret=secret, journal=journal)
     stop = asyncio.Event()
     _stop_on_signals(stop)
     try:
-        async with Host(settings, broker=url, identity=identity, record_path=record,
-                        secret=secret) as host:
+        async with host:
             if not await _reach(host, url, "stacks host"):
                 return 1
-            waiting = args.players - args.bots
-            print(f"table {args.table!r} on {BrokerAddress.parse(url).url}: "
-                  f"{args.players} seats, {args.bots} bots", flush=True)
-            if waiting:
+            session = host.host
+            seated = sum(1 for info in session.seats if info is not None)
+            print(f"table {table!r} on {BrokerAddress.parse(url).url}: "
+                  f"{settings.players} seats, {len(settings.bots)} bots", flush=True)
+            waiting = settings.players - seated
+            if waiting and session.game is None:
                 print(f"waiting for {waiting} player(s): "
-                      f"stacks join {args.table} --broker {BrokerAddress.parse(url).url}",
+                      f"stacks join {table} --broker {BrokerAddress.parse(url).url}",
                       flush=True)
             finished = asyncio.create_task(host.finished(verify_wait=args.verify_wait))
             stopped = asyncio.create_task(stop.wait())
@@ -182,9 +305,9 @@ async def _host(args: argparse.Namespace) -> int:
             if not finished.done():
                 finished.cancel()
                 host.write_record()
-                print("stopped before the end of the game; record kept", file=sys.stderr)
+                print(f"stopped before the end of the game; record kept; resume with "
+                      f"`stacks host --resume {table}`", file=sys.stderr)
                 return 130
-            session = host.host
             assert session.game is not None and session.game.outcome is not None
             names = [info.name if info else "?" for info in session.seats]
             print(f"game over: {outcome_words(session.game.outcome, names)} "
@@ -193,7 +316,9 @@ async def _host(args: argparse.Namespace) -> int:
             for who, verdict in sorted(session.verdicts.items()):
                 state = "deal verified" if verdict["ok"] else f"FAILED: {verdict['detail']}"
                 print(f"  {who}: {state}")
-            print(f"record written to {record}", flush=True)
+            if host.record_note:
+                print(host.record_note, flush=True)
+            print(f"record written to {host.record_path}", flush=True)
             failed = any(not v["ok"] for v in session.verdicts.values())
             return 1 if failed else 0
     finally:
@@ -271,11 +396,18 @@ def run_bot(args: argparse.Namespace) -> int:
         return asyncio.run(_bot(args))
     except KeyboardInterrupt:
         return 130
+    finally:
+        _release_profiles()
 
 
 async def _bot(args: argparse.Namespace) -> int:
-    identity = load_profile(args.profile) if args.profile else Identity.generate()
-    name = args.name or f"{args.strategy}-bot-{os.getpid() % 1000}"
+    try:
+        profile, identity = _held_profile(args, "bot", "stacks bot")
+    except ProfileError as exc:
+        print(f"stacks bot: {exc}", file=sys.stderr)
+        return 2
+    # Stable across restarts, like the profile: the host knows a returning bot by its key.
+    name = args.name or f"{args.strategy}-{profile}"
     stop = asyncio.Event()
     _stop_on_signals(stop)
     async with BotPeer(identity, args.table, broker=args.broker, strategy=args.strategy,
@@ -309,10 +441,16 @@ def run_watch(args: argparse.Namespace) -> int:
         return asyncio.run(_watch(args))
     except KeyboardInterrupt:
         return 130
+    finally:
+        _release_profiles()
 
 
 async def _watch(args: argparse.Namespace) -> int:
-    identity = load_profile(args.profile) if args.profile else Identity.generate()
+    try:
+        _, identity = _held_profile(args, "spectator", "stacks watch")
+    except ProfileError as exc:
+        print(f"stacks watch: {exc}", file=sys.stderr)
+        return 2
     stop = asyncio.Event()
     _stop_on_signals(stop)
     out = sys.stdout
