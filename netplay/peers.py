@@ -30,6 +30,7 @@ from engine.state import State
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
 from netplay.journal import Entry, JournalFile
+from netplay.listing import QUERY as LISTING_QUERY
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import Applied, GameEnded, Notice, PlayerSession, Rejected, Verified
 from netplay.record import write_new_record, write_record
@@ -194,7 +195,7 @@ class Host(_Peer):
         self.session = self.host
         topics = self.host.topics
         self.transport = _transport(
-            broker, [topics.all_outboxes, topics.all_presence, topics.announce],
+            broker, [topics.all_outboxes, topics.all_presence, topics.announce, LISTING_QUERY],
             name=f"host-{self.settings.table}", will=self.host.last_will(),
             username=self.identity.peer_id, password=self.settings.password,
         )

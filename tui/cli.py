@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from engine.bots import BOT_NAMES
 from tui.argtypes import positive_int
+from tui.commands.bench_load import add_bench_load_arguments
 from tui.commands.bench_ssh import add_bench_ssh_arguments
 from tui.commands.replay import add_replay_arguments
 from tui.commands.serve import add_serve_arguments
@@ -131,6 +132,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                            help="actions to measure (3000)")
     net_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_ssh_arguments(targets)
+    add_bench_load_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
         help="interface speed: cold start, key to repaint, idle CPU",
@@ -424,6 +426,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_ssh import run as run_bench_ssh
 
             return run_bench_ssh(args)
+        if args.target == "load":
+            from tui.commands.bench_load import run_load
+
+            return run_load(args)
         if args.target == "ui":
             from tui.commands.bench_ui import run as run_bench_ui
 

@@ -341,6 +341,13 @@ class TableSession:
                     "Reconnecting by itself; if it stays down, check the network and the "
                     "broker. Esc leaves.",
                 )
+            refusal = inner.refusal if isinstance(inner, MqttTransport) else None
+            if refusal:
+                return Problem(
+                    "The broker refused us.", refusal[0].upper() + refusal[1:],
+                    "Fix the broker address (mqtt://USER:PASSWORD@HOST:PORT) and try "
+                    "again; Esc leaves.", severe=True,
+                )
             if failures or now - started > NO_TABLE:
                 return Problem(
                     "Can't reach the broker.", f"Nothing answers at {url}{why}.",
