@@ -33,9 +33,12 @@ from engine.events import (
 )
 from engine.state import Outcome, PileId, Seat, State, Termination, Zone, pile_name
 
-RED = "#b43a3a"
+RED = "#b22222"
+"""Firebrick: on 8- and 16-colour terminals it becomes red (SGR 31/41), not yellow."""
 BLUE = "#2f62b3"
-ACTION = "#c9a43f"
+BLUE_WORD = "#6a96e6"
+"""Blue text on a dark background (on 8 and 16 colours: bright blue, not white)."""
+ACTION = "#c8a020"
 _STYLE = {
     Colour.RED: f"bold #ffffff on {RED}",
     Colour.BLUE: f"bold #ffffff on {BLUE}",
@@ -85,7 +88,7 @@ def colour_chip(colour: Colour, count: int | None = None) -> str:
 
 
 def colour_word(colour: Colour) -> str:
-    return f"[bold {RED if colour is Colour.RED else '#6f9be0'}]{colour.title}[/]"
+    return f"[bold {RED if colour is Colour.RED else BLUE_WORD}]{colour.title}[/]"
 
 
 def chips(red: int, blue: int) -> str:

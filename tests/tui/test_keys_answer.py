@@ -30,6 +30,16 @@ from tui.widgets.toosmall import TooSmall
 pytestmark = pytest.mark.asyncio
 
 
+def screen_text(app: object) -> str:
+    """What the terminal shows, as words (from a screenshot)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()  # type: ignore[attr-defined]
+    words = html.unescape(" ".join(re.findall(r">([^<>]*)</text>", svg)))
+    return " ".join(words.replace("\xa0", " ").split())
+
+
 def bar(screen: TableScreen) -> str:
     return plain(screen.query_one("#table-playbar").render())
 
@@ -230,3 +240,18 @@ async def test_l_shows_the_whole_history_after_a_rejoin(stacks_home: Path) -> No
         assert "── 1." in text and "The cards are dealt" in text
         await pilot.press("escape")
         assert app.screen is screen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_leave_question_shows_every_word(stacks_home: Path,
+                                                   size: tuple[int, int]) -> None:
+    from tui.screens.choice import ChoiceScreen
+
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    async with app.run_test(size=size) as pilot:
+        await show_table(app, game)
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+        await pilot.pause()
+        assert "ends the table for everyone" in screen_text(app)

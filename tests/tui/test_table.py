@@ -165,7 +165,7 @@ async def test_steal_a_card_asks_whom_and_hand_or_discard_by_number_keys(
         options = [a for a in legal if a.target == first_target]
         if len(options) > 1:
             assert isinstance(app.screen, ChoiceScreen)
-            assert "hand or the discard" in app.screen.question
+            assert "hand or discard" in app.screen.question
             await pilot.press("2")
             await pilot.pause()
         assert len(sent.actions) == 1
@@ -328,3 +328,23 @@ async def test_the_mouse_picks_a_card_and_a_click_on_a_pile_plays_it(stacks_home
         await pilot.click(f"#{place_id(slot)}")
         await pilot.pause()
         assert sent.actions == [PlayCard(0, play.card, play.pile)]
+
+
+async def test_a_steal_with_one_opponent_to_take_from_does_not_ask_from_whom(
+    stacks_home: Path,
+) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    view = states.seat_view(game)
+    view.hands[0][0] = CARDS_BY_KIND[Kind.STEAL_CHIP][0]
+    view.chips[0] = [0, 0]
+    view.chips[1], view.chips[2], view.chips[3] = [0, 0], [0, 1], [0, 0]
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        screen.view = view
+        sent = Recorder(app)
+        await pilot.press("1", "p")
+        await pilot.pause()
+        assert sent.actions == [StealChip(0, CARDS_BY_KIND[Kind.STEAL_CHIP][0], 2,
+                                          Colour.BLUE)]
+        assert not isinstance(app.screen, ChoiceScreen)

@@ -63,3 +63,24 @@ def test_every_card_reads_without_colour() -> None:
     assert {"R1", "R5", "RW", "B1", "BW", "Skip", "Reverse", "Steal card", "Steal chip",
             "Block"} <= codes
     assert short_name("Bot 3 (greedy)") == "Bot 3" and short_name("Ana") == "Ana"
+
+
+def test_red_looks_red_and_blue_blue_on_8_and_16_colour_terminals() -> None:
+    from rich.color import ColorSystem
+    from rich.style import Style
+
+    from tui.words import card_style, colour_word
+
+    def standard(style: str) -> tuple[int | None, int | None]:
+        parsed = Style.parse(style)
+        fg = parsed.color.downgrade(ColorSystem.STANDARD).number if parsed.color else None
+        bg = parsed.bgcolor.downgrade(ColorSystem.STANDARD).number if parsed.bgcolor else None
+        return fg, bg
+
+    red, blue = RED_4, next(i for i, f in enumerate(FACES) if f.colour is Colour.BLUE)
+    assert standard(card_style(red))[1] == 1  # red (SGR 41), not yellow (43)
+    assert standard(card_style(blue))[1] in (4, 12)  # blue or bright blue
+    assert standard(card_style(BLOCK))[1] in (3, 11)  # action cards: yellow, not red
+    word_red = colour_word(Colour.RED).split("]")[0].removeprefix("[")
+    word_blue = colour_word(Colour.BLUE).split("]")[0].removeprefix("[")
+    assert standard(word_red)[0] in (1, 9) and standard(word_blue)[0] in (4, 12)

@@ -73,7 +73,7 @@ class GameOverScreen(Screen[None]):
                       header_style="bold")
         for column, justify in (("Player", "left"), ("Chips", "left"),
                                 ("Chips won", "right"), ("Piles done", "right"),
-                                ("Piles they blocked", "right"),
+                                ("Blocks made", "right"),
                                 ("Steals", "right"), ("Cards played", "right")):
             table.add_column(column, justify=justify)  # type: ignore[arg-type]
         if view is None:
@@ -115,8 +115,8 @@ class GameOverScreen(Screen[None]):
             again = "watch the next game"
         else:
             again = "join the next game"
-        return f"[b]r[/] {again}   [b]v[/] replay the game   [b]m[/] main menu   " \
-               "[b]t[/] look at the table   [b]q[/] quit"
+        return f"[b]r[/] {again}   [b]v[/] replay it   [b]m[/] menu   " \
+               "[b]t[/] the table   [b]q[/] quit"
 
     def action_rematch(self) -> None:
         self.post_message(Rematch())

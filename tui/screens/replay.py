@@ -58,10 +58,10 @@ class ReplayScreen(Screen[None]):
     CSS_PATH = "replay.tcss"
     AUTO_FOCUS = ""
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right,full_stop", "step(1)", "Event", key_display="←→"),
-        Binding("left,comma", "step(-1)", "Back", show=False),
-        Binding("right_square_bracket,pagedown", "turn(1)", "Turn", key_display="[ ]"),
-        Binding("left_square_bracket,pageup", "turn(-1)", "Turn back", show=False),
+        Binding("right,full_stop", "step(1)", "Event", key_display="→"),
+        Binding("left,comma", "step(-1)", "Back", key_display="←"),
+        Binding("right_square_bracket,pagedown", "turn(1)", "Turn", key_display="]"),
+        Binding("left_square_bracket,pageup", "turn(-1)", "Turn back", key_display="["),
         Binding("home", "edge(0)", "Start", key_display="Home"),
         Binding("end", "edge(1)", "End", key_display="End"),
         Binding("v", "view", "View"),

@@ -602,6 +602,9 @@ class TableScreen(Screen[None]):
                 return
             self._ask_what(seat, mine)
 
+        if len(targets) == 1:  # one opponent to take from: no "from whom?"
+            chosen(targets[0])
+            return
         self.app.push_screen(ChoiceScreen(title, answers), chosen)
 
     def _ask_what(self, seat: Seat, options: Sequence[StealCard | StealChip]) -> None:
@@ -623,11 +626,10 @@ class TableScreen(Screen[None]):
                 colour = Colour(action.colour)
                 have = view.chips[seat][colour]
                 answers.append(Answer(
-                    f"a {words.colour_chip(colour)} {colour.title} chip ({escape(who)} has {have})",
-                    action,
+                    f"a {words.colour_word(colour)} chip ({escape(who)} has {have})", action,
                 ))
-        question = ("Take from the hand or the discard?" if isinstance(options[0], StealCard)
-                    else "Which colour?")
+        question = (f"Take from {who}'s hand or discard?" if isinstance(options[0], StealCard)
+                    else f"Take which colour of chip from {who}?")
 
         def chosen(action: Action | None) -> None:
             if action is not None:
