@@ -28,11 +28,13 @@ from engine.state import SPECTATOR, Audience, Phase, Seat
 from engine.views import public_hash, view_for
 from netplay import budget
 from netplay.batch import Batch
-from netplay.budget import SNAPSHOT_COST, HostBudgets
+from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.errors import FrameError
+from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
 from netplay.journal import Entry, JournalError
+from netplay.listing import ANSWER_LIMIT, QUERY, query_reply_topic
 from netplay.messages import key_bytes, optional, player_name, required
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
@@ -192,6 +194,9 @@ class HostSession:
         self._roles: tuple[tuple[bytes | None, ...], int, dict[str, str]] | None = None
         self._bot_at: float | None = None
         self._next_heartbeat = now
+        self._answers = Bucket(ANSWER_LIMIT, now)
+        self.watch = AnnounceWatch(identity.key, now)
+        self.closed = False
         if restore is not None:
             self._restore(restore)
         self._announce()
@@ -245,6 +250,14 @@ class HostSession:
     def data_to_send(self) -> list[Outgoing]:
         return self.sender.drain()
 
+    def last_will(self) -> Outgoing:
+        """The host's "offline" announcement, which the broker publishes (retained) if the
+        host vanishes. Signed now, so its seq is older than later announcements: peers take
+        it in any order, and the live host's next frame undoes a stale one."""
+        body = {"host": self.identity.key, "name": self.settings.title or self.settings.table,
+                "players": self.settings.players}
+        return Outgoing(self.topics.announce, self.sender.frame("offline", body), retain=True)
+
     def journal_to_write(self) -> list[Entry]:
         """What the driver writes to the journal (and fsyncs) before :meth:`data_to_send`
         goes out: the frames may depend on it."""
@@ -263,6 +276,8 @@ class HostSession:
         standin = self._standin_due()
         if standin is not None:
             times.append(standin)
+        if self.watch.due is not None:
+            times.append(self.watch.due)
         return min(times)
 
     # -- input ---------------------------------------------------------------------------
@@ -270,6 +285,9 @@ class HostSession:
     def receive(self, topic: str, payload: bytes, now: float) -> None:
         """Handle one message from the broker. Never raises: bad input is dropped and logged."""
         self.now = now
+        if topic == QUERY:
+            self._answer_listing(payload)
+            return
         self._close_overdue_window()
         try:
             self._receive(topic, payload)
@@ -287,6 +305,8 @@ class HostSession:
             self._next_heartbeat = now + self.settings.heartbeat
             self.sender.send(self.topics.events, "heartbeat", {"at": len(self.batches)}, qos=0)
         self._close_overdue_window()
+        if self.watch.due is not None and now >= self.watch.due:
+            self._restore_announcement()
         race = self.race
         if race is not None and race.closed is not None \
                 and now >= race.closed + self.settings.race_settle:
@@ -321,6 +341,9 @@ class HostSession:
         log.info("dropped a message on %s: %s", topic, reason)
 
     def _receive(self, topic: str, payload: bytes) -> None:
+        if topic == self.topics.announce:
+            self._announce_seen(payload)
+            return
         peer = self.topics.peer_of(topic)
         if peer is None:
             raise FrameError("message on a topic the host does not read")
@@ -905,13 +928,52 @@ class HostSession:
             "boot": self.boot,
             "players": self.settings.players,
             "seats": seats,
-            "status": self.status,
+            "status": "closed" if self.closed else self.status,
             "commit": self.commit,
             "password": self.settings.password is not None,
             "block_window": self.settings.block_window,
             "rules": self.settings.rules.to_wire(),
         }
-        self.sender.send(self.topics.announce, "announce", body, retain=True)
+        self.watch.sent(self.sender.send(self.topics.announce, "announce", body, retain=True))
+
+    def _announce_seen(self, payload: bytes) -> None:
+        """Anything but our own announcement on our announce topic is put right at once;
+        the players hear when someone else tried to speak for the table."""
+        intrusion = self.watch.seen(payload)
+        if intrusion is None:
+            return
+        self._restore_announcement()
+        if not intrusion.warn:
+            return
+        self.watch.intrusions += 1
+        self.watch.unwarned += 1
+        if self.watch.may_warn(self.now):
+            log.warning("someone else wrote on the announcement of table %s: %s; restored",
+                        self.settings.table, intrusion.what)
+            self.sender.send(self.topics.events, "impostor", {
+                "what": intrusion.what, "key": intrusion.key, "count": self.watch.unwarned,
+            })
+            self.watch.unwarned = 0
+
+    def _restore_announcement(self) -> None:
+        current = self.watch.current
+        if current is not None and self.watch.may_restore(self.now):
+            self.sender.outbox.append(Outgoing(self.topics.announce, current, retain=True))
+
+    def close_table(self) -> None:
+        """Take the table off the list with a signed ``closed`` announcement (retained: it
+        stays on the broker as the table's last word; an empty payload would be unsigned)."""
+        self.closed = True
+        self._announce()
+
+    def _answer_listing(self, payload: bytes) -> None:
+        """A lister asks which tables are live: answer with the current announcement."""
+        reply = query_reply_topic(payload)
+        current = self.watch.current
+        if reply is None or current is None or self.closed:
+            return
+        if self._answers.take(self.now):
+            self.sender.outbox.append(Outgoing(reply, current))
 
     def record(self) -> dict[str, Any]:
         """Everything needed to re-check the game offline (see ``netplay.record``)."""

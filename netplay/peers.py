@@ -30,6 +30,7 @@ from engine.state import State
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
 from netplay.journal import Entry, JournalFile
+from netplay.listing import QUERY as LISTING_QUERY
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import Applied, GameEnded, Notice, PlayerSession, Rejected, Verified
 from netplay.record import write_new_record, write_record
@@ -90,17 +91,27 @@ class _Peer:
         await self.close()
 
     async def close(self) -> None:
-        self._before_close()
-        self._flush()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.transport.flushed(), 2.0)
+        # The driver stops first: a message handled while the last words go out could
+        # otherwise publish after them (a host re-announcing a table it just took down).
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        self._before_close()
+        self._flush()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.transport.flushed(), 2.0)
         await self.transport.stop()
         self._stopped.set()
+
+    @property
+    def failure(self) -> BaseException | None:
+        """What stopped the peer's loop when it stopped on its own (a bug), else None."""
+        task = self._task
+        if task is None or not task.done() or task.cancelled():
+            return None
+        return task.exception()
 
     def _before_close(self) -> None:
         """Last words (presence offline, cleared announcement)."""
@@ -184,9 +195,9 @@ class Host(_Peer):
         self.session = self.host
         topics = self.host.topics
         self.transport = _transport(
-            broker, [topics.all_outboxes, topics.all_presence],
-            name=f"host-{self.settings.table}", will=None, username=self.identity.peer_id,
-            password=self.settings.password,
+            broker, [topics.all_outboxes, topics.all_presence, topics.announce, LISTING_QUERY],
+            name=f"host-{self.settings.table}", will=self.host.last_will(),
+            username=self.identity.peer_id, password=self.settings.password,
         )
         self._over = asyncio.Event()
         self._recorded = False
@@ -239,8 +250,9 @@ class Host(_Peer):
             self._over.set()
 
     def _before_close(self) -> None:
-        # Take the table off the list: an empty retained payload clears the announcement.
-        self.transport.publish(Outgoing(self.host.topics.announce, b"", retain=True))
+        # Take the table off the list with a signed "closed" (an empty payload is unsigned:
+        # peers take it for nothing).
+        self.host.close_table()
 
     async def finished(self, *, verify_wait: float = 5.0) -> None:
         """Wait for the game's end and every human's verification (or ``verify_wait``)."""
@@ -290,10 +302,12 @@ class Player(_Peer):
         broker: Broker,
         password: str | None = None,
         watch: bool = False,
+        pin: str | None = None,
     ) -> None:
         super().__init__()
         self.identity = identity
-        self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password)
+        self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password,
+                                    pin=pin)
         self.session = self.player
         self.transport = _transport(
             broker, self.player.subscriptions(), name=f"{'watch' if watch else 'player'}-{name}",
@@ -323,6 +337,11 @@ class Player(_Peer):
 
     def chat(self, text: str) -> None:
         self.player.chat(text)
+        self.poke()
+
+    def follow(self, key: bytes) -> None:
+        """Follow another host key for the table (the user's answer to a HostConflict)."""
+        self.player.follow(key)
         self.poke()
 
     def _before_close(self) -> None:
