@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from engine.bots import BOT_NAMES
 from tui.argtypes import positive_int
+from tui.commands.bench_load import add_bench_load_arguments
 from tui.commands.bench_ssh import add_bench_ssh_arguments
 from tui.commands.serve import add_serve_arguments
 from tui.launch import DEFAULT_BROKER
@@ -145,6 +146,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     resume_bench.add_argument("--appends", type=positive_int, default=500,
                               help="journal appends to time (500)")
     resume_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    add_bench_load_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
         help="interface speed: cold start, key to repaint, idle CPU",
@@ -423,6 +425,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_resume import run as run_bench_resume
 
             return run_bench_resume(args)
+        if args.target == "load":
+            from tui.commands.bench_load import run_load
+
+            return run_load(args)
         if args.target == "ui":
             from tui.commands.bench_ui import run as run_bench_ui
 
