@@ -181,6 +181,9 @@ class MqttTransport:
         self.connected = asyncio.Event()
         self.failures = 0
         self.last_error: str | None = None
+        self.frames_in = 0
+        self.frames_out = 0
+        """Frames received and handed to the broker (for the benchmarks)."""
         self.refusal: str | None = None
         """Set when the broker answered CONNACK with a refusal: it is there, and says no."""
         self.refused = asyncio.Event()
@@ -316,6 +319,7 @@ class MqttTransport:
             async for message in client.messages:
                 payload = message.payload
                 if isinstance(payload, bytes | bytearray):
+                    self.frames_in += 1
                     self._incoming.put_nowait((message.topic.value, bytes(payload)))
         finally:
             writer.cancel()
@@ -332,6 +336,7 @@ class MqttTransport:
                 return_exceptions=True,
             )
             failed = [o for o, r in zip(batch, results, strict=True) if isinstance(r, Exception)]
+            self.frames_out += len(batch) - len(failed)
             if failed:
                 outbox.put_back(failed)
                 first = next(r for r in results if isinstance(r, Exception))
