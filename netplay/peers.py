@@ -225,6 +225,13 @@ class Host(_Peer):
 
     async def __aenter__(self) -> Self:
         self.host.now = self.loop_time
+        if self.host.resumed:
+            # The journal was replayed on another clock (0.0): count every seat as seen
+            # now, so that a player gets the whole grace period to come back before a
+            # stand-in plays their turn, as after any other drop.
+            for info in self.host.seats:
+                if info is not None:
+                    info.last_seen = self.host.now
         return await super().__aenter__()
 
     async def close(self) -> None:
