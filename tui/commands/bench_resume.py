@@ -108,7 +108,7 @@ def _fsync_cost(rounds: int) -> list[float]:
 
 
 async def _measure(args: argparse.Namespace) -> dict[str, object]:
-    with tempfile.TemporaryDirectory() as home, broker_process(args.broker) as url:
+    with tempfile.TemporaryDirectory() as home, broker_process(args.broker) as (url, _pid):
         env = {**os.environ, "STACKS_HOME": home}
         rounds = []
         for index in range(args.rounds):
