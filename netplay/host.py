@@ -449,9 +449,10 @@ class HostSession:
             return
         inbox = self.topics.inbox(peer_id(key))
         seat = self.seat_of(key)
+        at = optional(body, "at", int)
         if seat is not None and not watch:
             log.info("%s is back at seat %d", name, seat)
-            self._welcome(key, seat)
+            self._welcome(key, seat, at=at)
             self._announce()
             return
         password = self.settings.password
@@ -478,7 +479,7 @@ class HostSession:
                 self.sender.send(inbox, "refused", {"reason": "too many spectators"})
                 return
             self.spectators[key] = name
-            self._welcome(key, None)
+            self._welcome(key, None, at=at)
             return
         if self.game is not None:
             self.sender.send(inbox, "refused", {"reason": "the game has already started"})
@@ -507,7 +508,10 @@ class HostSession:
             "dealer": self.settings.dealer,
         }
 
-    def _welcome(self, key: bytes, seat: Seat | None) -> None:
+    def _welcome(self, key: bytes, seat: Seat | None, *, at: int | None = None) -> None:
+        """Welcome a peer; ``at`` is the last batch it says it applied (a peer that kept
+        running while its host was away): it gets the batches after it, not a snapshot,
+        so its history has no hole."""
         inbox = self.topics.inbox(peer_id(key))
         body: dict[str, Any] = {
             "seat": seat,
@@ -519,6 +523,12 @@ class HostSession:
         }
         self.sender.send(inbox, "welcome", body)
         if self.game is not None:
+            if at is not None and 0 < at <= len(self.batches):
+                if at < len(self.batches):
+                    self._resend(key, at + 1)  # a snapshot if that is too many
+                elif self.over:
+                    self._reveal(to=inbox)
+                return
             self._snapshot(key, seat)
             if self.over:
                 self._reveal(to=inbox)

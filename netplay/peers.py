@@ -96,8 +96,12 @@ class _Peer:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await task
+            except asyncio.CancelledError:
+                pass
+            except Exception:  # the loop had died on it: still say goodbye and let go
+                log.exception("%s had stopped on an error", type(self).__name__)
         self._before_close()
         self._flush()
         with contextlib.suppress(TimeoutError):
@@ -225,6 +229,13 @@ class Host(_Peer):
 
     async def __aenter__(self) -> Self:
         self.host.now = self.loop_time
+        if self.host.resumed:
+            # The journal was replayed on another clock (0.0): count every seat as seen
+            # now, so that a player gets the whole grace period to come back before a
+            # stand-in plays their turn, as after any other drop.
+            for info in self.host.seats:
+                if info is not None:
+                    info.last_seen = self.host.now
         return await super().__aenter__()
 
     async def close(self) -> None:

@@ -530,7 +530,7 @@ class PlayerSession:
         self.sender.send(
             self.topics.outbox(self.peer_id), "join",
             {"name": self.name, "entropy": self.entropy, "password": password,
-             "watch": self.watch},
+             "watch": self.watch, "at": self.applied},
         )
         self._join_sent = True
 

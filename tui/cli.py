@@ -132,6 +132,23 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                            help="actions to measure (3000)")
     net_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_ssh_arguments(targets)
+    resume_bench = targets.add_parser(
+        "resume",
+        help="host killed, then `stacks host --resume` to the first new batch",
+        description="Kill a host (SIGKILL) mid-game and time `stacks host --resume` until a "
+        "peer applies the first new batch; also one journal append + fsync per batch.",
+    )
+    resume_bench.add_argument(
+        "--broker", choices=("embedded", "mosquitto"), default="mosquitto",
+        help="broker in its own process (mosquitto)",
+    )
+    resume_bench.add_argument("--rounds", type=positive_int, default=5,
+                              help="host kills to time (5)")
+    resume_bench.add_argument("--kill-at", type=positive_int, default=20,
+                              help="batch at which the host is killed (20)")
+    resume_bench.add_argument("--appends", type=positive_int, default=500,
+                              help="journal appends to time (500)")
+    resume_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_load_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
@@ -426,6 +443,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_ssh import run as run_bench_ssh
 
             return run_bench_ssh(args)
+        if args.target == "resume":
+            from tui.commands.bench_resume import run as run_bench_resume
+
+            return run_bench_resume(args)
         if args.target == "load":
             from tui.commands.bench_load import run_load
 
