@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action, Block, CloseBlockWindow, PassBlock
-from engine.bots import Bot, make_bot
+from engine.bots import Bot, canonical, make_bot
 from engine.config import RulesConfig
 from engine.errors import IllegalActionError, MalformedError
 from engine.events import Event, PileBlocked
@@ -59,6 +59,8 @@ class HostSettings:
     heartbeat: float = 1.0
     race_settle: float = 0.25
     """Seconds after a Block window closes during which late presses are still listed."""
+    standin: str = "medium"
+    """The level of the bot that plays the turn of a player who is away."""
     dealer: int | None = None
     """A26: the dealer of this game (a rematch passes the deal left); ``None`` = drawn
     from the game's seed."""
@@ -73,6 +75,8 @@ class HostSettings:
         first = self.rules.first_player
         if first is not None and first >= self.players:
             raise ValueError(f"first_player {first} is not a seat at {self.players} players")
+        for level in (*self.bots, self.standin):
+            canonical(level)  # raises ValueError for a bot name that doesn't exist
         if self.dealer is not None and not 0 <= self.dealer < self.players:
             raise ValueError(f"dealer {self.dealer} is not a seat at {self.players} players")
 
@@ -141,7 +145,7 @@ class HostSession:
         for index, strategy in enumerate(settings.bots):
             seat = first_bot + index
             self.seats[seat] = SeatInfo(
-                f"Bot {seat + 1} ({strategy})", None, os.urandom(32),
+                f"Bot {seat + 1} ({canonical(strategy)})", None, os.urandom(32),
                 bot=make_bot(strategy, os.urandom(16)),
             )
         self.spectators: dict[bytes, str] = {}
@@ -711,7 +715,7 @@ class HostSession:
         if info is None or info.is_bot or not self._away(info):
             return
         log.info("%s is away: a bot plays seat %d until they are back", info.name, seat)
-        info.standin = make_bot("greedy")
+        info.standin = make_bot(self.settings.standin)
         self._announce()
 
     # -- announcements and the record -----------------------------------------------------

@@ -108,11 +108,13 @@ def run_host(args: argparse.Namespace) -> int:
 
 
 async def _host(args: argparse.Namespace) -> int:
+    from tui.cli import host_bot_levels
+
     try:
         settings = HostSettings(
             table=args.table,
             players=args.players,
-            bots=(args.bot_strategy,) * args.bots,
+            bots=host_bot_levels(args), standin=args.standin,
             rules=RulesConfig(),
             block_window=args.block_window,
             password=args.password,
