@@ -7,16 +7,19 @@ The asyncio driver (``netplay.peers``) only moves bytes and calls ``tick``.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hmac
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action, Block, CloseBlockWindow, PassBlock
 from engine.bots import Bot, canonical, make_bot
 from engine.config import RulesConfig
-from engine.errors import IllegalActionError, MalformedError
+from engine.errors import EngineError, IllegalActionError, MalformedError
 from engine.events import Event, PileBlocked
 from engine.game import Game
 from engine.rules import legal_actions
@@ -25,10 +28,13 @@ from engine.state import SPECTATOR, Audience, Phase, Seat
 from engine.views import public_hash, view_for
 from netplay import budget
 from netplay.batch import Batch
-from netplay.budget import SNAPSHOT_COST, HostBudgets
+from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.errors import FrameError
+from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
+from netplay.journal import Entry, JournalError
+from netplay.listing import ANSWER_LIMIT, QUERY, query_reply_topic
 from netplay.messages import key_bytes, optional, player_name, required
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
@@ -38,6 +44,8 @@ log = logging.getLogger("netplay.host")
 
 GAME_NAME = "sequence-stacks"
 MAX_RESEND = 64
+ACTION_ORDER = "sealed-actions"
+"""The replay guard's name for the order of the action frames inside sealed ones."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,21 @@ class HostSettings:
             canonical(level)  # raises ValueError for a bot name that doesn't exist
         if self.dealer is not None and not 0 <= self.dealer < self.players:
             raise ValueError(f"dealer {self.dealer} is not a seat at {self.players} players")
+
+    def to_wire(self) -> dict[str, Any]:
+        """Plain data for the journal (every field; the rules as their wire form)."""
+        wire = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        wire["rules"] = self.rules.to_wire()
+        wire["bots"] = list(self.bots)
+        return wire
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> HostSettings:
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in wire.items() if k in known}
+        values["rules"] = RulesConfig.from_wire(wire.get("rules", {}))
+        values["bots"] = tuple(wire.get("bots", ()))
+        return cls(**values)
 
 
 @dataclass
@@ -125,11 +148,19 @@ class Race:
         }
 
 
+def _race_from_body(body: dict[str, Any]) -> Race:
+    race = Race(body["pile"], 0.0, 0.0, 0, closed=0.0, winner=body["winner"])
+    race.presses = [Press(seat, kind, offset, result)
+                    for seat, kind, offset, result in body["presses"]]
+    return race
+
+
 class HostSession:
     """One table's authority. Feed it with :meth:`receive` and :meth:`tick`."""
 
     def __init__(
-        self, identity: Identity, settings: HostSettings, now: float, *, secret: bytes | None = None
+        self, identity: Identity, settings: HostSettings, now: float, *,
+        secret: bytes | None = None, restore: Sequence[Entry] | None = None,
     ) -> None:
         self.identity = identity
         self.settings = settings
@@ -141,13 +172,21 @@ class HostSession:
         self.presence_guard = ReplayGuard()
         self.now = now
         self.seats: list[SeatInfo | None] = [None] * settings.players
-        first_bot = settings.players - len(settings.bots)
-        for index, strategy in enumerate(settings.bots):
-            seat = first_bot + index
-            self.seats[seat] = SeatInfo(
-                f"Bot {seat + 1} ({canonical(strategy)})", None, os.urandom(32),
-                bot=make_bot(strategy, os.urandom(16)),
-            )
+        self.journal: list[Entry] = []
+        """Entries for the driver to write (and fsync) before it publishes anything."""
+        self.boot = os.urandom(8)
+        """This incarnation of the host: announced, so peers join a resumed host again."""
+        self.resumed = restore is not None
+        if restore is None:
+            self._journal({"t": "table", "host_seed": bytes(identity.signing_key),
+                           "secret": self.secret, "settings": settings.to_wire()})
+            first_bot = settings.players - len(settings.bots)
+            for index, strategy in enumerate(settings.bots):
+                seat = first_bot + index
+                self._seat(seat, SeatInfo(
+                    f"Bot {seat + 1} ({canonical(strategy)})", None, os.urandom(32),
+                    bot=make_bot(strategy, os.urandom(16)),
+                ), strategy)
         self.spectators: dict[bytes, str] = {}
         self.game: Game | None = None
         self.batches: list[Batch] = []
@@ -159,9 +198,32 @@ class HostSession:
         self._roles: tuple[tuple[bytes | None, ...], int, dict[str, str]] | None = None
         self._bot_at: float | None = None
         self._next_heartbeat = now
+        self._answers = Bucket(ANSWER_LIMIT, now)
+        self.watch = AnnounceWatch(identity.key, now)
+        self.closed = False
+        if restore is not None:
+            self._restore(restore)
         self._announce()
-        if all(info is not None for info in self.seats):
+        if self.game is None and all(info is not None for info in self.seats):
             self._start()  # every seat is a bot of the host
+
+    @classmethod
+    def resume(cls, entries: Sequence[Entry], now: float) -> HostSession:
+        """The table a journal describes, replayed through the engine and checked batch
+        by batch; ``JournalError`` if the journal does not hold a table or does not
+        replay to the hashes it recorded."""
+        head = next((e for e in entries if e.get("t") == "table"), None)
+        if head is None:
+            raise JournalError("the journal holds no table (the host died before it began)")
+        try:
+            identity = Identity.from_seed(head["host_seed"])
+            settings = HostSettings.from_wire(head["settings"])
+            secret = head["secret"]
+            if not isinstance(secret, bytes) or len(secret) != 32:
+                raise ValueError("the secret is not 32 bytes")
+        except (KeyError, TypeError, ValueError, EngineError) as exc:
+            raise JournalError(f"the journal's table is unreadable: {exc}") from None
+        return cls(identity, settings, now, secret=secret, restore=entries)
 
     # -- queries -------------------------------------------------------------------------
 
@@ -192,6 +254,20 @@ class HostSession:
     def data_to_send(self) -> list[Outgoing]:
         return self.sender.drain()
 
+    def last_will(self) -> Outgoing:
+        """The host's "offline" announcement, which the broker publishes (retained) if the
+        host vanishes. Signed now, so its seq is older than later announcements: peers take
+        it in any order, and the live host's next frame undoes a stale one."""
+        body = {"host": self.identity.key, "name": self.settings.title or self.settings.table,
+                "players": self.settings.players}
+        return Outgoing(self.topics.announce, self.sender.frame("offline", body), retain=True)
+
+    def journal_to_write(self) -> list[Entry]:
+        """What the driver writes to the journal (and fsyncs) before :meth:`data_to_send`
+        goes out: the frames may depend on it."""
+        out, self.journal = self.journal, []
+        return out
+
     def next_deadline(self) -> float:
         """When :meth:`tick` next has something to do."""
         times = [self._next_heartbeat]
@@ -204,6 +280,8 @@ class HostSession:
         standin = self._standin_due()
         if standin is not None:
             times.append(standin)
+        if self.watch.due is not None:
+            times.append(self.watch.due)
         return min(times)
 
     # -- input ---------------------------------------------------------------------------
@@ -211,6 +289,9 @@ class HostSession:
     def receive(self, topic: str, payload: bytes, now: float) -> None:
         """Handle one message from the broker. Never raises: bad input is dropped and logged."""
         self.now = now
+        if topic == QUERY:
+            self._answer_listing(payload)
+            return
         self._close_overdue_window()
         try:
             self._receive(topic, payload)
@@ -228,6 +309,8 @@ class HostSession:
             self._next_heartbeat = now + self.settings.heartbeat
             self.sender.send(self.topics.events, "heartbeat", {"at": len(self.batches)}, qos=0)
         self._close_overdue_window()
+        if self.watch.due is not None and now >= self.watch.due:
+            self._restore_announcement()
         race = self.race
         if race is not None and race.closed is not None \
                 and now >= race.closed + self.settings.race_settle:
@@ -262,6 +345,9 @@ class HostSession:
         log.info("dropped a message on %s: %s", topic, reason)
 
     def _receive(self, topic: str, payload: bytes) -> None:
+        if topic == self.topics.announce:
+            self._announce_seen(payload)
+            return
         peer = self.topics.peer_of(topic)
         if peer is None:
             raise FrameError("message on a topic the host does not read")
@@ -303,6 +389,9 @@ class HostSession:
         inner = decode(self.identity.open_sealed(required(outer.body, "box", bytes)))
         if inner.sender != outer.sender or inner.table != outer.table or inner.type != "action":
             raise FrameError("a sealed frame that is not the sender's own action")
+        # The inner frames have their own order: a resumed host knows them from the journal
+        # (the proofs), so an old action sealed anew is still a replay.
+        self.guard.check(inner, ACTION_ORDER)
         return inner
 
     def _role(self, peer: str) -> str:
@@ -402,7 +491,7 @@ class HostSession:
         if free is None:
             self.sender.send(inbox, "refused", {"reason": "the table is full"})
             return
-        self.seats[free] = SeatInfo(name, key, entropy, last_seen=self.now)
+        self._seat(free, SeatInfo(name, key, entropy, last_seen=self.now), None)
         log.info("%s takes seat %d", name, free)
         self._welcome(key, free)
         self._announce()
@@ -539,12 +628,17 @@ class HostSession:
         detail = required(body, "detail", str)[:300]
         seat = self.seat_of(key)
         who = f"seat {seat}" if seat is not None else f"spectator {self.spectators.get(key, '?')}"
+        if self.verdicts.get(who) != {"ok": ok, "detail": detail}:
+            self._journal({"t": "verdict", "who": who, "ok": ok, "detail": detail})
         self.verdicts[who] = {"ok": ok, "detail": detail}
 
     # -- the game ------------------------------------------------------------------------
 
     def _start(self) -> None:
         facts = self.facts()
+        # The deal depends on the seats as they are now (a driver may have set entropies).
+        self._journal({"t": "start", "names": facts["names"], "keys": facts["keys"],
+                       "entropies": facts["entropies"]})
         seed = deal_seed(self.secret, facts["entropies"])
         self.game = Game.new(
             self.settings.players, seed, self.settings.rules, dealer=self.settings.dealer
@@ -597,6 +691,9 @@ class HostSession:
             len(self.batches) + 1, action, proof, tuple(events), public_hash(state), standin
         )
         self.batches.append(batch)
+        self._journal({"t": "batch", "n": batch.n,
+                       "action": None if action is None else action.to_wire(),
+                       "proof": proof, "standin": standin, "hash": batch.hash})
         # The player who acted hears first: its own view update is the latency that counts.
         actor = action.seat if action is not None else -1
         order = sorted(range(len(self.seats)), key=lambda seat: seat != actor)
@@ -626,6 +723,7 @@ class HostSession:
                 if isinstance(event, PileBlocked):
                     race.winner = event.seat
             self.races.append(race)
+            self._journal({"t": "race", "race": race.to_body()})
         if state.phase == Phase.BLOCK_WINDOW and state.window is not None and (
             race is None or race.closed is not None
         ):
@@ -718,6 +816,87 @@ class HostSession:
         info.standin = make_bot(self.settings.standin)
         self._announce()
 
+    # -- the journal -----------------------------------------------------------------------
+
+    def _journal(self, entry: Entry) -> None:
+        self.journal.append(entry)
+
+    def _seat(self, seat: Seat, info: SeatInfo, strategy: str | None) -> None:
+        self.seats[seat] = info
+        self._journal({"t": "seat", "seat": seat, "name": info.name, "key": info.key,
+                       "entropy": info.entropy, "bot": strategy})
+
+    def _restore(self, entries: Sequence[Entry]) -> None:
+        """Seats, game and races from a journal: every batch is replayed through the
+        engine and must give the hash it was published with."""
+        try:
+            self._restore_entries(entries)
+        except JournalError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, EngineError) as exc:
+            raise JournalError(f"the journal does not replay: {exc!r}") from None
+
+    def _restore_entries(self, entries: Sequence[Entry]) -> None:
+        players = self.settings.players
+        started: Entry | None = None
+        batches: list[Entry] = []
+        for entry in entries:
+            kind = entry["t"]
+            if kind == "seat":
+                seat = entry["seat"]
+                if not 0 <= seat < players:
+                    raise JournalError(f"a seat {seat} at a table of {players}")
+                strategy = entry.get("bot")
+                self.seats[seat] = SeatInfo(
+                    entry["name"], entry["key"], entry["entropy"], last_seen=self.now,
+                    bot=None if strategy is None else make_bot(strategy, os.urandom(16)),
+                )
+            elif kind == "start":
+                started = entry
+            elif kind == "batch":
+                batches.append(entry)
+            elif kind == "race":
+                self.races.append(_race_from_body(entry["race"]))
+            elif kind == "verdict":
+                self.verdicts[entry["who"]] = {"ok": entry["ok"], "detail": entry["detail"]}
+        if started is None:
+            if batches:
+                raise JournalError("the journal has batches but no start")
+            return
+        for seat, (name, key, entropy) in enumerate(
+            zip(started["names"], started["keys"], started["entropies"], strict=True)
+        ):
+            info = self.seats[seat]
+            if info is None or info.key != key:
+                raise JournalError(f"seat {seat} at the start is not the seat that joined")
+            info.name, info.entropy = name, entropy
+        seed = deal_seed(self.secret, [info.entropy for info in self.seats if info])
+        game = Game.new(players, seed, self.settings.rules, dealer=self.settings.dealer)
+        self.game = game
+        for n, entry in enumerate(batches, start=1):
+            if entry["n"] != n:
+                raise JournalError(f"batch {entry['n']} where batch {n} belongs")
+            wire = entry["action"]
+            action = None if wire is None else Action.from_wire(wire)
+            if (action is None) != (n == 1):
+                raise JournalError(f"batch {n}: only the deal has no action")
+            events = list(game.log) if action is None else game.act(action)
+            digest = public_hash(game.state)
+            if digest != entry["hash"]:
+                raise JournalError(f"batch {n} replays to another hash than it was "
+                                   "published with")
+            self.batches.append(Batch(n, action, entry["proof"], tuple(events), digest,
+                                      bool(entry["standin"])))
+            if entry["proof"] is not None:
+                with contextlib.suppress(FrameError):
+                    self.guard.check(decode(entry["proof"]), ACTION_ORDER)
+        state = game.state
+        if state.phase == Phase.BLOCK_WINDOW and state.window is not None:
+            # The window's clock died with the old process: it opens again, whole.
+            self.race = Race(state.window.pile.id, self.now,
+                             self.now + self.settings.block_window, len(self.batches))
+        log.info("table %s resumed at batch %d", self.settings.table, len(self.batches))
+
     # -- announcements and the record -----------------------------------------------------
 
     def _announce(self) -> None:
@@ -740,15 +919,55 @@ class HostSession:
             "game": GAME_NAME,
             "protocol": 1,
             "host": self.identity.key,
+            "boot": self.boot,
             "players": self.settings.players,
             "seats": seats,
-            "status": self.status,
+            "status": "closed" if self.closed else self.status,
             "commit": self.commit,
             "password": self.settings.password is not None,
             "block_window": self.settings.block_window,
             "rules": self.settings.rules.to_wire(),
         }
-        self.sender.send(self.topics.announce, "announce", body, retain=True)
+        self.watch.sent(self.sender.send(self.topics.announce, "announce", body, retain=True))
+
+    def _announce_seen(self, payload: bytes) -> None:
+        """Anything but our own announcement on our announce topic is put right at once;
+        the players hear when someone else tried to speak for the table."""
+        intrusion = self.watch.seen(payload)
+        if intrusion is None:
+            return
+        self._restore_announcement()
+        if not intrusion.warn:
+            return
+        self.watch.intrusions += 1
+        self.watch.unwarned += 1
+        if self.watch.may_warn(self.now):
+            log.warning("someone else wrote on the announcement of table %s: %s; restored",
+                        self.settings.table, intrusion.what)
+            self.sender.send(self.topics.events, "impostor", {
+                "what": intrusion.what, "key": intrusion.key, "count": self.watch.unwarned,
+            })
+            self.watch.unwarned = 0
+
+    def _restore_announcement(self) -> None:
+        current = self.watch.current
+        if current is not None and self.watch.may_restore(self.now):
+            self.sender.outbox.append(Outgoing(self.topics.announce, current, retain=True))
+
+    def close_table(self) -> None:
+        """Take the table off the list with a signed ``closed`` announcement (retained: it
+        stays on the broker as the table's last word; an empty payload would be unsigned)."""
+        self.closed = True
+        self._announce()
+
+    def _answer_listing(self, payload: bytes) -> None:
+        """A lister asks which tables are live: answer with the current announcement."""
+        reply = query_reply_topic(payload)
+        current = self.watch.current
+        if reply is None or current is None or self.closed:
+            return
+        if self._answers.take(self.now):
+            self.sender.outbox.append(Outgoing(reply, current))
 
     def record(self) -> dict[str, Any]:
         """Everything needed to re-check the game offline (see ``netplay.record``)."""

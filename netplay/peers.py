@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from types import TracebackType
@@ -28,9 +29,11 @@ from engine.rules import legal_actions
 from engine.state import State
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
+from netplay.journal import Entry, JournalFile
+from netplay.listing import QUERY as LISTING_QUERY
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import Applied, GameEnded, Notice, PlayerSession, Rejected, Verified
-from netplay.record import write_record
+from netplay.record import write_new_record, write_record
 from netplay.transport import BrokerAddress, MemoryTransport, MqttTransport, Transport
 from netplay.wire import Outgoing
 
@@ -88,17 +91,27 @@ class _Peer:
         await self.close()
 
     async def close(self) -> None:
-        self._before_close()
-        self._flush()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.transport.flushed(), 2.0)
+        # The driver stops first: a message handled while the last words go out could
+        # otherwise publish after them (a host re-announcing a table it just took down).
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        self._before_close()
+        self._flush()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.transport.flushed(), 2.0)
         await self.transport.stop()
         self._stopped.set()
+
+    @property
+    def failure(self) -> BaseException | None:
+        """What stopped the peer's loop when it stopped on its own (a bug), else None."""
+        task = self._task
+        if task is None or not task.done() or task.cancelled():
+            return None
+        return task.exception()
 
     def _before_close(self) -> None:
         """Last words (presence offline, cleared announcement)."""
@@ -153,7 +166,12 @@ class _Peer:
 
 
 class Host(_Peer):
-    """The table's authority, with its own bots."""
+    """The table's authority, with its own bots.
+
+    With a ``journal`` it writes the session's journal entries and fsyncs them before it
+    publishes the frames of the same turn of its loop (see ``netplay.journal``), so the
+    table can be brought back with :meth:`resume` after a crash.
+    """
 
     def __init__(
         self,
@@ -163,33 +181,78 @@ class Host(_Peer):
         identity: Identity | None = None,
         record_path: Path | None = None,
         secret: bytes | None = None,
+        journal: JournalFile | None = None,
+        session: HostSession | None = None,
     ) -> None:
         super().__init__()
-        self.identity = identity or Identity.generate()
-        self.settings = settings
+        self.host = session or HostSession(
+            identity or Identity.generate(), settings, 0.0, secret=secret
+        )
+        self.identity = self.host.identity
+        self.settings = self.host.settings
         self.record_path = record_path
-        self.host = HostSession(self.identity, settings, 0.0, secret=secret)
+        self.journal = journal
         self.session = self.host
         topics = self.host.topics
         self.transport = _transport(
-            broker, [topics.all_outboxes, topics.all_presence],
-            name=f"host-{settings.table}", will=None, username=self.identity.peer_id,
-            password=settings.password,
+            broker, [topics.all_outboxes, topics.all_presence, topics.announce, LISTING_QUERY],
+            name=f"host-{self.settings.table}", will=self.host.last_will(),
+            username=self.identity.peer_id, password=self.settings.password,
         )
         self._over = asyncio.Event()
         self._recorded = False
+        self.record_note: str | None = None
+        """Said once when the record had to take another name than the one asked for."""
+
+    @classmethod
+    def resume(
+        cls, journal: JournalFile, entries: list[Entry], *, broker: Broker,
+    ) -> Host:
+        """The table of ``journal`` (opened with ``JournalFile.reopen``), replayed and
+        checked; ``JournalError`` if it can't be."""
+        session = HostSession.resume(entries, 0.0)
+        record: Path | None = None
+        claimed = False
+        for entry in entries:
+            if entry["t"] == "journal" and entry.get("record"):
+                record = Path(entry["record"])
+            elif entry["t"] == "record":
+                record, claimed = Path(entry["path"]), True
+        host = cls(session.settings, broker=broker, record_path=record, journal=journal,
+                   session=session)
+        host._recorded = claimed  # the record file there is this table's own
+        return host
 
     async def __aenter__(self) -> Self:
         self.host.now = self.loop_time
         return await super().__aenter__()
+
+    async def close(self) -> None:
+        await super().close()
+        if self.journal is not None:
+            self.journal.close()
+
+    def _flush(self) -> None:
+        entries = self.host.journal_to_write()
+        if entries and self.journal is not None:
+            try:
+                self.journal.append(entries)
+            except OSError as exc:
+                # Stopping the game would lose it for everyone; going on only loses resume.
+                log.error("can't write the table's journal %s (%s): the game goes on, but "
+                          "it can no longer be resumed after a crash", self.journal.path, exc)
+                self.journal.close()
+                self.journal = None
+        super()._flush()
 
     def _after_input(self) -> None:
         if self.host.over:
             self._over.set()
 
     def _before_close(self) -> None:
-        # Take the table off the list: an empty retained payload clears the announcement.
-        self.transport.publish(Outgoing(self.host.topics.announce, b"", retain=True))
+        # Take the table off the list with a signed "closed" (an empty payload is unsigned:
+        # peers take it for nothing).
+        self.host.close_table()
 
     async def finished(self, *, verify_wait: float = 5.0) -> None:
         """Wait for the game's end and every human's verification (or ``verify_wait``)."""
@@ -197,12 +260,34 @@ class Host(_Peer):
         deadline = self.loop_time + verify_wait
         while not self.host.all_seats_verified() and self.loop_time < deadline:
             await asyncio.sleep(0.05)
+        self._flush()  # the verdicts that came in
         self.write_record()
 
     def write_record(self) -> None:
-        if self.record_path is not None:
-            write_record(self.record_path, self.host.record())
-            self._recorded = True
+        """Write the game record; the first time under a name no file has (never over
+        another game's record), then over its own. A finished game's journal is marked
+        so: it is no longer offered for resume."""
+        path = self.record_path
+        if path is not None:
+            if self._recorded:
+                write_record(path, self.host.record())
+            else:
+                written = write_new_record(path, self.host.record())
+                if written != path:
+                    self.record_note = f"{path} exists: the record is {written} instead"
+                    log.warning("%s", self.record_note)
+                    self.record_path = path = written
+                self._recorded = True
+                self._journal_entry({"t": "record", "path": str(path)})
+        if self.host.over:
+            self._journal_entry({"t": "finished", "at": time.time()})
+
+    def _journal_entry(self, entry: Entry) -> None:
+        if self.journal is not None:
+            try:
+                self.journal.append([entry])
+            except OSError as exc:
+                log.error("can't write the table's journal %s: %s", self.journal.path, exc)
 
 
 class Player(_Peer):
@@ -217,10 +302,12 @@ class Player(_Peer):
         broker: Broker,
         password: str | None = None,
         watch: bool = False,
+        pin: str | None = None,
     ) -> None:
         super().__init__()
         self.identity = identity
-        self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password)
+        self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password,
+                                    pin=pin)
         self.session = self.player
         self.transport = _transport(
             broker, self.player.subscriptions(), name=f"{'watch' if watch else 'player'}-{name}",
@@ -250,6 +337,11 @@ class Player(_Peer):
 
     def chat(self, text: str) -> None:
         self.player.chat(text)
+        self.poke()
+
+    def follow(self, key: bytes) -> None:
+        """Follow another host key for the table (the user's answer to a HostConflict)."""
+        self.player.follow(key)
         self.poke()
 
     def _before_close(self) -> None:

@@ -24,6 +24,7 @@ from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.codec import ReplayGuard, decode
 from netplay.errors import FrameError
+from netplay.hosts import Claim, HostTrust, Trust, fingerprint, matches, split_pin
 from netplay.identity import Identity, seal
 from netplay.messages import MAX_CHAT, clean_text, key_bytes, optional, required
 from netplay.topics import Topics
@@ -35,6 +36,9 @@ log = logging.getLogger("netplay.player")
 MAX_BUFFER = 256
 GAP_WAIT = 0.3
 RESYNC_EVERY = 1.0
+HOST_SILENT = 5.0
+"""Seconds without a frame from the host (it heartbeats every second) before it counts as
+offline: a frozen host fires no last will until the broker's keepalive (amqtt: never)."""
 CHAT_PER_SEAT = Limit(5, 1)
 """Chat lines shown per seated player: 5 at once, then one a second."""
 CHAT_OTHERS = Limit(20, 2)
@@ -56,7 +60,52 @@ class TableSeen(Notice):
 
 @dataclass(frozen=True, slots=True)
 class TableClosed(Notice):
-    """The host took its announcement down: the table is gone."""
+    """The host signed the table's close: the table is gone."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostConflict(Notice):
+    """Another host key announces this table. The session stays with ``current``; the
+    interface shows both and may :meth:`PlayerSession.follow` ``other`` (before joining)."""
+
+    current: Claim
+    other: Claim
+    joined: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HostChanged(Notice):
+    """The followed host signed its departure and a new host key announces the table: the
+    session follows the new one (said, not silent)."""
+
+    old: Claim
+    new: Claim
+
+
+@dataclass(frozen=True, slots=True)
+class Impostor(Notice):
+    """The host says someone else wrote on its announcement (it restored its own)."""
+
+    what: str
+    key: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class HostOffline(Notice):
+    """The host is gone: its last will came (``reason="will"``), or nothing was heard from
+    it for :data:`HOST_SILENT` seconds (``"silent"``). The table waits for it."""
+
+    reason: str
+    silent_for: float
+    """Seconds since the host was last heard when this was noticed (peers' clocks differ:
+    a duration, never a time of day)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostBack(Notice):
+    """The host is heard again after :class:`HostOffline`."""
+
+    away_for: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +198,11 @@ class PlayerSession:
         watch: bool = False,
         password: str | None = None,
         heartbeat: float = 1.0,
+        pin: str | None = None,
     ) -> None:
+        table, pinned = split_pin(table)
+        self.trust = HostTrust(pin or pinned)
+        """Which host key this peer follows (``TABLE@FINGERPRINT`` pins one)."""
         self.identity = identity
         self.topics = Topics(table)
         self.table = table
@@ -162,6 +215,8 @@ class PlayerSession:
         self.guard = ReplayGuard()
         self.now = now
         self.host_key: bytes | None = None
+        self.host_boot: bytes | None = None
+        """The host's incarnation (``boot`` in its announcements)."""
         self.announce: dict[str, Any] | None = None
         self.joined = False
         self.seat: Seat | None = None
@@ -182,6 +237,12 @@ class PlayerSession:
         self.dropped: list[str] = []
         self._next_heartbeat = now
         self._join_sent = False
+        self.host_heard: float | None = None
+        """When a valid frame of the host last came (this session's clock)."""
+        self.host_offline_at: float | None = None
+        """When the host was found gone (its will, or silence); ``None`` while it is heard."""
+        self.closed = False
+        """The host closed the table."""
         self._chat_budget = Budget("chat", CHAT_PER_SEAT, max_peers=64)
         self._chat_others = Budget("chat", CHAT_OTHERS, max_peers=1)
 
@@ -222,8 +283,22 @@ class PlayerSession:
         out, self.notices = self.notices, []
         return out
 
+    def host_silent_for(self, now: float) -> float | None:
+        """Seconds since the host was last heard (``None`` before it ever was)."""
+        return None if self.host_heard is None else max(0.0, now - self.host_heard)
+
+    @property
+    def host_offline(self) -> bool:
+        return self.host_offline_at is not None
+
+    def _watching_host(self) -> bool:
+        return self.host_heard is not None and not self.closed and self.host_offline_at is None
+
     def next_deadline(self) -> float:
         times = [self._next_heartbeat]
+        if self._watching_host():
+            assert self.host_heard is not None
+            times.append(self.host_heard + HOST_SILENT)
         if self.pending.gap_since is not None:
             times.append(self.pending.gap_since + GAP_WAIT)
         if self.secret is not None and self.verdict is None:
@@ -261,6 +336,24 @@ class PlayerSession:
             self._request_resync(self.applied + 1, snapshot=False, reason="gap")
         if self.secret is not None and self.verdict is None:
             self._try_verify()  # asks again for history that has not come
+        if self._watching_host() and self.host_heard is not None \
+                and now - self.host_heard >= HOST_SILENT:
+            self._host_gone("silent")
+
+    def _host_gone(self, reason: str) -> None:
+        self.host_offline_at = self.now
+        silent = self.host_silent_for(self.now) or 0.0
+        log.warning("the host of %s is offline (%s, silent for %.1f s)", self.table, reason,
+                    silent)
+        self.notices.append(HostOffline(reason, silent))
+
+    def _host_heard(self) -> None:
+        if self.host_offline_at is not None:
+            away = self.now - self.host_offline_at
+            self.host_offline_at = None
+            log.info("the host of %s is back after %.1f s", self.table, away)
+            self.notices.append(HostBack(away))
+        self.host_heard = self.now
 
     # -- input -----------------------------------------------------------------------------
 
@@ -284,15 +377,17 @@ class PlayerSession:
         if topic.startswith(f"{t.base}/presence/"):
             return  # presence is shown from the host's announcements
         if topic == t.announce and not payload:
-            if self.host_key is not None:
-                self.notices.append(TableClosed())
-            return
+            # Unsigned: anyone can send it. Only the host's signed "closed" closes a table.
+            raise FrameError("an empty announcement (closes nothing)")
         # Only the host's frames matter off the announce topic: others are dropped before
         # their signature is checked.
         frame = decode(payload, expected=None if topic == t.announce else self.host_key or b"")
         if frame.table != self.table:
             raise FrameError(f"frame for table {frame.table!r}")
         if topic == t.announce:
+            if frame.type == "offline":
+                self._will(frame.sender, frame.body)
+                return
             if frame.type != "announce":
                 raise FrameError("not an announcement")
             self._announce(frame.sender, frame.body)
@@ -300,6 +395,7 @@ class PlayerSession:
         if self.host_key is None or frame.sender != self.host_key:
             raise FrameError("a frame not signed by this table's host")
         self.guard.check(frame, topic)
+        self._host_heard()
         body = frame.body
         kind = frame.type
         if topic == t.inbox(self.peer_id):
@@ -322,6 +418,7 @@ class PlayerSession:
                 "heartbeat": self._host_heartbeat,
                 "race": self._race,
                 "reveal": self._reveal,
+                "impostor": self._impostor,
             }.get(kind)
         else:
             raise FrameError(f"message on unexpected topic {topic}")
@@ -356,18 +453,72 @@ class PlayerSession:
         host = key_bytes(body, "host")
         if host != sender:
             raise FrameError("an announcement not signed by the host it names")
-        if self.host_key is not None and host != self.host_key:
-            if self.joined:
-                raise FrameError("an announcement from a different host key")
-            # Not welcomed yet: the first announcement seen may have been a dead host's,
-            # left retained on the broker. Follow the newer host instead.
-            log.info("table %s has a new host: joining it", self.table)
+        before = self.trust.announce
+        trust = self.trust.consider(host, body, joined=self.joined)
+        if trust is Trust.IGNORE:
+            raise FrameError(f"an announcement of another host ({fingerprint(host)})")
+        if trust is Trust.CONFLICT:
+            assert self.host_key is not None and self.announce is not None
+            log.warning("table %s: host %s also announces it; staying with %s", self.table,
+                        fingerprint(host), fingerprint(self.host_key))
+            self.notices.append(HostConflict(
+                Claim.of(self.host_key, self.announce), Claim.of(host, body), self.joined
+            ))
+            raise FrameError("an announcement from a different host key")
+        if trust is Trust.CHANGED:
+            assert self.host_key is not None and before is not None
+            self.notices.append(HostChanged(Claim.of(self.host_key, before), Claim.of(host, body)))
             self._join_sent = False
+        self._follow(host, body)
+
+    def follow(self, key: bytes) -> None:
+        """Follow another host key that announced this table (the user chose it after a
+        :class:`HostConflict`). Only before being welcomed: a seat belongs to its host."""
+        if self.joined or key not in self.trust.others:
+            return
+        body = self.trust.choose(key)
+        self._join_sent = False
+        self._follow(key, body)
+
+    def _follow(self, host: bytes, body: dict[str, Any]) -> None:
+        if body.get("status") == "closed" and self.host_key == host:
+            self.notices.append(TableClosed())
+        boot = optional(body, "boot", bytes)
+        if host == self.host_key and boot is not None and boot != self.host_boot \
+                and self.host_boot is not None:
+            # The same host, started again (``stacks host --resume``): it knows our seat
+            # from its journal but not that we are here. Join again to be welcomed back.
+            log.info("the host of table %s restarted: joining again", self.table)
+            self._join_sent = False
+        self.host_boot = boot
         self.host_key = host
         self.announce = body
+        self.closed = body.get("status") == "closed"
+        self._host_heard()
         self.notices.append(TableSeen(body))
-        if not self._join_sent:
+        if not self._join_sent and body.get("status") != "closed":
             self._send_join()
+
+    def _will(self, sender: bytes, body: dict[str, Any]) -> None:
+        """The host's last will: signed when it connected, published by the broker when
+        the host vanished. Taken whatever its seq (it is older than the announcements that
+        followed it); anything the live host sends later undoes it."""
+        if key_bytes(body, "host") != sender:
+            raise FrameError("a last will not signed by the host it names")
+        if self.trust.pin is not None and not matches(sender, self.trust.pin):
+            raise FrameError(f"the last will of another host ({fingerprint(sender)})")
+        if self.host_key is None:
+            # A newcomer finds the will retained: the table exists, its host is gone.
+            self.host_key = sender
+        elif sender != self.host_key:
+            raise FrameError("the last will of a different host key")
+        if self.trust.key in (None, sender):
+            # A departure signed by the followed host: a new host key may take the table
+            # over (followed and said) as long as this peer has no seat there.
+            self.trust.key = sender
+            self.trust.announce = {**(self.trust.announce or {}), "status": "offline"}
+        if self.host_offline_at is None:
+            self._host_gone("will")
 
     def _send_join(self) -> None:
         assert self.host_key is not None
@@ -550,6 +701,11 @@ class PlayerSession:
         behind = self.joined and self.view is not None and at > self.applied
         if behind and not pending.batches and pending.gap_since is None:
             pending.gap_since = self.now
+
+    def _impostor(self, body: dict[str, Any]) -> None:
+        what = clean_text(required(body, "what", str), 200)
+        key = optional(body, "key", bytes)
+        self.notices.append(Impostor(what, key if key is not None and len(key) == 32 else None))
 
     def _rejected(self, body: dict[str, Any]) -> None:
         self.notices.append(Rejected(clean_text(required(body, "reason", str), 300)))

@@ -17,23 +17,23 @@ from netplay.verify import GameFacts, Verdict, verify_game
 FORMAT = "sequence-stacks-record"
 
 
-def _to_json(value: Any) -> Any:
+def to_json(value: Any) -> Any:
     if isinstance(value, bytes):
         return {"hex": value.hex()}
     if isinstance(value, dict):
-        return {k: _to_json(v) for k, v in value.items()}
+        return {k: to_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_to_json(v) for v in value]
+        return [to_json(v) for v in value]
     return value
 
 
-def _from_json(value: Any) -> Any:
+def from_json(value: Any) -> Any:
     if isinstance(value, dict):
         if set(value) == {"hex"} and isinstance(value["hex"], str):
             return bytes.fromhex(value["hex"])
-        return {k: _from_json(v) for k, v in value.items()}
+        return {k: from_json(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_from_json(v) for v in value]
+        return [from_json(v) for v in value]
     return value
 
 
@@ -41,7 +41,7 @@ def write_record(path: Path, record: dict[str, Any]) -> None:
     """Write a record file atomically (temp file + rename): a crash never leaves half a
     record. A path that is not a regular file (``/dev/null``, a pipe) is written to as it
     is: renaming over it would replace the device itself."""
-    text = json.dumps(_to_json(record), indent=1) + "\n"
+    text = json.dumps(to_json(record), indent=1) + "\n"
     if path.exists() and not path.is_file():
         with path.open("w") as handle:
             handle.write(text)
@@ -52,9 +52,34 @@ def write_record(path: Path, record: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def write_new_record(path: Path, record: dict[str, Any]) -> Path:
+    """Write a record under a name no file has yet: ``path``, else ``NAME-2.json``,
+    ``NAME-3.json``... (a game record is never overwritten by another game's). Returns
+    the path written. The file appears whole (hard link of a complete temp file)."""
+    if path.exists() and not path.is_file():
+        write_record(path, record)  # a device or a pipe: nothing there to keep
+        return path
+    text = json.dumps(to_json(record), indent=1) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    try:
+        for attempt in range(1, 1000):
+            candidate = path if attempt == 1 else path.with_name(
+                f"{path.stem}-{attempt}{path.suffix}")
+            try:
+                os.link(tmp, candidate)
+            except FileExistsError:
+                continue
+            return candidate
+        raise OSError(f"no free name for a record beside {path}")
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def read_record(path: Path) -> dict[str, Any]:
     try:
-        data = _from_json(json.loads(path.read_text()))
+        data = from_json(json.loads(path.read_text()))
     except (OSError, ValueError) as exc:
         raise ValueError(f"can't read game record {path}: {exc}") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from engine.bots import BOT_NAMES, DEFAULT_BUDGET, LEVELS
 from tui.argtypes import positive_int
+from tui.commands.bench_load import add_bench_load_arguments
 from tui.commands.bench_ssh import add_bench_ssh_arguments
 from tui.commands.serve import add_serve_arguments
 from tui.launch import DEFAULT_BROKER
@@ -74,6 +75,22 @@ def host_bot_levels(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(args.bot_levels)
 
 
+def _sim_players(text: str) -> int:
+    """2..12 here; ``stacks simulate`` checks the count against the chosen game."""
+    value = positive_int(text)
+    if not 2 <= value <= 12:
+        raise argparse.ArgumentTypeError(f"players must be 2-12, not {value}")
+    return value
+
+
+def _name_list(text: str) -> list[str]:
+    """Bot names, comma separated; ``stacks simulate`` checks them against the game."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one bot")
+    return names
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; ``command`` (the first word given) lets it skip costly imports."""
     parser = argparse.ArgumentParser(
@@ -96,13 +113,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "after every event, and print a summary.",
     )
     sim.add_argument("--games", type=positive_int, default=100, help="games to play (100)")
-    sim.add_argument("--players", type=_players, default=4, help="players per game, 2-6 (4)")
+    sim.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                     help="stacks (Sequence Stacks, default) or sequence (classic Sequence)")
+    sim.add_argument("--players", type=_sim_players, default=4,
+                     help="players per game (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 or 12 "
+                     "for sequence")
+    sim.add_argument("--teams", type=int, choices=(2, 3), default=None,
+                     help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
     sim.add_argument(
         "--bots",
-        type=_bot_list,
-        default=["medium"],
-        help=f"bot per seat, comma separated and cycled over the seats ({', '.join(LEVELS)}, "
-        "or random; medium)",
+        type=_name_list,
+        default=None,
+        help="bot per seat, comma separated and cycled over the seats (stacks: "
+        f"{', '.join(LEVELS)} or random, default medium; sequence: random, easy, medium, "
+        "default medium)",
     )
     sim.add_argument("--seed", type=int, default=0, help="seed; the same seed gives the same games")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
@@ -169,6 +193,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                            help="actions to measure (3000)")
     net_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_ssh_arguments(targets)
+    add_bench_load_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
         help="interface speed: cold start, key to repaint, idle CPU",
@@ -205,7 +230,8 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
         description="Join a table. Without TABLE (or with --password and no value) a form "
         "asks for what is missing.",
     )
-    join.add_argument("table", type=_table, nargs="?", help="table name")
+    join.add_argument("table", type=_pinned_table, nargs="?",
+                      help="table name, or TABLE@FINGERPRINT to follow only that host")
     join.add_argument("--broker", default=DEFAULT_BROKER, metavar="URL",
                       help=f"mqtt://host[:port] ({DEFAULT_BROKER})")
     join.add_argument("--password", nargs="?", const="",
@@ -239,6 +265,17 @@ def _table(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _pinned_table(text: str) -> str:
+    """``TABLE`` or ``TABLE@FINGERPRINT`` (follow only the host with that fingerprint)."""
+    from netplay.hosts import split_pin
+
+    try:
+        split_pin(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _broker_url(text: str) -> str:
     from netplay.transport import BrokerAddress
 
@@ -260,6 +297,23 @@ def _add_common_peer(parser: argparse.ArgumentParser, *, broker_default: str | N
     )
     parser.add_argument("--profile", help="player profile (identity) to use; created if new")
     parser.add_argument("--verbose", "-v", action="store_true", help="log protocol details")
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0 seconds")
+    return value
+
+
+def _add_host_timeout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host-timeout", type=_positive_seconds, default=120.0, metavar="SECONDS",
+        help="headless: give up (exit 4) when the host has been offline, or the table "
+        "unannounced, this long; a closed table exits 3 (120)")
 
 
 def _add_net_commands(
@@ -289,7 +343,12 @@ def _add_net_commands(
     host.add_argument("--table", type=_table, default="stacks", help="table name (stacks)")
     host.add_argument("--block-window", type=_seconds, default=3.0,
                       help="seconds opponents have to Block a completed pile (3)")
-    host.add_argument("--seed", type=int, help="make the host's secret reproducible")
+    host.add_argument("--seed", type=int,
+                      help="make the host's secret reproducible (only for tables nobody "
+                      "else joins: every seat a bot of the host; see --insecure-seed)")
+    host.add_argument("--insecure-seed", action="store_true",
+                      help="allow --seed at a table others join: the seed can be guessed from "
+                      "the announced commitment in seconds, showing every hand and the deck")
     host.add_argument("--record", metavar="FILE", help="where to write the game record")
     host.add_argument("--password", help="table password (joining requires it)")
     host.add_argument("--bind", default="0.0.0.0",
@@ -302,22 +361,31 @@ def _add_net_commands(
                       "one, or a local Mosquitto with the shipped LAN config (embedded)")
     host.add_argument("--verify-wait", type=float, default=5.0,
                       help="seconds to wait for the players' verification at the end (5)")
+    host.add_argument("--resume", type=_table, metavar="TABLE",
+                      help="bring back this table's unfinished game from its journal (same "
+                      "host key, commitment and seats; the other settings are the journal's)")
+    host.add_argument("--new", action="store_true",
+                      help="abandon an unfinished game of the same table name and start anew")
     _add_common_peer(host, broker_default=None)
 
     bot = commands.add_parser("bot", help="a bot that joins a table and plays to the end")
-    bot.add_argument("table", type=_table, help="table name")
+    bot.add_argument("table", type=_pinned_table,
+                     help="table name, or TABLE@FINGERPRINT to follow only that host")
     bot.add_argument("--strategy", default="medium", type=_level, metavar="LEVEL",
                      help=f"{', '.join(LEVELS)} (medium)")
     bot.add_argument("--name", help="the bot's name at the table")
     bot.add_argument("--password", help="table password")
     bot.add_argument("--think", type=float, default=0.0, help="seconds before each move (0)")
+    _add_host_timeout(bot)
     _add_common_peer(bot, broker_default=DEFAULT_BROKER)
 
     watch = commands.add_parser("watch", help="watch a table as a spectator")
-    watch.add_argument("table", type=_table, help="table name")
+    watch.add_argument("table", type=_pinned_table,
+                       help="table name, or TABLE@FINGERPRINT to follow only that host")
     watch.add_argument("--headless", action="store_true",
                        help="print one JSON line per public event")
     watch.add_argument("--name", help="your name as a spectator")
+    _add_host_timeout(watch)
     _add_common_peer(watch, broker_default=DEFAULT_BROKER)
 
     profile = commands.add_parser(
@@ -359,6 +427,19 @@ def _first_word(argv: Sequence[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def insecure_seed(args: argparse.Namespace) -> str | None:
+    """Why ``stacks host --seed`` is refused here, if it is: a seeded secret is a hash of
+    a short number, found from the announced commitment in seconds."""
+    if args.command != "host" or args.seed is None or args.insecure_seed or args.resume:
+        return None
+    others = args.players - args.bots - (0 if args.headless else 1)
+    if others <= 0:
+        return None  # every other seat is a bot of the host: nobody to hide cards from
+    return ("--seed on a table others join makes the host's secret guessable from its "
+            "commitment (every hand and the deck order would be known): leave it out, or "
+            "add --insecure-seed for a test table")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_first_word(words))
@@ -373,6 +454,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_tournament(args)
     if args.command == "host":
         host_bot_levels(args)
+    refusal = insecure_seed(args)
+    if refusal:
+        parser.error(refusal)
     if args.command == "host" and args.bot_delay is None:
         args.bot_delay = 0.0 if args.headless else 0.6
     if args.command is None or args.command in ("play", "join") or (
@@ -400,6 +484,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_ssh import run as run_bench_ssh
 
             return run_bench_ssh(args)
+        if args.target == "load":
+            from tui.commands.bench_load import run_load
+
+            return run_load(args)
         if args.target == "ui":
             from tui.commands.bench_ui import run as run_bench_ui
 

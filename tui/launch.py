@@ -62,6 +62,13 @@ class Launch:
     """False: a host first chooses the settings in the lobby."""
     game: int = 0
     """Counts rematches, so that a seeded rematch deals a new game."""
+    held: bool = False
+    """A table held by the ssh server (`stacks serve`): the host form asks the server to
+    open it, and from then on this program is a player at it (its creator: it may fill
+    the empty seats with bots and close the lobby)."""
+    ssh: str = ""
+    """How players reach the ssh server this program runs under (``ssh -t -p 2222
+    HOST``), so that the lobby can show the command that joins its table."""
     dealer: int | None = None
     """A26: who deals (a rematch passes the deal left); ``None`` = drawn from the seed."""
 
@@ -91,6 +98,7 @@ def default_name() -> str:
     return (name or "player")[:24]
 
 
+LOCK_FILE = "in-use.lock"
 _PROFILE_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -122,7 +130,8 @@ class ProfileLock:
             folder = self.base / name
             try:
                 folder.mkdir(parents=True, exist_ok=True)
-                handle = open(folder / "in-use.lock", "w")  # noqa: SIM115 - held until release
+                # "a+", not "w": opening must not wipe the holder's pid before we know.
+                handle = open(folder / LOCK_FILE, "a+")  # noqa: SIM115 - held until release
             except OSError:
                 continue
             try:
@@ -130,11 +139,25 @@ class ProfileLock:
             except OSError:
                 handle.close()
                 continue
+            handle.seek(0)
+            handle.truncate()
             handle.write(f"{os.getpid()}\n")
             handle.flush()
             self._handle, self.name = handle, name
             return name
         return wanted  # every lock failed (read-only home?): share the identity
+
+    @property
+    def held(self) -> bool:
+        return self._handle is not None
+
+    def holder(self, name: str) -> str | None:
+        """The pid written by the process that holds profile ``name``, if it says."""
+        try:
+            text = (self.base / name / LOCK_FILE).read_text().strip()
+        except OSError:
+            return None
+        return text if text.isdigit() else None
 
     def release(self) -> None:
         handle, self._handle = self._handle, None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from netplay.host import HostSettings
 from netplay.identity import Identity, load_profile, profiles_dir
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host, Player
-from netplay.player import GameEnded, Notice
+from netplay.player import GameEnded, Notice, TableClosed
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing
@@ -35,15 +36,16 @@ from tui.messages import Health, NetNotice, Problem, RecordWritten, SessionFaile
 
 log = logging.getLogger("tui.session")
 
-HOST_QUIET = 6.0
-"""Seconds without a word from the host (it heartbeats every second) before we say so."""
+HOST_SLOW = 2.0
+"""Seconds without a word from the host (it heartbeats every second) before we say it is
+not responding; at ``netplay.player.HOST_SILENT`` the session finds it offline."""
 NO_TABLE = 5.0
 """Seconds connected without the table's announcement before we say so."""
 CHECK_EVERY = 0.5
 
 
 class WatchedTransport:
-    """A transport that notes when the host was last heard and whether it left.
+    """A transport that notes whether the table was announced and whether it left.
 
     Wraps the player's own transport, so the interface can tell "host gone" from
     "broker gone" without reaching into the session's internals.
@@ -56,7 +58,6 @@ class WatchedTransport:
         self.skip_host = skip_host
         """A host whose table we left (its game is over): wait for the next one."""
         self.connected = inner.connected
-        self.host_heard: float | None = None
         self.table_seen = False
         self.table_closed = False
         self.ever_connected = False
@@ -78,16 +79,9 @@ class WatchedTransport:
             topic, payload = await self.inner.receive()
             if not self._skipped(topic, payload):
                 break
-        now = asyncio.get_running_loop().time()
-        if topic == self.topics.events:
-            self.host_heard = now
-        elif topic == self.topics.announce:
-            if payload:
-                self.table_seen = True
-                self.table_closed = False
-                self.host_heard = now
-            else:
-                self.table_closed = self.table_seen
+        if topic == self.topics.announce and payload:
+            # An empty one is unsigned: it closes nothing (a TableClosed notice does).
+            self.table_seen = True
         return topic, payload
 
 
@@ -184,8 +178,8 @@ class TableSession:
             if self.host is not None:
                 # Our own table: a stale announcement of the same name (a crashed host's,
                 # retained by a shared broker) must not take our seat elsewhere.
-                player.player.host_key = self.host.identity.key
-            self._watched = WatchedTransport(player.transport, Topics(launch.table),
+                player.player.trust.pin = self.host.identity.peer_id
+            self._watched = WatchedTransport(player.transport, Topics(player.player.table),
                                              skip_host=self.skip_host)
             player.transport = self._watched
             await stack.enter_async_context(player)
@@ -307,6 +301,12 @@ class TableSession:
     def _track(self, notice: Notice) -> None:
         if isinstance(notice, GameEnded):
             self._over = True
+        elif isinstance(notice, TableClosed) and self._watched is not None:
+            self._watched.table_closed = True
+
+    def follow(self, key: bytes) -> None:
+        if self.player is not None:
+            self.player.follow(key)
 
     async def _watchdog(self) -> None:
         loop = asyncio.get_running_loop()
@@ -344,6 +344,13 @@ class TableSession:
                     "Reconnecting by itself; if it stays down, check the network and the "
                     "broker. Esc leaves.",
                 )
+            refusal = inner.refusal if isinstance(inner, MqttTransport) else None
+            if refusal:
+                return Problem(
+                    "The broker refused us.", refusal[0].upper() + refusal[1:],
+                    "Fix the broker address (mqtt://USER:PASSWORD@HOST:PORT) and try "
+                    "again; Esc leaves.", severe=True,
+                )
             if failures or now - started > NO_TABLE:
                 return Problem(
                     "Can't reach the broker.", f"Nothing answers at {url}{why}.",
@@ -365,13 +372,35 @@ class TableSession:
                     "Esc leaves.",
                 )
             return None
-        heard = watched.host_heard
-        if not self._over and heard is not None and now - heard > HOST_QUIET:
+        return self._host_problem(now)
+
+    def _host_problem(self, now: float) -> Problem | None:
+        """The host gone (its last will, or silence) or slow to answer, in words."""
+        player = self.player
+        if player is None or self._over:
+            return None
+        session = player.player
+        silent = session.host_silent_for(now)
+        table = self.launch.table
+        if session.host_offline:
+            gone = session.host_heard if session.host_heard is not None \
+                else session.host_offline_at
+            assert gone is not None
+            since = time.strftime("%H:%M", time.localtime(time.time() - (now - gone)))
+            how = ("its broker connection ended (the host's last will)"
+                   if silent is None or silent < 1 else
+                   f"nothing from it for {silent:.0f} s")
             return Problem(
-                "The host has gone quiet.",
-                f"Nothing from the host for more than {HOST_QUIET:.0f} seconds: it may have "
-                "quit or lost its network.",
-                "Wait for it to come back, or Esc to leave.", severe=True,
+                f"Host offline since {since}, waiting for it to come back.",
+                f"The host of {table!r} is gone: {how}.",
+                "The table waits and carries on when the host is back (it can restart with "
+                "`stacks host --resume`). Esc leaves.", severe=True,
+            )
+        if silent is not None and silent >= HOST_SLOW:
+            return Problem(
+                f"Host not responding {silent:.0f} s.",
+                "Nothing from the host since then: it may be busy, frozen or cut off.",
+                "Waiting; if it stays silent it is shown offline. Esc leaves.",
             )
         return None
 

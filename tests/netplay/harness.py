@@ -140,7 +140,8 @@ class Table:
         for index, info in enumerate(self.host.seats):
             if info is not None:
                 info.entropy = derive(seed, f"bot-entropy/{index}")
-        for pattern in (self.topics.all_outboxes, self.topics.all_presence):
+        for pattern in (self.topics.all_outboxes, self.topics.all_presence,
+                        self.topics.announce):
             self.broker.subscribe(self.host, pattern, self._deliverer(self.host))
         self.flush()
         if join:

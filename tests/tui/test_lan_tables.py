@@ -35,7 +35,8 @@ async def test_the_join_form_lists_lan_tables_and_a_pick_fills_the_form(
             form = app.screen
             found = form.query_one("#connect-found", OptionList)
             await until(pilot, lambda: found.option_count > 0, "the LAN tables", timeout=20)
-            assert "fridaynight (password)" in str(found.get_option_at_index(0).prompt)
+            prompt = str(found.get_option_at_index(0).prompt)
+            assert prompt.startswith("fridaynight@") and "(password)" in prompt  # + fingerprint
             found.focus()
             await pilot.press("enter")
             await pilot.pause()

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Select
 
+from netplay.codec import decode
 from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
@@ -135,7 +136,7 @@ async def test_a_spectator_watches_the_game_from_the_rail(stacks_home: Path) -> 
             assert "watching" in plain(table.query_one("#table-playbar").render())
 
 
-async def test_quitting_a_hosted_table_takes_it_off_the_broker(stacks_home: Path) -> None:
+async def test_quitting_a_hosted_table_leaves_a_signed_close(stacks_home: Path) -> None:
     broker = AsyncMemoryBroker()
     launch = Launch(role="host", table="friday", name="Ana", broker=MEMORY, players=3, bots=0)
     app = make_app(launch, profiles=stacks_home, memory=broker)
@@ -144,8 +145,13 @@ async def test_quitting_a_hosted_table_takes_it_off_the_broker(stacks_home: Path
                     and app.screen.me == 0, "our seat")
         assert "sstacks/v1/friday/announce" in broker.retained
         await pilot.press("ctrl+q")
-        await until(pilot, lambda: "sstacks/v1/friday/announce" not in broker.retained,
-                    "the announcement to go")
+        topic = "sstacks/v1/friday/announce"
+
+        def closed() -> bool:
+            frame = decode(broker.retained[topic])
+            return frame.body["status"] == "closed"  # signed: an empty payload closes nothing
+
+        await until(pilot, closed, "the signed close")
 
 
 async def test_join_with_a_bare_password_flag_asks_for_it_and_joins(stacks_home: Path) -> None:

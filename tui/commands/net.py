@@ -8,15 +8,12 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import signal
 import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
-
-import platformdirs
 
 from broker.autostart import start_meeting_point
 from broker.discovery import Advertiser
@@ -25,15 +22,43 @@ from engine.rng import derive_seed
 from engine.state import Outcome, Termination
 from engine.views import public_hash
 from netplay.errors import ProfileError
-from netplay.host import HostSettings
-from netplay.identity import APP_NAME, KEY_FILE, Identity, load_profile, profiles_dir
-from netplay.peers import BotPeer, Host, Spectator
-from netplay.player import Applied, GameEnded, Refused, Verified
+from netplay.host import HostSession, HostSettings
+from netplay.identity import KEY_FILE, Identity, load_profile, profiles_dir
+from netplay.journal import (
+    Entry,
+    JournalError,
+    JournalFile,
+    TableJournal,
+    data_dir,
+    list_tables,
+    mark,
+)
+from netplay.peers import BotPeer, Host, Player, Spectator
+from netplay.player import (
+    Applied,
+    GameEnded,
+    HostBack,
+    HostOffline,
+    Notice,
+    Refused,
+    TableClosed,
+    Verified,
+)
 from netplay.record import read_record, verify_record
-from netplay.transport import BrokerAddress
+from netplay.transport import BrokerAddress, MqttTransport
 from tui.discovery import find_broker_urls, find_tables
+from tui.launch import LOCK_FILE, ProfileLock
 
 DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
+HOST_TIMEOUT = 120.0
+"""Seconds a headless bot or spectator waits for a gone host (or a table not yet
+announced) before it gives up; enough for a host restarted with ``--resume``."""
+EXIT_CLOSED = 3
+"""Exit status when the host closed the table before the game ended."""
+EXIT_HOST_GONE = 4
+"""Exit status when the host was gone (or the table missing) for longer than the limit."""
+CLOSED_GRACE = 3.0
+"""Seconds a peer still waits for its verdict after the host closed an ended table."""
 
 
 def outcome_words(outcome: Outcome, names: tuple[str, ...] | list[str]) -> str:
@@ -57,24 +82,33 @@ def _quiet_logs(verbose: bool) -> None:
 
 def default_record_path(table: str) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return Path(platformdirs.user_data_dir(APP_NAME)) / "records" / f"{table}-{stamp}.json"
+    return data_dir() / "records" / f"{table}-{stamp}.json"
 
 
 CONNECT_WAIT = 15.0
 
 
 async def _reach(peer: Host | BotPeer | Spectator, url: str, who: str) -> bool:
-    """Wait for the first connection; say clearly when the broker can't be reached."""
-    connected = peer.transport.connected
-    try:
-        await asyncio.wait_for(connected.wait(), CONNECT_WAIT)
-    except TimeoutError:
-        address = BrokerAddress.parse(url).url
-        print(f"{who}: can't reach the MQTT broker at {address} (tried for "
-              f"{CONNECT_WAIT:.0f} s). Is the host running, and is the address right? "
-              "Give it with --broker mqtt://HOST:PORT.", file=sys.stderr)
+    """Wait for the first connection; say clearly why the broker can't be used: nobody
+    answers, or the broker answers and refuses (login, authorisation)."""
+    transport = peer.transport
+    connected = transport.connected
+    refused = transport.refused if isinstance(transport, MqttTransport) else asyncio.Event()
+    waits = {asyncio.create_task(connected.wait()), asyncio.create_task(refused.wait())}
+    _done, pending = await asyncio.wait(waits, timeout=CONNECT_WAIT,
+                                        return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    if connected.is_set():
+        return True
+    if isinstance(transport, MqttTransport) and transport.refusal:
+        print(f"{who}: {transport.refusal}", file=sys.stderr)
         return False
-    return True
+    address = BrokerAddress.parse(url).url
+    print(f"{who}: can't reach the MQTT broker at {address} (tried for "
+          f"{CONNECT_WAIT:.0f} s). Is the host running, and is the address right? "
+          "Give it with --broker mqtt://HOST:PORT.", file=sys.stderr)
+    return False
 
 
 async def _until_stopped(work: Coroutine[Any, Any, int], stop: asyncio.Event) -> int:
@@ -96,6 +130,78 @@ def _stop_on_signals(stop: asyncio.Event) -> None:
             loop.add_signal_handler(sig, stop.set)
 
 
+def clock_time(seconds_ago: float) -> str:
+    """The local time of day ``seconds_ago`` seconds back, as HH:MM."""
+    return time.strftime("%H:%M", time.localtime(time.time() - seconds_ago))
+
+
+async def _follow(
+    peer: Player, who: str, table: str, host_timeout: float,
+    handle: Callable[[Notice], int | None],
+) -> int:
+    """Hand ``peer``'s notices to ``handle`` until it returns an exit status; meanwhile say
+    when the host goes and comes back, and give up when the host closes the table or is
+    gone (or the table unannounced) for longer than ``host_timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    closed_at: float | None = None
+
+    async def notices() -> int:
+        nonlocal closed_at
+        async for notice in peer.notices():
+            if isinstance(notice, HostOffline):
+                print(f"{who}: host offline since {clock_time(notice.silent_for)}, waiting "
+                      f"for it to come back (giving up after {host_timeout:g} s, "
+                      "--host-timeout)", file=sys.stderr, flush=True)
+            elif isinstance(notice, HostBack):
+                print(f"{who}: the host is back after {notice.away_for:.0f} s",
+                      file=sys.stderr, flush=True)
+            elif isinstance(notice, TableClosed):
+                if peer.player.view is None or peer.player.view.outcome is None:
+                    print(f"{who}: the host closed table {table!r} before the game ended",
+                          file=sys.stderr, flush=True)
+                    return EXIT_CLOSED
+                closed_at = loop.time()  # over: the verdict may still be on its way
+            result = handle(notice)
+            if result is not None:
+                return result
+        return 1
+
+    async def watchdog() -> int:
+        while True:
+            await asyncio.sleep(0.25)
+            now = loop.time()
+            session = peer.player
+            if closed_at is not None and now - closed_at > CLOSED_GRACE:
+                print(f"{who}: the host closed table {table!r} before this peer could "
+                      "check the deal", file=sys.stderr, flush=True)
+                return EXIT_CLOSED
+            if session.host_key is None:
+                if now - started > host_timeout:
+                    print(f"{who}: no table {table!r} announced on the broker after "
+                          f"{host_timeout:g} s (--host-timeout); is the name right?",
+                          file=sys.stderr, flush=True)
+                    return EXIT_HOST_GONE
+                continue
+            if session.host_offline_at is None:
+                continue
+            since = session.host_heard if session.host_heard is not None \
+                else session.host_offline_at
+            if now - since > host_timeout:
+                print(f"{who}: the host of table {table!r} has been offline since "
+                      f"{clock_time(now - since)}, longer than {host_timeout:g} s "
+                      "(--host-timeout): giving up", file=sys.stderr, flush=True)
+                return EXIT_HOST_GONE
+
+    tasks = [asyncio.create_task(notices()), asyncio.create_task(watchdog())]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        return next(iter(done)).result()
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
 # -- host ------------------------------------------------------------------------------------
 
 
@@ -105,24 +211,132 @@ def run_host(args: argparse.Namespace) -> int:
         return asyncio.run(_host(args))
     except KeyboardInterrupt:
         return 130
+    finally:
+        _release_profiles()
+
+
+def _held_profile(args: argparse.Namespace, default: str, who: str) -> tuple[str, Identity]:
+    """The profile this process runs as, locked for as long as it runs.
+
+    Without ``--profile`` it is ``default``, or ``default-2``... when another process holds
+    it (several terminals of one account stay several players; a restarted process gets
+    its own name back). A ``--profile`` in use is an error that says so.
+    """
+    lock = ProfileLock(profiles_dir())
+    wanted = args.profile or default
+    name = lock.acquire(wanted, exact=args.profile is not None)
+    if not lock.held and (profiles_dir() / wanted / LOCK_FILE).exists():
+        pid = lock.holder(wanted)
+        by = f" (pid {pid})" if pid else ""
+        raise ProfileError(f"profile {wanted!r} is in use by another running stacks{by}; "
+                           "choose another with --profile NAME")
+    if name != wanted:
+        print(f"{who}: profile {wanted!r} is in use by another process: running as "
+              f"{name!r} (choose one with --profile NAME)", file=sys.stderr, flush=True)
+    _LOCKS.append(lock)  # held until the process exits: flock dies with it
+    return name, load_profile(name)
+
+
+_LOCKS: list[ProfileLock] = []
+
+
+def _release_profiles() -> None:
+    while _LOCKS:
+        _LOCKS.pop().release()
+
+
+def _unfinished_words(table: str, found: list[TableJournal]) -> str:
+    lines = [f"stacks host: table {table!r} has an unfinished game:"]
+    lines += [f"  {j.line()}" for j in found]
+    lines.append(f"Resume it with `stacks host --resume {table}`, or abandon it and start "
+                 f"a new one with `stacks host --table {table} --new`.")
+    return "\n".join(lines)
+
+
+def _open_journal(args: argparse.Namespace, settings: HostSettings | None, profile: str,
+                  record: Path) -> tuple[JournalFile, list[Entry]] | str:
+    """The journal to host from (resumed or new), or the words of why not."""
+    if args.resume:
+        found = list_tables(table=args.resume)
+        if not found:
+            others = list_tables()
+            hint = ("; unfinished tables: " + ", ".join(sorted({j.table for j in others}))
+                    if others else "")
+            return f"stacks host: no unfinished table {args.resume!r} to resume{hint}"
+        if found[0].running:
+            return f"stacks host: table {args.resume!r} is hosted by a running process"
+        try:
+            return JournalFile.reopen(found[0].path)
+        except JournalError as exc:
+            return f"stacks host: {exc}"
+    assert settings is not None
+    found = list_tables(table=settings.table)
+    if found and not args.new:
+        return _unfinished_words(settings.table, found)
+    for old in found:
+        if old.running:
+            return (f"stacks host: table {settings.table!r} is hosted by a running process; "
+                    "stop it first")
+        try:
+            mark(old.path, "abandoned")
+        except JournalError as exc:
+            return f"stacks host: {exc}"
+        print(f"abandoned the unfinished game of table {settings.table!r} "
+              f"({old.path.name})", flush=True)
+    try:
+        journal = JournalFile.create(settings.table, profile=profile, broker=args.broker,
+                                     record=str(record))
+    except JournalError as exc:
+        return f"stacks host: {exc}"
+    return journal, []
 
 
 async def _host(args: argparse.Namespace) -> int:
     from tui.cli import host_bot_levels
 
+    settings: HostSettings | None = None
+    if not args.resume:
+        try:
+            settings = HostSettings(
+                table=args.table,
+                players=args.players,
+                bots=host_bot_levels(args), standin=args.standin,
+                rules=RulesConfig(),
+                block_window=args.block_window,
+                password=args.password,
+                bot_delay=args.bot_delay,
+            )
+        except ValueError as exc:
+            print(f"stacks host: {exc}", file=sys.stderr)
+            return 2
     try:
-        settings = HostSettings(
-            table=args.table,
-            players=args.players,
-            bots=host_bot_levels(args), standin=args.standin,
-            rules=RulesConfig(),
-            block_window=args.block_window,
-            password=args.password,
-            bot_delay=args.bot_delay,
-        )
-    except ValueError as exc:
+        profile, identity = _held_profile(args, "host", "stacks host")
+    except ProfileError as exc:
         print(f"stacks host: {exc}", file=sys.stderr)
         return 2
+    table = args.resume or args.table
+    record = Path(args.record) if args.record else default_record_path(table)
+    opened = _open_journal(args, settings, profile, record)
+    if isinstance(opened, str):
+        print(opened, file=sys.stderr)
+        return 2
+    journal, entries = opened
+    if args.resume:
+        started = time.perf_counter()
+        try:
+            resumed = HostSession.resume(entries, 0.0)
+        except JournalError as exc:
+            journal.close()
+            print(f"stacks host: can't resume {table!r}: {exc}", file=sys.stderr)
+            return 2
+        settings = resumed.settings
+        head = entries[0]
+        if not args.broker and head.get("broker"):
+            args.broker = head["broker"]
+        print(f"resuming table {table!r} from {journal.path} at batch {len(resumed.batches)} "
+              f"(replayed and checked in {(time.perf_counter() - started) * 1000:.0f} ms)",
+              flush=True)
+    assert settings is not None
     meeting = None
     mosquitto = None
     if args.broker:
@@ -134,6 +348,7 @@ async def _host(args: argparse.Namespace) -> int:
         try:
             await mosquitto.start()
         except (OSError, RuntimeError) as exc:
+            journal.close()
             print(f"stacks host: can't start Mosquitto: {exc}", file=sys.stderr)
             return 2
         print(f"started Mosquitto on port {args.port} (shipped LAN config)", flush=True)
@@ -141,32 +356,39 @@ async def _host(args: argparse.Namespace) -> int:
     else:
         try:
             meeting = await start_meeting_point(
-                args.bind, args.port, password=args.password
+                args.bind, args.port, password=settings.password
             )
         except OSError as exc:
+            journal.close()
             print(f"stacks host: can't start the embedded broker: {exc}", file=sys.stderr)
             return 2
         print(meeting.note, flush=True)
         url = meeting.url
     advertiser = None
     if not args.broker and not args.no_advertise:
-        advertiser = await _advertise(args.bind, BrokerAddress.parse(url).port, args.table)
+        advertiser = await _advertise(args.bind, BrokerAddress.parse(url).port, table)
     secret = derive_seed(args.seed, label="host-secret") if args.seed is not None else None
-    record = Path(args.record) if args.record else default_record_path(args.table)
-    identity = load_profile(args.profile) if args.profile else Identity.generate()
+    if args.resume:
+        host = Host.resume(journal, entries, broker=url)
+        record = host.record_path or record
+        host.record_path = record
+    else:
+        host = Host(settings, broker=url, identity=identity, record_path=record,
+                    secret=secret, journal=journal)
     stop = asyncio.Event()
     _stop_on_signals(stop)
     try:
-        async with Host(settings, broker=url, identity=identity, record_path=record,
-                        secret=secret) as host:
+        async with host:
             if not await _reach(host, url, "stacks host"):
                 return 1
-            waiting = args.players - args.bots
-            print(f"table {args.table!r} on {BrokerAddress.parse(url).url}: "
-                  f"{args.players} seats, {args.bots} bots", flush=True)
-            if waiting:
+            session = host.host
+            seated = sum(1 for info in session.seats if info is not None)
+            print(f"table {table!r} on {BrokerAddress.parse(url).url}: "
+                  f"{settings.players} seats, {len(settings.bots)} bots", flush=True)
+            waiting = settings.players - seated
+            if waiting and session.game is None:
                 print(f"waiting for {waiting} player(s): "
-                      f"stacks join {args.table} --broker {BrokerAddress.parse(url).url}",
+                      f"stacks join {table} --broker {BrokerAddress.parse(url).url}",
                       flush=True)
             finished = asyncio.create_task(host.finished(verify_wait=args.verify_wait))
             stopped = asyncio.create_task(stop.wait())
@@ -175,9 +397,9 @@ async def _host(args: argparse.Namespace) -> int:
             if not finished.done():
                 finished.cancel()
                 host.write_record()
-                print("stopped before the end of the game; record kept", file=sys.stderr)
+                print(f"stopped before the end of the game; record kept; resume with "
+                      f"`stacks host --resume {table}`", file=sys.stderr)
                 return 130
-            session = host.host
             assert session.game is not None and session.game.outcome is not None
             names = [info.name if info else "?" for info in session.seats]
             print(f"game over: {outcome_words(session.game.outcome, names)} "
@@ -186,7 +408,9 @@ async def _host(args: argparse.Namespace) -> int:
             for who, verdict in sorted(session.verdicts.items()):
                 state = "deal verified" if verdict["ok"] else f"FAILED: {verdict['detail']}"
                 print(f"  {who}: {state}")
-            print(f"record written to {record}", flush=True)
+            if host.record_note:
+                print(host.record_note, flush=True)
+            print(f"record written to {host.record_path}", flush=True)
             failed = any(not v["ok"] for v in session.verdicts.values())
             return 1 if failed else 0
     finally:
@@ -246,6 +470,7 @@ async def _tables(args: argparse.Namespace) -> int:
             print(json.dumps({"table": table.table, "name": table.name, "broker": table.broker,
                               "players": table.players, "free": table.free,
                               "status": table.status, "password": table.password,
+                              "fingerprint": table.fingerprint,
                               "seated": list(table.seated)}))
     elif tables:
         for table in tables:
@@ -264,33 +489,40 @@ def run_bot(args: argparse.Namespace) -> int:
         return asyncio.run(_bot(args))
     except KeyboardInterrupt:
         return 130
+    finally:
+        _release_profiles()
 
 
 async def _bot(args: argparse.Namespace) -> int:
-    identity = load_profile(args.profile) if args.profile else Identity.generate()
-    name = args.name or f"{args.strategy}-bot-{os.getpid() % 1000}"
+    try:
+        profile, identity = _held_profile(args, "bot", "stacks bot")
+    except ProfileError as exc:
+        print(f"stacks bot: {exc}", file=sys.stderr)
+        return 2
+    # Stable across restarts, like the profile: the host knows a returning bot by its key.
+    name = args.name or f"{args.strategy}-{profile}"
     stop = asyncio.Event()
     _stop_on_signals(stop)
     async with BotPeer(identity, args.table, broker=args.broker, strategy=args.strategy,
                        name=name, password=args.password, think=args.think) as bot:
         if not await _reach(bot, args.broker, "stacks bot"):
             return 1
-        async def follow() -> int:
-            async for notice in bot.notices():
-                if isinstance(notice, Refused):
-                    print(f"{name}: refused: {notice.reason}", file=sys.stderr)
-                    return 1
-                if isinstance(notice, GameEnded):
-                    print(f"{name}: game over: "
-                          f"{outcome_words(notice.outcome, bot.player.names)}", flush=True)
-                if isinstance(notice, Verified):
-                    print(f"{name}: {notice.verdict}", flush=True)
-                    if bot.view is not None:
-                        print(f"{name}: final public hash: {public_hash(bot.view)}", flush=True)
-                    return 0 if notice.verdict.ok else 1
-            return 1
+        def handle(notice: Notice) -> int | None:
+            if isinstance(notice, Refused):
+                print(f"{name}: refused: {notice.reason}", file=sys.stderr)
+                return 1
+            if isinstance(notice, GameEnded):
+                print(f"{name}: game over: "
+                      f"{outcome_words(notice.outcome, bot.player.names)}", flush=True)
+            if isinstance(notice, Verified):
+                print(f"{name}: {notice.verdict}", flush=True)
+                if bot.view is not None:
+                    print(f"{name}: final public hash: {public_hash(bot.view)}", flush=True)
+                return 0 if notice.verdict.ok else 1
+            return None
 
-        return await _until_stopped(follow(), stop)
+        return await _until_stopped(
+            _follow(bot, name, args.table, args.host_timeout, handle), stop)
 
 
 # -- watch -----------------------------------------------------------------------------------
@@ -302,10 +534,16 @@ def run_watch(args: argparse.Namespace) -> int:
         return asyncio.run(_watch(args))
     except KeyboardInterrupt:
         return 130
+    finally:
+        _release_profiles()
 
 
 async def _watch(args: argparse.Namespace) -> int:
-    identity = load_profile(args.profile) if args.profile else Identity.generate()
+    try:
+        _, identity = _held_profile(args, "spectator", "stacks watch")
+    except ProfileError as exc:
+        print(f"stacks watch: {exc}", file=sys.stderr)
+        return 2
     stop = asyncio.Event()
     _stop_on_signals(stop)
     out = sys.stdout
@@ -313,36 +551,37 @@ async def _watch(args: argparse.Namespace) -> int:
                          broker=args.broker) as watcher:
         if not await _reach(watcher, args.broker, "stacks watch"):
             return 1
-        async def follow() -> int:
-            async for notice in watcher.notices():
-                if isinstance(notice, Refused):
-                    print(f"refused: {notice.reason}", file=sys.stderr)
-                    return 1
-                if isinstance(notice, Applied):
-                    for event in notice.events:
-                        out.write(json.dumps({"batch": notice.n, "event": event.to_wire()}) + "\n")
-                    out.flush()
-                elif isinstance(notice, GameEnded):
-                    names = watcher.player.names
-                    out.write(json.dumps({
-                        "outcome": {
-                            "termination": notice.outcome.termination.name.lower(),
-                            "winner": notice.outcome.winner,
-                            "words": outcome_words(notice.outcome, names),
-                        }
-                    }) + "\n")
-                    out.flush()
-                elif isinstance(notice, Verified):
-                    view = watcher.view
-                    out.write(json.dumps({"verification": {
-                        "ok": notice.verdict.ok, "detail": notice.verdict.detail,
-                        "words": str(notice.verdict),
-                        "hash": public_hash(view) if view is not None else None}}) + "\n")
-                    out.flush()
-                    return 0 if notice.verdict.ok else 1
-            return 1
+        def handle(notice: Notice) -> int | None:
+            if isinstance(notice, Refused):
+                print(f"refused: {notice.reason}", file=sys.stderr)
+                return 1
+            if isinstance(notice, Applied):
+                for event in notice.events:
+                    out.write(json.dumps({"batch": notice.n, "event": event.to_wire()}) + "\n")
+                out.flush()
+            elif isinstance(notice, GameEnded):
+                names = watcher.player.names
+                out.write(json.dumps({
+                    "outcome": {
+                        "termination": notice.outcome.termination.name.lower(),
+                        "winner": notice.outcome.winner,
+                        "words": outcome_words(notice.outcome, names),
+                    }
+                }) + "\n")
+                out.flush()
+            elif isinstance(notice, Verified):
+                view = watcher.view
+                out.write(json.dumps({"verification": {
+                    "ok": notice.verdict.ok, "detail": notice.verdict.detail,
+                    "words": str(notice.verdict),
+                    "hash": public_hash(view) if view is not None else None}}) + "\n")
+                out.flush()
+                return 0 if notice.verdict.ok else 1
+            return None
 
-        return await _until_stopped(follow(), stop)
+        who = f"stacks watch {args.table}"
+        return await _until_stopped(
+            _follow(watcher, who, args.table, args.host_timeout, handle), stop)
 
 
 # -- verify ------------------------------------------------------------------------------------

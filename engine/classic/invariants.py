@@ -1,0 +1,58 @@
+"""Checks that hold after every event of classic Sequence (tests, ``stacks simulate``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from engine.classic.board import CORNERS, WINDOW_OF, cell_name
+from engine.classic.cards import HIDDEN
+from engine.classic.state import EMPTY, Phase, SequenceState
+
+
+def check_invariants(state: SequenceState) -> list[str]:
+    """Return a description of every broken invariant (empty when all hold)."""
+    problems: list[str] = []
+    zones = [*state.draw_pile]
+    for hand in state.hands:
+        zones += hand
+    for pile in state.discards:
+        zones += pile
+    if state.audience < 0 and HIDDEN not in zones:
+        counts = Counter(zones)
+        dupes = sorted(c for c, n in counts.items() if n > 1)
+        if dupes:
+            problems.append(f"cards in more than one place: {dupes}")
+        missing = sorted(set(state.deck) - counts.keys())
+        if missing:
+            problems.append(f"cards in no zone: {missing}")
+    if len(zones) != len(state.deck):
+        problems.append(f"{len(zones)} cards in zones, the decks have {len(state.deck)}")
+    if state.phase != Phase.SETUP:
+        for seat, hand in enumerate(state.hands):
+            short = state.hand_size - len(hand)
+            # Between its play (or dead card) and its draw, the player to move is one short.
+            if short != 0 and not (short == 1 and seat == state.current):
+                problems.append(f"seat {seat} holds {len(hand)} cards, not {state.hand_size}")
+    for cell, owner in enumerate(state.chips):
+        if owner != EMPTY and not 0 <= owner < state.teams:
+            problems.append(f"{cell_name(cell)} holds a chip of no team ({owner})")
+        if cell in CORNERS and owner != EMPTY:
+            problems.append(f"corner {cell_name(cell)} holds a chip")
+    locked: set[int] = set()
+    for index, seq in enumerate(state.sequences):
+        if seq.cells not in WINDOW_OF:
+            problems.append(f"sequence {index} is not five spaces in a line")
+            continue
+        if not all(state.owns(cell, seq.team) for cell in seq.cells):
+            problems.append(f"sequence {index} has a space that is not its team's")
+        for other in state.sequences[:index]:
+            if other.team == seq.team and len(set(other.cells) & set(seq.cells)) > 1:
+                problems.append(f"sequence {index} shares more than one space with another")
+        locked.update(seq.cells)
+    if {c for c, flag in enumerate(state.locked) if flag} != locked:
+        problems.append("the locked spaces are not exactly those of the sequences")
+    if (state.phase == Phase.GAME_OVER) != (state.outcome is not None):
+        problems.append("an outcome exists exactly in the GAME_OVER phase")
+    if state.audience >= 0 and HIDDEN in state.hands[state.audience]:
+        problems.append("a seat's own hand holds a hidden card")
+    return problems

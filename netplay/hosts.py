@@ -1,0 +1,211 @@
+"""Whose table is it? Host fingerprints, pins, and the two sides of the announce topic.
+
+- The host watches its own retained announcement (:class:`AnnounceWatch`): anything else
+  landing there — a rogue's signed announcement, an empty payload, garbage — is replaced
+  by the host's own at once, and the players are told someone impersonates the table.
+- A peer follows one host key per table (:class:`HostTrust`): the pinned one
+  (``TABLE@FINGERPRINT``), else the first it sees. Another key announcing the same table
+  is a conflict the user decides (headless peers stay with the first), unless the first
+  host signed its own departure (``closed``/``offline``), which is said, not silent.
+
+Pure code: no clock of its own, no I/O. See docs/protocol.md, "Which host".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import deque
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from netplay.budget import Bucket, Limit
+from netplay.codec import decode
+from netplay.errors import FrameError
+from netplay.topics import check_table_name
+
+FINGERPRINT_LEN = 16
+"""Hex characters of a host fingerprint: 64 bits, the start of the host's peer id."""
+GONE = ("closed", "offline")
+"""Announcement statuses by which a host itself says it is no longer at the table."""
+_HEX = re.compile(r"^[0-9a-f]+$")
+
+
+def fingerprint(key: bytes) -> str:
+    """A host key as people compare it: the first 16 hex digits of SHA-256(key), in fours."""
+    digest = hashlib.sha256(key).hexdigest()[:FINGERPRINT_LEN]
+    return "-".join(digest[i : i + 4] for i in range(0, FINGERPRINT_LEN, 4))
+
+
+def _plain(pin: str) -> str:
+    return pin.replace("-", "").replace(":", "").lower()
+
+
+def check_pin(pin: str) -> str:
+    """A fingerprint as typed (with or without dashes), or ``ValueError`` saying why not."""
+    plain = _plain(pin)
+    if not _HEX.match(plain) or len(plain) not in (FINGERPRINT_LEN, 32):
+        raise ValueError(
+            f"host fingerprint {pin!r}: give the 16 hex digits `stacks tables` shows "
+            "(e.g. 3fa1-c2d4-0b9e-77aa)"
+        )
+    return plain
+
+
+def matches(key: bytes, pin: str) -> bool:
+    return hashlib.sha256(key).hexdigest().startswith(_plain(pin))
+
+
+def split_pin(text: str) -> tuple[str, str | None]:
+    """``TABLE`` or ``TABLE@FINGERPRINT`` as ``(table, pin)``; ``ValueError`` if malformed."""
+    table, at, pin = text.partition("@")
+    check_table_name(table)
+    return table, (check_pin(pin) if at else None)
+
+
+# -- the host's side -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Intrusion:
+    """Something other than the host's announcement landed on its announce topic."""
+
+    what: str
+    """In words: "an empty announcement", "another host's announcement (3fa1-...)"..."""
+    key: bytes | None
+    """The other host key, when the intruder signed its announcement."""
+    warn: bool
+    """Whether players should hear of it (a departed host's old close does not count)."""
+
+
+class AnnounceWatch:
+    """The host's eye on its retained announcement."""
+
+    RESTORES = Limit(20, 10)
+    """Restorations at once / per second: a rogue flooding the topic can't make the host
+    flood it back; the last restoration always follows the last intrusion (``due``)."""
+    WARNINGS = Limit(1, 0.2)
+    """Warnings to the players: one at once, then one per 5 s while it goes on."""
+
+    def __init__(self, key: bytes, now: float) -> None:
+        self.key = key
+        self.current: bytes | None = None
+        self._recent: deque[bytes] = deque(maxlen=16)
+        self._restores = Bucket(self.RESTORES, now)
+        self._warnings = Bucket(self.WARNINGS, now)
+        self.due: float | None = None
+        """When a restoration held back by its budget must go out."""
+        self.intrusions = 0
+        self.unwarned = 0
+
+    def sent(self, payload: bytes) -> None:
+        """The host published ``payload`` as its announcement."""
+        self.current = payload
+        self._recent.append(payload)
+
+    def seen(self, payload: bytes) -> Intrusion | None:
+        """What landed on the topic: ``None`` when it is one of the host's own frames."""
+        if payload in self._recent:
+            return None
+        if not payload:
+            return Intrusion("an empty announcement (it would hide the table)", None, True)
+        try:
+            frame = decode(payload)
+        except FrameError as exc:
+            return Intrusion(f"an unreadable frame ({exc.reason})", None, True)
+        if frame.sender == self.key:
+            # Ours from before: a last will, or an earlier run of this host (same key).
+            return Intrusion("an older announcement of this host", None, False)
+        status = frame.body.get("status")
+        who = fingerprint(frame.sender)
+        if frame.type == "offline" or (frame.type == "announce" and status in GONE):
+            return Intrusion(f"a departed host's last announcement ({who})", frame.sender, False)
+        return Intrusion(f"another host's announcement ({who})", frame.sender, True)
+
+    def may_restore(self, now: float) -> bool:
+        if self._restores.take(now):
+            self.due = None
+            return True
+        self.due = now + 1.0 / self.RESTORES.rate
+        return False
+
+    def may_warn(self, now: float) -> bool:
+        return self._warnings.take(now)
+
+
+# -- a peer's side ---------------------------------------------------------------------------
+
+
+class Trust(Enum):
+    FOLLOW = "follow"
+    """The followed host (or the first one seen): take the announcement."""
+    CHANGED = "changed"
+    """A new key after the followed host signed its own departure: follow, and say so."""
+    CONFLICT = "conflict"
+    """Another key claims the table: stay, and ask the user."""
+    IGNORE = "ignore"
+    """Not the pinned host, or a departed other host: drop."""
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What one host key says about a table, as the interface shows it."""
+
+    key: bytes
+    fingerprint: str
+    announce: dict[str, Any]
+
+    @classmethod
+    def of(cls, key: bytes, announce: dict[str, Any]) -> Claim:
+        return cls(key, fingerprint(key), announce)
+
+    def words(self) -> str:
+        body = self.announce
+        name, seats, status = body.get("name"), body.get("seats"), body.get("status")
+        name = name if isinstance(name, str) else "?"
+        seats = seats if isinstance(seats, list) else []
+        status = status if isinstance(status, str) else "?"
+        taken = sum(1 for seat in seats if seat is not None)
+        return f"host {self.fingerprint}: {str(name)[:32]!r}, {status}, {taken}/{len(seats)} seats"
+
+
+class HostTrust:
+    """Which host key a peer follows for its table."""
+
+    MAX_OTHERS = 8
+
+    def __init__(self, pin: str | None = None) -> None:
+        self.pin = pin
+        self.key: bytes | None = None
+        self.announce: dict[str, Any] | None = None
+        self.others: dict[bytes, dict[str, Any]] = {}
+        """Other keys that announced the table (newest claim each), for the user to pick."""
+
+    def consider(self, key: bytes, body: dict[str, Any], *, joined: bool = False) -> Trust:
+        """How to take an announcement signed by ``key``; ``joined``: the followed host
+        has seated or welcomed this peer (its game is the one the peer is in)."""
+        if self.pin is not None and not matches(key, self.pin):
+            return Trust.IGNORE
+        if self.key is None or key == self.key:
+            self.key, self.announce = key, body
+            return Trust.FOLLOW
+        if body.get("status") in GONE:
+            return Trust.IGNORE  # another host's goodbye is nobody's table
+        departed = self.announce is not None and self.announce.get("status") in GONE
+        if departed and not joined:
+            self.key, self.announce = key, body
+            return Trust.CHANGED
+        fresh = key not in self.others
+        if fresh and len(self.others) >= self.MAX_OTHERS:
+            return Trust.IGNORE
+        self.others[key] = body
+        return Trust.CONFLICT if fresh else Trust.IGNORE
+
+    def choose(self, key: bytes) -> dict[str, Any]:
+        """The user picked ``key`` (one of :attr:`others`): follow it from now on."""
+        body = self.others.pop(key)
+        if self.key is not None and self.announce is not None:
+            self.others[self.key] = self.announce
+        self.key, self.announce = key, body
+        return body

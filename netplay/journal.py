@@ -1,0 +1,309 @@
+"""The host's journal: an append-only file from which a crashed table is brought back.
+
+The host session (``netplay.host``) hands its driver journal entries, like frames; the
+driver appends them here and fsyncs once per batch of work, *before* it publishes the
+frames that depend on them (a seat's welcome, a batch). So whatever a peer has seen, the
+journal holds, and ``stacks host --resume TABLE`` rebuilds the table from it.
+
+The file is JSON lines (bytes as ``{"hex": ...}``, as in game records): a first line
+that names the file (``journal``), then the session's entries (``table``, ``seat``,
+``start``, ``batch``, ``race``, ``verdict``), then the driver's (``record``,
+``finished``, ``abandoned``). A crash in the middle of a write leaves a torn last line:
+it is dropped with a logged line (its frames were never published) and cut off before
+anything new is appended. A running host holds an exclusive ``flock`` on its journal,
+so two processes never host one journal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from netplay.errors import NetplayError
+from netplay.identity import APP_NAME
+from netplay.record import from_json, to_json
+
+log = logging.getLogger("netplay.journal")
+
+FORMAT = "sequence-stacks-journal"
+VERSION = 1
+SUFFIX = ".journal"
+
+Entry = dict[str, Any]
+
+
+class JournalError(NetplayError):
+    """A journal can't be created, read, locked or replayed; the words say why."""
+
+
+def data_dir() -> Path:
+    """Where tables and records live (``STACKS_HOME`` overrides the platform's dir)."""
+    home = os.environ.get("STACKS_HOME")
+    return Path(home) / "data" if home else Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def journals_dir() -> Path:
+    return data_dir() / "tables"
+
+
+def encode_entry(entry: Entry) -> bytes:
+    return (json.dumps(to_json(entry), separators=(",", ":")) + "\n").encode()
+
+
+def read_entries(path: Path) -> tuple[list[Entry], int]:
+    """The entries of a journal and the byte length of its sound part.
+
+    A torn last line (a crash mid-write) is left out with a logged line; anything
+    unreadable before the last line is damage, and a ``JournalError``.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise JournalError(f"can't read the journal {path}: {exc}") from exc
+    entries: list[Entry] = []
+    good = 0
+    lines = data.split(b"\n")
+    for index, line in enumerate(lines):
+        last = index == len(lines) - 1
+        if last and not line:
+            break  # the file ends with a newline, as it should
+        try:
+            if last:
+                raise ValueError("no newline at the end")
+            entry = from_json(json.loads(line))
+            if not isinstance(entry, dict) or not isinstance(entry.get("t"), str):
+                raise ValueError("not an entry")
+        except ValueError as exc:
+            if last:
+                log.warning("journal %s: dropped a torn last entry (%d bytes: %s)",
+                            path, len(line), exc)
+                break
+            raise JournalError(
+                f"the journal {path} is damaged at line {index + 1}: {exc}"
+            ) from None
+        entries.append(entry)
+        good += len(line) + 1
+    if not entries or entries[0].get("t") != "journal" or entries[0].get("format") != FORMAT:
+        raise JournalError(f"{path} is not a sequence-stacks table journal")
+    if entries[0].get("version") != VERSION:
+        raise JournalError(f"{path}: journal version {entries[0].get('version')!r} "
+                           f"is not {VERSION}")
+    return entries, good
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _lock(fd: int, path: Path) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise JournalError(
+            f"table journal {path.name} is in use by another running host"
+        ) from None
+
+
+class JournalFile:
+    """An open journal, held (flock) by this process until :meth:`close`."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd: int | None = fd
+        self.writes = 0
+        self.write_seconds = 0.0
+        """Time spent writing and fsyncing (for the benchmarks)."""
+
+    @classmethod
+    def create(cls, table: str, *, folder: Path | None = None, **header: Any) -> JournalFile:
+        """A new journal for ``table``, never over an existing file: if the name is taken,
+        the next free ``-2``, ``-3``... is used."""
+        folder = folder or journals_dir()
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JournalError(f"can't create {folder}: {exc}") from exc
+        for attempt in range(1, 100):
+            suffix = "" if attempt == 1 else f"-{attempt}"
+            path = folder / f"{table}-{stamp}{suffix}{SUFFIX}"
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise JournalError(f"can't create the journal {path}: {exc}") from exc
+            _lock(fd, path)
+            journal = cls(path, fd)
+            journal.append([{"t": "journal", "format": FORMAT, "version": VERSION,
+                             "table": table, "created": time.time(), **header}])
+            _fsync_dir(folder)
+            return journal
+        raise JournalError(f"no free journal name for table {table!r} in {folder}")
+
+    @classmethod
+    def reopen(cls, path: Path) -> tuple[JournalFile, list[Entry]]:
+        """Open an existing journal to carry on: its entries, the torn tail cut off."""
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND)
+        except OSError as exc:
+            raise JournalError(f"can't open the journal {path}: {exc}") from exc
+        _lock(fd, path)
+        try:
+            entries, good = read_entries(path)
+            if os.fstat(fd).st_size > good:
+                os.ftruncate(fd, good)  # appending after a torn line would glue onto it
+                os.fsync(fd)
+        except (JournalError, OSError):
+            os.close(fd)
+            raise
+        return cls(path, fd), entries
+
+    def append(self, entries: Iterable[Entry]) -> None:
+        """Write ``entries`` and fsync: when this returns they survive a crash."""
+        fd = self._fd
+        if fd is None:
+            raise JournalError(f"the journal {self.path} is closed")
+        data = b"".join(encode_entry(e) for e in entries)
+        if not data:
+            return
+        started = time.perf_counter()
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+        self.writes += 1
+        self.write_seconds += time.perf_counter() - started
+
+    def close(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # closing drops the flock
+
+
+# -- what is on disk ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TableJournal:
+    """One journal as listed by ``stacks host --resume`` and the menu's Resume."""
+
+    path: Path
+    table: str
+    profile: str | None
+    created: float
+    status: str
+    """``open`` (can be resumed), ``finished`` or ``abandoned``."""
+    batches: int
+    players: int
+    names: tuple[str, ...]
+    running: bool
+    """A host process holds it now."""
+
+    @property
+    def unfinished(self) -> bool:
+        return self.status == "open"
+
+    def line(self) -> str:
+        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.created))
+        where = f"batch {self.batches}" if self.batches else "in the lobby"
+        seated = ", ".join(self.names) if self.names else "no one seated"
+        running = " (its host is running)" if self.running else ""
+        return (f"{self.table}: started {started}, {where}, {self.players} seats "
+                f"({seated}){running}")
+
+
+def _held(path: Path) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # also drops our shared lock
+    return False
+
+
+def summarize(path: Path, entries: list[Entry] | None = None) -> TableJournal:
+    if entries is None:
+        entries, _ = read_entries(path)
+    head = entries[0]
+    status = "open"
+    batches = 0
+    players = 0
+    names: dict[int, str] = {}
+    for entry in entries:
+        kind = entry["t"]
+        if kind == "table":
+            players = int(entry.get("settings", {}).get("players", 0))
+        elif kind == "seat" and isinstance(entry.get("seat"), int):
+            names[entry["seat"]] = str(entry.get("name", "?"))
+        elif kind == "batch":
+            batches = max(batches, int(entry.get("n", 0)))
+        elif kind in ("finished", "abandoned"):
+            status = kind
+    return TableJournal(
+        path=path, table=str(head.get("table", "?")), profile=head.get("profile"),
+        created=float(head.get("created", 0.0)), status=status, batches=batches,
+        players=players, names=tuple(names[s] for s in sorted(names)), running=_held(path),
+    )
+
+
+def list_tables(
+    *, folder: Path | None = None, table: str | None = None, profile: str | None = None,
+    unfinished: bool = True,
+) -> list[TableJournal]:
+    """Journals on disk, newest first; unreadable ones are logged and skipped."""
+    folder = folder or journals_dir()
+    found: list[TableJournal] = []
+    for path in _journal_paths(folder):
+        try:
+            summary = summarize(path)
+        except (JournalError, KeyError, TypeError, ValueError) as exc:
+            log.warning("skipped the journal %s: %s", path, exc)
+            continue
+        if table is not None and summary.table != table:
+            continue
+        if profile is not None and summary.profile != profile:
+            continue
+        if unfinished and not summary.unfinished:
+            continue
+        found.append(summary)
+    found.sort(key=lambda j: j.created, reverse=True)
+    return found
+
+
+def _journal_paths(folder: Path) -> Iterator[Path]:
+    try:
+        yield from (p for p in folder.iterdir() if p.suffix == SUFFIX and p.is_file())
+    except OSError:
+        return
+
+
+def mark(path: Path, kind: str, **fields: Any) -> None:
+    """Append one driver entry (``abandoned``...) to a journal no host is running."""
+    journal, _ = JournalFile.reopen(path)
+    try:
+        journal.append([{"t": kind, "at": time.time(), **fields}])
+    finally:
+        journal.close()
