@@ -49,6 +49,11 @@ class GreedyBot:
         if isinstance(legal[-1], PassBlock) or isinstance(legal[0], Block):
             return _block_decision(view, seat, legal)
         scorer = _Scorer(view, seat)
+        # Every play scores above every discard (_DISCARD_BASE), so while something can be
+        # played the discards need no scoring (they are most of the list at most decisions).
+        plays = [a for a in legal if type(a) is not Discard and type(a) is not EndTurn]
+        if plays:
+            legal = plays
         best = [legal[0]]
         best_score = scorer.score(legal[0])
         for action in legal[1:]:

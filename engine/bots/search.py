@@ -151,6 +151,8 @@ class Node:
     """Who chose the move that led here (whose reward this node accumulates)."""
     visits: int = 0
     total: float = 0.0
+    to_move: Seat = -2
+    """Who decides at this node, once an iteration has passed through it."""
     children: dict[Key, Node] = field(default_factory=dict)
 
 
@@ -187,6 +189,8 @@ class SearchBot:
         self._rng = random.Random(os.urandom(16) if seed is None else seed)
         self._policy = GreedyBot(rng=self._rng)
         self.stats = SearchStats()
+        self._carry: tuple[Node, Seat, int, int] | None = None
+        """The subtree of the last move made, for the next decision of the same turn."""
 
     def choose(self, view: State, seat: Seat, legal: list[Action]) -> Action:
         started = time.perf_counter()
@@ -200,7 +204,7 @@ class SearchBot:
         if self.iterations is not None:
             deadline = math.inf
         sampler = Determinizer(view)
-        root = Node()
+        root = self._reused(view, seat)
         root_prior = self._priors(view, seat, legal, options)
         done = 0
         while True:
@@ -220,7 +224,23 @@ class SearchBot:
                 _mean(root.children.get(k)),
             ),
         )
+        chosen = root.children.get(best)
+        self._carry = None
+        if chosen is not None and view.phase == Phase.PLAY and chosen.to_move == seat:
+            self._carry = (chosen, seat, view.turn, view.plays_this_turn + 1)
         return options[best]
+
+    def _reused(self, view: State, seat: Seat) -> Node:
+        """The subtree of the previous move when this decision follows it in the same turn
+        (its statistics were gathered from samples of the same information), else a new
+        root."""
+        carry, self._carry = self._carry, None
+        if carry is not None and view.phase == Phase.PLAY:
+            node, who, turn, plays = carry
+            if (who, turn, plays) == (seat, view.turn, view.plays_this_turn):
+                node.seat = -1
+                return node
+        return Node()
 
     # -- one iteration ---------------------------------------------------------------------
 
@@ -248,6 +268,7 @@ class SearchBot:
             if child.visits == 0 or state.outcome is not None:
                 break
             actor, legal = decider(state)
+            node.to_move = actor
             options = {}
             for action in legal:
                 options.setdefault(action_key(state, action), action)

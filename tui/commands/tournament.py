@@ -78,6 +78,9 @@ class Timing:
     cpu_max: float = 0.0
     over_budget: int = 0
     """Decisions whose wall time passed 1.2 x the budget (search bots only)."""
+    searched: int = 0
+    """Decisions a search bot searched (more than one real choice)."""
+    iterations: int = 0
 
     def add(self, other: Timing) -> None:
         self.decisions += other.decisions
@@ -86,6 +89,8 @@ class Timing:
         self.wall_max = max(self.wall_max, other.wall_max)
         self.cpu_max = max(self.cpu_max, other.cpu_max)
         self.over_budget += other.over_budget
+        self.searched += other.searched
+        self.iterations += other.iterations
 
 
 class TimedBot:
@@ -109,6 +114,10 @@ class TimedBot:
         t.cpu_max = max(t.cpu_max, cpu)
         if self.limit is not None and wall > 1.2 * self.limit:
             t.over_budget += 1
+        stats = getattr(self.bot, "stats", None)
+        if stats is not None and stats.iterations:
+            t.searched += 1
+            t.iterations += stats.iterations
         return action
 
 
@@ -194,6 +203,9 @@ class Results:
                 if t.decisions else 0.0,
                 "cpu_ms_per_decision_max": round(1000 * t.cpu_max, 3),
                 "over_budget": t.over_budget,
+                "searched_decisions": t.searched,
+                "iterations_per_search": round(t.iterations / t.searched, 1)
+                if t.searched else None,
             }
         chance = 1 / self.players
         seats = []
@@ -270,6 +282,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _print(summary: dict[str, object]) -> None:
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=130)  # a file or a pipe: room for every column
     bots = summary["bots"]
     seats = summary["seats"]
     assert isinstance(bots, dict) and isinstance(seats, list)
@@ -277,8 +291,8 @@ def _print(summary: dict[str, object]) -> None:
         f"{summary['iterations']} iterations")
     table = Table(title=f"{summary['games']} games, {summary['players']} players, "
                   f"hard budget {budget}")
-    for column in ("bot", "games", "wins", "win rate", "95% CI", "decisions",
-                   "ms/decision mean", "max", "cpu mean", "cpu max", "over budget"):
+    for column in ("bot", "games", "wins", "win %", "95% CI", "decisions",
+                   "ms mean", "ms max", "cpu mean", "cpu max", ">1.2 budget"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for name, row in bots.items():
         low, high = row["ci95"]
@@ -290,6 +304,10 @@ def _print(summary: dict[str, object]) -> None:
             str(row["over_budget"]),
         )
     console.print(table)
+    for name, row in bots.items():
+        if row.get("iterations_per_search"):
+            console.print(f"{name}: {row['searched_decisions']} searched decisions, "
+                          f"{row['iterations_per_search']} iterations each on average")
     seat_table = Table(title="wins by seat (99% Wilson interval; chance is "
                        f"{100 / int(str(summary['players'])):.1f}%)")
     for column in ("seat", "wins", "win rate", "99% CI", "chance explains it"):

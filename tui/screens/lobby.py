@@ -395,7 +395,10 @@ class LobbyScreen(Screen[None]):
 
     @on(Select.Changed, "#set-players")
     def _players_changed(self, event: Select.Changed) -> None:
-        bots = self.query_one("#set-bots", Select)
+        try:
+            bots = self.query_one("#set-bots", Select)
+        except NoMatches:
+            return  # the form was closed (the table opened) before this change arrived
         players = event.value
         if isinstance(players, int) and isinstance(bots.value, int) and bots.value >= players:
             bots.value = players - 1
