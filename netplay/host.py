@@ -28,13 +28,14 @@ from engine.state import SPECTATOR, Audience, Phase, Seat
 from engine.views import public_hash, view_for
 from netplay import budget
 from netplay.batch import Batch
-from netplay.budget import SNAPSHOT_COST, HostBudgets
+from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.entropy import COMMIT, REVEAL, DealRound, bot_entropy, entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
 from netplay.journal import Entry, JournalError
+from netplay.listing import ANSWER_LIMIT, QUERY, query_reply_topic
 from netplay.messages import key_bytes, optional, player_name, required
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
@@ -197,6 +198,7 @@ class HostSession:
         self._roles: tuple[tuple[bytes | None, ...], int, dict[str, str]] | None = None
         self._bot_at: float | None = None
         self._next_heartbeat = now
+        self._answers = Bucket(ANSWER_LIMIT, now)
         self.watch = AnnounceWatch(identity.key, now)
         self.closed = False
         self.round = DealRound()
@@ -252,6 +254,14 @@ class HostSession:
     def data_to_send(self) -> list[Outgoing]:
         return self.sender.drain()
 
+    def last_will(self) -> Outgoing:
+        """The host's "offline" announcement, which the broker publishes (retained) if the
+        host vanishes. Signed now, so its seq is older than later announcements: peers take
+        it in any order, and the live host's next frame undoes a stale one."""
+        body = {"host": self.identity.key, "name": self.settings.title or self.settings.table,
+                "players": self.settings.players}
+        return Outgoing(self.topics.announce, self.sender.frame("offline", body), retain=True)
+
     def journal_to_write(self) -> list[Entry]:
         """What the driver writes to the journal (and fsyncs) before :meth:`data_to_send`
         goes out: the frames may depend on it."""
@@ -281,6 +291,9 @@ class HostSession:
     def receive(self, topic: str, payload: bytes, now: float) -> None:
         """Handle one message from the broker. Never raises: bad input is dropped and logged."""
         self.now = now
+        if topic == QUERY:
+            self._answer_listing(payload)
+            return
         self._close_overdue_window()
         try:
             self._receive(topic, payload)
@@ -448,13 +461,14 @@ class HostSession:
             return
         inbox = self.topics.inbox(peer_id(key))
         seat = self.seat_of(key)
+        at = optional(body, "at", int)
         if seat is not None and not watch:
             log.info("%s is back at seat %d", name, seat)
             info = self.seats[seat]
             if self.game is None and self.round.phase != REVEAL and info is not None:
                 info.commit = commit  # a new process, new entropy: nothing revealed yet
                 self.round.waiting.discard(seat)
-            self._welcome(key, seat)
+            self._welcome(key, seat, at=at)
             self._announce()
             return
         password = self.settings.password
@@ -481,7 +495,7 @@ class HostSession:
                 self.sender.send(inbox, "refused", {"reason": "too many spectators"})
                 return
             self.spectators[key] = name
-            self._welcome(key, None)
+            self._welcome(key, None, at=at)
             return
         if self.game is not None:
             self.sender.send(inbox, "refused", {"reason": "the game has already started"})
@@ -595,7 +609,10 @@ class HostSession:
             "dealer": self.settings.dealer,
         }
 
-    def _welcome(self, key: bytes, seat: Seat | None) -> None:
+    def _welcome(self, key: bytes, seat: Seat | None, *, at: int | None = None) -> None:
+        """Welcome a peer; ``at`` is the last batch it says it applied (a peer that kept
+        running while its host was away): it gets the batches after it, not a snapshot,
+        so its history has no hole."""
         inbox = self.topics.inbox(peer_id(key))
         body: dict[str, Any] = {
             "seat": seat,
@@ -607,6 +624,12 @@ class HostSession:
         }
         self.sender.send(inbox, "welcome", body)
         if self.game is not None:
+            if at is not None and 0 < at <= len(self.batches):
+                if at < len(self.batches):
+                    self._resend(key, at + 1)  # a snapshot if that is too many
+                elif self.over:
+                    self._reveal(to=inbox)
+                return
             self._snapshot(key, seat)
             if self.over:
                 self._reveal(to=inbox)
@@ -1065,6 +1088,15 @@ class HostSession:
         stays on the broker as the table's last word; an empty payload would be unsigned)."""
         self.closed = True
         self._announce()
+
+    def _answer_listing(self, payload: bytes) -> None:
+        """A lister asks which tables are live: answer with the current announcement."""
+        reply = query_reply_topic(payload)
+        current = self.watch.current
+        if reply is None or current is None or self.closed:
+            return
+        if self._answers.take(self.now):
+            self.sender.outbox.append(Outgoing(reply, current))
 
     def record(self) -> dict[str, Any]:
         """Everything needed to re-check the game offline (see ``netplay.record``)."""

@@ -30,6 +30,7 @@ from engine.state import State
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
 from netplay.journal import Entry, JournalFile
+from netplay.listing import QUERY as LISTING_QUERY
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import Applied, GameEnded, Notice, PlayerSession, Rejected, Verified
 from netplay.record import write_new_record, write_record
@@ -90,17 +91,27 @@ class _Peer:
         await self.close()
 
     async def close(self) -> None:
-        self._before_close()
-        self._flush()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.transport.flushed(), 2.0)
+        # The driver stops first: a message handled while the last words go out could
+        # otherwise publish after them (a host re-announcing a table it just took down).
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        self._before_close()
+        self._flush()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.transport.flushed(), 2.0)
         await self.transport.stop()
         self._stopped.set()
+
+    @property
+    def failure(self) -> BaseException | None:
+        """What stopped the peer's loop when it stopped on its own (a bug), else None."""
+        task = self._task
+        if task is None or not task.done() or task.cancelled():
+            return None
+        return task.exception()
 
     def _before_close(self) -> None:
         """Last words (presence offline, cleared announcement)."""
@@ -184,9 +195,9 @@ class Host(_Peer):
         self.session = self.host
         topics = self.host.topics
         self.transport = _transport(
-            broker, [topics.all_outboxes, topics.all_presence, topics.announce],
-            name=f"host-{self.settings.table}", will=None, username=self.identity.peer_id,
-            password=self.settings.password,
+            broker, [topics.all_outboxes, topics.all_presence, topics.announce, LISTING_QUERY],
+            name=f"host-{self.settings.table}", will=self.host.last_will(),
+            username=self.identity.peer_id, password=self.settings.password,
         )
         self._over = asyncio.Event()
         self._recorded = False
@@ -214,6 +225,13 @@ class Host(_Peer):
 
     async def __aenter__(self) -> Self:
         self.host.now = self.loop_time
+        if self.host.resumed:
+            # The journal was replayed on another clock (0.0): count every seat as seen
+            # now, so that a player gets the whole grace period to come back before a
+            # stand-in plays their turn, as after any other drop.
+            for info in self.host.seats:
+                if info is not None:
+                    info.last_seen = self.host.now
         return await super().__aenter__()
 
     async def close(self) -> None:

@@ -18,6 +18,7 @@ from tui.control import Control
 from tui.launch import Launch
 from tui.messages import (
     Act,
+    CloseTable,
     FillWithBots,
     Health,
     LeaveTable,
@@ -30,6 +31,7 @@ from tui.messages import (
     ShowResults,
     Start,
 )
+from tui.serve_link import ServeLink
 
 
 class StacksApp(App[None]):
@@ -48,9 +50,11 @@ class StacksApp(App[None]):
     def __init__(
         self, launch: Launch | None = None, *, defaults: Launch | None = None,
         profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
-        memory: AsyncMemoryBroker | None = None,
+        memory: AsyncMemoryBroker | None = None, link: ServeLink | None = None,
     ) -> None:
         super().__init__()
+        self.link = link
+        """The channel to the ssh server that started us, which holds the tables we open."""
         self.launch = launch
         self.defaults = defaults or Launch(role="play")
         self.ask = ask
@@ -124,6 +128,9 @@ class StacksApp(App[None]):
     def on_fill_with_bots(self, message: FillWithBots) -> None:
         self.control.fill_with_bots()
 
+    async def on_close_table(self, message: CloseTable) -> None:
+        await self.control.close_held()
+
     async def on_leave_table(self, message: LeaveTable) -> None:
         await self.control.leave()
 
@@ -140,7 +147,7 @@ class StacksApp(App[None]):
 def make_app(
     launch: Launch | None = None, *, defaults: Launch | None = None,
     profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
-    memory: AsyncMemoryBroker | None = None,
+    memory: AsyncMemoryBroker | None = None, link: ServeLink | None = None,
 ) -> StacksApp:
     """The app: straight to a table for ``launch``, else the main menu.
 
@@ -149,7 +156,8 @@ def make_app(
     screenshots differ (the Block countdown, the automatic pass); ``ask`` opens the
     join (``join``, ``join-password``: the password field first) or watch form over the
     menu; ``memory`` is the in-process broker that
-    ``broker="memory"`` means (so a test can put other peers on it).
+    ``broker="memory"`` means (so a test can put other peers on it); ``link`` is the
+    channel to the ssh server that started this program (`tui.serve_link`).
     """
     return StacksApp(launch, defaults=defaults, profiles=profiles, frozen=frozen, ask=ask,
-                     memory=memory)
+                     memory=memory, link=link)

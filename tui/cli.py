@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from engine.bots import BOT_NAMES
 from tui.argtypes import positive_int
+from tui.commands.bench_load import add_bench_load_arguments
 from tui.commands.bench_ssh import add_bench_ssh_arguments
 from tui.commands.serve import add_serve_arguments
 from tui.launch import DEFAULT_BROKER
@@ -34,6 +35,22 @@ def _bot_list(text: str) -> list[str]:
         raise argparse.ArgumentTypeError(
             f"unknown bot {unknown[0]!r}; choose from {', '.join(BOT_NAMES)}"
         )
+    return names
+
+
+def _sim_players(text: str) -> int:
+    """2..12 here; ``stacks simulate`` checks the count against the chosen game."""
+    value = positive_int(text)
+    if not 2 <= value <= 12:
+        raise argparse.ArgumentTypeError(f"players must be 2-12, not {value}")
+    return value
+
+
+def _name_list(text: str) -> list[str]:
+    """Bot names, comma separated; ``stacks simulate`` checks them against the game."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one bot")
     return names
 
 
@@ -59,12 +76,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "after every event, and print a summary.",
     )
     sim.add_argument("--games", type=positive_int, default=100, help="games to play (100)")
-    sim.add_argument("--players", type=_players, default=4, help="players per game, 2-6 (4)")
+    sim.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                     help="stacks (Sequence Stacks, default) or sequence (classic Sequence)")
+    sim.add_argument("--players", type=_sim_players, default=4,
+                     help="players per game (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 or 12 "
+                     "for sequence")
+    sim.add_argument("--teams", type=int, choices=(2, 3), default=None,
+                     help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
     sim.add_argument(
         "--bots",
-        type=_bot_list,
-        default=["greedy"],
-        help=f"bot per seat, comma separated and cycled over the seats ({', '.join(BOT_NAMES)})",
+        type=_name_list,
+        default=None,
+        help="bot per seat, comma separated and cycled over the seats (stacks: "
+        f"{', '.join(BOT_NAMES)}, default greedy; sequence: random, easy, medium, "
+        "default medium)",
     )
     sim.add_argument("--seed", type=int, default=0, help="seed; the same seed gives the same games")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
@@ -120,6 +145,24 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     hostile.add_argument("--hijacks", type=positive_int, default=10,
                          help="hijacks to time (10)")
     hostile.add_argument("--json", action="store_true", help="print one JSON object")
+    resume_bench = targets.add_parser(
+        "resume",
+        help="host killed, then `stacks host --resume` to the first new batch",
+        description="Kill a host (SIGKILL) mid-game and time `stacks host --resume` until a "
+        "peer applies the first new batch; also one journal append + fsync per batch.",
+    )
+    resume_bench.add_argument(
+        "--broker", choices=("embedded", "mosquitto"), default="mosquitto",
+        help="broker in its own process (mosquitto)",
+    )
+    resume_bench.add_argument("--rounds", type=positive_int, default=5,
+                              help="host kills to time (5)")
+    resume_bench.add_argument("--kill-at", type=positive_int, default=20,
+                              help="batch at which the host is killed (20)")
+    resume_bench.add_argument("--appends", type=positive_int, default=500,
+                              help="journal appends to time (500)")
+    resume_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    add_bench_load_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
         help="interface speed: cold start, key to repaint, idle CPU",
@@ -221,6 +264,23 @@ def _add_common_peer(parser: argparse.ArgumentParser, *, broker_default: str | N
     parser.add_argument("--verbose", "-v", action="store_true", help="log protocol details")
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0 seconds")
+    return value
+
+
+def _add_host_timeout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host-timeout", type=_positive_seconds, default=120.0, metavar="SECONDS",
+        help="headless: give up (exit 4) when the host has been offline, or the table "
+        "unannounced, this long; a closed table exits 3 (120)")
+
+
 def _add_net_commands(
     commands: argparse._SubParsersAction,  # type: ignore[type-arg]
     command: str | None,
@@ -275,6 +335,7 @@ def _add_net_commands(
     bot.add_argument("--name", help="the bot's name at the table")
     bot.add_argument("--password", help="table password")
     bot.add_argument("--think", type=float, default=0.0, help="seconds before each move (0)")
+    _add_host_timeout(bot)
     _add_common_peer(bot, broker_default=DEFAULT_BROKER)
 
     watch = commands.add_parser("watch", help="watch a table as a spectator")
@@ -283,6 +344,7 @@ def _add_net_commands(
     watch.add_argument("--headless", action="store_true",
                        help="print one JSON line per public event")
     watch.add_argument("--name", help="your name as a spectator")
+    _add_host_timeout(watch)
     _add_common_peer(watch, broker_default=DEFAULT_BROKER)
 
     profile = commands.add_parser(
@@ -392,6 +454,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_ssh import run as run_bench_ssh
 
             return run_bench_ssh(args)
+        if args.target == "resume":
+            from tui.commands.bench_resume import run as run_bench_resume
+
+            return run_bench_resume(args)
+        if args.target == "load":
+            from tui.commands.bench_load import run_load
+
+            return run_load(args)
         if args.target == "ui":
             from tui.commands.bench_ui import run as run_bench_ui
 

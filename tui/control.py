@@ -111,6 +111,57 @@ class Control:
             return  # the host chooses the settings first; the lobby calls open_table
         self._run(launch, skip_host=skip_host)
 
+    async def open_held(self, launch: Launch) -> str | None:
+        """Ask the ssh server to open ``launch``'s table, then sit at it as a player.
+        ``None`` when it is open, else why not (for the host form)."""
+        from tui.serve_link import LinkError
+
+        link = self.app.link
+        if link is None:
+            return "this program was not started by `stacks serve`"
+        try:
+            reply = await link.request(
+                "open", table=launch.table, players=launch.players, bots=launch.bots,
+                block_window=launch.block_window, bot_delay=launch.bot_delay,
+                password=launch.password, rules=launch.rules.to_wire(),
+                dealer=None if launch.dealer is None else launch.dealer % launch.players,
+            )
+        except LinkError as exc:
+            return str(exc)
+        seat = replace(launch, role="join", held=True, table_open=True,
+                       broker=str(reply.get("broker") or launch.broker))
+        skip = self.session.host_key if self.session is not None else None
+        await self.start(seat, skip_host=skip)
+        return None
+
+    async def close_held(self) -> None:
+        """The creator closes its held table (the server refuses once the game is on)."""
+        from tui.serve_link import LinkError
+
+        launch, link = self.launch, self.app.link
+        if launch is None or not launch.held or link is None:
+            return
+        try:
+            await link.request("close", table=launch.table)
+        except LinkError as exc:
+            self.app.notify(f"Can't close the table: {exc}", severity="warning", timeout=5)
+            return
+        self.app.notify(f"Table {launch.table} is closed.", timeout=4)
+        await self.menu()
+
+    async def _fill_held(self, table: str) -> None:
+        from tui.serve_link import LinkError
+
+        assert self.app.link is not None
+        try:
+            reply = await self.app.link.request("fill", table=table)
+        except LinkError as exc:
+            self.app.notify(f"No bots: {exc}", severity="warning", timeout=5)
+            return
+        if reply.get("bots"):
+            self.app.notify(f"{reply['bots']} bot(s) on their way; the game starts when every "
+                            "seat is taken.", timeout=4)
+
     async def open_table(self, launch: Launch) -> None:
         """The host chose the settings in the lobby: open the table."""
         self.launch = replace(launch, table_open=True)
@@ -148,17 +199,29 @@ class Control:
                 await asyncio.wait_for(worker.wait(), timeout)
 
     async def leave(self) -> None:
+        launch = self.launch
+        if launch is not None and launch.held and self.model is not None \
+                and self.model.status != "over":
+            self.app.notify(f"Table {launch.table} stays open on the server; your seat is "
+                            f"kept. Back with: {launch.ssh or 'ssh'} join {launch.table}",
+                            timeout=6)
         await self.menu()
 
     async def rematch(self) -> None:
         """Host again (a new game, same settings), or join the host's next game."""
         if self.launch is None:
             return
+        view = self.model.view if self.model is not None else None
+        dealer = view.dealer if view is not None and view.turn > 0 else None
+        if self.launch.held:
+            # Our table is held by the server: ask it for the next game at the same table.
+            error = await self.open_held(self.launch.rematch(dealer))
+            if error is not None:
+                self.app.notify(f"No new game: {error}", severity="warning", timeout=5)
+            return
         skip = None
         if not self.launch.hosting and self.session is not None:
             skip = self.session.host_key  # its retained announcement is of the old game
-        view = self.model.view if self.model is not None else None
-        dealer = view.dealer if view is not None and view.turn > 0 else None
         await self.start(self.launch.rematch(dealer), skip_host=skip)
 
     async def results(self) -> None:
@@ -175,6 +238,9 @@ class Control:
             self.session.chat(text)
 
     def fill_with_bots(self) -> None:
+        if self.launch is not None and self.launch.held and self.app.link is not None:
+            self.app.run_worker(self._fill_held(self.launch.table), group="link")
+            return
         if self.session is not None:
             count = self.session.fill_with_bots()
             if count:
@@ -362,7 +428,8 @@ class Control:
         model.status = "over"
         if self.gameover is not None or model.view is None or model.view.outcome is None:
             return
-        self.gameover = GameOverScreen(model, hosting=bool(self.launch and self.launch.hosting))
+        self.gameover = GameOverScreen(
+            model, hosting=bool(self.launch and (self.launch.hosting or self.launch.held)))
         while len(self.app.screen_stack) > 2:
             await self.app.pop_screen()
         await self.app.push_screen(self.gameover)

@@ -58,6 +58,13 @@ class Launch:
     """False: a host first chooses the settings in the lobby."""
     game: int = 0
     """Counts rematches, so that a seeded rematch deals a new game."""
+    held: bool = False
+    """A table held by the ssh server (`stacks serve`): the host form asks the server to
+    open it, and from then on this program is a player at it (its creator: it may fill
+    the empty seats with bots and close the lobby)."""
+    ssh: str = ""
+    """How players reach the ssh server this program runs under (``ssh -t -p 2222
+    HOST``), so that the lobby can show the command that joins its table."""
     dealer: int | None = None
     """A26: who deals (a rematch passes the deal left); ``None`` = drawn from the seed."""
 

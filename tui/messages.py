@@ -57,6 +57,10 @@ class FillWithBots(Message):
     """The host wants bots in the empty seats, so the game starts now."""
 
 
+class CloseTable(Message):
+    """The creator of a table the ssh server holds closes it (from its lobby)."""
+
+
 class LeaveTable(Message):
     """Back to the main menu (the session closes)."""
 

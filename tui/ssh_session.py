@@ -121,8 +121,10 @@ class PtyProcess:
         env: Mapping[str, str],
         size: WindowSize,
         cwd: str | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> None:
-        """Start ``argv`` in a new pty of ``size``; raises ``OSError`` if it can't."""
+        """Start ``argv`` in a new pty of ``size``; raises ``OSError`` if it can't.
+        ``pass_fds`` stay open in the program (every other descriptor is closed)."""
         master, slave = os.openpty()
         try:
             set_window_size(slave, size)
@@ -135,7 +137,7 @@ class PtyProcess:
                 env=dict(env), cwd=cwd,
                 start_new_session=True,
                 preexec_fn=_take_terminal,
-                close_fds=True,
+                close_fds=True, pass_fds=tuple(pass_fds),
             )
         except BaseException:
             os.close(master)

@@ -15,6 +15,9 @@ so one crash or hang touches nobody else:
 - The terminal type and window size come from the client's pty request; window changes
   resize the pty (the program gets SIGWINCH). A client that goes away, the idle timeout
   and the server's stop hang the program up (SIGHUP, then SIGKILL after a grace).
+- A table opened from the menu is held by the server (`tui.serve_tables`), not by the
+  connection that opened it: the program asks for it over a channel of its own
+  (`tui.serve_link`) and then sits at it as a player, so its connection may drop too.
 """
 
 from __future__ import annotations
@@ -33,9 +36,9 @@ import sys
 import time
 import unicodedata
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 import asyncssh
 
@@ -43,16 +46,25 @@ from broker.address import lan_address
 from tui.commands.serve import (
     DEFAULT_GRACE_S,
     DEFAULT_IDLE_MINUTES,
+    DEFAULT_LOBBY_MINUTES,
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SSH_PORT,
 )
+from tui.serve_link import LINK_ENV, SSH_ENV, serve_link
+from tui.serve_tables import Caller, KeeperSettings, TableKeeper
 from tui.ssh_session import TERMINAL_RESET, PtyProcess, WindowSize
+
+if TYPE_CHECKING:
+    from broker.autostart import MeetingPoint
 
 log = logging.getLogger(__name__)
 
 HOST_KEY_FILE = "ssh_host_ed25519_key"
 AUTHORIZED_KEYS_FILE = "authorized_keys"
 PROFILE_PREFIX = "ssh-"
+SERVED_TABLES = "served-tables"
+"""The journals of the tables the server holds, in the data directory: apart from
+``stacks host``'s, since the server resumes these itself."""
 MAX_NAME = 24
 DEFAULT_TERM = "xterm-256color"
 
@@ -216,6 +228,11 @@ class ServeSettings:
     command: tuple[str, ...] = field(default_factory=default_command)
     config: Path | None = None
     """``None``: `config_dir()`."""
+    public_host: str | None = None
+    """The host name players reach the server by, for the join commands shown to them;
+    ``None``: the address each connection came to."""
+    tables: KeeperSettings = field(default_factory=KeeperSettings)
+    """When the tables opened from the menu end (`tui.serve_tables`)."""
 
     @property
     def config_path(self) -> Path:
@@ -305,6 +322,12 @@ class AuthorizedKeys:
 
 def _fingerprint(key: asyncssh.SSHKey) -> str:
     return key.get_fingerprint("sha256")
+
+
+def _record_path(table: str) -> Path:
+    from tui.commands.net import default_record_path
+
+    return default_record_path(table)
 
 
 class _Connection(asyncssh.SSHServer):
@@ -509,18 +532,28 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         width, height, pixwidth, pixheight = chan.get_terminal_size()
         size = self.size = WindowSize(width, height, pixwidth, pixheight)
         argv = session_argv(server.settings.command, self.request, name=self.name,
-                            profile=self.profile, broker=server.settings.broker)
+                            profile=self.profile, broker=server.broker_url)
         env = session_env(os.environ, term=term, client=chan.get_environment(),
                           user=self.name)
+        ssh = server.ssh_command(self.connection)
+        env[SSH_ENV] = ssh
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env[LINK_ENV] = str(theirs.fileno())
         proc = PtyProcess(self._output, lambda code: None)
         try:
-            await proc.start(argv, env=env, size=size)
+            await proc.start(argv, env=env, size=size, pass_fds=(theirs.fileno(),))
         except OSError as exc:
+            ours.close()
             server.status.event(f"could not start {argv[0]} for {self.name}: {exc}")
             self._say(f"The game could not start on the server: {exc}\n")
             self._exit(1)
             return
+        finally:
+            theirs.close()
         self.proc = proc
+        # Whatever the program asks for, it asks as this connection's key and name.
+        caller = Caller(self.profile, self.name, ssh)
+        link = asyncio.create_task(serve_link(ours, lambda req: server.tables.handle(caller, req)))
         server.status.event(
             f"{self.name} connected from {self.connection.peer} "
             f"(key {_fingerprint(key)}): {self.request.describe()}"
@@ -538,6 +571,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             code = await proc.wait()
         finally:
             idle.cancel()
+            link.cancel()
         server.status.event(f"{self.name} left ({self.request.describe()})")
         if self.gone:
             return
@@ -580,6 +614,53 @@ class GameServer:
         self.authorized: AuthorizedKeys | None = None
         self.host_key: asyncssh.SSHKey | None = None
         self._acceptor: asyncssh.SSHAcceptor | None = None
+        tables = settings.tables
+        if tables.journals is None:
+            from netplay.journal import data_dir
+
+            tables = replace(tables, journals=data_dir() / SERVED_TABLES)
+        self.tables = TableKeeper(self._table_broker, settings=tables,
+                                  say=self._table_news, record_path=_record_path)
+        self._meeting: MeetingPoint | None = None
+        self._meeting_lock = asyncio.Lock()
+
+    def _table_news(self, text: str) -> None:
+        self.status.event(text)
+        self.status.changed(self)
+
+    @property
+    def broker_url(self) -> str | None:
+        """The broker every session meets on: ``--broker``, or the one the server started
+        for its tables (``None`` before: the sessions' default, a broker on this machine)."""
+        if self.settings.broker is not None:
+            return self.settings.broker
+        return self._meeting.url if self._meeting is not None else None
+
+    async def _table_broker(self) -> str:
+        """The broker of the tables the server holds; without ``--broker``, the embedded
+        one on this machine's port 1883 (or the broker found there), started on first use
+        so that a server nobody hosts on touches no port but its own."""
+        if self.settings.broker is not None:
+            return self.settings.broker
+        async with self._meeting_lock:
+            if self._meeting is None:
+                from broker.autostart import start_meeting_point
+
+                self._meeting = await start_meeting_point("127.0.0.1")
+                self.status.event(self._meeting.note)
+            return self._meeting.url
+
+    def ssh_command(self, connection: _Connection) -> str:
+        """``ssh -t [-p PORT] HOST``: how players reach this server, as ``connection``
+        reached it (or ``--public-host``)."""
+        host = self.settings.public_host
+        if not host:
+            sockname = connection.conn.get_extra_info("sockname") if connection.conn else None
+            host = str(sockname[0]) if sockname else (lan_address() or socket.gethostname())
+            if host.startswith("::ffff:"):
+                host = host[len("::ffff:"):]
+        port = self.port
+        return f"ssh -t {'' if port == 22 else f'-p {port} '}{host}"
 
     @property
     def port(self) -> int:
@@ -640,9 +721,11 @@ class GameServer:
         except OSError as exc:
             raise ServeError(f"can't listen on {settings.bind}:{settings.port}: "
                              f"{exc.strerror or exc}") from exc
+        await self.tables.resume_all()  # the tables a stopped (or crashed) server held
 
     async def stop(self, reason: str = "The server is stopping: goodbye.") -> None:
-        """Stop listening, hang up every session, wait for their programs."""
+        """Stop listening, hang up every session, wait for their programs, end the
+        tables the server holds."""
         if self._acceptor is not None:
             self._acceptor.close()
         sessions = list(self.sessions)
@@ -657,6 +740,10 @@ class GameServer:
         for session in sessions:
             if session.proc is not None and session.proc.running:
                 session.proc.signal_group(signal.SIGKILL)
+        await self.tables.stop()
+        if self._meeting is not None:
+            await self._meeting.close()
+            self._meeting = None
         if self._acceptor is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._acceptor.wait_closed(), 5)
@@ -694,6 +781,9 @@ class Status:
         if names:
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
             line += f": {shown}"
+        tables = len(server.tables.tables)
+        if tables:
+            line += f" · {tables} table{'s' if tables != 1 else ''} held"
         if line == self.line:
             return
         self.line = line
@@ -741,6 +831,9 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
         bind=args.bind, port=args.ssh_port, broker=args.broker, open=args.open,
         authorized_keys=Path(keys).expanduser() if keys else None,
         idle_timeout=args.idle_timeout * 60, max_sessions=args.max_sessions, command=command,
+        public_host=getattr(args, "public_host", None),
+        tables=KeeperSettings(
+            lobby_timeout=getattr(args, "lobby_timeout", DEFAULT_LOBBY_MINUTES) * 60),
     )
 
 

@@ -13,6 +13,7 @@ DEFAULT_SSH_PORT = 2222
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_GRACE_S = 3.0
 DEFAULT_MAX_SESSIONS = 64
+DEFAULT_LOBBY_MINUTES = 10.0
 
 
 def _port(text: str) -> int:
@@ -43,7 +44,9 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
         description="A built-in ssh server: `ssh -p PORT NAME@this-host` opens the main menu "
         "as player NAME; `ssh -t -p PORT NAME@this-host join TABLE` (or `watch TABLE`) goes "
         "straight to a table. Each connection runs its own `stacks` in its own terminal. A "
-        "player's seat belongs to their ssh key: reconnecting with it takes the seat back. "
+        "table opened from the menu is held by the server: every player, its creator too, "
+        "may drop and come back. A player's seat belongs to their ssh key: reconnecting "
+        "with it takes the seat back. "
         "Only public keys are accepted, never passwords. See docs/remote.md.",
     )
     serve.add_argument("--ssh-port", type=_port, default=DEFAULT_SSH_PORT,
@@ -67,6 +70,14 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
     serve.add_argument("--max-sessions", type=positive_int, default=DEFAULT_MAX_SESSIONS,
                        help=f"connections served at once; more are turned away "
                        f"({DEFAULT_MAX_SESSIONS})")
+    serve.add_argument("--public-host", metavar="HOST",
+                       help="the host name players reach this server by, shown in the "
+                       "`ssh ... join TABLE` line of a lobby (default: the address each "
+                       "player connected to)")
+    serve.add_argument("--lobby-timeout", type=_minutes, default=DEFAULT_LOBBY_MINUTES,
+                       metavar="MINUTES",
+                       help="close a table opened from the menu when nobody has sat in its "
+                       f"lobby for this long ({DEFAULT_LOBBY_MINUTES:g})")
     serve.add_argument("--session-command", metavar="COMMAND",
                        help="the program each connection runs, in place of this `stacks` "
                        "(split like a shell would; for tests and wrappers)")

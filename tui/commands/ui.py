@@ -86,8 +86,16 @@ def run(args: argparse.Namespace) -> int:
               "use --headless for a table of bots only", file=sys.stderr)
         return 2
     launch, defaults, ask = launch_from(args)
-    from tui.app import make_app
+    from dataclasses import replace
 
-    app = make_app(launch, defaults=defaults, ask=ask)
+    from tui.app import make_app
+    from tui.serve_link import ServeLink
+
+    link = ServeLink.from_env()  # started by `stacks serve`: it holds the tables we open
+    if link is not None:
+        defaults = replace(defaults, ssh=link.ssh)
+        if launch is not None:
+            launch = replace(launch, ssh=link.ssh)
+    app = make_app(launch, defaults=defaults, ask=ask, link=link)
     app.run()
     return 0

@@ -26,8 +26,9 @@ from textual.widgets import Footer, Input, Label, Select, Static
 from engine.config import RulesConfig
 from engine.errors import ConfigError
 from engine.state import Seat
+from netplay.topics import check_table_name
 from tui.launch import Launch
-from tui.messages import FillWithBots, LeaveTable, Problem, Say
+from tui.messages import CloseTable, FillWithBots, LeaveTable, Problem, Say
 from tui.model import SeatPresence, TableModel
 from tui.widgets.banner import Banner
 from tui.widgets.log import TableLog
@@ -96,6 +97,7 @@ class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "open_table", "Open table", priority=True),
         Binding("ctrl+b", "fill", "Fill with bots", priority=True),
+        Binding("x", "close_table", "Close table"),
         Binding("t", "chat", "Talk"),
         Binding("escape", "leave", "Leave"),
     ]
@@ -140,7 +142,7 @@ class LobbyScreen(Screen[None]):
         self._ready = True
         self._refresh()
         if self.editing:
-            self.query_one("#set-players", Select).focus()
+            self.query_one("#set-table" if self.launch.held else "#set-players").focus()
 
     # -- attributes down -----------------------------------------------------------------------
 
@@ -172,6 +174,8 @@ class LobbyScreen(Screen[None]):
         table = escape(self.launch.table)
         if role == "play":
             return f"[b]Sequence Stacks[/] · a game against {self.launch.bots} bot(s)"
+        if role == "host" and self.launch.held:
+            return "[b]Open a table on this server[/]"
         if role == "host":
             return f"[b]Hosting table {table}[/]"
         if role == "watch":
@@ -208,6 +212,11 @@ class LobbyScreen(Screen[None]):
         self.refresh_bindings()
 
     def _where(self) -> str:
+        launch = self.launch
+        if launch.ssh and launch.role != "host":
+            # Over ssh, the broker's address means nothing to the others: the command does.
+            return (f" · others join with: [b]{escape(launch.ssh)} join "
+                    f"{escape(launch.table)}[/]")
         if not self.where:
             return ""
         if self.launch.role == "host":
@@ -235,13 +244,21 @@ class LobbyScreen(Screen[None]):
             return "[dim]Choose the settings, then[/] [b]Ctrl+O[/] [dim]opens the table.[/]"
         if launch.role == "watch":
             return "[dim]You will see the game as soon as it starts.[/]"
+        held = ""
+        if launch.held:
+            held = ("[dim]The server holds this table: it goes on if you leave or your "
+                    "connection drops; it ends with its game, or when nobody has sat in its "
+                    "lobby for a while.[/]\n")
         if not model.players:
             return ""
         empty = sum(1 for s in range(model.players)
                     if s >= len(self.seats) or self.seats[s] is None)
         if not empty:
             return "[b]Every seat is taken: dealing…[/]"
-        text = f"Waiting for {empty} more player(s)."
+        text = held + f"Waiting for {empty} more player(s)."
+        if launch.held:
+            text += "\n[b]Ctrl+B[/] fills the empty seats with bots; [b]x[/] closes the " \
+                    "table."
         if launch.role == "host":
             key = self.announce.get("host")
             join = f"stacks join {launch.table}"
@@ -259,6 +276,11 @@ class LobbyScreen(Screen[None]):
 
     def _form(self) -> ComposeResult:
         launch = self.launch
+        if launch.held:
+            # No default: a server holds many tables, so each gets a name of its own.
+            yield _row("Table name", Input("", id="set-table", max_length=32,
+                                           placeholder="e.g. friday", compact=True))
+            yield Label("", id="set-error")  # up here, in sight of the name it is about
         yield _row("Players", Select(
             [(str(n), n) for n in range(2, 7)], value=launch.players, allow_blank=False,
             id="set-players", compact=True))
@@ -272,11 +294,15 @@ class LobbyScreen(Screen[None]):
         for field in fields(RulesConfig):
             yield _row(RULE_LABELS.get(field.name, field.name),
                        _rule_widget(field.name, getattr(launch.rules, field.name)))
-        yield Label("", id="set-error")
+        if not launch.held:
+            yield Label("", id="set-error")
 
     def _read_form(self) -> Launch | None:
         error = self.query_one("#set-error", Label)
+        table = self.launch.table
         try:
+            if self.launch.held:
+                table = check_table_name(self.query_one("#set-table", Input).value.strip())
             players = int(self.query_one("#set-players", Select).value)  # type: ignore[arg-type]
             bots = int(self.query_one("#set-bots", Select).value)  # type: ignore[arg-type]
             window = float(self.query_one("#set-window", Input).value or "3")
@@ -291,10 +317,11 @@ class LobbyScreen(Screen[None]):
                 raise ValueError("the block window is more than 0 and at most 60 seconds")
         except (ValueError, ConfigError) as exc:
             error.update(f"[b]Can't open:[/] {escape(str(exc))}")
+            error.scroll_visible()  # it sits under the long form
             return None
         error.update("")
-        return replace(self.launch, players=players, bots=bots, block_window=window,
-                       password=password, rules=rules, table_open=True)
+        return replace(self.launch, table=table, players=players, bots=bots,
+                       block_window=window, password=password, rules=rules, table_open=True)
 
     # -- keys ----------------------------------------------------------------------------------
 
@@ -302,20 +329,32 @@ class LobbyScreen(Screen[None]):
         if action == "open_table":
             return self.editing
         if action == "fill":
-            return (self.launch.role == "host" and not self.editing)
+            return (self.launch.role == "host" or self.launch.held) and not self.editing
+        if action == "close_table":
+            return self.launch.held and not self.editing
         return True
 
     async def action_open_table(self) -> None:
         launch = self._read_form()
         if launch is None:
             return
+        from tui.app import StacksApp
+
+        if launch.held:
+            # The server opens it; we then get a lobby of our own as one of its players.
+            app = self.app
+            assert isinstance(app, StacksApp)
+            self.query_one("#set-error", Label).update("[dim]Asking the server…[/]")
+            problem = await app.control.open_held(launch)
+            if problem is not None:
+                error = self.query_one("#set-error", Label)
+                error.update(f"[b]Can't open:[/] {escape(problem)}")
+            return
         self.launch = launch
         self.editing = False
         await self.query_one("#lobby-settings", VerticalScroll).remove_children()
         await self.query_one("#lobby-settings", VerticalScroll).mount(Static(id="lobby-summary"))
         self.model.players = launch.players
-        from tui.app import StacksApp
-
         app = self.app
         assert isinstance(app, StacksApp)
         await app.control.open_table(launch)
@@ -323,6 +362,9 @@ class LobbyScreen(Screen[None]):
 
     def action_fill(self) -> None:
         self.post_message(FillWithBots())
+
+    def action_close_table(self) -> None:
+        self.post_message(CloseTable())
 
     def action_chat(self) -> None:
         self.query_one("#lobby-say", Input).focus()

@@ -68,6 +68,10 @@ class MenuScreen(Screen[None]):
             players = defaults.players if defaults.role == "play" else 4
             self.post_message(Start(replace(defaults, role="play", players=players,
                                             bots=players - 1, broker=None, table_open=True)))
+        elif ident == "host" and app.link is not None:
+            # Under `stacks serve`: the server holds the table; we ask it, then sit at it.
+            self.post_message(Start(replace(defaults, role="host", bots=0, table_open=False,
+                                            held=True)))
         elif ident == "host":
             from tui.commands.net import default_record_path
 

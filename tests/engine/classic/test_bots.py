@@ -1,0 +1,98 @@
+"""Classic Sequence bots: legal, from their own view, and in the order of their levels."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.classic.actions import ExchangeDeadCard, PlaceChip, RemoveChip, SequenceAction
+from engine.classic.board import parse_cell
+from engine.classic.bots import SEQUENCE_BOT_NAMES, make_sequence_bot
+from engine.classic.config import PLAYER_COUNTS
+from engine.classic.rules import legal_actions
+from engine.classic.runner import SequenceTally, play_sequence_game
+from engine.classic.state import SequenceState, default_teams
+from engine.classic.views import view_for
+from engine.runner import game_seed
+from tests.engine.classic.scenario import Cards, table
+
+
+@pytest.mark.parametrize("name", SEQUENCE_BOT_NAMES)
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_every_bot_plays_legal_games_to_the_end_at_every_player_count(
+    name: str, players: int
+) -> None:
+    bots = [make_sequence_bot(name, bytes([s])) for s in range(players)]
+    result = play_sequence_game(players, bots, game_seed(3, players), check=True)
+    assert result.invariant_violations == 0
+    assert result.termination == "win" and result.winner is not None
+
+
+def _tally(players: int, names: tuple[str, str], games: int) -> SequenceTally:
+    seats = tuple(names[s % 2] for s in range(players))
+    tally = SequenceTally(players, default_teams(players), seats)
+    for k in range(games):
+        bots = [make_sequence_bot(n, game_seed(11, k) + bytes([s])) for s, n in enumerate(seats)]
+        tally.add(play_sequence_game(players, bots, game_seed(11, k)))
+    return tally
+
+
+@pytest.mark.parametrize(("strong", "weak"), [("medium", "easy"), ("easy", "random")])
+def test_each_level_beats_the_one_below_it(strong: str, weak: str) -> None:
+    for players in (2, 4):
+        wins = _tally(players, (strong, weak), 16).wins_by_bot()
+        assert wins[strong] >= 12, (players, wins)  # measured: 26-29 of 30
+
+
+def _bot_choice(name: str, state: SequenceState, seat: int = 0) -> SequenceAction:
+    view = view_for(state, seat)
+    return make_sequence_bot(name, b"t").choose(view, seat, legal_actions(view, seat))
+
+
+@pytest.mark.parametrize("name", ["easy", "medium"])
+def test_bots_make_the_sequence_one_card_makes(name: str) -> None:
+    c = Cards()
+    card = c("6S")
+    state = table(2, hands={0: [card]}, chips=dict.fromkeys(["B1", "C1", "D1", "E1"], 0))
+    assert _bot_choice(name, state) == PlaceChip(0, card, parse_cell("F1"))
+
+
+def test_medium_blocks_an_open_line_of_four() -> None:
+    c = Cards()
+    card = c("6S")
+    state = table(2, hands={0: [card]}, chips=dict.fromkeys(["B1", "C1", "D1", "E1"], 1))
+    assert _bot_choice("medium", state) == PlaceChip(0, card, parse_cell("F1"))
+
+
+def test_medium_breaks_a_line_of_four_it_cannot_block_with_a_one_eyed_jack() -> None:
+    c = Cards()
+    jack = c("JS")
+    hand = [jack, *c.many("2H", "3H", "4H", "5H", "6H", "7H")]
+    # Green's B3..E3 plus F3 (5D) would win; we hold no 5D, and A3's 7C is ours already.
+    chips = dict.fromkeys(["B3", "C3", "D3", "E3"], 1) | {"A3": 0}
+    state = table(2, hands={0: hand}, chips=chips)
+    choice = _bot_choice("medium", state)
+    assert isinstance(choice, RemoveChip) and choice.cell in {
+        parse_cell(n) for n in ("B3", "C3", "D3", "E3")
+    }
+
+
+def test_medium_keeps_a_two_eyed_jack_when_a_plain_card_does_as_well() -> None:
+    c = Cards()
+    jack = c("JD")
+    hand = [jack, *c.many("2H", "3H", "4H", "5H", "6H", "7H")]
+    state = table(2, hands={0: hand})
+    choice = _bot_choice("medium", state)
+    assert isinstance(choice, PlaceChip) and choice.card != jack
+
+
+@pytest.mark.parametrize("name", ["easy", "medium"])
+def test_bots_turn_in_a_dead_card_first(name: str) -> None:
+    c = Cards()
+    dead = c("5H")
+    state = table(2, hands={0: [dead]}, chips={"E5": 1, "I7": 1})
+    assert _bot_choice(name, state) == ExchangeDeadCard(0, dead)
+
+
+def test_an_unknown_bot_is_refused_with_the_choices() -> None:
+    with pytest.raises(ValueError, match="random, easy, medium"):
+        make_sequence_bot("grandmaster")

@@ -1,0 +1,122 @@
+"""The interface under `stacks serve`: the menu's Host asks the server to hold the table,
+and the creator sits at it as a player (the server's end in process, on a memory broker)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from textual.widgets import Input, Select
+
+from netplay.memory import AsyncMemoryBroker
+from tests.tui.conftest import until
+from tests.tui.showcase import plain
+from tui.app import StacksApp, make_app
+from tui.launch import Launch
+from tui.screens.lobby import LobbyScreen
+from tui.screens.menu import MenuScreen
+from tui.screens.table import TableScreen
+from tui.serve_link import ServeLink, serve_link
+from tui.serve_tables import Caller, TableKeeper
+
+pytestmark = pytest.mark.asyncio
+
+SSH = "ssh -t -p 2222 game.example"
+ANA = Caller("ssh-0123456789abcdef", "Ana", SSH)
+
+
+@pytest_asyncio.fixture
+async def served(tmp_path: Path, stacks_home: Path) -> AsyncIterator[tuple[StacksApp, TableKeeper]]:
+    broker = AsyncMemoryBroker()
+
+    async def where() -> AsyncMemoryBroker:
+        return broker
+
+    keeper = TableKeeper(where, record_path=lambda table: tmp_path / f"{table}.json")
+    ours, theirs = socket.socketpair()
+    server = asyncio.create_task(serve_link(ours, lambda req: keeper.handle(ANA, req)))
+    link = ServeLink(theirs.fileno(), SSH)
+    app = make_app(defaults=Launch(role="play", name="Ana", ssh=SSH, bot_delay=0.0,
+                                   block_window=0.3),
+                   profiles=stacks_home, memory=broker, link=link)
+    try:
+        yield app, keeper
+    finally:
+        link.close()
+        theirs.close()
+        await asyncio.wait_for(server, 10)
+        await keeper.stop()
+
+
+def _text(app: StacksApp) -> str:
+    screen = app.screen
+    assert isinstance(screen, LobbyScreen)
+    return "\n".join(plain(w.render()) for w in screen.query(
+        "#lobby-title, SeatList, #lobby-hint, #lobby-summary, #set-error"))
+
+
+async def _open(app: StacksApp, pilot: object, name: str) -> LobbyScreen:
+    await pilot.press("h")  # type: ignore[attr-defined]
+    await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the host form")  # type: ignore[arg-type]
+    form = app.screen
+    assert isinstance(form, LobbyScreen) and form.editing
+    form.query_one("#set-table", Input).value = name
+    form.query_one("#set-players", Select).value = 2
+    await pilot.press("ctrl+o")  # type: ignore[attr-defined]
+    await until(pilot, lambda: app.screen is not form, "the table's lobby")  # type: ignore[arg-type]
+    lobby = app.screen
+    assert isinstance(lobby, LobbyScreen)
+    await until(pilot, lambda: lobby.me == 0, "our seat")  # type: ignore[arg-type]
+    return lobby
+
+
+async def test_the_menu_host_asks_the_server_and_the_creator_sits_as_a_player(
+    served: tuple[StacksApp, TableKeeper],
+) -> None:
+    app, keeper = served
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the host form")
+        form = app.screen
+        assert isinstance(form, LobbyScreen)
+        assert "Open a table on this server" in _text(app)
+        form.query_one("#set-table", Input).value = "Friday Night"
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: "Can't open" in _text(app), "the refusal")
+        assert "use 1-32 lower-case letters" in _text(app)
+        assert app.screen is form and keeper.tables == {}
+        await pilot.press("escape", "escape")  # out of the field, out of the form
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu again")
+
+        lobby = await _open(app, pilot, "friday")
+        assert lobby.launch.role == "join" and lobby.launch.held
+        text = _text(app)
+        assert f"others join with: {SSH} join friday" in text
+        assert "The server holds this table" in text
+        # The server hosts it; this program runs a player only.
+        assert app.control.session is not None and app.control.session.host is None
+        table = keeper.tables["friday"]
+        assert table.creator == ANA.profile
+
+        # Leaving keeps the table; the creator closes it with x.
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        assert "friday" in keeper.tables
+        lobby = await _open(app, pilot, "saturday")
+        await pilot.press("x")
+        await until(pilot, lambda: "saturday" not in keeper.tables, "saturday closed")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+
+        # Fill with bots starts the game, hosted by the server.
+        lobby = await _open(app, pilot, "sunday")
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the game")
+        assert keeper.tables["sunday"].host.host.game is not None
+        # A name the server already holds is refused in words.
+        error = await app.control.open_held(Launch(role="host", table="sunday", held=True))
+        assert error is not None and "already open" in error

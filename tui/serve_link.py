@@ -1,0 +1,161 @@
+"""The local channel between ``stacks serve`` and the ``stacks`` of one ssh connection.
+
+A table opened from the ssh menu is held by the server, not by the connection that asked
+for it (`tui.serve_tables`). The connection's program asks over this channel: the server
+makes a Unix socket pair for each connection it starts, keeps one end and hands the other
+to the program as an inherited file descriptor (``STACKS_SERVE_LINK=<fd>``). Who is
+asking is known by construction: the server knows which connection each of its ends
+belongs to, so a request never names its sender and a program can't act for another key.
+
+The wire form is one JSON object per line, a request and then its reply:
+
+    {"op": "open", "table": "friday", "players": 3, ...}   ->  {"ok": true, "broker": ...}
+    {"op": "fill", "table": "friday"}                      ->  {"ok": true, "bots": 1}
+    {"op": "close", "table": "friday"}                     ->  {"ok": false, "error": "..."}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+LINK_ENV = "STACKS_SERVE_LINK"
+"""The environment variable naming the program's end of the channel (a descriptor)."""
+SSH_ENV = "STACKS_SERVE_SSH"
+"""The ssh command line that reaches the server (``ssh -t -p 2222 HOST``)."""
+MAX_LINE = 64 * 1024
+REPLY_WAIT = 15.0
+
+Reply = dict[str, Any]
+Handler = Callable[[dict[str, Any]], Awaitable[Reply]]
+
+
+class LinkError(Exception):
+    """The server refused a request or could not be asked; the message says which."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """One message; ``ValueError`` unless it is a JSON object."""
+    message = json.loads(line)
+    if not isinstance(message, dict):
+        raise ValueError("not a JSON object")
+    return message
+
+
+# -- the server's end -------------------------------------------------------------------------
+
+
+async def serve_link(sock: socket.socket, handle: Handler) -> None:
+    """Answer the requests arriving on ``sock`` with ``handle`` until the program closes
+    its end. A malformed request gets an error reply; nothing on the channel can raise
+    out of here into the server."""
+    try:
+        reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_LINE)
+    except BaseException:
+        sock.close()
+        raise
+    try:
+        while True:
+            try:
+                line = await reader.readline()
+            except (ValueError, asyncio.LimitOverrunError):
+                writer.write(encode({"ok": False, "error": "request too long"}))
+                break
+            if not line:
+                break
+            try:
+                request = decode(line)
+                reply = await handle(request)
+            except ValueError as exc:
+                reply = {"ok": False, "error": f"malformed request: {exc}"}
+            except Exception:  # a bug costs one request, never the server
+                log.exception("the server failed on a request from a session")
+                reply = {"ok": False, "error": "the server failed on this request (logged)"}
+            writer.write(encode(reply))
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
+
+
+# -- the program's end ------------------------------------------------------------------------
+
+
+class ServeLink:
+    """The program's end: one request at a time, each answered or a `LinkError`."""
+
+    def __init__(self, fd: int, ssh: str = "") -> None:
+        self.fd = fd
+        self.ssh = ssh
+        """How players reach the server: ``ssh -t -p 2222 HOST`` (append ``join TABLE``)."""
+        self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self._lock: asyncio.Lock | None = None
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> ServeLink | None:
+        """The link the server gave this program, or ``None`` (not started by a server)."""
+        env = os.environ if environ is None else environ
+        text = env.get(LINK_ENV, "")
+        if not text.isdigit():
+            return None
+        fd = int(text)
+        try:
+            os.fstat(fd)
+        except OSError:
+            return None
+        return cls(fd, env.get(SSH_ENV, ""))
+
+    def join_command(self, table: str) -> str:
+        return f"{self.ssh} join {table}" if self.ssh else f"stacks join {table}"
+
+    async def request(self, op: str, **fields: Any) -> Reply:
+        """Send one request; its reply when ``ok``, else `LinkError` with the reason."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            try:
+                reader, writer = await self._open()
+                writer.write(encode({"op": op, **fields}))
+                await writer.drain()
+                line = await asyncio.wait_for(reader.readline(), REPLY_WAIT)
+            except TimeoutError:
+                raise LinkError("the server did not answer in time") from None
+            except (OSError, ValueError) as exc:
+                self._streams = None
+                raise LinkError(f"can't reach the server: {exc}") from exc
+            if not line:
+                self._streams = None
+                raise LinkError("the server has closed the channel (is it stopping?)")
+            try:
+                reply = decode(line)
+            except ValueError as exc:
+                raise LinkError(f"the server's reply is unreadable: {exc}") from exc
+        if reply.get("ok") is not True:
+            raise LinkError(str(reply.get("error") or "the server refused"))
+        return reply
+
+    def close(self) -> None:
+        streams, self._streams = self._streams, None
+        if streams is not None:
+            streams[1].close()
+
+    async def _open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        if self._streams is None:
+            sock = socket.socket(fileno=os.dup(self.fd))
+            self._streams = await asyncio.open_unix_connection(sock=sock, limit=MAX_LINE)
+        return self._streams
