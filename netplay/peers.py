@@ -96,8 +96,12 @@ class _Peer:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await task
+            except asyncio.CancelledError:
+                pass
+            except Exception:  # the loop had died on it: still say goodbye and let go
+                log.exception("%s had stopped on an error", type(self).__name__)
         self._before_close()
         self._flush()
         with contextlib.suppress(TimeoutError):
