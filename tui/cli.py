@@ -193,6 +193,39 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                            help="actions to measure (3000)")
     net_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_ssh_arguments(targets)
+    hostile = targets.add_parser(
+        "hostile", help="a live table on its own Mosquitto under a rogue peer's flood",
+        description="Play a game on a Mosquitto of its own without attack, then with a "
+        "rogue process flooding the table, and hijack the table's announcement: game "
+        "duration, the longest gap between public batches, and the time the host takes to "
+        "restore its announcement.",
+    )
+    hostile.add_argument("--messages", type=positive_int, default=5000,
+                         help="flood size (5000)")
+    hostile.add_argument("--kind", default="mixed",
+                         choices=("heartbeat", "resync", "join", "chat", "garbage", "mixed"),
+                         help="what the rogue floods with (mixed: heartbeats, resyncs, "
+                         "joins and garbage in turn)")
+    hostile.add_argument("--hijacks", type=positive_int, default=10,
+                         help="hijacks to time (10)")
+    hostile.add_argument("--json", action="store_true", help="print one JSON object")
+    resume_bench = targets.add_parser(
+        "resume",
+        help="host killed, then `stacks host --resume` to the first new batch",
+        description="Kill a host (SIGKILL) mid-game and time `stacks host --resume` until a "
+        "peer applies the first new batch; also one journal append + fsync per batch.",
+    )
+    resume_bench.add_argument(
+        "--broker", choices=("embedded", "mosquitto"), default="mosquitto",
+        help="broker in its own process (mosquitto)",
+    )
+    resume_bench.add_argument("--rounds", type=positive_int, default=5,
+                              help="host kills to time (5)")
+    resume_bench.add_argument("--kill-at", type=positive_int, default=20,
+                              help="batch at which the host is killed (20)")
+    resume_bench.add_argument("--appends", type=positive_int, default=500,
+                              help="journal appends to time (500)")
+    resume_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_load_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
@@ -413,6 +446,14 @@ def _add_net_commands(
     )
     verify.add_argument("record", help="the record file written by the host")
 
+    acl = commands.add_parser(
+        "acl", help="print a Mosquitto ACL that confines each host to its own tables",
+        description="Print the shipped Mosquitto ACL plus, per host, the rights to its own "
+        "tables only (announce, events, inboxes, outboxes): see docs/deploy.md.",
+    )
+    acl.add_argument("grants", nargs="+", metavar="HOST_PEER_ID:TABLE[,TABLE...]",
+                     help="a host's peer id (stacks profile NAME) and the tables it may run")
+
     broker = commands.add_parser(
         "broker", help="run the embedded MQTT broker in the foreground",
         description="Run the embedded MQTT broker until Ctrl-C.",
@@ -471,6 +512,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return {"host": net.run_host, "bot": net.run_bot, "watch": net.run_watch,
                 "verify": net.run_verify, "tables": net.run_tables,
                 "profile": net.run_profile}[args.command](args)
+    if args.command == "acl":
+        from broker.acl import parse_grant, render_acl
+
+        try:
+            print(render_acl([parse_grant(g) for g in args.grants]), end="")
+        except ValueError as exc:
+            print(f"stacks acl: {exc}", file=sys.stderr)
+            return 2
+        return 0
     if args.command == "broker":
         from broker.cli import run as run_broker
 
@@ -484,6 +534,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_ssh import run as run_bench_ssh
 
             return run_bench_ssh(args)
+        if args.target == "resume":
+            from tui.commands.bench_resume import run as run_bench_resume
+
+            return run_bench_resume(args)
         if args.target == "load":
             from tui.commands.bench_load import run_load
 
@@ -492,6 +546,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_ui import run as run_bench_ui
 
             return run_bench_ui(args)
+        if args.target == "hostile":
+            from tui.commands.bench_hostile import run as run_bench_hostile
+
+            return run_bench_hostile(args)
         from tui.commands.bench import run as run_bench
 
         return run_bench(args)

@@ -260,11 +260,7 @@ class TableSession:
         if launch.seed is not None:
             secret = derive_seed(launch.seed, label=f"host-secret-{launch.game}")
         host = Host(settings, broker=self.broker, secret=secret, record_path=launch.record)
-        if launch.seed is not None:
-            # The deal depends on every seat's entropy too: derive the bots' from the seed.
-            for seat, info in enumerate(host.host.seats):
-                if info is not None:
-                    info.entropy = derive_seed(launch.seed, label=f"bot-{launch.game}-{seat}")
+        # The bots' entropy follows from the secret (netplay.entropy): a seed fixes both.
         await stack.enter_async_context(host)
         self.host = host
 
