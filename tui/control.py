@@ -434,7 +434,19 @@ class Control:
                 for line in lines:
                     table.say(line.markup)
         self._view()
+        self._refill_log()
         self._refresh_history()
+
+    def _refill_log(self) -> None:
+        """Once the history a rejoin asked for has come, the log tells it from the start
+        (what the stand-in did while we were away), not from the rejoin on."""
+        player = self.session.player.player if self.session and self.session.player else None
+        if not self._asked_history or player is None or player.missing_history() is not None:
+            return
+        self._asked_history = False
+        if self.table is not None:
+            lines = self.history_lines()
+            self.table.retell([line.markup for line in lines])
 
     def _resynced(self, n: int) -> None:
         self._view()

@@ -122,7 +122,7 @@ class TableScreen(Screen[None]):
         """The pile whose Block window we answered (or are answering)."""
         self._prompt: BlockPrompt | None = None
         self._auto_pass: Timer | None = None
-        self._bot = GreedyBot()
+        self._bot = GreedyBot(b"hint")  # a fixed seed: the same position, the same hint
         self._ready = False
         """Composed and mounted: the watchers may reach the widgets."""
         self._keys: tuple[bool, bool, bool] | None = None
@@ -223,6 +223,13 @@ class TableScreen(Screen[None]):
         """Add a line to the log."""
         for log in self.query(TableLog):
             log.say(markup)
+
+    def retell(self, lines: Sequence[str]) -> None:
+        """The log again from these lines (the whole game, once a rejoin's history came)."""
+        for log in self.query(TableLog):
+            log.clear()
+            for line in lines:
+                log.say(line)
 
     def heard(self, name: str, text: str) -> None:
         for log in self.query(TableLog):
