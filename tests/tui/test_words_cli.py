@@ -38,7 +38,7 @@ def test_verify_help_gives_its_exit_codes_and_watch_help_says_what_it_does() -> 
 
 def test_simulate_bots_help_names_the_default_as_a_default() -> None:
     text = " ".join(_help("simulate").split())
-    assert "default greedy" in text
+    assert "default medium" in text and "(random, greedy)" not in text
 
 
 def test_replay_of_a_file_that_is_not_a_record_exits_2_in_words(tmp_path: Path) -> None:
