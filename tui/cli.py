@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from engine.bots import BOT_NAMES
+from engine.classic.bots import SEQUENCE_BOT_NAMES
 from tui.argtypes import positive_int
 from tui.commands.bench_ssh import add_bench_ssh_arguments
 from tui.commands.serve import add_serve_arguments
@@ -35,6 +36,10 @@ def _bot_list(text: str) -> list[str]:
             f"unknown bot {unknown[0]!r}; choose from {', '.join(BOT_NAMES)}"
         )
     return names
+
+
+ALL_BOT_NAMES = tuple(dict.fromkeys((*BOT_NAMES, *SEQUENCE_BOT_NAMES)))
+"""Bot names of every game (Sequence Stacks' and classic Sequence's)."""
 
 
 def _sim_players(text: str) -> int:
@@ -241,10 +246,17 @@ def _add_net_commands(
     )
     host.add_argument("--headless", action="store_true", help="no interface: print progress")
     host.add_argument("--name", help="your name at the table (interface only)")
-    host.add_argument("--players", type=_players, default=4, help="seats at the table (4)")
+    host.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                      help="stacks (Sequence Stacks, default) or sequence (classic Sequence: "
+                      "--headless only for now)")
+    host.add_argument("--players", type=_sim_players, default=4,
+                      help="seats at the table (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 or "
+                      "12 for sequence")
+    host.add_argument("--teams", type=int, choices=(2, 3), default=None,
+                      help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
     host.add_argument("--bots", type=int, default=0, help="seats played by the host's bots (0)")
-    host.add_argument("--bot-strategy", default="greedy", choices=BOT_NAMES,
-                      help="strategy of the host's bots (greedy)")
+    host.add_argument("--bot-strategy", default=None, choices=ALL_BOT_NAMES,
+                      help="strategy of the host's bots (greedy for stacks, medium for sequence)")
     host.add_argument("--bot-delay", type=float, default=None,
                       help="seconds a host bot waits before acting (0 headless, 0.6 with "
                       "the interface)")
@@ -279,7 +291,9 @@ def _add_net_commands(
     bot = commands.add_parser("bot", help="a bot that joins a table and plays to the end")
     bot.add_argument("table", type=_pinned_table,
                      help="table name, or TABLE@FINGERPRINT to follow only that host")
-    bot.add_argument("--strategy", default="greedy", choices=BOT_NAMES, help="(greedy)")
+    bot.add_argument("--strategy", default="greedy", choices=ALL_BOT_NAMES,
+                     help="(greedy); at a classic Sequence table a name it has no bot of "
+                     "plays its medium bot")
     bot.add_argument("--name", help="the bot's name at the table")
     bot.add_argument("--password", help="table password")
     bot.add_argument("--think", type=float, default=0.0, help="seconds before each move (0)")
@@ -345,6 +359,27 @@ def insecure_seed(args: argparse.Namespace) -> str | None:
             "add --insecure-seed for a test table")
 
 
+def host_game_problem(args: argparse.Namespace) -> str | None:
+    """Why ``stacks host`` can't host this game so (in words), or ``None``."""
+    from engine.errors import ConfigError
+    from engine.games import game_def
+
+    definition = game_def(args.game)
+    try:
+        definition.check_players(args.players)
+    except ConfigError as exc:
+        return str(exc)
+    if args.bot_strategy is not None and args.bot_strategy not in definition.bot_names:
+        return (f"{definition.title} has no {args.bot_strategy!r} bot; choose from "
+                f"{', '.join(definition.bot_names)}")
+    if args.game == "stacks":
+        return "--teams is for --game sequence" if args.teams is not None else None
+    if not args.headless:
+        return ("classic Sequence has no board screen yet: host it with --headless, and "
+                "seat bots (--bots, stacks bot) or watch it with stacks watch --headless")
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_first_word(words))
@@ -356,6 +391,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     refusal = insecure_seed(args)
     if refusal:
         parser.error(refusal)
+    if args.command == "host" and not args.resume:
+        refusal = host_game_problem(args)
+        if refusal:
+            parser.error(refusal)
     if args.command == "host" and args.bot_delay is None:
         args.bot_delay = 0.0 if args.headless else 0.6
     if args.command is None or args.command in ("play", "join") or (

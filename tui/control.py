@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from engine.actions import Action, Block, PassBlock
+from engine.events import Event
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import (
     Applied,
@@ -403,6 +404,8 @@ class Control:
         if model is None:
             return
         for event in notice.events:
+            if not isinstance(event, Event):
+                continue  # the interface shows Sequence Stacks tables only
             model.stats.add(event)
             if narrator is not None and table is not None:
                 line = narrator.describe(event)
