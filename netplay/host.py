@@ -33,12 +33,13 @@ from engine.games import (
 from engine.state import SPECTATOR, Audience, Phase, Seat, State
 from netplay import budget
 from netplay.batch import Batch
-from netplay.budget import SNAPSHOT_COST, HostBudgets
+from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.errors import FrameError
 from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
 from netplay.journal import Entry, JournalError
+from netplay.listing import ANSWER_LIMIT, QUERY, query_reply_topic
 from netplay.messages import key_bytes, optional, player_name, required
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
@@ -215,6 +216,7 @@ class HostSession:
         self._roles: tuple[tuple[bytes | None, ...], int, dict[str, str]] | None = None
         self._bot_at: float | None = None
         self._next_heartbeat = now
+        self._answers = Bucket(ANSWER_LIMIT, now)
         self.watch = AnnounceWatch(identity.key, now)
         self.closed = False
         if restore is not None:
@@ -270,6 +272,14 @@ class HostSession:
     def data_to_send(self) -> list[Outgoing]:
         return self.sender.drain()
 
+    def last_will(self) -> Outgoing:
+        """The host's "offline" announcement, which the broker publishes (retained) if the
+        host vanishes. Signed now, so its seq is older than later announcements: peers take
+        it in any order, and the live host's next frame undoes a stale one."""
+        body = {"host": self.identity.key, "name": self.settings.title or self.settings.table,
+                "players": self.settings.players}
+        return Outgoing(self.topics.announce, self.sender.frame("offline", body), retain=True)
+
     def journal_to_write(self) -> list[Entry]:
         """What the driver writes to the journal (and fsyncs) before :meth:`data_to_send`
         goes out: the frames may depend on it."""
@@ -297,6 +307,9 @@ class HostSession:
     def receive(self, topic: str, payload: bytes, now: float) -> None:
         """Handle one message from the broker. Never raises: bad input is dropped and logged."""
         self.now = now
+        if topic == QUERY:
+            self._answer_listing(payload)
+            return
         self._close_overdue_window()
         try:
             self._receive(topic, payload)
@@ -971,6 +984,15 @@ class HostSession:
         stays on the broker as the table's last word; an empty payload would be unsigned)."""
         self.closed = True
         self._announce()
+
+    def _answer_listing(self, payload: bytes) -> None:
+        """A lister asks which tables are live: answer with the current announcement."""
+        reply = query_reply_topic(payload)
+        current = self.watch.current
+        if reply is None or current is None or self.closed:
+            return
+        if self._answers.take(self.now):
+            self.sender.outbox.append(Outgoing(reply, current))
 
     def record(self) -> dict[str, Any]:
         """Everything needed to re-check the game offline (see ``netplay.record``)."""

@@ -119,7 +119,7 @@ class AnnounceWatch:
             return Intrusion("an older announcement of this host", None, False)
         status = frame.body.get("status")
         who = fingerprint(frame.sender)
-        if frame.type == "announce" and status in GONE:
+        if frame.type == "offline" or (frame.type == "announce" and status in GONE):
             return Intrusion(f"a departed host's last announcement ({who})", frame.sender, False)
         return Intrusion(f"another host's announcement ({who})", frame.sender, True)
 

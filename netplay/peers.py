@@ -29,6 +29,7 @@ from engine.state import State
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
 from netplay.journal import Entry, JournalFile
+from netplay.listing import QUERY as LISTING_QUERY
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import Applied, GameEnded, Notice, PlayerSession, Rejected, Verified
 from netplay.record import write_new_record, write_record
@@ -89,15 +90,17 @@ class _Peer:
         await self.close()
 
     async def close(self) -> None:
-        self._before_close()
-        self._flush()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.transport.flushed(), 2.0)
+        # The driver stops first: a message handled while the last words go out could
+        # otherwise publish after them (a host re-announcing a table it just took down).
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        self._before_close()
+        self._flush()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.transport.flushed(), 2.0)
         await self.transport.stop()
         self._stopped.set()
 
@@ -191,9 +194,9 @@ class Host(_Peer):
         self.session = self.host
         topics = self.host.topics
         self.transport = _transport(
-            broker, [topics.all_outboxes, topics.all_presence, topics.announce],
-            name=f"host-{self.settings.table}", will=None, username=self.identity.peer_id,
-            password=self.settings.password,
+            broker, [topics.all_outboxes, topics.all_presence, topics.announce, LISTING_QUERY],
+            name=f"host-{self.settings.table}", will=self.host.last_will(),
+            username=self.identity.peer_id, password=self.settings.password,
         )
         self._over = asyncio.Event()
         self._recorded = False

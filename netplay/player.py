@@ -19,7 +19,7 @@ from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.codec import ReplayGuard, decode
 from netplay.errors import FrameError
-from netplay.hosts import Claim, HostTrust, Trust, fingerprint, split_pin
+from netplay.hosts import Claim, HostTrust, Trust, fingerprint, matches, split_pin
 from netplay.identity import Identity, seal
 from netplay.messages import MAX_CHAT, clean_text, key_bytes, optional, required
 from netplay.topics import Topics
@@ -31,6 +31,9 @@ log = logging.getLogger("netplay.player")
 MAX_BUFFER = 256
 GAP_WAIT = 0.3
 RESYNC_EVERY = 1.0
+HOST_SILENT = 5.0
+"""Seconds without a frame from the host (it heartbeats every second) before it counts as
+offline: a frozen host fires no last will until the broker's keepalive (amqtt: never)."""
 CHAT_PER_SEAT = Limit(5, 1)
 """Chat lines shown per seated player: 5 at once, then one a second."""
 CHAT_OTHERS = Limit(20, 2)
@@ -80,6 +83,24 @@ class Impostor(Notice):
 
     what: str
     key: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class HostOffline(Notice):
+    """The host is gone: its last will came (``reason="will"``), or nothing was heard from
+    it for :data:`HOST_SILENT` seconds (``"silent"``). The table waits for it."""
+
+    reason: str
+    silent_for: float
+    """Seconds since the host was last heard when this was noticed (peers' clocks differ:
+    a duration, never a time of day)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostBack(Notice):
+    """The host is heard again after :class:`HostOffline`."""
+
+    away_for: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +236,12 @@ class PlayerSession:
         self.dropped: list[str] = []
         self._next_heartbeat = now
         self._join_sent = False
+        self.host_heard: float | None = None
+        """When a valid frame of the host last came (this session's clock)."""
+        self.host_offline_at: float | None = None
+        """When the host was found gone (its will, or silence); ``None`` while it is heard."""
+        self.closed = False
+        """The host closed the table."""
         self._chat_budget = Budget("chat", CHAT_PER_SEAT, max_peers=64)
         self._chat_others = Budget("chat", CHAT_OTHERS, max_peers=1)
 
@@ -255,8 +282,22 @@ class PlayerSession:
         out, self.notices = self.notices, []
         return out
 
+    def host_silent_for(self, now: float) -> float | None:
+        """Seconds since the host was last heard (``None`` before it ever was)."""
+        return None if self.host_heard is None else max(0.0, now - self.host_heard)
+
+    @property
+    def host_offline(self) -> bool:
+        return self.host_offline_at is not None
+
+    def _watching_host(self) -> bool:
+        return self.host_heard is not None and not self.closed and self.host_offline_at is None
+
     def next_deadline(self) -> float:
         times = [self._next_heartbeat]
+        if self._watching_host():
+            assert self.host_heard is not None
+            times.append(self.host_heard + HOST_SILENT)
         if self.pending.gap_since is not None:
             times.append(self.pending.gap_since + GAP_WAIT)
         if self.secret is not None and self.verdict is None:
@@ -294,6 +335,24 @@ class PlayerSession:
             self._request_resync(self.applied + 1, snapshot=False, reason="gap")
         if self.secret is not None and self.verdict is None:
             self._try_verify()  # asks again for history that has not come
+        if self._watching_host() and self.host_heard is not None \
+                and now - self.host_heard >= HOST_SILENT:
+            self._host_gone("silent")
+
+    def _host_gone(self, reason: str) -> None:
+        self.host_offline_at = self.now
+        silent = self.host_silent_for(self.now) or 0.0
+        log.warning("the host of %s is offline (%s, silent for %.1f s)", self.table, reason,
+                    silent)
+        self.notices.append(HostOffline(reason, silent))
+
+    def _host_heard(self) -> None:
+        if self.host_offline_at is not None:
+            away = self.now - self.host_offline_at
+            self.host_offline_at = None
+            log.info("the host of %s is back after %.1f s", self.table, away)
+            self.notices.append(HostBack(away))
+        self.host_heard = self.now
 
     # -- input -----------------------------------------------------------------------------
 
@@ -325,6 +384,9 @@ class PlayerSession:
         if frame.table != self.table:
             raise FrameError(f"frame for table {frame.table!r}")
         if topic == t.announce:
+            if frame.type == "offline":
+                self._will(frame.sender, frame.body)
+                return
             if frame.type != "announce":
                 raise FrameError("not an announcement")
             self._announce(frame.sender, frame.body)
@@ -332,6 +394,7 @@ class PlayerSession:
         if self.host_key is None or frame.sender != self.host_key:
             raise FrameError("a frame not signed by this table's host")
         self.guard.check(frame, topic)
+        self._host_heard()
         body = frame.body
         kind = frame.type
         if topic == t.inbox(self.peer_id):
@@ -438,9 +501,32 @@ class PlayerSession:
         self.host_boot = boot
         self.host_key = host
         self.announce = body
+        self.closed = body.get("status") == "closed"
+        self._host_heard()
         self.notices.append(TableSeen(body))
         if not self._join_sent and body.get("status") != "closed":
             self._send_join()
+
+    def _will(self, sender: bytes, body: dict[str, Any]) -> None:
+        """The host's last will: signed when it connected, published by the broker when
+        the host vanished. Taken whatever its seq (it is older than the announcements that
+        followed it); anything the live host sends later undoes it."""
+        if key_bytes(body, "host") != sender:
+            raise FrameError("a last will not signed by the host it names")
+        if self.trust.pin is not None and not matches(sender, self.trust.pin):
+            raise FrameError(f"the last will of another host ({fingerprint(sender)})")
+        if self.host_key is None:
+            # A newcomer finds the will retained: the table exists, its host is gone.
+            self.host_key = sender
+        elif sender != self.host_key:
+            raise FrameError("the last will of a different host key")
+        if self.trust.key in (None, sender):
+            # A departure signed by the followed host: a new host key may take the table
+            # over (followed and said) as long as this peer has no seat there.
+            self.trust.key = sender
+            self.trust.announce = {**(self.trust.announce or {}), "status": "offline"}
+        if self.host_offline_at is None:
+            self._host_gone("will")
 
     def _send_join(self) -> None:
         assert self.host_key is not None

@@ -234,6 +234,23 @@ def _add_common_peer(parser: argparse.ArgumentParser, *, broker_default: str | N
     parser.add_argument("--verbose", "-v", action="store_true", help="log protocol details")
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0 seconds")
+    return value
+
+
+def _add_host_timeout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host-timeout", type=_positive_seconds, default=120.0, metavar="SECONDS",
+        help="headless: give up (exit 4) when the host has been offline, or the table "
+        "unannounced, this long; a closed table exits 3 (120)")
+
+
 def _add_net_commands(
     commands: argparse._SubParsersAction,  # type: ignore[type-arg]
     command: str | None,
@@ -297,6 +314,7 @@ def _add_net_commands(
     bot.add_argument("--name", help="the bot's name at the table")
     bot.add_argument("--password", help="table password")
     bot.add_argument("--think", type=float, default=0.0, help="seconds before each move (0)")
+    _add_host_timeout(bot)
     _add_common_peer(bot, broker_default=DEFAULT_BROKER)
 
     watch = commands.add_parser("watch", help="watch a table as a spectator")
@@ -305,6 +323,7 @@ def _add_net_commands(
     watch.add_argument("--headless", action="store_true",
                        help="print one JSON line per public event")
     watch.add_argument("--name", help="your name as a spectator")
+    _add_host_timeout(watch)
     _add_common_peer(watch, broker_default=DEFAULT_BROKER)
 
     profile = commands.add_parser(

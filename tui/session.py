@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,15 +36,16 @@ from tui.messages import Health, NetNotice, Problem, RecordWritten, SessionFaile
 
 log = logging.getLogger("tui.session")
 
-HOST_QUIET = 6.0
-"""Seconds without a word from the host (it heartbeats every second) before we say so."""
+HOST_SLOW = 2.0
+"""Seconds without a word from the host (it heartbeats every second) before we say it is
+not responding; at ``netplay.player.HOST_SILENT`` the session finds it offline."""
 NO_TABLE = 5.0
 """Seconds connected without the table's announcement before we say so."""
 CHECK_EVERY = 0.5
 
 
 class WatchedTransport:
-    """A transport that notes when the host was last heard and whether it left.
+    """A transport that notes whether the table was announced and whether it left.
 
     Wraps the player's own transport, so the interface can tell "host gone" from
     "broker gone" without reaching into the session's internals.
@@ -56,7 +58,6 @@ class WatchedTransport:
         self.skip_host = skip_host
         """A host whose table we left (its game is over): wait for the next one."""
         self.connected = inner.connected
-        self.host_heard: float | None = None
         self.table_seen = False
         self.table_closed = False
         self.ever_connected = False
@@ -78,13 +79,9 @@ class WatchedTransport:
             topic, payload = await self.inner.receive()
             if not self._skipped(topic, payload):
                 break
-        now = asyncio.get_running_loop().time()
-        if topic == self.topics.events:
-            self.host_heard = now
-        elif topic == self.topics.announce and payload:
+        if topic == self.topics.announce and payload:
             # An empty one is unsigned: it closes nothing (a TableClosed notice does).
             self.table_seen = True
-            self.host_heard = now
         return topic, payload
 
 
@@ -344,6 +341,13 @@ class TableSession:
                     "Reconnecting by itself; if it stays down, check the network and the "
                     "broker. Esc leaves.",
                 )
+            refusal = inner.refusal if isinstance(inner, MqttTransport) else None
+            if refusal:
+                return Problem(
+                    "The broker refused us.", refusal[0].upper() + refusal[1:],
+                    "Fix the broker address (mqtt://USER:PASSWORD@HOST:PORT) and try "
+                    "again; Esc leaves.", severe=True,
+                )
             if failures or now - started > NO_TABLE:
                 return Problem(
                     "Can't reach the broker.", f"Nothing answers at {url}{why}.",
@@ -365,13 +369,35 @@ class TableSession:
                     "Esc leaves.",
                 )
             return None
-        heard = watched.host_heard
-        if not self._over and heard is not None and now - heard > HOST_QUIET:
+        return self._host_problem(now)
+
+    def _host_problem(self, now: float) -> Problem | None:
+        """The host gone (its last will, or silence) or slow to answer, in words."""
+        player = self.player
+        if player is None or self._over:
+            return None
+        session = player.player
+        silent = session.host_silent_for(now)
+        table = self.launch.table
+        if session.host_offline:
+            gone = session.host_heard if session.host_heard is not None \
+                else session.host_offline_at
+            assert gone is not None
+            since = time.strftime("%H:%M", time.localtime(time.time() - (now - gone)))
+            how = ("its broker connection ended (the host's last will)"
+                   if silent is None or silent < 1 else
+                   f"nothing from it for {silent:.0f} s")
             return Problem(
-                "The host has gone quiet.",
-                f"Nothing from the host for more than {HOST_QUIET:.0f} seconds: it may have "
-                "quit or lost its network.",
-                "Wait for it to come back, or Esc to leave.", severe=True,
+                f"Host offline since {since}, waiting for it to come back.",
+                f"The host of {table!r} is gone: {how}.",
+                "The table waits and carries on when the host is back (it can restart with "
+                "`stacks host --resume`). Esc leaves.", severe=True,
+            )
+        if silent is not None and silent >= HOST_SLOW:
+            return Problem(
+                f"Host not responding {silent:.0f} s.",
+                "Nothing from the host since then: it may be busy, frozen or cut off.",
+                "Waiting; if it stays silent it is shown offline. Esc leaves.",
             )
         return None
 

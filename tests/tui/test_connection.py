@@ -11,7 +11,7 @@ from broker.embedded import free_port
 from netplay.host import HostSettings
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Host
-from netplay.player import Desynced, Resynced
+from netplay.player import HOST_SILENT, Desynced, Resynced
 from tests.tui import states
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import notes, plain, show_table
@@ -20,7 +20,6 @@ from tui.launch import MEMORY, Launch
 from tui.model import TableModel
 from tui.screens.lobby import LobbyScreen
 from tui.screens.problem import ProblemScreen
-from tui.session import HOST_QUIET
 from tui.widgets.banner import Banner
 
 pytestmark = pytest.mark.asyncio
@@ -86,7 +85,9 @@ async def test_a_desync_is_said_and_its_repair_too(stacks_home: Path) -> None:
         assert any(n.startswith("Repaired") for n in said), said
 
 
-async def test_a_host_that_goes_silent_is_said_with_what_to_do(stacks_home: Path) -> None:
+async def test_a_silent_host_is_not_responding_then_offline_and_waited_for(
+    stacks_home: Path,
+) -> None:
     broker = AsyncMemoryBroker()
     settings = HostSettings(table="friday", players=2)
     launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
@@ -102,6 +103,11 @@ async def test_a_host_that_goes_silent_is_said_with_what_to_do(stacks_home: Path
         assert driver is not None
         driver.cancel()
         await until(pilot, lambda: banner.problem is not None, "the problem",
-                    timeout=HOST_QUIET + TIMEOUT)
+                    timeout=HOST_SILENT + TIMEOUT)
         text = plain(banner.render())
-        assert "The host has gone quiet." in text and "Esc to leave" in text
+        assert text.startswith("Host not responding 2 s."), text  # counting, not yet offline
+        await until(pilot, lambda: "Host offline since" in plain(banner.render()), "offline",
+                    timeout=HOST_SILENT + TIMEOUT)
+        text = plain(banner.render())
+        assert "Host offline since " in text and "waiting for it to come back" in text, text
+        assert "nothing from it for 5 s" in text and "Esc leaves" in text, text

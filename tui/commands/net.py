@@ -11,7 +11,7 @@ import logging
 import signal
 import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +35,32 @@ from netplay.journal import (
     list_tables,
     mark,
 )
-from netplay.peers import BotPeer, Host, Spectator
-from netplay.player import Applied, GameEnded, Refused, Verified
+from netplay.peers import BotPeer, Host, Player, Spectator
+from netplay.player import (
+    Applied,
+    GameEnded,
+    HostBack,
+    HostOffline,
+    Notice,
+    Refused,
+    TableClosed,
+    Verified,
+)
 from netplay.record import read_record, verify_record
-from netplay.transport import BrokerAddress
+from netplay.transport import BrokerAddress, MqttTransport
 from tui.discovery import find_broker_urls, find_tables
 from tui.launch import LOCK_FILE, ProfileLock
 
 DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
+HOST_TIMEOUT = 120.0
+"""Seconds a headless bot or spectator waits for a gone host (or a table not yet
+announced) before it gives up; enough for a host restarted with ``--resume``."""
+EXIT_CLOSED = 3
+"""Exit status when the host closed the table before the game ended."""
+EXIT_HOST_GONE = 4
+"""Exit status when the host was gone (or the table missing) for longer than the limit."""
+CLOSED_GRACE = 3.0
+"""Seconds a peer still waits for its verdict after the host closed an ended table."""
 
 
 def outcome_words(
@@ -81,17 +99,26 @@ CONNECT_WAIT = 15.0
 
 
 async def _reach(peer: Host | BotPeer | Spectator, url: str, who: str) -> bool:
-    """Wait for the first connection; say clearly when the broker can't be reached."""
-    connected = peer.transport.connected
-    try:
-        await asyncio.wait_for(connected.wait(), CONNECT_WAIT)
-    except TimeoutError:
-        address = BrokerAddress.parse(url).url
-        print(f"{who}: can't reach the MQTT broker at {address} (tried for "
-              f"{CONNECT_WAIT:.0f} s). Is the host running, and is the address right? "
-              "Give it with --broker mqtt://HOST:PORT.", file=sys.stderr)
+    """Wait for the first connection; say clearly why the broker can't be used: nobody
+    answers, or the broker answers and refuses (login, authorisation)."""
+    transport = peer.transport
+    connected = transport.connected
+    refused = transport.refused if isinstance(transport, MqttTransport) else asyncio.Event()
+    waits = {asyncio.create_task(connected.wait()), asyncio.create_task(refused.wait())}
+    _done, pending = await asyncio.wait(waits, timeout=CONNECT_WAIT,
+                                        return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    if connected.is_set():
+        return True
+    if isinstance(transport, MqttTransport) and transport.refusal:
+        print(f"{who}: {transport.refusal}", file=sys.stderr)
         return False
-    return True
+    address = BrokerAddress.parse(url).url
+    print(f"{who}: can't reach the MQTT broker at {address} (tried for "
+          f"{CONNECT_WAIT:.0f} s). Is the host running, and is the address right? "
+          "Give it with --broker mqtt://HOST:PORT.", file=sys.stderr)
+    return False
 
 
 async def _until_stopped(work: Coroutine[Any, Any, int], stop: asyncio.Event) -> int:
@@ -111,6 +138,78 @@ def _stop_on_signals(stop: asyncio.Event) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
+
+
+def clock_time(seconds_ago: float) -> str:
+    """The local time of day ``seconds_ago`` seconds back, as HH:MM."""
+    return time.strftime("%H:%M", time.localtime(time.time() - seconds_ago))
+
+
+async def _follow(
+    peer: Player, who: str, table: str, host_timeout: float,
+    handle: Callable[[Notice], int | None],
+) -> int:
+    """Hand ``peer``'s notices to ``handle`` until it returns an exit status; meanwhile say
+    when the host goes and comes back, and give up when the host closes the table or is
+    gone (or the table unannounced) for longer than ``host_timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    closed_at: float | None = None
+
+    async def notices() -> int:
+        nonlocal closed_at
+        async for notice in peer.notices():
+            if isinstance(notice, HostOffline):
+                print(f"{who}: host offline since {clock_time(notice.silent_for)}, waiting "
+                      f"for it to come back (giving up after {host_timeout:g} s, "
+                      "--host-timeout)", file=sys.stderr, flush=True)
+            elif isinstance(notice, HostBack):
+                print(f"{who}: the host is back after {notice.away_for:.0f} s",
+                      file=sys.stderr, flush=True)
+            elif isinstance(notice, TableClosed):
+                if peer.player.view is None or peer.player.view.outcome is None:
+                    print(f"{who}: the host closed table {table!r} before the game ended",
+                          file=sys.stderr, flush=True)
+                    return EXIT_CLOSED
+                closed_at = loop.time()  # over: the verdict may still be on its way
+            result = handle(notice)
+            if result is not None:
+                return result
+        return 1
+
+    async def watchdog() -> int:
+        while True:
+            await asyncio.sleep(0.25)
+            now = loop.time()
+            session = peer.player
+            if closed_at is not None and now - closed_at > CLOSED_GRACE:
+                print(f"{who}: the host closed table {table!r} before this peer could "
+                      "check the deal", file=sys.stderr, flush=True)
+                return EXIT_CLOSED
+            if session.host_key is None:
+                if now - started > host_timeout:
+                    print(f"{who}: no table {table!r} announced on the broker after "
+                          f"{host_timeout:g} s (--host-timeout); is the name right?",
+                          file=sys.stderr, flush=True)
+                    return EXIT_HOST_GONE
+                continue
+            if session.host_offline_at is None:
+                continue
+            since = session.host_heard if session.host_heard is not None \
+                else session.host_offline_at
+            if now - since > host_timeout:
+                print(f"{who}: the host of table {table!r} has been offline since "
+                      f"{clock_time(now - since)}, longer than {host_timeout:g} s "
+                      "(--host-timeout): giving up", file=sys.stderr, flush=True)
+                return EXIT_HOST_GONE
+
+    tasks = [asyncio.create_task(notices()), asyncio.create_task(watchdog())]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        return next(iter(done)).result()
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 # -- host ------------------------------------------------------------------------------------
@@ -420,24 +519,24 @@ async def _bot(args: argparse.Namespace) -> int:
                        name=name, password=args.password, think=args.think) as bot:
         if not await _reach(bot, args.broker, "stacks bot"):
             return 1
-        async def follow() -> int:
-            async for notice in bot.notices():
-                if isinstance(notice, Refused):
-                    print(f"{name}: refused: {notice.reason}", file=sys.stderr)
-                    return 1
-                if isinstance(notice, GameEnded):
-                    print(f"{name}: game over: "
-                          f"{outcome_words(notice.outcome, bot.player.names, bot.view)}",
-                          flush=True)
-                if isinstance(notice, Verified):
-                    print(f"{name}: {notice.verdict}", flush=True)
-                    if bot.view is not None:
-                        digest = bot.player.definition.public_hash(bot.view)
-                        print(f"{name}: final public hash: {digest}", flush=True)
-                    return 0 if notice.verdict.ok else 1
-            return 1
+        def handle(notice: Notice) -> int | None:
+            if isinstance(notice, Refused):
+                print(f"{name}: refused: {notice.reason}", file=sys.stderr)
+                return 1
+            if isinstance(notice, GameEnded):
+                print(f"{name}: game over: "
+                      f"{outcome_words(notice.outcome, bot.player.names, bot.view)}",
+                      flush=True)
+            if isinstance(notice, Verified):
+                print(f"{name}: {notice.verdict}", flush=True)
+                if bot.view is not None:
+                    digest = bot.player.definition.public_hash(bot.view)
+                    print(f"{name}: final public hash: {digest}", flush=True)
+                return 0 if notice.verdict.ok else 1
+            return None
 
-        return await _until_stopped(follow(), stop)
+        return await _until_stopped(
+            _follow(bot, name, args.table, args.host_timeout, handle), stop)
 
 
 # -- watch -----------------------------------------------------------------------------------
@@ -466,37 +565,38 @@ async def _watch(args: argparse.Namespace) -> int:
                          broker=args.broker) as watcher:
         if not await _reach(watcher, args.broker, "stacks watch"):
             return 1
-        async def follow() -> int:
-            async for notice in watcher.notices():
-                if isinstance(notice, Refused):
-                    print(f"refused: {notice.reason}", file=sys.stderr)
-                    return 1
-                if isinstance(notice, Applied):
-                    for event in notice.events:
-                        out.write(json.dumps({"batch": notice.n, "event": event.to_wire()}) + "\n")
-                    out.flush()
-                elif isinstance(notice, GameEnded):
-                    names = watcher.player.names
-                    out.write(json.dumps({
-                        "outcome": {
-                            "termination": notice.outcome.termination.name.lower(),
-                            "winner": notice.outcome.winner,
-                            "words": outcome_words(notice.outcome, names, watcher.view),
-                        }
-                    }) + "\n")
-                    out.flush()
-                elif isinstance(notice, Verified):
-                    view = watcher.view
-                    out.write(json.dumps({"verification": {
-                        "ok": notice.verdict.ok, "detail": notice.verdict.detail,
-                        "words": str(notice.verdict),
-                        "hash": watcher.player.definition.public_hash(view)
-                        if view is not None else None}}) + "\n")
-                    out.flush()
-                    return 0 if notice.verdict.ok else 1
-            return 1
+        def handle(notice: Notice) -> int | None:
+            if isinstance(notice, Refused):
+                print(f"refused: {notice.reason}", file=sys.stderr)
+                return 1
+            if isinstance(notice, Applied):
+                for event in notice.events:
+                    out.write(json.dumps({"batch": notice.n, "event": event.to_wire()}) + "\n")
+                out.flush()
+            elif isinstance(notice, GameEnded):
+                names = watcher.player.names
+                out.write(json.dumps({
+                    "outcome": {
+                        "termination": notice.outcome.termination.name.lower(),
+                        "winner": notice.outcome.winner,
+                        "words": outcome_words(notice.outcome, names, watcher.view),
+                    }
+                }) + "\n")
+                out.flush()
+            elif isinstance(notice, Verified):
+                view = watcher.view
+                out.write(json.dumps({"verification": {
+                    "ok": notice.verdict.ok, "detail": notice.verdict.detail,
+                    "words": str(notice.verdict),
+                    "hash": watcher.player.definition.public_hash(view)
+                    if view is not None else None}}) + "\n")
+                out.flush()
+                return 0 if notice.verdict.ok else 1
+            return None
 
-        return await _until_stopped(follow(), stop)
+        who = f"stacks watch {args.table}"
+        return await _until_stopped(
+            _follow(watcher, who, args.table, args.host_timeout, handle), stop)
 
 
 # -- verify ------------------------------------------------------------------------------------
