@@ -219,6 +219,9 @@ class PlayerSession:
         self.names: tuple[str, ...] = ()
         self.definition: GameDef[Any, Any, Any, Any] = STACKS
         """The table's game, as its announcement names it (``variant``)."""
+        self.games: frozenset[str] | None = None
+        """The games this peer can play (``None``: every game of the engine); at a table
+        of another game it reports :class:`Refused` and does not join."""
         self.view: State | None = None
         """This peer's view: a Sequence Stacks ``State``, or the view type of
         :attr:`definition` at a table of another game."""
@@ -497,6 +500,12 @@ class PlayerSession:
                 from None
         if self.joined and definition is not self.definition:
             raise FrameError("the table's game changed after we joined")
+        if self.games is not None and definition.name not in self.games:
+            if not self._join_sent:
+                self._join_sent = True
+                self.notices.append(Refused(
+                    f"the table plays {definition.title}, which this program can't show yet"))
+            return
         self.definition = definition
         self.host_boot = boot
         self.host_key = host

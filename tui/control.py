@@ -445,4 +445,7 @@ def _refused_advice(reason: str) -> str:
         return "Every seat is taken: watch instead (stacks watch TABLE)."
     if "started" in reason:
         return "The game is on: watch it (stacks watch TABLE) or wait for the next one."
+    if "can't show" in reason:
+        return ("Follow it with stacks watch TABLE --headless, or seat a bot there: "
+                "stacks bot TABLE.")
     return "Esc goes back to the menu."

@@ -11,7 +11,7 @@ from engine.games import SEQUENCE
 from engine.state import HOST
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
-from netplay.player import Joined, Resynced, Verified
+from netplay.player import Joined, Refused, Resynced, Verified
 from netplay.record import verify_record
 from tests.netplay.harness import Table
 from tests.netplay.test_journal import _crash_and_resume, _journaled
@@ -104,3 +104,18 @@ def test_host_settings_take_the_games_own_rules_and_player_counts() -> None:
                                                          bots=("easy", "medium")), 0.0)
     assert host.game is not None and host.definition is SEQUENCE
     assert host.definition.view_for(host.game.state, HOST).teams == 2
+
+
+def test_a_peer_that_plays_only_stacks_is_told_and_does_not_take_a_seat() -> None:
+    table = sequence_table(3, seed=43, join=False)
+    picky = table.add_player("stacks-only", start=False)
+    picky.games = frozenset({"stacks"})
+    picky.start(table.clock)
+    table.pump()
+    refused = table.notices_of(picky, Refused)
+    assert [n.reason for n in refused] == [
+        "the table plays Sequence, which this program can't show yet"]
+    assert not picky.joined and all(info is None for info in table.host.seats)
+    table.add_player("p0")
+    table.pump()
+    assert table.host.seats[0] is not None  # the seat went to the next player
