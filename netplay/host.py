@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action, Block, CloseBlockWindow, PassBlock
-from engine.bots import Bot, make_bot
+from engine.bots import Bot, canonical, make_bot
 from engine.config import RulesConfig
 from engine.errors import EngineError, IllegalActionError, MalformedError
 from engine.events import Event, PileBlocked
@@ -68,6 +68,8 @@ class HostSettings:
     heartbeat: float = 1.0
     race_settle: float = 0.25
     """Seconds after a Block window closes during which late presses are still listed."""
+    standin: str = "medium"
+    """The level of the bot that plays the turn of a player who is away."""
     dealer: int | None = None
     """A26: the dealer of this game (a rematch passes the deal left); ``None`` = drawn
     from the game's seed."""
@@ -82,6 +84,8 @@ class HostSettings:
         first = self.rules.first_player
         if first is not None and first >= self.players:
             raise ValueError(f"first_player {first} is not a seat at {self.players} players")
+        for level in (*self.bots, self.standin):
+            canonical(level)  # raises ValueError for a bot name that doesn't exist
         if self.dealer is not None and not 0 <= self.dealer < self.players:
             raise ValueError(f"dealer {self.dealer} is not a seat at {self.players} players")
 
@@ -184,7 +188,8 @@ class HostSession:
             for index, strategy in enumerate(settings.bots):
                 seat = first_bot + index
                 self._seat(seat, SeatInfo(
-                    f"Bot {seat + 1} ({strategy})", None, bot_entropy(self.secret, seat),
+                    f"Bot {seat + 1} ({canonical(strategy)})", None,
+                    bot_entropy(self.secret, seat),
                     bot=make_bot(strategy, os.urandom(16)),
                 ), strategy)
         self.spectators: dict[bytes, str] = {}
@@ -920,7 +925,7 @@ class HostSession:
         if info is None or info.is_bot or not self._away(info):
             return
         log.info("%s is away: a bot plays seat %d until they are back", info.name, seat)
-        info.standin = make_bot("greedy")
+        info.standin = make_bot(self.settings.standin)
         self._announce()
 
     # -- the journal -----------------------------------------------------------------------

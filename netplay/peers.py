@@ -418,7 +418,8 @@ class BotPeer(Player):
             identity, table, name or f"{strategy}-bot", broker=broker, password=password,
             chat=False,
         )
-        self.bot: Bot = make_bot(strategy, identity.key)
+        # Seeded from the OS, not from the (public) key: nobody can predict its choices.
+        self.bot: Bot = make_bot(strategy)
         self.think = think
         self._in_flight: float | None = None
         self._decide_at: float | None = None

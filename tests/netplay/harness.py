@@ -171,7 +171,8 @@ class Table:
             watch=watch, password=password,
         )
         session.entropy = derive(self.seed, f"entropy/{label}")
-        self.peers.append(Peer(session, make_bot("greedy"), auto=not watch))
+        bot = make_bot("greedy", derive(self.seed, f"bot/{label}"))
+        self.peers.append(Peer(session, bot, auto=not watch))
         for pattern in session.subscriptions():
             self.broker.subscribe(session, pattern, self._deliverer(session))
         if start:
