@@ -120,6 +120,10 @@ class NatsServers:
             else:
                 time.sleep(0.1)
 
+    @property
+    def pids(self) -> list[int]:
+        return [proc.pid for proc in self._procs]
+
     def log_tail(self) -> str:
         if self._dir is None:
             return ""

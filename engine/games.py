@@ -105,11 +105,12 @@ class GameDef(Generic[S, A, E, C]):
     bot_names: tuple[str, ...]
     default_bot: str
     """The bot that plays when none is named, and the stand-in for an away player."""
-    make_bot: Callable[[str, bytes], TableBot]
-    """``make_bot(name, seed)``; ``ValueError`` naming the choices for an unknown name.
+    make_bot: Callable[[str, bytes | None], TableBot]
+    """``make_bot(name, seed)`` (``seed`` ``None``: from the OS, unpredictable);
+    ``ValueError`` naming the choices for an unknown name.
     The bot has ``choose(view, seat, legal) -> action``."""
 
-    def bot(self, name: str | None, seed: bytes) -> TableBot:
+    def bot(self, name: str | None, seed: bytes | None = None) -> TableBot:
         """The named bot, or this game's default when the name is not one of its own (a
         Stacks strategy named for a classic table, say)."""
         return self.make_bot(name if name in self.bot_names else self.default_bot, seed)
@@ -167,7 +168,7 @@ STACKS: Final[GameDef[Any, Action, Event, RulesConfig]] = GameDef(
     new_state=State.new,
     to_move=_stacks_to_move,
     bot_names=BOT_NAMES,
-    default_bot="greedy",
+    default_bot="medium",
     make_bot=make_bot,
 )
 

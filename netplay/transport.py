@@ -155,6 +155,13 @@ class _Outbox:
             self.ready.set()
 
 
+def _drain(queue: asyncio.Queue[tuple[str, bytes]], limit: int) -> list[tuple[str, bytes]]:
+    out: list[tuple[str, bytes]] = []
+    while len(out) < limit and not queue.empty():
+        out.append(queue.get_nowait())
+    return out
+
+
 class MqttTransport:
     """One peer's connection to an MQTT broker, kept alive until :meth:`stop`."""
 
@@ -181,6 +188,9 @@ class MqttTransport:
         self.connected = asyncio.Event()
         self.failures = 0
         self.last_error: str | None = None
+        self.frames_in = 0
+        self.frames_out = 0
+        """Frames received and handed to the broker (for the benchmarks)."""
         self.refusal: str | None = None
         """Set when the broker answered CONNACK with a refusal: it is there, and says no."""
         self.refused = asyncio.Event()
@@ -218,6 +228,10 @@ class MqttTransport:
 
     async def receive(self) -> tuple[str, bytes]:
         return await self._incoming.get()
+
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` messages already received, without waiting."""
+        return _drain(self._incoming, limit)
 
     async def flushed(self) -> None:
         await self._outbox.idle.wait()
@@ -316,6 +330,7 @@ class MqttTransport:
             async for message in client.messages:
                 payload = message.payload
                 if isinstance(payload, bytes | bytearray):
+                    self.frames_in += 1
                     self._incoming.put_nowait((message.topic.value, bytes(payload)))
         finally:
             writer.cancel()
@@ -332,6 +347,7 @@ class MqttTransport:
                 return_exceptions=True,
             )
             failed = [o for o, r in zip(batch, results, strict=True) if isinstance(r, Exception)]
+            self.frames_out += len(batch) - len(failed)
             if failed:
                 outbox.put_back(failed)
                 first = next(r for r in results if isinstance(r, Exception))
@@ -373,6 +389,10 @@ class MemoryTransport:
     async def receive(self) -> tuple[str, bytes]:
         assert self._queue is not None, "start() first"
         return await self._queue.get()
+
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` messages already received, without waiting."""
+        return [] if self._queue is None else _drain(self._queue, limit)
 
     async def flushed(self) -> None:
         return None

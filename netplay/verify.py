@@ -17,6 +17,7 @@ from engine.games import DEFAULT_GAME, game_def
 from engine.state import HOST, Audience
 from netplay.batch import Batch
 from netplay.codec import decode
+from netplay.entropy import check_entropies
 from netplay.errors import FrameError
 from netplay.messages import required
 
@@ -59,6 +60,9 @@ class GameFacts:
     entropies: tuple[bytes, ...]
     dealer: int | None = None
     """A26: the dealer passed on by a rematch; ``None`` = drawn from the seed."""
+    entropy_commits: tuple[bytes | None, ...] | None = None
+    """Per seat, the commitment a player joined with (``None`` for a host bot); ``None``
+    altogether for games from before commit-then-reveal (``netplay.entropy``)."""
     game: str = DEFAULT_GAME
     """Which game (``engine.games.GAMES``): ``stacks`` or ``sequence``."""
 
@@ -104,6 +108,11 @@ def verify_game(
     dealer = facts.dealer
     if dealer is not None and (type(dealer) is not int or not 0 <= dealer < facts.players):
         return Verdict(False, f"the dealer {dealer!r} is not a seat")
+    if facts.entropy_commits is not None:
+        bots = tuple(key is None for key in facts.keys)
+        problem = check_entropies(secret, facts.entropies, facts.entropy_commits, bots)
+        if problem:
+            return Verdict(False, problem)
     seed = deal_seed(secret, facts.entropies)
     try:
         definition = game_def(facts.game)

@@ -58,8 +58,8 @@ set_tcp_nodelay true
 
 
 @contextlib.contextmanager
-def broker_process(kind: str) -> Iterator[str]:
-    """Start ``embedded`` or ``mosquitto`` in its own process; yield its URL."""
+def broker_process(kind: str) -> Iterator[tuple[str, int]]:
+    """Start ``embedded`` or ``mosquitto`` in its own process; yield its URL and pid."""
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         if kind == "mosquitto":
@@ -74,7 +74,7 @@ def broker_process(kind: str) -> Iterator[str]:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_for_port(port)
-            yield f"mqtt://127.0.0.1:{port}"
+            yield f"mqtt://127.0.0.1:{port}", proc.pid
         finally:
             proc.terminate()
             try:
@@ -138,7 +138,7 @@ def run_net(args: argparse.Namespace) -> int:
     kind = args.broker
     try:
         if kind in ("embedded", "mosquitto"):
-            with broker_process(kind) as url:
+            with broker_process(kind) as (url, _pid):
                 samples, games, floor = asyncio.run(_measure(url, args.actions))
         else:
             samples, games, floor = asyncio.run(_measure(kind, args.actions))

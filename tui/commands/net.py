@@ -302,6 +302,8 @@ def _open_journal(args: argparse.Namespace, settings: HostSettings | None, profi
 
 
 async def _host(args: argparse.Namespace) -> int:
+    from tui.cli import host_bot_levels
+
     settings: HostSettings | None = None
     if not args.resume:
         try:
@@ -309,7 +311,7 @@ async def _host(args: argparse.Namespace) -> int:
             settings = HostSettings(
                 table=args.table,
                 players=args.players,
-                bots=(args.bot_strategy or definition.default_bot,) * args.bots,
+                bots=host_bot_levels(args), standin=args.standin,
                 game=definition.name,
                 rules=SequenceConfig(teams=args.teams) if args.game == "sequence"
                 else RulesConfig(),
