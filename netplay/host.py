@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action, Block, CloseBlockWindow, PassBlock
-from engine.bots import Bot, make_bot
+from engine.bots import Bot, canonical, make_bot
 from engine.config import RulesConfig
 from engine.errors import EngineError, IllegalActionError, MalformedError
 from engine.events import Event, PileBlocked
@@ -28,12 +28,14 @@ from engine.state import SPECTATOR, Audience, Phase, Seat
 from engine.views import public_hash, view_for
 from netplay import budget
 from netplay.batch import Batch
-from netplay.budget import SNAPSHOT_COST, HostBudgets
+from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.codec import Frame, ReplayGuard, decode
+from netplay.entropy import COMMIT, REVEAL, DealRound, bot_entropy, entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
 from netplay.journal import Entry, JournalError
+from netplay.listing import ANSWER_LIMIT, QUERY, query_reply_topic
 from netplay.messages import key_bytes, optional, player_name, required
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
@@ -70,6 +72,8 @@ class HostSettings:
     heartbeat: float = 1.0
     race_settle: float = 0.25
     """Seconds after a Block window closes during which late presses are still listed."""
+    standin: str = "medium"
+    """The level of the bot that plays the turn of a player who is away."""
     dealer: int | None = None
     """A26: the dealer of this game (a rematch passes the deal left); ``None`` = drawn
     from the game's seed."""
@@ -84,6 +88,8 @@ class HostSettings:
         first = self.rules.first_player
         if first is not None and first >= self.players:
             raise ValueError(f"first_player {first} is not a seat at {self.players} players")
+        for level in (*self.bots, self.standin):
+            canonical(level)  # raises ValueError for a bot name that doesn't exist
         if self.dealer is not None and not 0 <= self.dealer < self.players:
             raise ValueError(f"dealer {self.dealer} is not a seat at {self.players} players")
 
@@ -114,6 +120,9 @@ class SeatInfo:
     online: bool = True
     offline_at: float | None = None
     standin: Bot | None = None
+    commit: bytes | None = None
+    """A player's commitment to its entropy (``netplay.entropy``); the entropy itself is
+    empty until revealed."""
 
     @property
     def is_bot(self) -> bool:
@@ -183,7 +192,8 @@ class HostSession:
             for index, strategy in enumerate(settings.bots):
                 seat = first_bot + index
                 self._seat(seat, SeatInfo(
-                    f"Bot {seat + 1} ({strategy})", None, os.urandom(32),
+                    f"Bot {seat + 1} ({canonical(strategy)})", None,
+                    bot_entropy(self.secret, seat),
                     bot=make_bot(strategy, os.urandom(16)),
                 ), strategy)
         self.spectators: dict[bytes, str] = {}
@@ -199,13 +209,14 @@ class HostSession:
         self._roles: tuple[tuple[bytes | None, ...], int, dict[str, str]] | None = None
         self._bot_at: float | None = None
         self._next_heartbeat = now
+        self._answers = Bucket(ANSWER_LIMIT, now)
         self.watch = AnnounceWatch(identity.key, now)
         self.closed = False
+        self.round = DealRound()
         if restore is not None:
             self._restore(restore)
         self._announce()
-        if self.game is None and all(info is not None for info in self.seats):
-            self._start()  # every seat is a bot of the host
+        self._seats_full()  # every seat a bot of the host, or a resumed full table
 
     @classmethod
     def resume(cls, entries: Sequence[Entry], now: float) -> HostSession:
@@ -291,6 +302,8 @@ class HostSession:
             times.append(standin)
         if self.watch.due is not None:
             times.append(self.watch.due)
+        if self.round.deadline is not None:
+            times.append(self.round.deadline)
         return min(times)
 
     # -- input ---------------------------------------------------------------------------
@@ -298,6 +311,9 @@ class HostSession:
     def receive(self, topic: str, payload: bytes, now: float) -> None:
         """Handle one message from the broker. Never raises: bad input is dropped and logged."""
         self.now = now
+        if topic == QUERY:
+            self._answer_listing(payload)
+            return
         self._close_overdue_window()
         try:
             self._receive(topic, payload)
@@ -317,6 +333,8 @@ class HostSession:
         self._close_overdue_window()
         if self.watch.due is not None and now >= self.watch.due:
             self._restore_announcement()
+        if self.round.deadline is not None and now >= self.round.deadline:
+            self._round_timeout()
         race = self.race
         if race is not None and race.closed is not None \
                 and now >= race.closed + self.settings.race_settle:
@@ -385,6 +403,7 @@ class HostSession:
             "desync": self._desync,
             "heartbeat": self._heartbeat,
             "verified": self._verified,
+            "entropy": self._entropy,
         }.get(frame.type)
         if handler is None:
             raise FrameError(f"unexpected message type {frame.type!r}")
@@ -456,15 +475,23 @@ class HostSession:
 
     def _join(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
         name = player_name(body)
-        entropy = key_bytes(body, "entropy")
+        if "entropy_commit" not in body and "entropy" in body:
+            raise FrameError("a join with its entropy in the clear (an older client): "
+                             "this host takes a commitment (entropy_commit)")
+        commit = key_bytes(body, "entropy_commit")
         watch = required(body, "watch", bool)
         if not self.budgets.join(peer_id(key), self.now):
             return
         inbox = self.topics.inbox(peer_id(key))
         seat = self.seat_of(key)
+        at = optional(body, "at", int)
         if seat is not None and not watch:
             log.info("%s is back at seat %d", name, seat)
-            self._welcome(key, seat)
+            info = self.seats[seat]
+            if self.game is None and self.round.phase != REVEAL and info is not None:
+                info.commit = commit  # a new process, new entropy: nothing revealed yet
+                self.round.waiting.discard(seat)
+            self._welcome(key, seat, at=at)
             self._announce()
             return
         password = self.settings.password
@@ -491,7 +518,7 @@ class HostSession:
                 self.sender.send(inbox, "refused", {"reason": "too many spectators"})
                 return
             self.spectators[key] = name
-            self._welcome(key, None)
+            self._welcome(key, None, at=at)
             return
         if self.game is not None:
             self.sender.send(inbox, "refused", {"reason": "the game has already started"})
@@ -500,12 +527,96 @@ class HostSession:
         if free is None:
             self.sender.send(inbox, "refused", {"reason": "the table is full"})
             return
-        self._seat(free, SeatInfo(name, key, entropy, last_seen=self.now), None)
+        self._seat(free, SeatInfo(name, key, b"", last_seen=self.now, commit=commit), None)
         log.info("%s takes seat %d", name, free)
         self._welcome(key, free)
         self._announce()
-        if all(info is not None for info in self.seats):
+        self._seats_full()
+
+    # -- commit, then reveal (netplay.entropy) ---------------------------------------------
+
+    def _humans(self) -> set[Seat]:
+        return {s for s, info in enumerate(self.seats) if info is not None and not info.is_bot}
+
+    def _seats_full(self) -> None:
+        """Every seat taken: collect fresh commitments where needed, then every reveal."""
+        if self.game is not None or any(info is None for info in self.seats):
+            return
+        humans = self._humans()
+        if not humans:
             self._start()
+            return
+        fresh = {s for s in humans if self.seats[s].commit is None}  # type: ignore[union-attr]
+        if fresh:
+            self.round.begin(COMMIT, fresh, self.now)
+        elif all(self.seats[s].entropy for s in humans):  # type: ignore[union-attr]
+            self._start()  # a resumed table whose reveals were all in
+            return
+        else:
+            self.round.begin(REVEAL, humans, self.now)
+        self._send_round()
+
+    def _send_round(self) -> None:
+        self.sender.send(self.topics.events, "entropy_round", {
+            "round": self.round.number, "phase": self.round.phase,
+            "commits": [info.commit if info else None for info in self.seats],
+        })
+
+    def _entropy(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
+        seat = self.seat_of(key)
+        if seat is None:
+            raise FrameError("entropy from a peer without a seat")
+        info = self.seats[seat]
+        assert info is not None
+        round_ = self.round
+        if self.game is not None or required(body, "round", int) != round_.number \
+                or seat not in round_.waiting:
+            raise FrameError("entropy for no round the host is in")
+        if round_.phase == COMMIT:
+            info.commit = key_bytes(body, "commit")
+            self._journal({"t": "commit", "seat": seat, "commit": info.commit})
+        else:
+            entropy = key_bytes(body, "entropy")
+            if info.commit is None or entropy_commitment(entropy) != info.commit:
+                log.warning("%s (seat %d) revealed an entropy that is not the one it "
+                            "committed to: the round is void", info.name, seat)
+                self._unseat(seat, "your entropy does not match the commitment you joined with")
+                return
+            info.entropy = entropy
+            self._journal({"t": "reveal", "seat": seat, "entropy": entropy})
+        round_.waiting.discard(seat)
+        if not round_.waiting:
+            if round_.phase == COMMIT:
+                round_.begin(REVEAL, self._humans(), self.now)
+                self._send_round()
+            else:
+                round_.phase = round_.deadline = None
+                self._start()
+
+    def _round_timeout(self) -> None:
+        late = sorted(self.round.waiting)
+        what = "commit to" if self.round.phase == COMMIT else "reveal"
+        for seat in late:
+            self._unseat(seat, f"you did not {what} your entropy in time")
+        if not late:
+            self.round.deadline = None
+
+    def _unseat(self, seat: Seat, why: str) -> None:
+        """Free a seat that failed the deal's commit-then-reveal; the round is void: every
+        other player commits to fresh entropy once the seat is taken again."""
+        info = self.seats[seat]
+        assert info is not None and info.key is not None
+        self.seats[seat] = None
+        self._journal({"t": "unseat", "seat": seat})
+        self.sender.send(self.topics.inbox(peer_id(info.key)), "refused",
+                         {"reason": f"you lost your seat: {why}"})
+        self.sender.send(self.topics.events, "unseated",
+                         {"seat": seat, "name": info.name, "why": why})
+        for other in self.seats:
+            if other is not None and not other.is_bot:
+                other.commit, other.entropy = None, b""
+        self.round.void()
+        self._announce()
 
     def facts(self) -> dict[str, Any]:
         """What every peer needs to follow and later verify the game."""
@@ -516,11 +627,15 @@ class HostSession:
             "names": [info.name for info in seats],
             "keys": [info.key for info in seats],
             "entropies": [info.entropy for info in seats],
+            "entropy_commits": [info.commit for info in seats],
             "commit": self.commit,
             "dealer": self.settings.dealer,
         }
 
-    def _welcome(self, key: bytes, seat: Seat | None) -> None:
+    def _welcome(self, key: bytes, seat: Seat | None, *, at: int | None = None) -> None:
+        """Welcome a peer; ``at`` is the last batch it says it applied (a peer that kept
+        running while its host was away): it gets the batches after it, not a snapshot,
+        so its history has no hole."""
         inbox = self.topics.inbox(peer_id(key))
         body: dict[str, Any] = {
             "seat": seat,
@@ -533,10 +648,19 @@ class HostSession:
         }
         self.sender.send(inbox, "welcome", body)
         if self.game is not None:
-            if seat is not None:
+            if seat is None:
+                # A spectator gets no snapshot: it asks for the history it lacks (from
+                # batch 1, or after ``at``) chunk by chunk, so that it sees (and `watch
+                # --headless` prints) every event once.
+                pass
+            elif at is not None and 0 < at <= len(self.batches):
+                if at < len(self.batches):
+                    self._resend(key, at + 1)  # a snapshot if that is too many
+                elif self.over:
+                    self._reveal(to=inbox)
+                return
+            else:
                 self._snapshot(key, seat)
-            # A spectator gets no snapshot: it asks for the history from batch 1, chunk by
-            # chunk, so that it sees (and `watch --headless` prints) every event once.
             if self.over:
                 self._reveal(to=inbox)
 
@@ -835,7 +959,7 @@ class HostSession:
         if info is None or info.is_bot or not self._away(info):
             return
         log.info("%s is away: a bot plays seat %d until they are back", info.name, seat)
-        info.standin = make_bot("greedy")
+        info.standin = make_bot(self.settings.standin)
         self._announce()
 
     # -- the journal -----------------------------------------------------------------------
@@ -846,7 +970,26 @@ class HostSession:
     def _seat(self, seat: Seat, info: SeatInfo, strategy: str | None) -> None:
         self.seats[seat] = info
         self._journal({"t": "seat", "seat": seat, "name": info.name, "key": info.key,
-                       "entropy": info.entropy, "bot": strategy})
+                       "entropy": info.entropy, "commit": info.commit, "bot": strategy})
+
+    def _restore_round(self, entry: Entry) -> None:
+        """A commitment, a reveal or a lost seat, as journaled (``netplay.entropy``)."""
+        seat = entry["seat"]
+        info = self.seats[seat]
+        if info is None:
+            raise JournalError(f"a {entry['t']} of seat {seat}, which nobody holds")
+        if entry["t"] == "commit":
+            info.commit = entry["commit"]
+        elif entry["t"] == "reveal":
+            if info.commit is None or entropy_commitment(entry["entropy"]) != info.commit:
+                raise JournalError(f"seat {seat}'s journaled reveal breaks its commitment")
+            info.entropy = entry["entropy"]
+        else:
+            self.seats[seat] = None
+            for other in self.seats:
+                if other is not None and not other.is_bot:
+                    other.commit, other.entropy = None, b""
+            self.round.void()
 
     def _restore(self, entries: Sequence[Entry]) -> None:
         """Seats, game and races from a journal: every batch is replayed through the
@@ -872,7 +1015,10 @@ class HostSession:
                 self.seats[seat] = SeatInfo(
                     entry["name"], entry["key"], entry["entropy"], last_seen=self.now,
                     bot=None if strategy is None else make_bot(strategy, os.urandom(16)),
+                    commit=entry.get("commit"),
                 )
+            elif kind in ("commit", "reveal", "unseat"):
+                self._restore_round(entry)
             elif kind == "start":
                 started = entry
             elif kind == "batch":
@@ -982,6 +1128,15 @@ class HostSession:
         self.closed = True
         self._announce()
 
+    def _answer_listing(self, payload: bytes) -> None:
+        """A lister asks which tables are live: answer with the current announcement."""
+        reply = query_reply_topic(payload)
+        current = self.watch.current
+        if reply is None or current is None or self.closed:
+            return
+        if self._answers.take(self.now):
+            self.sender.outbox.append(Outgoing(reply, current))
+
     def record(self) -> dict[str, Any]:
         """Everything needed to re-check the game offline (see ``netplay.record``)."""
         facts = self.facts()
@@ -996,6 +1151,7 @@ class HostSession:
             "names": facts["names"],
             "keys": facts["keys"],
             "entropies": facts["entropies"],
+            "entropy_commits": facts["entropy_commits"],
             "dealer": facts["dealer"],
             "commit": self.commit,
             "secret": self.secret if self.over else None,

@@ -1,4 +1,6 @@
-"""Which tables a broker carries: its retained, signed announcements."""
+"""Which tables a broker carries: its retained, signed announcements, and the answers of
+its live hosts to a query (``netplay.listing``: for brokers that don't deliver retained
+messages to a wildcard subscription, or keep them on one node of a cluster)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ import aiomqtt
 from netplay.codec import decode
 from netplay.errors import FrameError
 from netplay.hosts import fingerprint
+from netplay.listing import QUERY, is_reply_topic, reply_topic
 from netplay.messages import clean_text
-from netplay.topics import ANNOUNCE_WILDCARD, PREFIX
+from netplay.topics import ANNOUNCE_WILDCARD, PREFIX, TABLE_NAME
 from netplay.transport import BrokerAddress
 
 EVENTS_WILDCARD = f"{PREFIX}/+/events"
@@ -58,23 +61,33 @@ class TableInfo:
 
 
 def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInfo | None:
-    """A verified announcement as a :class:`TableInfo`, or ``None`` if it isn't one."""
+    """A verified announcement as a :class:`TableInfo`, or ``None`` if it isn't one.
+
+    It came retained on its table's ``announce`` topic, or as a live host's answer on a
+    listing's reply topic (then the table is the one the signed frame names).
+    """
+    if not payload:
+        return None
     parts = topic.split("/")
-    if len(parts) != 4 or "/".join(parts[:2]) != PREFIX or parts[3] != "announce" or not payload:
+    reply = is_reply_topic(topic)
+    if not reply and (len(parts) != 4 or "/".join(parts[:2]) != PREFIX
+                      or parts[3] != "announce"):
         return None
     try:
         frame = decode(payload)
     except FrameError:
         return None
     body: dict[str, Any] = frame.body
-    if frame.type not in ("announce", "offline") or frame.table != parts[2] \
-            or body.get("host") != frame.sender:
+    table = frame.table if reply else parts[2]
+    kinds = ("announce",) if reply else ("announce", "offline")
+    if frame.type not in kinds or frame.table != table or body.get("host") != frame.sender \
+            or not TABLE_NAME.match(table):
         return None
     if frame.type == "offline":
         # The host's last will: the table exists but nobody can join it now.
         players = body.get("players")
         return TableInfo(
-            table=parts[2], name=clean_text(str(body.get("name", parts[2])), 40),
+            table=table, name=clean_text(str(body.get("name", table)), 40),
             broker=broker, players=players if type(players) is int else 0, seated=(),
             free=0, status="offline", password=False, host=frame.sender,
             fingerprint=fingerprint(frame.sender),
@@ -89,8 +102,8 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
         clean_text(str(s.get("name", "?")), 24) for s in seats if isinstance(s, dict)
     )
     return TableInfo(
-        table=parts[2],
-        name=clean_text(str(body.get("name", parts[2])), 40),
+        table=table,
+        name=clean_text(str(body.get("name", table)), 40),
         broker=broker,
         players=players,
         seated=seated,
@@ -121,13 +134,17 @@ async def list_tables(url: str, timeout: float = 1.0) -> list[TableInfo]:
     address = BrokerAddress.parse(url)
     tables: dict[str, TableInfo] = {}
     heard: set[tuple[str, bytes]] = set()
+    answered: set[str] = set()
     judge = False
     with contextlib.suppress(aiomqtt.MqttError, OSError):
         async with aiomqtt.Client(
             address.host, address.port, username=address.username, password=address.password,
             identifier=f"lobby-{uuid.uuid4().hex[:10]}", timeout=timeout + 2,
         ) as client:
+            nonce = uuid.uuid4().hex
             await client.subscribe(ANNOUNCE_WILDCARD, qos=1)
+            await client.subscribe(reply_topic(nonce), qos=1)
+            await client.publish(QUERY, nonce.encode(), qos=1)
             if timeout >= HEARD_WINDOW:
                 granted = await client.subscribe(EVENTS_WILDCARD, qos=0)
                 judge = _granted(granted)
@@ -144,7 +161,15 @@ async def list_tables(url: str, timeout: float = 1.0) -> list[TableInfo]:
                             heard.add(beat)
                         continue
                     info = table_from_announcement(topic, payload, address.url)
-                    if info is not None:
+                    if info is None:
+                        continue
+                    if is_reply_topic(topic):
+                        # A live host's answer: it wins over a retained announcement (which
+                        # may be a dead host's), and the host was heard.
+                        heard.add((info.table, info.host))
+                        answered.add(info.table)
+                        tables[info.table] = info
+                    elif info.table not in answered:
                         tables[info.table] = info
 
             with contextlib.suppress(TimeoutError):

@@ -30,6 +30,7 @@ from engine.state import State
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
 from netplay.journal import Entry, JournalFile
+from netplay.listing import QUERY as LISTING_QUERY
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import Applied, GameEnded, Notice, PlayerSession, Rejected, Verified
 from netplay.record import write_new_record, write_record
@@ -37,6 +38,9 @@ from netplay.transport import BrokerAddress, MemoryTransport, MqttTransport, Tra
 from netplay.wire import Outgoing
 
 log = logging.getLogger("netplay.peers")
+
+READY_BATCH = 64
+"""Messages already received that a peer handles in one turn of its loop."""
 
 Broker = str | BrokerAddress | AsyncMemoryBroker
 """Where to meet: a URL, a parsed address, or an in-memory broker (tests)."""
@@ -95,8 +99,12 @@ class _Peer:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await task
+            except asyncio.CancelledError:
+                pass
+            except Exception:  # the loop had died on it: still say goodbye and let go
+                log.exception("%s had stopped on an error", type(self).__name__)
         self._before_close()
         self._flush()
         with contextlib.suppress(TimeoutError):
@@ -143,6 +151,11 @@ class _Peer:
                     topic, payload = receive.result()
                     receive = None
                     self.session.receive(topic, payload, now)
+                    # What else has arrived is handled in the same turn: under a flood the
+                    # loop's own cost per message (tasks, waits, ticks) is the larger part.
+                    ready = getattr(self.transport, "ready", None)
+                    for topic, payload in ready(READY_BATCH) if ready is not None else ():
+                        self.session.receive(topic, payload, now)
                     self._after_input()
                     self._flush()  # answers first, before timers and bots add more
                 if wake in done:
@@ -194,7 +207,7 @@ class Host(_Peer):
         self.session = self.host
         topics = self.host.topics
         self.transport = _transport(
-            broker, [topics.all_outboxes, topics.all_presence, topics.announce],
+            broker, [topics.all_outboxes, topics.all_presence, topics.announce, LISTING_QUERY],
             name=f"host-{self.settings.table}", will=self.host.last_will(),
             username=self.identity.peer_id, password=self.settings.password,
         )
@@ -224,6 +237,13 @@ class Host(_Peer):
 
     async def __aenter__(self) -> Self:
         self.host.now = self.loop_time
+        if self.host.resumed:
+            # The journal was replayed on another clock (0.0): count every seat as seen
+            # now, so that a player gets the whole grace period to come back before a
+            # stand-in plays their turn, as after any other drop.
+            for info in self.host.seats:
+                if info is not None:
+                    info.last_seen = self.host.now
         return await super().__aenter__()
 
     async def close(self) -> None:
@@ -306,11 +326,13 @@ class Player(_Peer):
         password: str | None = None,
         watch: bool = False,
         pin: str | None = None,
+        chat: bool = True,
     ) -> None:
         super().__init__()
         self.identity = identity
         self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password,
                                     pin=pin)
+        self.player.reads_chat = chat
         self.session = self.player
         self.transport = _transport(
             broker, self.player.subscriptions(), name=f"{'watch' if watch else 'player'}-{name}",
@@ -397,9 +419,11 @@ class BotPeer(Player):
         think: float = 0.0,
     ) -> None:
         super().__init__(
-            identity, table, name or f"{strategy}-bot", broker=broker, password=password
+            identity, table, name or f"{strategy}-bot", broker=broker, password=password,
+            chat=False,
         )
-        self.bot: Bot = make_bot(strategy, identity.key)
+        # Seeded from the OS, not from the (public) key: nobody can predict its choices.
+        self.bot: Bot = make_bot(strategy)
         self.think = think
         self._in_flight: float | None = None
         self._decide_at: float | None = None

@@ -22,6 +22,7 @@ from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
 import aiomqtt
+from aiomqtt.exceptions import MqttConnectError
 
 from netplay.memory import AsyncMemoryBroker
 from netplay.wire import Outgoing
@@ -30,6 +31,44 @@ log = logging.getLogger("netplay.transport")
 
 BACKOFF_FIRST = 0.1
 BACKOFF_CAP = 5.0
+
+#: CONNACK refusals (MQTT 3.1.1 codes and the MQTT 5 reason codes paho maps them to).
+_REFUSALS: dict[int, str] = {
+    1: "it does not speak MQTT 3.1.1",
+    132: "it does not speak MQTT 3.1.1",
+    2: "it refused the client id",
+    133: "it refused the client id",
+    3: "it is up but not taking clients now (server unavailable)",
+    136: "it is up but not taking clients now (server unavailable)",
+    4: "bad user name or password",
+    134: "bad user name or password",
+    5: "not authorised to connect",
+    135: "not authorised to connect",
+}
+_LOGIN_REFUSALS = {4, 5, 134, 135}
+
+
+def refusal_code(exc: BaseException) -> int | None:
+    """The CONNACK return code of a refused connection, or ``None`` for other errors."""
+    if not isinstance(exc, MqttConnectError):
+        return None
+    rc = exc.rc
+    if rc is None:
+        return None
+    return rc if isinstance(rc, int) else int(rc.value)
+
+
+def refusal_words(code: int, address: BrokerAddress) -> str:
+    """What a refused CONNACK means, and what to do about it, in words."""
+    what = _REFUSALS.get(code, f"refusal code {code}")
+    text = f"the MQTT broker at {address.url} refused the connection: {what}"
+    if code in _LOGIN_REFUSALS:
+        if address.username:
+            text += ". Check the user name and password in the broker address."
+        else:
+            text += (". This broker wants a login: give it in the address, "
+                     "mqtt://USER:PASSWORD@HOST:PORT.")
+    return text
 
 
 class Transport(Protocol):
@@ -116,6 +155,13 @@ class _Outbox:
             self.ready.set()
 
 
+def _drain(queue: asyncio.Queue[tuple[str, bytes]], limit: int) -> list[tuple[str, bytes]]:
+    out: list[tuple[str, bytes]] = []
+    while len(out) < limit and not queue.empty():
+        out.append(queue.get_nowait())
+    return out
+
+
 class MqttTransport:
     """One peer's connection to an MQTT broker, kept alive until :meth:`stop`."""
 
@@ -142,6 +188,13 @@ class MqttTransport:
         self.connected = asyncio.Event()
         self.failures = 0
         self.last_error: str | None = None
+        self.frames_in = 0
+        self.frames_out = 0
+        """Frames received and handed to the broker (for the benchmarks)."""
+        self.refusal: str | None = None
+        """Set when the broker answered CONNACK with a refusal: it is there, and says no."""
+        self.refused = asyncio.Event()
+        self._implicit_username = address.username is None and username is not None
         self._incoming: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         self._outbox = _Outbox()
         self._retained: dict[str, Outgoing] = {}
@@ -175,6 +228,10 @@ class MqttTransport:
 
     async def receive(self) -> tuple[str, bytes]:
         return await self._incoming.get()
+
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` messages already received, without waiting."""
+        return _drain(self._incoming, limit)
 
     async def flushed(self) -> None:
         await self._outbox.idle.wait()
@@ -220,12 +277,23 @@ class MqttTransport:
                     if self.connects > 1:
                         self._republish_retained()
                     self.connected.set()
+                    self.refusal = None
+                    self.refused.clear()
                     delay = BACKOFF_FIRST
                     log.info("%s connected to %s", self.client_name, self.address.url)
                     await self._pump(client)
             except aiomqtt.MqttError as exc:
                 self.failures += 1
-                self.last_error = str(exc)
+                code = refusal_code(exc)
+                if code is not None and self._anonymous_retry(code):
+                    continue
+                if code is not None:
+                    self.refusal = refusal_words(code, self.address)
+                    self.last_error = self.refusal
+                    self.refused.set()
+                    log.warning("%s: %s", self.client_name, self.refusal)
+                else:
+                    self.last_error = str(exc)
                 if self.connected.is_set():
                     log.warning("%s lost the broker: %s", self.client_name, exc)
                 else:
@@ -233,6 +301,18 @@ class MqttTransport:
             self.connected.clear()
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF_CAP)
+
+    def _anonymous_retry(self, code: int) -> bool:
+        """After a login refusal of the peer id sent as user name (no password), try once
+        without a user name: a stock RabbitMQ refuses a user name without a password but
+        takes an anonymous client as its default user."""
+        if code not in _LOGIN_REFUSALS or not self._implicit_username or self.password:
+            return False
+        log.info("%s: the broker refused the peer id as user name; connecting without one",
+                 self.client_name)
+        self._implicit_username = False
+        self.username = None
+        return True
 
     def _republish_retained(self) -> None:
         # Ahead of what waits in the outbox: a newer retained frame of the same topic
@@ -250,6 +330,7 @@ class MqttTransport:
             async for message in client.messages:
                 payload = message.payload
                 if isinstance(payload, bytes | bytearray):
+                    self.frames_in += 1
                     self._incoming.put_nowait((message.topic.value, bytes(payload)))
         finally:
             writer.cancel()
@@ -266,6 +347,7 @@ class MqttTransport:
                 return_exceptions=True,
             )
             failed = [o for o, r in zip(batch, results, strict=True) if isinstance(r, Exception)]
+            self.frames_out += len(batch) - len(failed)
             if failed:
                 outbox.put_back(failed)
                 first = next(r for r in results if isinstance(r, Exception))
@@ -307,6 +389,10 @@ class MemoryTransport:
     async def receive(self) -> tuple[str, bytes]:
         assert self._queue is not None, "start() first"
         return await self._queue.get()
+
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` messages already received, without waiting."""
+        return [] if self._queue is None else _drain(self._queue, limit)
 
     async def flushed(self) -> None:
         return None

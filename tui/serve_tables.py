@@ -10,8 +10,13 @@ What ends a held table:
 - its game: the result and the fair-deal check reach the players, the record is written,
   and the table stays ``linger`` seconds more for anyone coming back to see the result;
 - a lobby nobody sits in (no seated player connected) for ``lobby_timeout`` seconds;
-- its creator closing it from the lobby, before the game starts;
-- the server stopping (the players are told; the table does not outlive the server).
+- its creator closing it from the lobby, before the game starts.
+
+The server stopping does not end them: each table's host journals to disk
+(``netplay.journal``, in a folder of the server's own) and a restarted server resumes
+every unfinished one (`TableKeeper.resume_all`), its bots included; the players
+reconnect to their seats. A table ended for one of the reasons above is marked so in its
+journal (finished or abandoned) and never comes back.
 
 The creator is the profile (ssh key) that opened it: only that key fills its empty seats
 with bots or closes it. Requests are checked like any input from the network.
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import math
 from collections.abc import Awaitable, Callable
@@ -32,6 +38,7 @@ from engine.config import RulesConfig
 from engine.errors import ConfigError
 from netplay.host import HostSettings
 from netplay.identity import Identity
+from netplay.journal import JournalError, JournalFile, list_tables, mark
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host
 from netplay.topics import check_table_name
@@ -42,6 +49,7 @@ CHECK_EVERY = 0.5
 DEFAULT_LOBBY_TIMEOUT = 600.0
 DEFAULT_LINGER = 120.0
 MAX_PASSWORD = 64
+MAX_RESTARTS = 3
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,8 @@ class KeeperSettings:
     """Seconds the host waits at the end for the players' fair-deal checks."""
     max_tables: int = 32
     max_per_creator: int = 3
+    journals: Path | None = None
+    """Where the tables' journals go (``None``: no journal, nothing resumes)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,8 @@ class HeldTable:
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     why: str = ""
     """Why it ended, once it did."""
+    restarts: int = 0
+    """Times it was brought back from its journal after its host failed."""
 
     @property
     def status(self) -> str:
@@ -131,6 +143,10 @@ class TableKeeper:
                 return await self.fill(caller, _table_field(request))
             if op == "close":
                 return await self.close_by(caller, _table_field(request))
+            if op == "info":
+                table = self.tables.get(_table_field(request))
+                return {"ok": True, "held": table is not None,
+                        "creator": table is not None and table.creator == caller.profile}
             raise RequestRefused(f"unknown request {op!r}")
         except RequestRefused as exc:
             return {"ok": False, "error": str(exc)}
@@ -177,12 +193,15 @@ class TableKeeper:
         empty = [seat for seat in table.empty_seats() if f"Bot {seat + 1}" not in taken]
         broker = await self._broker()
         for seat in empty:
-            bot = BotPeer(Identity.generate(), name, broker=broker, strategy="greedy",
-                          name=f"Bot {seat + 1}", password=table.settings.password,
-                          think=table.settings.bot_delay)
-            table.bots.append(bot)
-            await table.stack.enter_async_context(bot)
+            await self._seat_bot(table, seat, broker)
         return {"ok": True, "bots": len(empty)}
+
+    async def _seat_bot(self, table: HeldTable, seat: int, broker: Broker) -> None:
+        bot = BotPeer(bot_identity(table.host.identity, seat), table.name, broker=broker,
+                      strategy="greedy", name=f"Bot {seat + 1}",
+                      password=table.settings.password, think=table.settings.bot_delay)
+        table.bots.append(bot)
+        await table.stack.enter_async_context(bot)
 
     async def close_by(self, caller: Caller, name: str) -> dict[str, Any]:
         table = self._mine(caller, name)
@@ -204,19 +223,89 @@ class TableKeeper:
     # -- a table's life ----------------------------------------------------------------------
 
     async def _start(self, caller: Caller, settings: HostSettings, broker: Broker) -> HeldTable:
-        stack = contextlib.AsyncExitStack()
         record = self._record_path(settings.table) if self._record_path else None
-        host = Host(settings, broker=broker, identity=Identity.generate(), record_path=record)
+        journal = None
+        if self.settings.journals is not None:
+            try:
+                journal = JournalFile.create(
+                    settings.table, folder=self.settings.journals, profile="serve",
+                    creator=caller.profile, creator_name=caller.name, broker=_url(broker),
+                    record=str(record) if record else None,
+                )
+            except JournalError as exc:
+                raise RequestRefused(f"the server can't keep the table's journal: {exc}") \
+                    from None
+        host = Host(settings, broker=broker, identity=Identity.generate(), record_path=record,
+                    journal=journal)
+        return await self._keep(host, caller.profile, caller.name)
+
+    async def _keep(self, host: Host, creator: str, creator_name: str) -> HeldTable:
+        """Run ``host`` as one of the server's tables."""
+        stack = contextlib.AsyncExitStack()
         try:
             await stack.enter_async_context(host)
         except BaseException:
             await stack.aclose()
             raise
         loop = asyncio.get_running_loop()
-        table = HeldTable(settings.table, caller.profile, caller.name, settings, host, stack,
-                          opened=loop.time())
+        table = HeldTable(host.settings.table, creator, creator_name, host.settings, host,
+                          stack, opened=loop.time())
         self.tables[table.name] = table
         table.task = asyncio.create_task(self._run(table), name=f"held-{table.name}")
+        return table
+
+    async def resume_all(self) -> list[str]:
+        """Bring back every unfinished table of the journals' folder (a restarted server);
+        the names of those that came back. One that can't is reported and left alone."""
+        folder = self.settings.journals
+        if folder is None:
+            return []
+        back: list[str] = []
+        for found in list_tables(folder=folder):  # newest first: it wins a name
+            name = found.table
+            if found.running or name in self.tables:
+                self._say(f"table {name} not resumed: "
+                          + ("another process holds its journal" if found.running
+                             else "a table of that name is open already"))
+                continue
+            table = await self._resume(found.path, name)
+            if table is not None:
+                back.append(name)
+        return back
+
+    async def _resume(self, path: Path, name: str) -> HeldTable | None:
+        """Run the table of the journal at ``path`` again; ``None`` (and why, said) if it
+        can't be."""
+        try:
+            journal, entries = JournalFile.reopen(path)
+        except JournalError as exc:
+            self._say(f"table {name} not resumed: {exc}")
+            return None
+        try:
+            broker = await self._broker()
+            host = Host.resume(journal, entries, broker=broker)
+        except (JournalError, OSError, ValueError) as exc:
+            journal.close()
+            self._say(f"table {name} not resumed: {exc}")
+            return None
+        head = entries[0]
+        try:
+            table = await self._keep(host, str(head.get("creator") or ""),
+                                     str(head.get("creator_name") or "?"))
+            for seat, info in enumerate(host.host.seats):
+                if info is not None and info.key == bot_identity(host.identity, seat).key:
+                    await self._seat_bot(table, seat, broker)  # a bot of the creator's
+        except Exception as exc:  # one table that can't run must not stop the server
+            log.exception("resuming table %s failed", name)
+            self._say(f"table {name} not resumed: {exc}")
+            held = self.tables.get(name)
+            if held is not None:
+                await self._end(held, "it could not be resumed", resumable=True)
+            journal.close()
+            return None
+        where = "in its lobby" if host.host.game is None else \
+            f"at batch {len(host.host.batches)}"
+        self._say(f"resumed table {name} {where}")
         return table
 
     async def _run(self, table: HeldTable) -> None:
@@ -228,7 +317,7 @@ class TableKeeper:
             while not host.host.over:
                 failure = host.failure
                 if failure is not None:
-                    await self._end(table, f"stopped on an error ({failure!r})")
+                    await self._restart(table, failure)
                     return
                 now = loop.time()
                 if host.host.game is None:
@@ -251,7 +340,26 @@ class TableKeeper:
             log.exception("held table %s failed", table.name)
             await self._end(table, "the server failed on it (logged)")
 
-    async def _end(self, table: HeldTable, why: str) -> None:
+    async def _restart(self, table: HeldTable, failure: BaseException) -> None:
+        """The host's loop died on an error (a bug): bring the table back from its
+        journal, as a restarted server would; after `MAX_RESTARTS`, end it."""
+        journal = table.host.journal
+        if journal is None or table.restarts >= MAX_RESTARTS:
+            await self._end(table, f"stopped on an error ({failure!r})")
+            return
+        path = journal.path
+        await self._end(table, f"stopped on an error ({failure!r}); resuming it",
+                        resumable=True)
+        again = await self._resume(path, table.name)
+        if again is not None:
+            again.restarts = table.restarts + 1
+        else:
+            with contextlib.suppress(JournalError):
+                mark(path, "abandoned", why="it could not be resumed after an error")
+
+    async def _end(self, table: HeldTable, why: str, *, resumable: bool = False) -> None:
+        """End ``table``; its journal is marked abandoned unless its game is over (then
+        it is marked finished) or it is to be ``resumable`` by the next server."""
         if table.ended.is_set():
             return
         table.why = why
@@ -264,15 +372,24 @@ class TableKeeper:
         if table.host.host.over:
             with contextlib.suppress(OSError):
                 table.host.write_record()
+        journal = table.host.journal.path if table.host.journal is not None else None
         with contextlib.suppress(Exception):
             await table.stack.aclose()  # the host clears its announcement
-        self._say(f"table {table.name} closed: {why}")
+        if table.host.journal is not None:
+            table.host.journal.close()  # even if the host's close failed: let go of its lock
+        if journal is not None and not resumable and not table.host.host.over:
+            try:
+                mark(journal, "abandoned", why=why)
+            except JournalError as exc:
+                log.warning("could not mark %s abandoned: %s", journal, exc)
+        self._say(f"table {table.name} {'stopped' if resumable else 'closed'}: {why}")
 
     async def stop(self) -> None:
-        """The server stops: end every table."""
+        """The server stops: stop every table, to be resumed by the next server."""
         self._stopping = True
         for table in list(self.tables.values()):
-            await self._end(table, "the server stopped")
+            await self._end(table, "the server stopped; it resumes with the server",
+                            resumable=True)
 
 
 # -- checking what a session asks for ----------------------------------------------------------
@@ -327,6 +444,13 @@ def host_settings(request: dict[str, Any]) -> HostSettings:
                             dealer=dealer)
     except (ValueError, ConfigError) as exc:
         raise RequestRefused(str(exc)) from None
+
+
+def bot_identity(host: Identity, seat: int) -> Identity:
+    """The identity of the bot the creator seated at ``seat``: derived from the table's
+    host key (kept in its journal), so that a resumed table gets the same bots back."""
+    seed = bytes(host.signing_key)
+    return Identity.from_seed(hashlib.sha256(b"served-bot:" + seed + bytes([seat])).digest())
 
 
 def _url(broker: Broker) -> str:

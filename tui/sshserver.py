@@ -36,7 +36,7 @@ import sys
 import time
 import unicodedata
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
@@ -62,6 +62,9 @@ log = logging.getLogger(__name__)
 HOST_KEY_FILE = "ssh_host_ed25519_key"
 AUTHORIZED_KEYS_FILE = "authorized_keys"
 PROFILE_PREFIX = "ssh-"
+SERVED_TABLES = "served-tables"
+"""The journals of the tables the server holds, in the data directory: apart from
+``stacks host``'s, since the server resumes these itself."""
 MAX_NAME = 24
 DEFAULT_TERM = "xterm-256color"
 
@@ -611,7 +614,12 @@ class GameServer:
         self.authorized: AuthorizedKeys | None = None
         self.host_key: asyncssh.SSHKey | None = None
         self._acceptor: asyncssh.SSHAcceptor | None = None
-        self.tables = TableKeeper(self._table_broker, settings=settings.tables,
+        tables = settings.tables
+        if tables.journals is None:
+            from netplay.journal import data_dir
+
+            tables = replace(tables, journals=data_dir() / SERVED_TABLES)
+        self.tables = TableKeeper(self._table_broker, settings=tables,
                                   say=self._table_news, record_path=_record_path)
         self._meeting: MeetingPoint | None = None
         self._meeting_lock = asyncio.Lock()
@@ -713,6 +721,7 @@ class GameServer:
         except OSError as exc:
             raise ServeError(f"can't listen on {settings.bind}:{settings.port}: "
                              f"{exc.strerror or exc}") from exc
+        await self.tables.resume_all()  # the tables a stopped (or crashed) server held
 
     async def stop(self, reason: str = "The server is stopping: goodbye.") -> None:
         """Stop listening, hang up every session, wait for their programs, end the

@@ -18,7 +18,7 @@ from netplay.journal import (
     mark,
     read_entries,
 )
-from netplay.player import Joined, Verified
+from netplay.player import Applied, Joined, Verified
 from netplay.record import from_json, write_new_record
 from tests.netplay.harness import SHORT, Table
 
@@ -68,7 +68,11 @@ def test_a_resumed_host_has_the_same_table_and_every_batch_replays_to_its_hash()
 def test_players_that_kept_running_join_again_and_the_game_verifies() -> None:
     table = Table(3, bots=("greedy",), rules=SHORT, seed=5)
     entries = _journaled(table)
+    watcher = table.add_player("watcher", watch=True)
     table.run(until=lambda: len(table.host.batches) >= 10)
+    table.peer(watcher).deaf = True  # its connection hangs: it misses the last batches
+    table.run(until=lambda: len(table.host.batches) >= 14)
+    table.peer(watcher).deaf = False
     before = len(table.host.batches)
     joins = {p.name: len(table.notices_of(p, Joined)) for p in table.players}
     _crash_and_resume(table, entries)
@@ -77,8 +81,15 @@ def test_players_that_kept_running_join_again_and_the_game_verifies() -> None:
     table.run_to_end()
     for player in table.players:
         assert len(table.notices_of(player, Joined)) == joins[player.name] + 1
+        if player.watch:
+            continue
         verdicts = table.notices_of(player, Verified)
         assert verdicts and verdicts[-1].verdict.ok, verdicts
+    # The spectator's history has no hole and no repeat: the resumed host sent it the
+    # batches after the last one it had, not a snapshot.
+    # (It came after the deal: it starts from its snapshot of batch 1.)
+    seen = [n.n for n in table.notices_of(watcher, Applied)]
+    assert seen[0] <= 2 and seen == list(range(seen[0], len(table.host.batches) + 1))
     # Numbering went on from where the first host stopped.
     assert len(table.host.batches) > before
     assert [b.n for b in table.host.batches] == list(range(1, len(table.host.batches) + 1))

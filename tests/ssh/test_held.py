@@ -8,7 +8,9 @@ import os
 import re
 import shlex
 import signal
+import time
 from collections import Counter
+from collections.abc import Callable
 
 from tests.ssh.conftest import (
     Keys,
@@ -78,6 +80,30 @@ def _as(server: Server, keys: Keys, user: str, command: list[str]) -> list[str]:
     return server.ssh_argv(keys.path(user), user, *remote)
 
 
+def _play_to(players: list[Player], done: Callable[[], bool], what: str) -> None:
+    """Play until ``done()``, judged on fresh screens before every move (so that the
+    game is still at that point when this returns: nobody has moved since)."""
+    deadline = time.monotonic() + GAME_TIMEOUT
+    while True:
+        for player in players:
+            for everyone in players:
+                everyone.look()
+            if done():
+                return
+            if time.monotonic() > deadline:
+                shown = "\n\n".join(p.screen for p in players)
+                raise AssertionError(f"timed out playing until {what}; the screens:\n{shown}")
+            player.step()
+        time.sleep(0.2)
+
+
+def _bobs_turn(alice: Player, bob: Player) -> bool:
+    """Bob's turn, after alice's second at least, as both screens show it (each shows a
+    batch once its own copy has come in)."""
+    return (bob.my_turn() and not alice.my_turn() and alice.turn() >= 2
+            and alice.turn() == bob.turn())
+
+
 def _hand(player: Player) -> Counter[str]:
     return Counter(player.hand().split())
 
@@ -102,8 +128,7 @@ def test_a_table_opened_over_ssh_is_held_by_the_server_and_its_creator_comes_bac
     alice, bob = Player(tmux, "alice"), Player(tmux, "bob")
 
     # Play until it is bob's turn after alice has played at least once.
-    _play_until([alice, bob], lambda: alice.turn() >= 2 and bob.my_turn(), "bob's turn 2+")
-    alice.look()
+    _play_to([alice, bob], lambda: _bobs_turn(alice, bob), "bob's turn 2+")
     hand = _hand(alice)
     assert hand
     [alice_session] = [pid for pid in server.sessions() if "--name alice" in _cmdline(pid)]
@@ -161,3 +186,36 @@ def test_the_table_stays_when_its_creator_quits_the_lobby_and_another_player_joi
     back = Player(tmux, "back")
     eventually(lambda: back.look() and back.hand(), "alice at her seat", GAME_TIMEOUT)
     eventually(lambda: not re.search(r"alice +away", tmux.screen("bob")), "alice back for bob")
+
+
+def test_a_restarted_server_resumes_its_table_and_the_players_take_their_seats_back(
+    serve: ServerFactory, keys: Keys, tmux: Tmux, broker: str
+) -> None:
+    authorized = keys.public("alice") + keys.public("bob")
+    server = serve("--broker", broker, authorized=authorized)
+    tmux.open("alice", server.ssh_argv(keys.path("alice"), "alice"), 100, 32)
+    join = _join_command(_open_table(tmux, "alice", "duel"))
+    tmux.open("bob", _as(server, keys, "bob", join), 100, 32)
+    tmux.wait_for("alice", "duel · turn", GAME_TIMEOUT)
+    alice, bob = Player(tmux, "alice"), Player(tmux, "bob")
+    _play_to([alice, bob], lambda: _bobs_turn(alice, bob), "bob's turn 2+")
+    hands = (_hand(alice), _hand(bob))
+    turn = bob.turn()
+
+    assert server.stop() == 0  # the server stops mid-game; every player is hung up
+    for window in ("alice", "bob"):
+        assert "The server is stopping" in tmux.wait_for(window, "goodbye")
+
+    again = serve("--broker", broker, home=server.home, authorized=authorized)
+    eventually(lambda: "resumed table duel at batch" in again.output(),
+               "the new server to resume the table")
+    port = str(again.port)
+    rejoin = [port if word == str(server.port) else word for word in join]
+    tmux.open("alice2", _as(again, keys, "alice", rejoin), 100, 32)
+    tmux.open("bob2", _as(again, keys, "bob", rejoin), 100, 32)
+    alice, bob = Player(tmux, "alice2"), Player(tmux, "bob2")
+    eventually(lambda: alice.look() and alice.hand() and bob.look() and bob.hand(),
+               "both players at their seats again", GAME_TIMEOUT)
+    assert (_hand(alice), _hand(bob)) == hands  # nobody played while the server was down
+    assert bob.turn() == turn and bob.my_turn()
+    _play_until([alice, bob], lambda: alice.turn() >= turn + 2 or alice.over(), "play on")

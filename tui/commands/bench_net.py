@@ -30,6 +30,7 @@ from netplay.identity import Identity
 from netplay.peers import BotPeer
 from netplay.player import Applied, Notice
 from tui.argtypes import percentile
+from tui.commands.bench_echo import measure_floor
 
 
 def free_port() -> int:
@@ -57,8 +58,8 @@ set_tcp_nodelay true
 
 
 @contextlib.contextmanager
-def broker_process(kind: str) -> Iterator[str]:
-    """Start ``embedded`` or ``mosquitto`` in its own process; yield its URL."""
+def broker_process(kind: str) -> Iterator[tuple[str, int]]:
+    """Start ``embedded`` or ``mosquitto`` in its own process; yield its URL and pid."""
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         if kind == "mosquitto":
@@ -73,7 +74,7 @@ def broker_process(kind: str) -> Iterator[str]:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_for_port(port)
-            yield f"mqtt://127.0.0.1:{port}"
+            yield f"mqtt://127.0.0.1:{port}", proc.pid
         finally:
             proc.terminate()
             try:
@@ -119,38 +120,54 @@ async def _one_game(url: str, table: str, records: Path) -> list[float]:
             host.kill()
 
 
-async def _measure(url: str, actions: int) -> tuple[list[float], int]:
+async def _measure(url: str, actions: int) -> tuple[list[float], int, list[float]]:
+    """Action samples, games played, and floor samples (half before, half after)."""
+    floor_count = max(200, actions // 3)
+    floor = await measure_floor(url, floor_count // 2)
     samples: list[float] = []
     games = 0
     with tempfile.TemporaryDirectory(prefix="stacks-bench-") as records:
         while len(samples) < actions:
             games += 1
             samples += await _one_game(url, f"bench{os.getpid()}g{games}", Path(records))
-    return samples, games
+    floor += await measure_floor(url, floor_count - floor_count // 2)
+    return samples, games, floor
 
 
 def run_net(args: argparse.Namespace) -> int:
     kind = args.broker
     try:
         if kind in ("embedded", "mosquitto"):
-            with broker_process(kind) as url:
-                samples, games = asyncio.run(_measure(url, args.actions))
+            with broker_process(kind) as (url, _pid):
+                samples, games, floor = asyncio.run(_measure(url, args.actions))
         else:
-            samples, games = asyncio.run(_measure(kind, args.actions))
+            samples, games, floor = asyncio.run(_measure(kind, args.actions))
     except RuntimeError as exc:
         print(f"stacks bench net: {exc}", file=sys.stderr)
         return 2
     ordered = sorted(samples)
-    report = {
+    p50, p99 = percentile(ordered, 0.50) * 1000, percentile(ordered, 0.99) * 1000
+    report: dict[str, object] = {
         "benchmark": "net",
         "broker": kind,
         "actions": len(samples),
         "games": games,
-        "p50_ms": round(percentile(ordered, 0.50) * 1000, 3),
+        "p50_ms": round(p50, 3),
         "p90_ms": round(percentile(ordered, 0.90) * 1000, 3),
-        "p99_ms": round(percentile(ordered, 0.99) * 1000, 3),
+        "p99_ms": round(p99, 3),
         "max_ms": round(ordered[-1] * 1000, 3),
         "mean_ms": round(statistics.fmean(ordered) * 1000, 3),
+    }
+    floor_sorted = sorted(floor)
+    floor_p50 = percentile(floor_sorted, 0.50) * 1000
+    floor_p99 = percentile(floor_sorted, 0.99) * 1000
+    report |= {
+        "floor_echoes": len(floor),
+        "floor_p50_ms": round(floor_p50, 3),
+        "floor_p99_ms": round(floor_p99, 3),
+        "ratio_p50": round(p50 / floor_p50, 2),
+        "ratio_p99": round(p99 / floor_p99, 2),
+        "load_average": round(os.getloadavg()[0], 2),
     }
     if args.json:
         print(json.dumps(report))
@@ -158,6 +175,11 @@ def run_net(args: argparse.Namespace) -> int:
         Console().print(
             f"action -> own view updated over {kind} ({report['actions']} actions, "
             f"{games} games): p50 {report['p50_ms']} ms, p90 {report['p90_ms']} ms, "
-            f"p99 {report['p99_ms']} ms, max {report['max_ms']} ms"
+            f"p99 {report['p99_ms']} ms, max {report['max_ms']} ms\n"
+            f"floor (two-hop QoS 1 echo, player -> echo process -> player, "
+            f"{report['floor_echoes']} echoes): p50 {report['floor_p50_ms']} ms, "
+            f"p99 {report['floor_p99_ms']} ms\n"
+            f"ratio to the floor: p50 {report['ratio_p50']}x, p99 {report['ratio_p99']}x "
+            f"(load average {report['load_average']})"
         )
     return 0

@@ -45,7 +45,7 @@ from netplay.player import (
     Verified,
 )
 from netplay.record import read_record, verify_record
-from netplay.transport import BrokerAddress
+from netplay.transport import BrokerAddress, MqttTransport
 from tui.discovery import find_broker_urls, find_tables
 from tui.launch import LOCK_FILE, ProfileLock
 
@@ -89,17 +89,26 @@ CONNECT_WAIT = 15.0
 
 
 async def _reach(peer: Host | BotPeer | Spectator, url: str, who: str) -> bool:
-    """Wait for the first connection; say clearly when the broker can't be reached."""
-    connected = peer.transport.connected
-    try:
-        await asyncio.wait_for(connected.wait(), CONNECT_WAIT)
-    except TimeoutError:
-        address = BrokerAddress.parse(url).url
-        print(f"{who}: can't reach the MQTT broker at {address} (tried for "
-              f"{CONNECT_WAIT:.0f} s). Is the host running, and is the address right? "
-              "Give it with --broker mqtt://HOST:PORT.", file=sys.stderr)
+    """Wait for the first connection; say clearly why the broker can't be used: nobody
+    answers, or the broker answers and refuses (login, authorisation)."""
+    transport = peer.transport
+    connected = transport.connected
+    refused = transport.refused if isinstance(transport, MqttTransport) else asyncio.Event()
+    waits = {asyncio.create_task(connected.wait()), asyncio.create_task(refused.wait())}
+    _done, pending = await asyncio.wait(waits, timeout=CONNECT_WAIT,
+                                        return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    if connected.is_set():
+        return True
+    if isinstance(transport, MqttTransport) and transport.refusal:
+        print(f"{who}: {transport.refusal}", file=sys.stderr)
         return False
-    return True
+    address = BrokerAddress.parse(url).url
+    print(f"{who}: can't reach the MQTT broker at {address} (tried for "
+          f"{CONNECT_WAIT:.0f} s). Is the host running, and is the address right? "
+          "Give it with --broker mqtt://HOST:PORT.", file=sys.stderr)
+    return False
 
 
 async def _until_stopped(work: Coroutine[Any, Any, int], stop: asyncio.Event) -> int:
@@ -284,13 +293,15 @@ def _open_journal(args: argparse.Namespace, settings: HostSettings | None, profi
 
 
 async def _host(args: argparse.Namespace) -> int:
+    from tui.cli import host_bot_levels
+
     settings: HostSettings | None = None
     if not args.resume:
         try:
             settings = HostSettings(
                 table=args.table,
                 players=args.players,
-                bots=(args.bot_strategy,) * args.bots,
+                bots=host_bot_levels(args), standin=args.standin,
                 rules=RulesConfig(),
                 block_window=args.block_window,
                 password=args.password,

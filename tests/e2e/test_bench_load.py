@@ -1,0 +1,31 @@
+"""`stacks bench load` in its small form: a few tables for a few seconds on a Mosquitto of
+its own; every table's game finishes and every seat verifies the deal."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from tests.e2e.conftest import ROOT, SCALE, mosquitto_exe, stacks_command
+
+
+def test_a_few_tables_at_once_all_finish_and_verify() -> None:
+    if mosquitto_exe() is None:
+        pytest.skip("mosquitto is not installed")
+    done = subprocess.run(
+        stacks_command("bench", "load", "--tables", "3", "--pace", "0", "--seconds", "2",
+                       "--processes", "2", "--json"),
+        cwd=ROOT, capture_output=True, text=True, timeout=240 * SCALE,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["tables"] == 3
+    assert report["tables_finished"] == 3
+    assert report["tables_verified"] == 3
+    assert report["processes"] == 2
+    assert report["actions"] > 0 and report["actions_per_s"] > 0
+    assert 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
+    assert report["frames_per_s"] > report["actions_per_s"]  # a batch reaches every seat
+    assert report["broker_cpu_percent"] is not None and report["peers_cpu_percent"] > 0

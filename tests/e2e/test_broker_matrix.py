@@ -1,0 +1,157 @@
+"""The broker matrix: one full game between separate processes on every broker we claim.
+
+Embedded (amqtt), Mosquitto, NATS's MQTT server (one node, and the shipped three-node
+cluster with the peers spread over the nodes) and RabbitMQ's MQTT plugin (a node of the
+test's own). On each: `stacks tables` finds the waiting table (through the node the
+host is *not* on, in a cluster), a `stacks host --headless` with two host bots seats two
+`stacks bot` peers, a `stacks watch --headless` spectator looks on, every peer verifies
+the deal and every final public hash is the host's. One broker per module: start-up is
+the cost (NATS cluster ~7 s, RabbitMQ ~10 s).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from broker.mosquitto_runner import render_config
+from broker.nats_runner import NatsNotInstalled, NatsServers, find_nats
+from tests.e2e.conftest import ROOT, SCALE, free_port, mosquitto_exe, stacks_command, wait_for_port
+from tests.e2e.rabbitmq import RabbitNode, rabbitmq_available
+from tests.e2e.test_full_games import HASH, _finish, _spawn
+
+BROKERS = ["embedded", "mosquitto", "nats", "nats-cluster", "rabbitmq"]
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+@pytest.fixture(scope="module")
+def rabbitmq() -> Iterator[str]:
+    """A RabbitMQ node of the module's own with the MQTT plugin (stock settings)."""
+    if not rabbitmq_available():
+        pytest.skip("rabbitmq-server is not installed (.ci/run installs it)")
+    node = RabbitNode()
+    node.start(timeout=90 * SCALE)
+    try:
+        yield node.url
+    finally:
+        node.stop()
+
+
+@pytest.fixture(scope="module")
+def nodes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+          ) -> Iterator[list[str]]:
+    """The MQTT URL of each node of the broker named by the parameter."""
+    kind: str = request.param
+    if kind in ("nats", "nats-cluster"):
+        try:
+            find_nats()
+        except NatsNotInstalled:
+            pytest.skip("nats-server is not installed (apt-get install nats-server; .ci/run "
+                        "does)")
+        with NatsServers(3 if kind == "nats-cluster" else 1) as servers:
+            yield servers.urls
+        return
+    if kind == "rabbitmq":
+        yield [request.getfixturevalue("rabbitmq")]
+        return
+    port = free_port()
+    if kind == "mosquitto":
+        exe = mosquitto_exe()
+        if exe is None:
+            pytest.skip("mosquitto is not installed")
+        conf = tmp_path_factory.mktemp("mosquitto") / "mosquitto.conf"
+        conf.write_text(render_config(bind="127.0.0.1", port=port, secure=False))
+        cmd = [exe, "-c", str(conf)]
+    else:
+        cmd = stacks_command("broker", "--bind", f"127.0.0.1:{port}")
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc)
+        yield [f"mqtt://127.0.0.1:{port}"]
+    finally:
+        _stop(proc)
+
+
+def _listed(url: str, table: str, timeout: float) -> dict[str, object]:
+    """`stacks tables --broker url --json`'s line for ``table``, once it shows up."""
+    deadline = time.monotonic() + timeout
+    seen = ""
+    while time.monotonic() < deadline:
+        done = subprocess.run(stacks_command("tables", "--broker", url, "--json",
+                                             "--timeout", "1.5"),
+                              cwd=ROOT, capture_output=True, text=True, timeout=60 * SCALE)
+        seen = done.stdout + done.stderr
+        for line in done.stdout.splitlines():
+            entry = json.loads(line)
+            if entry["table"] == table:
+                return dict(entry)
+    raise AssertionError(f"table {table!r} never listed on {url}: {seen}")
+
+
+@pytest.mark.parametrize("nodes", BROKERS, indirect=True)
+def test_a_full_game_on_every_broker(nodes: list[str], tmp_path: Path) -> None:
+    table = "matrix"
+    record = tmp_path / "record.json"
+    host_url, watch_url = nodes[0], nodes[-1]
+    bot_urls = [nodes[1 % len(nodes)], nodes[2 % len(nodes)]]
+    host = _spawn("host", "--headless", "--players", "4", "--bots", "2", "--table", table,
+                  "--broker", host_url, "--block-window", "0.3", "--record", str(record),
+                  "--verify-wait", str(10 * SCALE))
+    try:
+        # Found from the node farthest from the host: retained announcement or live answer.
+        entry = _listed(watch_url, table, 30 * SCALE)
+        assert entry["players"] == 4 and entry["free"] == 2 and entry["status"] == "lobby"
+        watcher = _spawn("watch", table, "--headless", "--broker", watch_url)
+        bots = [_spawn("bot", table, "--broker", url, "--name", f"peer{i}")
+                for i, url in enumerate(bot_urls)]
+        timeout = 120 * SCALE
+        results = [_finish(bot, timeout) for bot in bots]
+        watch_rc, watch_out, watch_err = _finish(watcher, timeout)
+        host_rc, host_out, host_err = _finish(host, timeout)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.communicate()
+    assert host_rc == 0, host_out + host_err
+    assert "seat 0: deal verified" in host_out and "seat 1: deal verified" in host_out, host_out
+    hashes = set(HASH.findall(host_out))
+    for rc, out, err in results:
+        assert rc == 0, out + err
+        assert "deal verified" in out, out
+        hashes |= set(HASH.findall(out))
+    assert watch_rc == 0, watch_out[-2000:] + watch_err
+    lines = [json.loads(line) for line in watch_out.splitlines()]
+    batches = sorted({line["batch"] for line in lines if "event" in line})
+    # From where it came in (a snapshot if it joined after the deal) to the end, no gap.
+    assert batches == list(range(batches[0], batches[-1] + 1)), "the spectator's stream has a gap"
+    verification = lines[-1]["verification"]
+    assert verification["ok"] is True
+    hashes.add(verification["hash"])
+    assert len(hashes) == 1, f"final public hashes differ: {hashes}"
+
+
+def test_a_refused_login_is_reported_as_a_refusal(rabbitmq: str) -> None:
+    url = rabbitmq.replace("mqtt://", "mqtt://guest:wrong@")
+    started = time.monotonic()
+    done = subprocess.run(stacks_command("bot", "refusal", "--broker", url), cwd=ROOT,
+                          capture_output=True, text=True, timeout=60 * SCALE)
+    assert done.returncode == 1
+    assert "refused the connection: bad user name or password" in done.stderr, done.stderr
+    assert "Check the user name and password" in done.stderr
+    assert "Is the host running" not in done.stderr
+    assert "guest:wrong" not in done.stderr  # the password is never echoed
+    assert time.monotonic() - started < 14 * SCALE  # said at once, not after the reach timeout

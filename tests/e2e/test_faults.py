@@ -1,0 +1,286 @@
+"""Fault injection with real processes on a real Mosquitto: a table survives them all.
+
+Each trial plays one small game — ``stacks host --headless`` with a bot of its own,
+two ``stacks bot`` peers and a ``stacks watch --headless`` spectator — and hurts it once
+at a random point (a random batch, seen from the spectator's output):
+
+- ``player``: ``kill -9`` of a bot peer, then the same command again (same profile);
+- ``host``: ``kill -9`` of the host, then ``stacks host --resume TABLE``;
+- ``broker``: ``kill -9`` of Mosquitto (no persistence), then a new one on the same port;
+- ``stop-host`` / ``stop-player``: SIGSTOP for a moment, then SIGCONT.
+
+Every trial must end with the game complete, every peer's final public hash equal to the
+host's, the record verified by ``stacks verify``, and the spectator's JSON lines in order
+with no batch missing or repeated. Default counts keep CI quick; ``-m slow`` runs the
+long ones. ``STACKS_FAULT_SEED`` replays a run's random points. Only processes this file
+started are ever signalled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from broker.mosquitto_runner import render_config
+from netplay.record import read_record, verify_record
+from tests.e2e.conftest import ROOT, SCALE, free_port, mosquitto_exe, stacks_command, wait_for_port
+
+GAME_TIMEOUT = 120.0 * SCALE
+HASH = re.compile(r"final public hash: ([0-9a-f]{32})")
+
+DEFAULT = {"player": 10, "host": 5, "broker": 5, "stop-host": 3, "stop-player": 3}
+LONG = {"player": 100, "host": 50, "broker": 50, "stop-host": 20, "stop-player": 20}
+
+
+class Mosquitto:
+    """A Mosquitto on one loopback port that can be killed and started again there."""
+
+    def __init__(self, folder: Path, exe: str) -> None:
+        self.exe = exe
+        self.port = free_port()
+        self.conf = folder / "mosquitto.conf"
+        self.conf.write_text(render_config(bind="127.0.0.1", port=self.port, secure=False))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([self.exe, "-c", str(self.conf)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_port(self.port, self.proc)
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+
+@dataclass
+class Proc:
+    """One ``stacks`` process of a trial, its output in files."""
+
+    name: str
+    args: list[str]
+    folder: Path
+    popen: subprocess.Popen[bytes] = field(init=False)
+    out: Path = field(init=False)
+    err: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        runs = len(list(self.folder.glob(f"{self.name}.*.out")))
+        self.out = self.folder / f"{self.name}.{runs}.out"
+        self.err = self.folder / f"{self.name}.{runs}.err"
+        with self.out.open("wb") as out, self.err.open("wb") as err:
+            self.popen = subprocess.Popen(stacks_command(*self.args), cwd=ROOT, stdout=out,
+                                          stderr=err, env=os.environ.copy())
+
+    def text(self) -> str:
+        return self.out.read_text(errors="replace")
+
+    def signal(self, sig: signal.Signals) -> None:
+        if self.popen.poll() is None:
+            os.kill(self.popen.pid, sig)  # our own child, by its pid
+
+    def kill(self) -> None:
+        self.signal(signal.SIGKILL)
+        self.popen.wait(10)
+
+    def describe(self) -> str:
+        return (f"--- {self.name} (rc {self.popen.poll()}) {self.args}\n{self.text()[-1500:]}"
+                f"\n--- stderr\n{self.err.read_text(errors='replace')[-2500:]}")
+
+
+def _wait(condition: object, what: str, procs: list[Proc], timeout: float = GAME_TIMEOUT) -> None:
+    assert callable(condition)
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}\n"
+                                 + "\n".join(p.describe() for p in procs))
+        time.sleep(0.03)
+
+
+def _batches(text: str) -> list[int]:
+    """The batch number of every event line of a spectator's output."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("{"):
+            data = json.loads(line)
+            if "batch" in data:
+                out.append(data["batch"])
+    return out
+
+
+@dataclass
+class Trial:
+    fault: str
+    index: int
+    rng: random.Random
+    broker: Mosquitto
+    folder: Path
+    procs: list[Proc] = field(default_factory=list)
+    live: dict[str, Proc] = field(default_factory=dict)
+    first_batch: int = 0
+
+    @property
+    def table(self) -> str:
+        return f"f{self.index}-{self.fault.replace('-', '')}"[:32]
+
+    def start(self, name: str, *args: str) -> Proc:
+        proc = Proc(name, list(args), self.folder)
+        self.procs.append(proc)
+        self.live[name] = proc
+        return proc
+
+    def host(self, *extra: str) -> Proc:
+        return self.start("host", "host", "--headless", "--broker", self.broker.url,
+                          "--verify-wait", str(20 * SCALE), *extra)
+
+    def bot(self, name: str) -> Proc:
+        return self.start(name, "bot", self.table, "--broker", self.broker.url,
+                          "--profile", f"{self.table}-{name}", "--think", "0.01")
+
+    @property
+    def record(self) -> Path:
+        return self.folder / "record.json"
+
+    def run(self) -> bool:
+        """Play the trial; False if the game ended before the fault could be made."""
+        host = self.host("--table", self.table, "--players", "3", "--bots", "1",
+                         "--block-window", "0.3", "--bot-delay", "0",
+                         "--record", str(self.record))
+        # The spectator starts with the host, so that it is there before the deal.
+        watcher = self.start("watch", "watch", self.table, "--headless", "--broker",
+                             self.broker.url, "--profile", f"{self.table}-watch")
+        _wait(lambda: "waiting for 2 player(s)" in host.text(), "the host's table", self.procs)
+        self.bot("bot-a")
+        self.bot("bot-b")
+        at = self.rng.randint(2, 30)
+        _wait(lambda: len(set(_batches(watcher.text()))) >= at
+              or host.popen.poll() is not None, f"batch {at}", self.procs)
+        if host.popen.poll() is not None or "game over" in host.text():
+            return False
+        self.hurt()
+        for proc in self.live.values():
+            _wait(lambda p=proc: p.popen.poll() is not None, f"{proc.name} to end", self.procs)
+        self.check(self.record)
+        return True
+
+    def hurt(self) -> None:
+        fault = self.fault
+        if fault == "player":
+            victim = self.rng.choice(["bot-a", "bot-b"])
+            self.live[victim].kill()
+            self.bot(victim)
+        elif fault == "host":
+            self.live["host"].kill()
+            self.host("--resume", self.table)
+        elif fault == "broker":
+            self.broker.kill()
+            self.broker.start()
+        else:
+            victim = self.live["host" if fault == "stop-host" else self.rng.choice(
+                ["bot-a", "bot-b"])]
+            victim.signal(signal.SIGSTOP)
+            time.sleep(self.rng.uniform(0.3, 2.5))  # the fault itself lasts this long
+            victim.signal(signal.SIGCONT)
+
+    def check(self, record: Path) -> None:
+        report = "\n".join(p.describe() for p in self.procs)
+        for proc in self.live.values():
+            assert proc.popen.returncode == 0, f"{proc.name} failed\n{report}"
+        host_hash = HASH.findall(self.live["host"].text())
+        assert host_hash, report
+        for name in ("bot-a", "bot-b"):
+            assert HASH.findall(self.live[name].text()) == host_hash, f"{name}\n{report}"
+        watch_lines = [json.loads(line) for line in self.live["watch"].text().splitlines()
+                       if line.startswith("{")]
+        verification = [v["verification"] for v in watch_lines if "verification" in v]
+        assert verification and verification[-1]["ok"], report
+        assert verification[-1]["hash"] == host_hash[-1], report
+        # In order, none missing, none repeated (events of one batch are consecutive).
+        runs = [n for i, n in enumerate(_batches(self.live["watch"].text()))
+                if i == 0 or n != _batches(self.live["watch"].text())[i - 1]]
+        assert runs == list(range(runs[0], runs[0] + len(runs))), f"spectator: {runs}\n{report}"
+        verdict = verify_record(read_record(record))  # what `stacks verify` does
+        assert verdict.ok, f"record: {verdict.detail}\n{report}"
+        total = int(re.findall(r"(\d+) batches replayed", verdict.detail)[0])
+        assert runs[-1] == total, report
+        self.first_batch = runs[0]
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.popen.poll() is None:
+                proc.signal(signal.SIGCONT)
+                proc.kill()
+
+
+def stacks_verify(record: Path) -> str:
+    result = subprocess.run(stacks_command("verify", str(record)), cwd=ROOT,
+                            capture_output=True, text=True, timeout=60 * SCALE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("verified:"), result.stdout
+    return result.stdout
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Mosquitto]:
+    exe = mosquitto_exe()
+    if exe is None:
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
+    mosquitto = Mosquitto(tmp_path, exe)
+    mosquitto.start()
+    try:
+        yield mosquitto
+    finally:
+        mosquitto.kill()
+
+
+def _trials(fault: str, count: int, broker: Mosquitto, folder: Path) -> None:
+    seed = int(os.environ.get("STACKS_FAULT_SEED", str(random.randrange(1 << 30))))
+    rng = random.Random(seed)
+    survived = 0
+    index = 0
+    firsts = []
+    while survived < count:
+        trial = Trial(fault, index, rng, broker, folder / f"trial-{index}")
+        trial.folder.mkdir(parents=True)
+        index += 1
+        assert index <= 2 * count, "games keep ending before the fault: make them longer"
+        try:
+            if not trial.run():
+                continue  # the game was over before its random point: not a trial
+        except AssertionError as exc:
+            raise AssertionError(f"{fault} trial {survived + 1} of {count} failed "
+                                 f"(STACKS_FAULT_SEED={seed}): {exc}") from None
+        finally:
+            trial.stop()
+        survived += 1
+        firsts.append(trial.first_batch)
+    # The command itself, once, on the last record.
+    assert stacks_verify(trial.record).startswith("verified:")
+    print(f"{fault}: {survived} of {count} trials survived (STACKS_FAULT_SEED={seed}; "
+          f"spectators' first batches {firsts})")
+
+
+@pytest.mark.parametrize("fault", list(DEFAULT))
+def test_a_table_survives(fault: str, broker: Mosquitto, tmp_path: Path) -> None:
+    _trials(fault, DEFAULT[fault], broker, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", list(LONG))
+def test_a_table_survives_many_times(fault: str, broker: Mosquitto, tmp_path: Path) -> None:
+    _trials(fault, LONG[fault], broker, tmp_path)

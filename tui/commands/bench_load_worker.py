@@ -1,0 +1,141 @@
+"""The worker process of ``stacks bench load`` (see ``tui.commands.bench_load``): it runs
+its share of the tables in one event loop, says ``ready`` once they are dealt, measures
+from ``go`` for the window, lets the games finish, and prints one JSON line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.actions import Action
+from engine.config import RulesConfig
+from netplay.host import HostSettings
+from netplay.identity import Identity
+from netplay.journal import JournalFile
+from netplay.peers import BotPeer, Host
+from netplay.player import Applied, Notice
+from netplay.transport import MqttTransport
+
+SHORT_RULES = RulesConfig(win_chips=3, win_min_each_colour=1)
+SEATS = 4
+FINISH_WAIT = 300.0
+"""Seconds the games get to finish at full speed after the measured window."""
+
+
+class _LoadBot(BotPeer):
+    """A seat that records (sent at, action -> own view) for its own actions."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.samples: list[tuple[float, float]] = []
+        self._sent: tuple[Action, float] | None = None
+
+    def _acted(self, action: Action) -> None:
+        self._sent = (action, time.perf_counter())
+
+    def _on_notice(self, notice: Notice) -> None:
+        sent = self._sent
+        if isinstance(notice, Applied) and sent is not None and notice.action == sent[0]:
+            self.samples.append((sent[1], time.perf_counter() - sent[1]))
+            self._sent = None
+        super()._on_notice(notice)
+
+
+@dataclass
+class _Table:
+    host: Host
+    seats: list[_LoadBot]
+
+
+def _frames(tables: list[_Table]) -> int:
+    total = 0
+    for table in tables:
+        for peer in (table.host, *table.seats):
+            if isinstance(peer.transport, MqttTransport):
+                total += peer.transport.frames_in
+    return total
+
+
+async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
+    urls: list[str] = spec["urls"]
+    pace: float = spec["pace"]
+    window = min(60.0, pace + 1.0) if pace > 0 else 0.3
+    tables: list[_Table] = []
+    with tempfile.TemporaryDirectory(prefix="stacks-load-") as tmp:
+        for index in spec["tables"]:
+            name = f"{spec['prefix']}t{index}"
+            node = index % len(urls)
+            settings = HostSettings(name, SEATS, rules=SHORT_RULES, block_window=window)
+            journal = JournalFile.create(name, folder=Path(tmp), broker=urls[node])
+            host = Host(settings, broker=urls[node], journal=journal)
+            # Seats on the other nodes of a cluster: events cross the cluster's routes.
+            seats = [_LoadBot(Identity.generate(), name, broker=urls[(node + 1 + s) % len(urls)],
+                              name=f"seat{s}", think=pace) for s in range(SEATS)]
+            tables.append(_Table(host, seats))
+        try:
+            for table in tables:
+                await table.host.__aenter__()
+            await asyncio.gather(*(seat.__aenter__() for t in tables for seat in t.seats))
+            deadline = time.monotonic() + 60 + 2 * len(tables)
+            while not all(t.host.host.game is not None for t in tables):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("not every table was dealt within the start-up time")
+                await asyncio.sleep(0.1)
+            print("ready", flush=True)
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+            start, cpu0, frames0 = time.perf_counter(), time.process_time(), _frames(tables)
+            await asyncio.sleep(spec["seconds"])
+            end, cpu1, frames1 = time.perf_counter(), time.process_time(), _frames(tables)
+            for table in tables:
+                for seat in table.seats:
+                    seat.think = 0.0
+            finish = time.monotonic() + FINISH_WAIT
+            while time.monotonic() < finish and not all(
+                t.host.host.over and all(s.verified.is_set() for s in t.seats) for t in tables
+            ):
+                await asyncio.sleep(0.2)
+            latencies = [lat for t in tables for s in t.seats for at, lat in s.samples
+                         if start <= at < end]
+            verified = sum(
+                1 for t in tables
+                if t.host.host.over and all(s.player.verdict is not None and s.player.verdict.ok
+                                       for s in t.seats)
+            )
+            return {
+                "tables": len(tables),
+                "finished": sum(1 for t in tables if t.host.host.over),
+                "verified": verified,
+                "latencies": latencies,
+                "seconds": end - start,
+                "cpu": cpu1 - cpu0,
+                "frames": frames1 - frames0,
+            }
+        finally:
+            for table in tables:
+                for seat in table.seats:
+                    await seat.close()
+                await table.host.close()
+
+
+def _worker_main(spec_json: str) -> int:
+    spec = json.loads(spec_json)
+    try:
+        import uvloop  # type: ignore[import-not-found]
+    except ImportError:
+        result = asyncio.run(_worker(spec))
+    else:
+        result = uvloop.run(_worker(spec))
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+
+
+if __name__ == "__main__":
+    sys.exit(_worker_main(sys.argv[1]))
