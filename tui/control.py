@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from engine.actions import Action, Block, PassBlock
+from engine.events import Event
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import (
     Applied,
@@ -27,6 +28,7 @@ from netplay.player import (
     HostConflict,
     Impostor,
     Joined,
+    Missed,
     Notice,
     RaceResult,
     Refused,
@@ -39,7 +41,7 @@ from tui.history import History, Line, Step, history_of
 from tui.launch import Launch
 from tui.messages import Problem
 from tui.model import TableModel
-from tui.words import short_name
+from tui.words import Narrator, short_name
 
 if TYPE_CHECKING:
     from tui.app import StacksApp
@@ -70,12 +72,13 @@ class Control:
         self.notes: list[Line] = []
         """Lines that are not events (Block races), to merge into a retold history."""
         self.history_screen: HistoryScreen | None = None
-        self._asked_history = False
         self.lobby: LobbyScreen | None = None
         self.table: TableScreen | None = None
         self.gameover: GameOverScreen | None = None
         self.problem: Problem | None = None
         self._desynced = False
+        self._away: Narrator | None = None
+        self._away_next = 0
         self._closing: Worker[None] | None = None
         self._sent: Action | None = None
         """The last action sent, to word the host's refusal of it."""
@@ -112,7 +115,6 @@ class Control:
                                 players=launch.players if launch.hosting else 0)
         self.history = None
         self.notes = []
-        self._asked_history = False
         self.table = None
         self.gameover = None
         self.problem = None
@@ -325,6 +327,8 @@ class Control:
             self._applied(notice)
         elif isinstance(notice, Resynced):
             self._resynced(notice.n)
+        elif isinstance(notice, Missed):
+            self._missed(notice)
         elif isinstance(notice, Desynced):
             self._desynced = True
             self.app.notify(
@@ -427,40 +431,55 @@ class Control:
         if model is None:
             return
         for event in notice.events:
+            if not isinstance(event, Event):
+                continue  # the interface shows Sequence Stacks tables only
             model.stats.add(event)
         if history is not None:
-            lines = history.add(Step(notice.n, notice.action, notice.events, notice.standin))
+            lines = history.add(Step.of(notice.n, notice.action, notice.events, notice.standin))
             if table is not None:
                 for line in lines:
                     table.say(line.markup)
         self._view()
-        self._refill_log()
         self._refresh_history()
 
-    def _refill_log(self) -> None:
-        """Once the history a rejoin asked for has come, the log tells it from the start
-        (what the stand-in did while we were away), not from the rejoin on."""
-        player = self.session.player.player if self.session and self.session.player else None
-        if not self._asked_history or player is None or player.missing_history() is not None:
+    def _missed(self, notice: Missed) -> None:
+        """What happened while we were away, in the log, after the fact (a narrator of its
+        own: the live one already knows the table as it is now)."""
+        model, table = self.model, self.table
+        if model is None or table is None:
             return
-        self._asked_history = False
-        if self.table is not None:
-            lines = self.history_lines()
-            self.table.retell([line.markup for line in lines])
+        narrator = self._away
+        if narrator is None or notice.n != self._away_next:
+            narrator = self._away = Narrator(model.names, model.me)
+            self._learn_piles(narrator, notice.n)
+            table.say(f"[b]While you were away[/] [dim](from batch {notice.n}; "
+                      "stand-in moves marked ⟲)[/]:")
+        self._away_next = notice.n + 1
+        for event in notice.events:
+            line = narrator.describe(event) if isinstance(event, Event) else None
+            if line:
+                table.say(f"[dim]⟲[/] {line}" if notice.standin else f"[dim]·[/] {line}")
+        self._refresh_history()
+
+    def _learn_piles(self, narrator: Narrator, before: int) -> None:
+        """Tell ``narrator`` (silently) every batch held before ``before``, so that it names
+        the piles open then by the names they have (one name per pile, in the log too)."""
+        player = self.session.player.player if self.session and self.session.player else None
+        if player is None:
+            return
+        for n in sorted(k for k in player.received if k < before):
+            for event in player.received[n].events:
+                if isinstance(event, Event):
+                    narrator.describe(event)
 
     def _resynced(self, n: int) -> None:
         self._view()
         history, model = self.history, self.model
         if history is not None and model is not None and model.view is not None:
-            lines = history.gap(n)
+            # The batches the snapshot stood in for come later, as Missed notices; the
+            # history screen retells them in their places.
+            history.gap(n)
             history.narrator.learn(model.view)
-            if self.table is not None:
-                for line in lines:
-                    self.table.say(line.markup)
-        player = self.session.player.player if self.session and self.session.player else None
-        if player is not None and not self._asked_history and player.missing_history():
-            self._asked_history = True  # once: a long history may come as a snapshot again
-            player.ask_history()
         if self._desynced:
             self._desynced = False
             self.app.notify("Repaired: your game now matches the host's again. Nothing to do.",
@@ -549,4 +568,7 @@ def _refused_advice(reason: str) -> str:
         return "Every seat is taken: watch instead (stacks watch TABLE)."
     if "started" in reason:
         return "The game is on: watch it (stacks watch TABLE) or wait for the next one."
+    if "can't show" in reason:
+        return ("Follow it with stacks watch TABLE --headless, or seat a bot there: "
+                "stacks bot TABLE.")
     return "Esc goes back to the menu."

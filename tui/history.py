@@ -27,6 +27,13 @@ class Step:
     standin: bool = False
     """The host's stand-in bot played for an absent player."""
 
+    @classmethod
+    def of(cls, n: int, action: object, events: Iterable[object], standin: bool = False,
+           ) -> Step:
+        """A batch of the wire (any game's): the Sequence Stacks part of it."""
+        return cls(n, action if isinstance(action, Action) else None,
+                   tuple(e for e in events if isinstance(e, Event)), standin)
+
 
 @dataclass(frozen=True, slots=True)
 class Line:
@@ -113,6 +120,6 @@ def history_of(batches: Mapping[int, Batch], names: Sequence[str], me: Seat | No
     last = upto if upto is not None else max(batches, default=0)
     for n in sorted(k for k in batches if k <= last):
         batch = batches[n]
-        history.add(Step(n, batch.action, batch.events, batch.standin))
+        history.add(Step.of(n, batch.action, batch.events, batch.standin))
     history.gap(last)
     return history

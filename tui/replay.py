@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.actions import Action
 from engine.config import RulesConfig
 from engine.errors import EngineError
 from engine.events import Event, TurnSkipped, TurnStarted
@@ -126,7 +127,7 @@ def replay_record(record: Mapping[str, Any], title: str = "") -> Replay:
         raise ReplayError(f"the record is malformed: {exc}") from None
     names += [f"Seat {s}" for s in range(len(names), players)]
     batches = _batches(record.get("batches"))
-    steps = [Step(n, b.action, b.events, b.standin) for n, b in sorted(batches.items())]
+    steps = [Step.of(n, b.action, b.events, b.standin) for n, b in sorted(batches.items())]
     return Replay(title or str(record.get("table", "a game")), names, start, steps)
 
 
@@ -148,16 +149,15 @@ def replay_game(facts: GameFacts, names: Sequence[str], batches: Mapping[int, Ba
             game = Game.new(facts.players, deal_seed(secret, facts.entropies), facts.rules)
             steps = [Step(1, None, tuple(game.log))]
             for n in range(2, total + 1):
-                batch = batches[n]
-                if batch.action is None:
-                    raise ReplayError(f"batch {n} has no action")
-                steps.append(Step(n, batch.action, tuple(game.act(batch.action)),
-                                  batch.standin))
+                action = batches[n].action
+                if not isinstance(action, Action):
+                    raise ReplayError(f"batch {n} has no Sequence Stacks action")
+                steps.append(Step(n, action, tuple(game.act(action)), batches[n].standin))
             return Replay(facts.table, names, State.new(facts.rules, facts.players), steps)
         except EngineError:
             pass  # the seed does not give this game: fall back to what we saw
     start = view_for(State.new(facts.rules, facts.players), audience)
-    steps = [Step(n, b.action, b.events, b.standin) for n, b in sorted(batches.items())]
+    steps = [Step.of(n, b.action, b.events, b.standin) for n, b in sorted(batches.items())]
     return Replay(facts.table, names, start, steps)
 
 
