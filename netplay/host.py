@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action, Block, CloseBlockWindow, PassBlock
-from engine.bots import Bot, make_bot
+from engine.bots import Bot, canonical, make_bot
 from engine.config import RulesConfig
 from engine.errors import EngineError, IllegalActionError, MalformedError
 from engine.events import Event, PileBlocked
@@ -30,6 +30,7 @@ from netplay import budget
 from netplay.batch import Batch
 from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.codec import Frame, ReplayGuard, decode
+from netplay.entropy import COMMIT, REVEAL, DealRound, bot_entropy, entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
@@ -67,6 +68,8 @@ class HostSettings:
     heartbeat: float = 1.0
     race_settle: float = 0.25
     """Seconds after a Block window closes during which late presses are still listed."""
+    standin: str = "medium"
+    """The level of the bot that plays the turn of a player who is away."""
     dealer: int | None = None
     """A26: the dealer of this game (a rematch passes the deal left); ``None`` = drawn
     from the game's seed."""
@@ -81,6 +84,8 @@ class HostSettings:
         first = self.rules.first_player
         if first is not None and first >= self.players:
             raise ValueError(f"first_player {first} is not a seat at {self.players} players")
+        for level in (*self.bots, self.standin):
+            canonical(level)  # raises ValueError for a bot name that doesn't exist
         if self.dealer is not None and not 0 <= self.dealer < self.players:
             raise ValueError(f"dealer {self.dealer} is not a seat at {self.players} players")
 
@@ -111,6 +116,9 @@ class SeatInfo:
     online: bool = True
     offline_at: float | None = None
     standin: Bot | None = None
+    commit: bytes | None = None
+    """A player's commitment to its entropy (``netplay.entropy``); the entropy itself is
+    empty until revealed."""
 
     @property
     def is_bot(self) -> bool:
@@ -180,7 +188,8 @@ class HostSession:
             for index, strategy in enumerate(settings.bots):
                 seat = first_bot + index
                 self._seat(seat, SeatInfo(
-                    f"Bot {seat + 1} ({strategy})", None, os.urandom(32),
+                    f"Bot {seat + 1} ({canonical(strategy)})", None,
+                    bot_entropy(self.secret, seat),
                     bot=make_bot(strategy, os.urandom(16)),
                 ), strategy)
         self.spectators: dict[bytes, str] = {}
@@ -197,11 +206,11 @@ class HostSession:
         self._answers = Bucket(ANSWER_LIMIT, now)
         self.watch = AnnounceWatch(identity.key, now)
         self.closed = False
+        self.round = DealRound()
         if restore is not None:
             self._restore(restore)
         self._announce()
-        if self.game is None and all(info is not None for info in self.seats):
-            self._start()  # every seat is a bot of the host
+        self._seats_full()  # every seat a bot of the host, or a resumed full table
 
     @classmethod
     def resume(cls, entries: Sequence[Entry], now: float) -> HostSession:
@@ -278,6 +287,8 @@ class HostSession:
             times.append(standin)
         if self.watch.due is not None:
             times.append(self.watch.due)
+        if self.round.deadline is not None:
+            times.append(self.round.deadline)
         return min(times)
 
     # -- input ---------------------------------------------------------------------------
@@ -307,6 +318,8 @@ class HostSession:
         self._close_overdue_window()
         if self.watch.due is not None and now >= self.watch.due:
             self._restore_announcement()
+        if self.round.deadline is not None and now >= self.round.deadline:
+            self._round_timeout()
         race = self.race
         if race is not None and race.closed is not None \
                 and now >= race.closed + self.settings.race_settle:
@@ -375,6 +388,7 @@ class HostSession:
             "desync": self._desync,
             "heartbeat": self._heartbeat,
             "verified": self._verified,
+            "entropy": self._entropy,
         }.get(frame.type)
         if handler is None:
             raise FrameError(f"unexpected message type {frame.type!r}")
@@ -443,7 +457,10 @@ class HostSession:
 
     def _join(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
         name = player_name(body)
-        entropy = key_bytes(body, "entropy")
+        if "entropy_commit" not in body and "entropy" in body:
+            raise FrameError("a join with its entropy in the clear (an older client): "
+                             "this host takes a commitment (entropy_commit)")
+        commit = key_bytes(body, "entropy_commit")
         watch = required(body, "watch", bool)
         if not self.budgets.join(peer_id(key), self.now):
             return
@@ -452,6 +469,10 @@ class HostSession:
         at = optional(body, "at", int)
         if seat is not None and not watch:
             log.info("%s is back at seat %d", name, seat)
+            info = self.seats[seat]
+            if self.game is None and self.round.phase != REVEAL and info is not None:
+                info.commit = commit  # a new process, new entropy: nothing revealed yet
+                self.round.waiting.discard(seat)
             self._welcome(key, seat, at=at)
             self._announce()
             return
@@ -488,12 +509,96 @@ class HostSession:
         if free is None:
             self.sender.send(inbox, "refused", {"reason": "the table is full"})
             return
-        self._seat(free, SeatInfo(name, key, entropy, last_seen=self.now), None)
+        self._seat(free, SeatInfo(name, key, b"", last_seen=self.now, commit=commit), None)
         log.info("%s takes seat %d", name, free)
         self._welcome(key, free)
         self._announce()
-        if all(info is not None for info in self.seats):
+        self._seats_full()
+
+    # -- commit, then reveal (netplay.entropy) ---------------------------------------------
+
+    def _humans(self) -> set[Seat]:
+        return {s for s, info in enumerate(self.seats) if info is not None and not info.is_bot}
+
+    def _seats_full(self) -> None:
+        """Every seat taken: collect fresh commitments where needed, then every reveal."""
+        if self.game is not None or any(info is None for info in self.seats):
+            return
+        humans = self._humans()
+        if not humans:
             self._start()
+            return
+        fresh = {s for s in humans if self.seats[s].commit is None}  # type: ignore[union-attr]
+        if fresh:
+            self.round.begin(COMMIT, fresh, self.now)
+        elif all(self.seats[s].entropy for s in humans):  # type: ignore[union-attr]
+            self._start()  # a resumed table whose reveals were all in
+            return
+        else:
+            self.round.begin(REVEAL, humans, self.now)
+        self._send_round()
+
+    def _send_round(self) -> None:
+        self.sender.send(self.topics.events, "entropy_round", {
+            "round": self.round.number, "phase": self.round.phase,
+            "commits": [info.commit if info else None for info in self.seats],
+        })
+
+    def _entropy(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
+        seat = self.seat_of(key)
+        if seat is None:
+            raise FrameError("entropy from a peer without a seat")
+        info = self.seats[seat]
+        assert info is not None
+        round_ = self.round
+        if self.game is not None or required(body, "round", int) != round_.number \
+                or seat not in round_.waiting:
+            raise FrameError("entropy for no round the host is in")
+        if round_.phase == COMMIT:
+            info.commit = key_bytes(body, "commit")
+            self._journal({"t": "commit", "seat": seat, "commit": info.commit})
+        else:
+            entropy = key_bytes(body, "entropy")
+            if info.commit is None or entropy_commitment(entropy) != info.commit:
+                log.warning("%s (seat %d) revealed an entropy that is not the one it "
+                            "committed to: the round is void", info.name, seat)
+                self._unseat(seat, "your entropy does not match the commitment you joined with")
+                return
+            info.entropy = entropy
+            self._journal({"t": "reveal", "seat": seat, "entropy": entropy})
+        round_.waiting.discard(seat)
+        if not round_.waiting:
+            if round_.phase == COMMIT:
+                round_.begin(REVEAL, self._humans(), self.now)
+                self._send_round()
+            else:
+                round_.phase = round_.deadline = None
+                self._start()
+
+    def _round_timeout(self) -> None:
+        late = sorted(self.round.waiting)
+        what = "commit to" if self.round.phase == COMMIT else "reveal"
+        for seat in late:
+            self._unseat(seat, f"you did not {what} your entropy in time")
+        if not late:
+            self.round.deadline = None
+
+    def _unseat(self, seat: Seat, why: str) -> None:
+        """Free a seat that failed the deal's commit-then-reveal; the round is void: every
+        other player commits to fresh entropy once the seat is taken again."""
+        info = self.seats[seat]
+        assert info is not None and info.key is not None
+        self.seats[seat] = None
+        self._journal({"t": "unseat", "seat": seat})
+        self.sender.send(self.topics.inbox(peer_id(info.key)), "refused",
+                         {"reason": f"you lost your seat: {why}"})
+        self.sender.send(self.topics.events, "unseated",
+                         {"seat": seat, "name": info.name, "why": why})
+        for other in self.seats:
+            if other is not None and not other.is_bot:
+                other.commit, other.entropy = None, b""
+        self.round.void()
+        self._announce()
 
     def facts(self) -> dict[str, Any]:
         """What every peer needs to follow and later verify the game."""
@@ -504,6 +609,7 @@ class HostSession:
             "names": [info.name for info in seats],
             "keys": [info.key for info in seats],
             "entropies": [info.entropy for info in seats],
+            "entropy_commits": [info.commit for info in seats],
             "commit": self.commit,
             "dealer": self.settings.dealer,
         }
@@ -819,7 +925,7 @@ class HostSession:
         if info is None or info.is_bot or not self._away(info):
             return
         log.info("%s is away: a bot plays seat %d until they are back", info.name, seat)
-        info.standin = make_bot("greedy")
+        info.standin = make_bot(self.settings.standin)
         self._announce()
 
     # -- the journal -----------------------------------------------------------------------
@@ -830,7 +936,26 @@ class HostSession:
     def _seat(self, seat: Seat, info: SeatInfo, strategy: str | None) -> None:
         self.seats[seat] = info
         self._journal({"t": "seat", "seat": seat, "name": info.name, "key": info.key,
-                       "entropy": info.entropy, "bot": strategy})
+                       "entropy": info.entropy, "commit": info.commit, "bot": strategy})
+
+    def _restore_round(self, entry: Entry) -> None:
+        """A commitment, a reveal or a lost seat, as journaled (``netplay.entropy``)."""
+        seat = entry["seat"]
+        info = self.seats[seat]
+        if info is None:
+            raise JournalError(f"a {entry['t']} of seat {seat}, which nobody holds")
+        if entry["t"] == "commit":
+            info.commit = entry["commit"]
+        elif entry["t"] == "reveal":
+            if info.commit is None or entropy_commitment(entry["entropy"]) != info.commit:
+                raise JournalError(f"seat {seat}'s journaled reveal breaks its commitment")
+            info.entropy = entry["entropy"]
+        else:
+            self.seats[seat] = None
+            for other in self.seats:
+                if other is not None and not other.is_bot:
+                    other.commit, other.entropy = None, b""
+            self.round.void()
 
     def _restore(self, entries: Sequence[Entry]) -> None:
         """Seats, game and races from a journal: every batch is replayed through the
@@ -856,7 +981,10 @@ class HostSession:
                 self.seats[seat] = SeatInfo(
                     entry["name"], entry["key"], entry["entropy"], last_seen=self.now,
                     bot=None if strategy is None else make_bot(strategy, os.urandom(16)),
+                    commit=entry.get("commit"),
                 )
+            elif kind in ("commit", "reveal", "unseat"):
+                self._restore_round(entry)
             elif kind == "start":
                 started = entry
             elif kind == "batch":
@@ -989,6 +1117,7 @@ class HostSession:
             "names": facts["names"],
             "keys": facts["keys"],
             "entropies": facts["entropies"],
+            "entropy_commits": facts["entropy_commits"],
             "dealer": facts["dealer"],
             "commit": self.commit,
             "secret": self.secret if self.over else None,

@@ -96,8 +96,12 @@ class _Peer:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await task
+            except asyncio.CancelledError:
+                pass
+            except Exception:  # the loop had died on it: still say goodbye and let go
+                log.exception("%s had stopped on an error", type(self).__name__)
         self._before_close()
         self._flush()
         with contextlib.suppress(TimeoutError):
@@ -310,11 +314,13 @@ class Player(_Peer):
         password: str | None = None,
         watch: bool = False,
         pin: str | None = None,
+        chat: bool = True,
     ) -> None:
         super().__init__()
         self.identity = identity
         self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password,
                                     pin=pin)
+        self.player.reads_chat = chat
         self.session = self.player
         self.transport = _transport(
             broker, self.player.subscriptions(), name=f"{'watch' if watch else 'player'}-{name}",
@@ -401,9 +407,11 @@ class BotPeer(Player):
         think: float = 0.0,
     ) -> None:
         super().__init__(
-            identity, table, name or f"{strategy}-bot", broker=broker, password=password
+            identity, table, name or f"{strategy}-bot", broker=broker, password=password,
+            chat=False,
         )
-        self.bot: Bot = make_bot(strategy, identity.key)
+        # Seeded from the OS, not from the (public) key: nobody can predict its choices.
+        self.bot: Bot = make_bot(strategy)
         self.think = think
         self._in_flight: float | None = None
         self._decide_at: float | None = None

@@ -23,6 +23,7 @@ from engine.views import public_hash, view_for
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.codec import ReplayGuard, decode
+from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import Claim, HostTrust, Trust, fingerprint, matches, split_pin
 from netplay.identity import Identity, seal
@@ -80,6 +81,16 @@ class HostChanged(Notice):
 
     old: Claim
     new: Claim
+
+
+@dataclass(frozen=True, slots=True)
+class Unseated(Notice):
+    """A player lost its seat before the deal: it did not commit to or reveal its entropy
+    in time, or revealed another one (``netplay.entropy``). The deal waits for the seat."""
+
+    seat: Seat
+    name: str
+    why: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +213,9 @@ class PlayerSession:
     ) -> None:
         table, pinned = split_pin(table)
         self.trust = HostTrust(pin or pinned)
+        self.reads_chat = True
+        """Whether the peer subscribes to chat (a bot shows it nobody: a chat flood then
+        costs it nothing)."""
         """Which host key this peer follows (``TABLE@FINGERPRINT`` pins one)."""
         self.identity = identity
         self.topics = Topics(table)
@@ -258,7 +272,8 @@ class PlayerSession:
 
     def subscriptions(self) -> list[str]:
         t = self.topics
-        return [t.announce, t.events, t.inbox(self.peer_id), t.all_presence, t.chat]
+        topics = [t.announce, t.events, t.inbox(self.peer_id), t.all_presence, t.chat]
+        return topics if self.reads_chat else topics[:-1]
 
     def last_will(self) -> Outgoing:
         """The ``offline`` presence the broker publishes if this peer vanishes."""
@@ -419,6 +434,8 @@ class PlayerSession:
                 "race": self._race,
                 "reveal": self._reveal,
                 "impostor": self._impostor,
+                "entropy_round": self._entropy_round,
+                "unseated": self._unseated,
             }.get(kind)
         else:
             raise FrameError(f"message on unexpected topic {topic}")
@@ -527,8 +544,8 @@ class PlayerSession:
             password = seal(self.host_key, self.password.encode())
         self.sender.send(
             self.topics.outbox(self.peer_id), "join",
-            {"name": self.name, "entropy": self.entropy, "password": password,
-             "watch": self.watch, "at": self.applied},
+            {"name": self.name, "entropy_commit": entropy_commitment(self.entropy),
+             "password": password, "watch": self.watch, "at": self.applied},
         )
         self._join_sent = True
 
@@ -574,6 +591,12 @@ class PlayerSession:
             raise FrameError("keys are 32 bytes or null")
         if not all(isinstance(e, bytes) and len(e) == 32 for e in entropies):
             raise FrameError("entropies are 32 bytes each")
+        commits = required(body, "entropy_commits", list)
+        if len(commits) != players or not all(
+            (isinstance(c, bytes) and len(c) == 32) or (c is None and k is None)
+            for c, k in zip(commits, keys, strict=True)
+        ):
+            raise FrameError("a commitment per player's seat (null for the host's bots)")
         commit = key_bytes(body, "commit")
         dealer = body.get("dealer")
         if dealer is not None and (type(dealer) is not int or not 0 <= dealer < players):
@@ -584,7 +607,8 @@ class PlayerSession:
             raise FrameError(f"an impossible table: {exc}") from None
         self.names = tuple(clean_text(n, 24) if isinstance(n, str) else "?" for n in names)
         self.facts = GameFacts(
-            self.table, players, rules, tuple(keys), commit, tuple(entropies), dealer
+            self.table, players, rules, tuple(keys), commit, tuple(entropies), dealer,
+            tuple(commits),
         )
         if self.view is None:
             self.view = view_for(initial, self.audience)
@@ -701,6 +725,35 @@ class PlayerSession:
         behind = self.joined and self.view is not None and at > self.applied
         if behind and not pending.batches and pending.gap_since is None:
             pending.gap_since = self.now
+
+    def _entropy_round(self, body: dict[str, Any]) -> None:
+        """Commit to fresh entropy, or reveal the committed one (``netplay.entropy``)."""
+        seat = self.seat
+        if seat is None or not self.joined or self.facts is not None:
+            return
+        number = required(body, "round", int)
+        phase = required(body, "phase", str)
+        commits = required(body, "commits", list)
+        if not 0 <= seat < len(commits):
+            raise FrameError("an entropy round without our seat")
+        ours = commits[seat]
+        out = self.topics.outbox(self.peer_id)
+        if phase == "commit" and ours is None:
+            self.entropy = os.urandom(32)
+            self.sender.send(out, "entropy", {"round": number,
+                                              "commit": entropy_commitment(self.entropy)})
+        elif phase == "reveal":
+            if ours != entropy_commitment(self.entropy):
+                log.warning("the host lists a commitment for our seat that is not ours: "
+                            "not revealing")
+                return
+            self.sender.send(out, "entropy", {"round": number, "entropy": self.entropy})
+
+    def _unseated(self, body: dict[str, Any]) -> None:
+        seat = required(body, "seat", int)
+        name = clean_text(required(body, "name", str), 24)
+        why = clean_text(required(body, "why", str), 200)
+        self.notices.append(Unseated(seat, name, why))
 
     def _impostor(self, body: dict[str, Any]) -> None:
         what = clean_text(required(body, "what", str), 200)

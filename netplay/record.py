@@ -100,6 +100,10 @@ def verify_record(record: dict[str, Any]) -> Verdict:
             commit=record["commit"],
             entropies=tuple(record["entropies"]),
             dealer=record.get("dealer"),
+            # Records from before commit-then-reveal have none: their entropies are taken
+            # as they are.
+            entropy_commits=None if record.get("entropy_commits") is None
+            else tuple(record["entropy_commits"]),
         )
         secret = record["secret"]
         if not isinstance(secret, bytes):

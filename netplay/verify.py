@@ -18,6 +18,7 @@ from engine.state import HOST, Audience
 from engine.views import public_hash
 from netplay.batch import Batch
 from netplay.codec import decode
+from netplay.entropy import check_entropies
 from netplay.errors import FrameError
 from netplay.messages import required
 
@@ -59,6 +60,9 @@ class GameFacts:
     entropies: tuple[bytes, ...]
     dealer: int | None = None
     """A26: the dealer passed on by a rematch; ``None`` = drawn from the seed."""
+    entropy_commits: tuple[bytes | None, ...] | None = None
+    """Per seat, the commitment a player joined with (``None`` for a host bot); ``None``
+    altogether for games from before commit-then-reveal (``netplay.entropy``)."""
 
 
 def check_proof(facts: GameFacts, batch: Batch) -> str | None:
@@ -102,6 +106,11 @@ def verify_game(
     dealer = facts.dealer
     if dealer is not None and (type(dealer) is not int or not 0 <= dealer < facts.players):
         return Verdict(False, f"the dealer {dealer!r} is not a seat")
+    if facts.entropy_commits is not None:
+        bots = tuple(key is None for key in facts.keys)
+        problem = check_entropies(secret, facts.entropies, facts.entropy_commits, bots)
+        if problem:
+            return Verdict(False, problem)
     seed = deal_seed(secret, facts.entropies)
     try:
         game = Game.new(facts.players, seed, facts.rules, keep_log=True, dealer=facts.dealer)

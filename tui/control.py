@@ -98,6 +98,8 @@ class Control:
         from tui.screens.lobby import LobbyScreen
 
         await self.stop()
+        if launch.role == "join" and not launch.held and self.app.link is not None:
+            launch = await self._ours(launch)
         self.launch = launch
         self.model = TableModel(table=launch.table, spectator=launch.role == "watch",
                                 players=launch.players if launch.hosting else 0)
@@ -133,6 +135,18 @@ class Control:
         skip = self.session.host_key if self.session is not None else None
         await self.start(seat, skip_host=skip)
         return None
+
+    async def _ours(self, launch: Launch) -> Launch:
+        """``launch`` as the creator's if the ssh server holds its table for this key (a
+        creator coming back with `join TABLE` gets its table's controls back)."""
+        from tui.serve_link import LinkError
+
+        assert self.app.link is not None
+        try:
+            info = await self.app.link.request("info", table=launch.table)
+        except LinkError:
+            return launch
+        return replace(launch, held=True) if info.get("creator") is True else launch
 
     async def close_held(self) -> None:
         """The creator closes its held table (the server refuses once the game is on)."""

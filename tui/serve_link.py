@@ -12,6 +12,7 @@ The wire form is one JSON object per line, a request and then its reply:
     {"op": "open", "table": "friday", "players": 3, ...}   ->  {"ok": true, "broker": ...}
     {"op": "fill", "table": "friday"}                      ->  {"ok": true, "bots": 1}
     {"op": "close", "table": "friday"}                     ->  {"ok": false, "error": "..."}
+    {"op": "info", "table": "friday"}          ->  {"ok": true, "held": true, "creator": true}
 """
 
 from __future__ import annotations

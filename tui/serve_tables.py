@@ -49,6 +49,7 @@ CHECK_EVERY = 0.5
 DEFAULT_LOBBY_TIMEOUT = 600.0
 DEFAULT_LINGER = 120.0
 MAX_PASSWORD = 64
+MAX_RESTARTS = 3
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ class HeldTable:
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     why: str = ""
     """Why it ended, once it did."""
+    restarts: int = 0
+    """Times it was brought back from its journal after its host failed."""
 
     @property
     def status(self) -> str:
@@ -140,6 +143,10 @@ class TableKeeper:
                 return await self.fill(caller, _table_field(request))
             if op == "close":
                 return await self.close_by(caller, _table_field(request))
+            if op == "info":
+                table = self.tables.get(_table_field(request))
+                return {"ok": True, "held": table is not None,
+                        "creator": table is not None and table.creator == caller.profile}
             raise RequestRefused(f"unknown request {op!r}")
         except RequestRefused as exc:
             return {"ok": False, "error": str(exc)}
@@ -261,37 +268,45 @@ class TableKeeper:
                           + ("another process holds its journal" if found.running
                              else "a table of that name is open already"))
                 continue
-            try:
-                journal, entries = JournalFile.reopen(found.path)
-            except JournalError as exc:
-                self._say(f"table {name} not resumed: {exc}")
-                continue
-            try:
-                broker = await self._broker()
-                host = Host.resume(journal, entries, broker=broker)
-            except (JournalError, OSError, ValueError) as exc:
-                journal.close()
-                self._say(f"table {name} not resumed: {exc}")
-                continue
-            head = entries[0]
-            try:
-                table = await self._keep(host, str(head.get("creator") or ""),
-                                         str(head.get("creator_name") or "?"))
-                for seat, info in enumerate(host.host.seats):
-                    if info is not None and info.key == bot_identity(host.identity, seat).key:
-                        await self._seat_bot(table, seat, broker)  # a bot of the creator's
-            except Exception as exc:  # one table that can't run must not stop the server
-                log.exception("resuming table %s failed", name)
-                self._say(f"table {name} not resumed: {exc}")
-                held = self.tables.get(name)
-                if held is not None:
-                    await self._end(held, "it could not be resumed", resumable=True)
-                continue
-            where = "in its lobby" if host.host.game is None else \
-                f"at batch {len(host.host.batches)}"
-            self._say(f"resumed table {name} {where}")
-            back.append(name)
+            table = await self._resume(found.path, name)
+            if table is not None:
+                back.append(name)
         return back
+
+    async def _resume(self, path: Path, name: str) -> HeldTable | None:
+        """Run the table of the journal at ``path`` again; ``None`` (and why, said) if it
+        can't be."""
+        try:
+            journal, entries = JournalFile.reopen(path)
+        except JournalError as exc:
+            self._say(f"table {name} not resumed: {exc}")
+            return None
+        try:
+            broker = await self._broker()
+            host = Host.resume(journal, entries, broker=broker)
+        except (JournalError, OSError, ValueError) as exc:
+            journal.close()
+            self._say(f"table {name} not resumed: {exc}")
+            return None
+        head = entries[0]
+        try:
+            table = await self._keep(host, str(head.get("creator") or ""),
+                                     str(head.get("creator_name") or "?"))
+            for seat, info in enumerate(host.host.seats):
+                if info is not None and info.key == bot_identity(host.identity, seat).key:
+                    await self._seat_bot(table, seat, broker)  # a bot of the creator's
+        except Exception as exc:  # one table that can't run must not stop the server
+            log.exception("resuming table %s failed", name)
+            self._say(f"table {name} not resumed: {exc}")
+            held = self.tables.get(name)
+            if held is not None:
+                await self._end(held, "it could not be resumed", resumable=True)
+            journal.close()
+            return None
+        where = "in its lobby" if host.host.game is None else \
+            f"at batch {len(host.host.batches)}"
+        self._say(f"resumed table {name} {where}")
+        return table
 
     async def _run(self, table: HeldTable) -> None:
         """Watch one table until something ends it."""
@@ -302,7 +317,7 @@ class TableKeeper:
             while not host.host.over:
                 failure = host.failure
                 if failure is not None:
-                    await self._end(table, f"stopped on an error ({failure!r})")
+                    await self._restart(table, failure)
                     return
                 now = loop.time()
                 if host.host.game is None:
@@ -325,6 +340,23 @@ class TableKeeper:
             log.exception("held table %s failed", table.name)
             await self._end(table, "the server failed on it (logged)")
 
+    async def _restart(self, table: HeldTable, failure: BaseException) -> None:
+        """The host's loop died on an error (a bug): bring the table back from its
+        journal, as a restarted server would; after `MAX_RESTARTS`, end it."""
+        journal = table.host.journal
+        if journal is None or table.restarts >= MAX_RESTARTS:
+            await self._end(table, f"stopped on an error ({failure!r})")
+            return
+        path = journal.path
+        await self._end(table, f"stopped on an error ({failure!r}); resuming it",
+                        resumable=True)
+        again = await self._resume(path, table.name)
+        if again is not None:
+            again.restarts = table.restarts + 1
+        else:
+            with contextlib.suppress(JournalError):
+                mark(path, "abandoned", why="it could not be resumed after an error")
+
     async def _end(self, table: HeldTable, why: str, *, resumable: bool = False) -> None:
         """End ``table``; its journal is marked abandoned unless its game is over (then
         it is marked finished) or it is to be ``resumable`` by the next server."""
@@ -343,6 +375,8 @@ class TableKeeper:
         journal = table.host.journal.path if table.host.journal is not None else None
         with contextlib.suppress(Exception):
             await table.stack.aclose()  # the host clears its announcement
+        if table.host.journal is not None:
+            table.host.journal.close()  # even if the host's close failed: let go of its lock
         if journal is not None and not resumable and not table.host.host.over:
             try:
                 mark(journal, "abandoned", why=why)

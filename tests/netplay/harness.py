@@ -137,9 +137,7 @@ class Table:
         self.host = HostSession(
             self.host_identity, self.settings, self.clock, secret=derive(seed, "secret")
         )
-        for index, info in enumerate(self.host.seats):
-            if info is not None:
-                info.entropy = derive(seed, f"bot-entropy/{index}")
+        # The host's bots take their entropy from the secret (netplay.entropy).
         for pattern in (self.topics.all_outboxes, self.topics.all_presence,
                         self.topics.announce):
             self.broker.subscribe(self.host, pattern, self._deliverer(self.host))
@@ -173,7 +171,8 @@ class Table:
             watch=watch, password=password,
         )
         session.entropy = derive(self.seed, f"entropy/{label}")
-        self.peers.append(Peer(session, make_bot("greedy"), auto=not watch))
+        bot = make_bot("greedy", derive(self.seed, f"bot/{label}"))
+        self.peers.append(Peer(session, bot, auto=not watch))
         for pattern in session.subscriptions():
             self.broker.subscribe(session, pattern, self._deliverer(session))
         if start:

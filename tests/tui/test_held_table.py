@@ -107,6 +107,14 @@ async def test_the_menu_host_asks_the_server_and_the_creator_sits_as_a_player(
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
         assert "friday" in keeper.tables
+        # Coming back with `join friday`, the creator gets its table's controls back.
+        await app.control.start(Launch(role="join", table="friday", name="Ana",
+                                       broker="memory", ssh=SSH))
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "friday's lobby")
+        assert app.control.launch is not None and app.control.launch.held
+        await until(pilot, lambda: "Ctrl+B fills" in _text(app), "the creator's keys")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
         lobby = await _open(app, pilot, "saturday")
         await pilot.press("x")
         await until(pilot, lambda: "saturday" not in keeper.tables, "saturday closed")

@@ -297,3 +297,33 @@ async def test_the_creator_asks_for_the_next_game_at_a_finished_table(tmp_path: 
         assert second.host.identity.key != first.host.identity.key
     finally:
         await keeper.stop()
+
+
+async def test_a_host_that_dies_on_a_bug_is_brought_back_from_its_journal(
+    tmp_path: Path,
+) -> None:
+    broker = AsyncMemoryBroker()
+    keeper = _keeper(broker, tmp_path, journals=tmp_path / "journals", verify_wait=1.0,
+                     linger=0.2)
+    await keeper.handle(ALICE, {"op": "open", "table": "duel", "players": 2, "bots": 1,
+                                "block_window": 0.2, "bot_delay": 0.02})
+    first = keeper.tables["duel"]
+    try:
+        async with BotPeer(Identity.generate(), "duel", broker=broker, name="alice",
+                           think=0.02) as alice:
+            await _eventually(lambda: len(first.host.host.batches) >= 3, "a few batches")
+
+            def boom(now: float) -> None:
+                raise RuntimeError("a bug in the host")
+
+            first.host.host.tick = boom  # type: ignore[method-assign]
+            await _eventually(lambda: keeper.tables.get("duel") not in (None, first),
+                              "the table to come back")
+            back = keeper.tables["duel"]
+            assert back.restarts == 1 and back.host.identity.key == first.host.identity.key
+            assert "a bug in the host" in first.why
+            await asyncio.wait_for(back.ended.wait(), 10 * TIMEOUT)
+            assert back.why == "its game is over"
+            assert alice.verified.is_set()
+    finally:
+        await keeper.stop()

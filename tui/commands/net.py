@@ -292,13 +292,15 @@ def _open_journal(args: argparse.Namespace, settings: HostSettings | None, profi
 
 
 async def _host(args: argparse.Namespace) -> int:
+    from tui.cli import host_bot_levels
+
     settings: HostSettings | None = None
     if not args.resume:
         try:
             settings = HostSettings(
                 table=args.table,
                 players=args.players,
-                bots=(args.bot_strategy,) * args.bots,
+                bots=host_bot_levels(args), standin=args.standin,
                 rules=RulesConfig(),
                 block_window=args.block_window,
                 password=args.password,
