@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -13,10 +13,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from netplay.journal import TableJournal
 from tui.launch import Launch
 from tui.messages import Start
 from tui.screens.choice import Answer, ChoiceScreen
+
+if TYPE_CHECKING:
+    from netplay.journal import TableJournal
 
 LOGO = """\
 [b]┌─┐┌─┐┌─┐ ┬ ┬┌─┐┌┐┌┌─┐┌─┐  ┌─┐┌┬┐┌─┐┌─┐┬┌─┌─┐[/]
