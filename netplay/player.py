@@ -12,14 +12,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.actions import Action
-from engine.config import RulesConfig
 from engine.errors import EngineError, InvalidEventError, MalformedError
-from engine.events import Event
-from engine.reducer import apply
-from engine.snapshot import state_from_wire
+from engine.games import STACKS, AnyAction, AnyEvent, GameDef, game_def
 from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
-from engine.views import public_hash, view_for
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.codec import ReplayGuard, decode
@@ -139,8 +134,8 @@ class Applied(Notice):
     """A batch was applied to the view."""
 
     n: int
-    action: Action | None
-    events: tuple[Event, ...]
+    action: AnyAction | None
+    events: tuple[AnyEvent, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +231,14 @@ class PlayerSession:
         self.seat: Seat | None = None
         self.facts: GameFacts | None = None
         self.names: tuple[str, ...] = ()
+        self.definition: GameDef[Any, Any, Any, Any] = STACKS
+        """The table's game, as its announcement names it (``variant``)."""
+        self.games: frozenset[str] | None = None
+        """The games this peer can play (``None``: every game of the engine); at a table
+        of another game it reports :class:`Refused` and does not join."""
         self.view: State | None = None
+        """This peer's view: a Sequence Stacks ``State``, or the view type of
+        :attr:`definition` at a table of another game."""
         self.applied = 0
         """The last batch applied to :attr:`view`."""
         self.received: dict[int, Batch] = {}
@@ -322,7 +324,7 @@ class PlayerSession:
 
     # -- output ----------------------------------------------------------------------------
 
-    def act(self, action: Action) -> None:
+    def act(self, action: AnyAction) -> None:
         """Send an action to the host (it answers with a batch, or ``rejected``).
 
         The signed action frame travels sealed to the host: an action the host refuses
@@ -507,6 +509,21 @@ class PlayerSession:
             # from its journal but not that we are here. Join again to be welcomed back.
             log.info("the host of table %s restarted: joining again", self.table)
             self._join_sent = False
+        variant = body.get("variant", STACKS.name)
+        try:
+            definition = game_def(variant)
+        except EngineError:
+            raise FrameError(f"a table of a game this program does not know: {variant!r}") \
+                from None
+        if self.joined and definition is not self.definition:
+            raise FrameError("the table's game changed after we joined")
+        if self.games is not None and definition.name not in self.games:
+            if not self._join_sent:
+                self._join_sent = True
+                self.notices.append(Refused(
+                    f"the table plays {definition.title}, which this program can't show yet"))
+            return
+        self.definition = definition
         self.host_boot = boot
         self.host_key = host
         self.announce = body
@@ -576,10 +593,13 @@ class PlayerSession:
 
     def _set_facts(self, body: dict[str, Any]) -> None:
         players = required(body, "players", int)
-        if not 2 <= players <= 6:
-            raise FrameError("a table of 2-6 players")
+        definition = self.definition
+        if body.get("game", STACKS.name) != definition.name:
+            raise FrameError(f"the game's facts are not of {definition.title}")
+        if players not in definition.player_counts:
+            raise FrameError(f"{definition.title} is not for {players} players")
         try:
-            rules = RulesConfig.from_wire(required(body, "rules", dict))
+            rules = definition.config_from_wire(required(body, "rules", dict))
         except EngineError as exc:
             raise FrameError(f"rules: {exc}") from None
         names = required(body, "names", list)
@@ -602,16 +622,17 @@ class PlayerSession:
         if dealer is not None and (type(dealer) is not int or not 0 <= dealer < players):
             raise FrameError("the dealer is a seat or null")
         try:
-            initial = State.new(rules, players)
+            initial = definition.new_state(rules, players)
         except EngineError as exc:
             raise FrameError(f"an impossible table: {exc}") from None
         self.names = tuple(clean_text(n, 24) if isinstance(n, str) else "?" for n in names)
         self.facts = GameFacts(
             self.table, players, rules, tuple(keys), commit, tuple(entropies), dealer,
             tuple(commits),
+            game=definition.name,
         )
         if self.view is None:
-            self.view = view_for(initial, self.audience)
+            self.view = definition.view_for(initial, self.audience)
 
     def _start(self, body: dict[str, Any]) -> None:
         if self.facts is None:
@@ -622,11 +643,11 @@ class PlayerSession:
     # -- batches -----------------------------------------------------------------------------
 
     def _events(self, body: dict[str, Any]) -> None:
-        self._queue(Batch.from_body(body))
+        self._queue(Batch.from_body(body, self.definition))
 
     def _public_events(self, body: dict[str, Any]) -> None:
         if self.seat is None and self.joined:
-            self._queue(Batch.from_body(body))
+            self._queue(Batch.from_body(body, self.definition))
 
     def _queue(self, batch: Batch) -> None:
         if batch.n <= self.applied:
@@ -658,15 +679,16 @@ class PlayerSession:
         trial = self.view.copy()
         try:
             for event in batch.events:
-                apply(trial, event)
+                self.definition.apply(trial, event)
         except (InvalidEventError, IndexError, KeyError, ValueError, TypeError) as exc:
             log.warning("batch %d does not apply: %s", batch.n, exc)
-            self._desync(batch, public_hash(self.view), f"event does not apply: {exc}")
+            self._desync(batch, self.definition.public_hash(self.view),
+                         f"event does not apply: {exc}")
             return False
         self.view = trial
         self.applied = batch.n
         self.received[batch.n] = batch
-        ours = public_hash(self.view)
+        ours = self.definition.public_hash(self.view)
         if ours != batch.hash:
             self._desync(batch, ours, "hash differs")
             return False
@@ -703,12 +725,12 @@ class PlayerSession:
     def _snapshot(self, body: dict[str, Any]) -> None:
         n = required(body, "n", int)
         try:
-            state = state_from_wire(required(body, "state", dict))
+            state = self.definition.state_from_wire(required(body, "state", dict))
         except MalformedError as exc:
             raise FrameError(f"snapshot: {exc}") from None
         if state.audience != self.audience:
             raise FrameError("a snapshot of someone else's view")
-        if public_hash(state) != required(body, "hash", str):
+        if self.definition.public_hash(state) != required(body, "hash", str):
             raise FrameError("a snapshot whose hash does not match")
         self.view = state
         self.applied = n

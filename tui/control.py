@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from engine.actions import Action, Block, PassBlock
+from engine.events import Event
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import (
     Applied,
@@ -417,6 +418,8 @@ class Control:
         if model is None:
             return
         for event in notice.events:
+            if not isinstance(event, Event):
+                continue  # the interface shows Sequence Stacks tables only
             model.stats.add(event)
             if narrator is not None and table is not None:
                 line = narrator.describe(event)
@@ -456,4 +459,7 @@ def _refused_advice(reason: str) -> str:
         return "Every seat is taken: watch instead (stacks watch TABLE)."
     if "started" in reason:
         return "The game is on: watch it (stacks watch TABLE) or wait for the next one."
+    if "can't show" in reason:
+        return ("Follow it with stacks watch TABLE --headless, or seat a bot there: "
+                "stacks bot TABLE.")
     return "Esc goes back to the menu."
