@@ -440,8 +440,10 @@ def host_settings(request: dict[str, Any]) -> HostSettings:
                                  or len(password) > MAX_PASSWORD):
         raise RequestRefused(f"password: 1-{MAX_PASSWORD} characters, or none")
     known = {f.name for f in dataclasses.fields(HostSettings)}
-    extras: dict[str, Any] = {key: _seconds(request, key, 0.0, 3600.0) for key in SERVED_EXTRAS
-              if key in known and key in request}
+    extras: dict[str, Any] = {
+        key: _seconds(request, key, 0.0, 3600.0)
+        for key in SERVED_EXTRAS if key in known and key in request
+    }
     try:
         rules = RulesConfig.from_wire(request.get("rules", {}))
         settings = HostSettings(table=name, players=players, bots=("greedy",) * bots,
