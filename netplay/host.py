@@ -51,6 +51,10 @@ log = logging.getLogger("netplay.host")
 
 GAME_NAME = "sequence-stacks"
 MAX_RESEND = 64
+"""Batches sent back at once: a longer history goes in chunks of this many."""
+HISTORY_PATIENCE = 2.0
+"""Seconds after a peer asked for a history chunk during which its heartbeats showing it
+behind trigger no resend of their own (the chunk is on its way)."""
 ACTION_ORDER = "sealed-actions"
 """The replay guard's name for the order of the action frames inside sealed ones."""
 
@@ -229,6 +233,8 @@ class HostSession:
                     bot=settings.definition.make_bot(strategy, os.urandom(16)),
                 ), strategy)
         self.spectators: dict[bytes, str] = {}
+        self._history_asked: dict[bytes, float] = {}
+        """When each peer last asked for a chunk of history (catch-up)."""
         self.game: TableGame | None = None
         self.batches: list[Batch] = []
         self.races: list[Race] = []
@@ -290,6 +296,15 @@ class HostSession:
             f"seat {seat}" in self.verdicts
             for seat, info in enumerate(self.seats)
             if info is not None and not info.is_bot
+        )
+
+    def spectators_catching_up(self, now: float) -> int:
+        """Spectators that asked for a chunk of history lately and have not verified: the
+        host stays a moment longer for them before it closes the table."""
+        return sum(
+            1 for key, asked in self._history_asked.items()
+            if key in self.spectators and now - asked < HISTORY_PATIENCE
+            and f"spectator {self.spectators[key]}" not in self.verdicts
         )
 
     def data_to_send(self) -> list[Outgoing]:
@@ -488,6 +503,9 @@ class HostSession:
         if self.seat_of(key) is None and key not in self.spectators:
             raise FrameError("heartbeat from a peer that has not joined")
         if self.game is not None and 0 <= at < len(self.batches) and not self.over:
+            asked = self._history_asked.get(key)
+            if asked is not None and self.now - asked < HISTORY_PATIENCE:
+                return  # catching up chunk by chunk: the next chunk is on its way
             # The peer is behind and did not notice: send what it misses.
             self._resend(key, at + 1)
 
@@ -664,16 +682,23 @@ class HostSession:
             "commit": self.commit,
             "status": self.status,
             "facts": self.facts() if self.game is not None else None,
+            "batches": len(self.batches),
         }
         self.sender.send(inbox, "welcome", body)
         if self.game is not None:
-            if at is not None and 0 < at <= len(self.batches):
+            if seat is None:
+                # A spectator gets no snapshot: it asks for the history it lacks (from
+                # batch 1, or after ``at``) chunk by chunk, so that it sees (and `watch
+                # --headless` prints) every event once.
+                pass
+            elif at is not None and 0 < at <= len(self.batches):
                 if at < len(self.batches):
                     self._resend(key, at + 1)  # a snapshot if that is too many
                 elif self.over:
                     self._reveal(to=inbox)
                 return
-            self._snapshot(key, seat)
+            else:
+                self._snapshot(key, seat)
             if self.over:
                 self._reveal(to=inbox)
 
@@ -737,26 +762,35 @@ class HostSession:
         if snapshot:
             self._snapshot(key, seat)
             return
-        self._resend(key, start)
+        history = body.get("history") is True
+        if history:
+            self._history_asked[key] = self.now
+        self._resend(key, start, chunk=history or seat is None)
 
-    def _resend(self, key: bytes, start: int) -> None:
+    def _resend(self, key: bytes, start: int, *, chunk: bool = False) -> None:
+        """Batches from ``start`` on. ``chunk``: at most :data:`MAX_RESEND` of them and never
+        a snapshot (a catch-up: the peer asks for the next chunk when this one is in);
+        otherwise all of them, or a snapshot when they are too many."""
         seat = self.seat_of(key)
         total = len(self.batches)
         start = max(start, 1)
         if start > total:
             return
-        if total - start + 1 > MAX_RESEND and not self.over:
+        end = total
+        if chunk:
+            end = min(total, start + MAX_RESEND - 1)
+        elif total - start + 1 > MAX_RESEND and not self.over:
             self._snapshot(key, seat)
             return
-        if not self._afford(key, total - start + 1):
+        if not self._afford(key, end - start + 1):
             return
         inbox = self.topics.inbox(peer_id(key))
-        for batch in self.batches[start - 1 :]:
+        for batch in self.batches[start - 1 : end]:
             if seat is None:
                 self.sender.send(inbox, "events", batch.redacted_for(SPECTATOR).to_body())
             else:
                 self.sender.send_sealed(inbox, key, "events", batch.redacted_for(seat).to_body())
-        if self.over:
+        if self.over and end == total:
             self._reveal(to=inbox)  # it may have missed the reveal along with the batches
 
     def _known_peer(self, key: bytes, what: str) -> Seat | None:

@@ -273,10 +273,14 @@ class Host(_Peer):
         self.host.close_table()
 
     async def finished(self, *, verify_wait: float = 5.0) -> None:
-        """Wait for the game's end and every human's verification (or ``verify_wait``)."""
+        """Wait for the game's end and every human's verification, and for spectators
+        still catching up on the history (at most ``verify_wait`` seconds)."""
         await self._over.wait()
         deadline = self.loop_time + verify_wait
-        while not self.host.all_seats_verified() and self.loop_time < deadline:
+        while self.loop_time < deadline and (
+            not self.host.all_seats_verified()
+            or self.host.spectators_catching_up(self.loop_time)
+        ):
             await asyncio.sleep(0.05)
         self._flush()  # the verdicts that came in
         self.write_record()

@@ -32,6 +32,10 @@ log = logging.getLogger("netplay.player")
 MAX_BUFFER = 256
 GAP_WAIT = 0.3
 RESYNC_EVERY = 1.0
+CHUNK = 64
+"""Batches the host sends back at once (its ``MAX_RESEND``): history comes in chunks."""
+CHUNK_PATIENCE = 1.5
+"""Seconds to wait for a chunk of history before asking for it again."""
 HOST_SILENT = 5.0
 """Seconds without a frame from the host (it heartbeats every second) before it counts as
 offline: a frozen host fires no last will until the broker's keepalive (amqtt: never)."""
@@ -136,6 +140,18 @@ class Applied(Notice):
     n: int
     action: AnyAction | None
     events: tuple[AnyEvent, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Missed(Notice):
+    """A batch that happened while this player was away: it came back past it inside a
+    snapshot, and the batch was fetched afterwards for the log (its stand-in's moves are
+    marked ``standin``). Told in order, after the snapshot's :class:`Resynced`."""
+
+    n: int
+    action: AnyAction | None
+    events: tuple[AnyEvent, ...]
+    standin: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +275,12 @@ class PlayerSession:
         """When the host was found gone (its will, or silence); ``None`` while it is heard."""
         self.closed = False
         """The host closed the table."""
+        self.known = 0
+        """The highest batch number the host is known to have published."""
+        self._chunk: tuple[int, int, float] | None = None
+        """A chunk of history asked for: first and last batch, when."""
+        self._history: tuple[int, int] | None = None
+        """Batches a seated player missed (they came inside a snapshot), fetched for its log."""
         self._chat_budget = Budget("chat", CHAT_PER_SEAT, max_peers=64)
         self._chat_others = Budget("chat", CHAT_OTHERS, max_peers=1)
 
@@ -316,6 +338,8 @@ class PlayerSession:
         if self._watching_host():
             assert self.host_heard is not None
             times.append(self.host_heard + HOST_SILENT)
+        if self._chunk is not None:
+            times.append(self._chunk[2] + CHUNK_PATIENCE)
         if self.pending.gap_since is not None:
             times.append(self.pending.gap_since + GAP_WAIT)
         if self.secret is not None and self.verdict is None:
@@ -349,6 +373,10 @@ class PlayerSession:
             self.sender.send(self.topics.outbox(self.peer_id), "heartbeat",
                              {"at": self.applied}, qos=0)
         pending = self.pending
+        if self._chunk is not None:
+            pending.gap_since = None  # catching up: the chunks fill the gap
+            if now >= self._chunk[2] + CHUNK_PATIENCE:
+                self._catch_up(again=True)
         if pending.gap_since is not None and now >= pending.gap_since + GAP_WAIT:
             self._request_resync(self.applied + 1, snapshot=False, reason="gap")
         if self.secret is not None and self.verdict is None:
@@ -585,6 +613,13 @@ class PlayerSession:
         if facts is not None and not had_facts:
             # Welcomed into a game already dealt: it has started, for this peer too.
             self.notices.append(GameStarted(self.names))
+        batches = body.get("batches")
+        if type(batches) is int and batches >= 0:
+            self.known = max(self.known, batches)
+        if facts is not None and self.watch:
+            # A spectator follows the game from its first batch, however late it comes.
+            self.known = max(self.known, 1)
+            self._catch_up()
 
     def _refused(self, body: dict[str, Any]) -> None:
         reason = clean_text(required(body, "reason", str), 200)
@@ -650,9 +685,15 @@ class PlayerSession:
             self._queue(Batch.from_body(body, self.definition))
 
     def _queue(self, batch: Batch) -> None:
+        self.known = max(self.known, batch.n)
         if batch.n <= self.applied:
             # A duplicate, or history asked for after a snapshot: keep it for the check.
+            history = self._history
+            if history is not None and history[0] <= batch.n <= history[1] \
+                    and batch.n not in self.received:
+                self.notices.append(Missed(batch.n, batch.action, batch.events, batch.standin))
             self.received.setdefault(batch.n, batch)
+            self._chunk_done()
             if self.secret is not None and self.verdict is None:
                 self._try_verify()
             return
@@ -670,8 +711,50 @@ class PlayerSession:
             pending.gap_since = None
         elif pending.gap_since is None:
             pending.gap_since = self.now
+        self._chunk_done()
         if self.secret is not None and self.verdict is None:
             self._try_verify()
+
+    # -- catch-up: history in chunks ----------------------------------------------------------
+
+    def _wanted(self) -> int | None:
+        """The first batch of history still wanted, if any."""
+        if self.watch and self.joined and self.facts is not None:
+            start = self.applied + 1
+            if start <= self.known and start not in self.pending.batches:
+                return start
+        history = self._history
+        if history is not None:
+            missing = next((n for n in range(history[0], history[1] + 1)
+                            if n not in self.received), None)
+            if missing is not None:
+                return missing
+            self._history = None
+        return None
+
+    def _catch_up(self, *, again: bool = False) -> None:
+        """Ask for the next chunk of history, one chunk in flight at a time (the host's
+        work per peer is budgeted: a paced catch-up never trips it for long)."""
+        if self._chunk is not None and not again:
+            return
+        start = self._wanted()
+        if start is None:
+            self._chunk = None
+            return
+        self._chunk = (start, start + CHUNK - 1, self.now)
+        self.pending.last_resync = self.now
+        self.sender.send(self.topics.outbox(self.peer_id), "resync",
+                         {"from": start, "snapshot": False, "reason": "catch-up",
+                          "history": True})
+
+    def _chunk_done(self) -> None:
+        chunk = self._chunk
+        if chunk is None:
+            return
+        last = min(chunk[1], self.known)
+        if all(n in self.received for n in range(chunk[0], last + 1)):
+            self._chunk = None
+            self._catch_up()
 
     def _apply(self, batch: Batch) -> bool:
         assert self.view is not None
@@ -732,19 +815,32 @@ class PlayerSession:
             raise FrameError("a snapshot of someone else's view")
         if self.definition.public_hash(state) != required(body, "hash", str):
             raise FrameError("a snapshot whose hash does not match")
+        before = self.applied
         self.view = state
         self.applied = n
         self.base = max(self.base, n)
+        self.known = max(self.known, n)
+        if n > before and not self.watch:
+            # Back past batches never seen one by one: fetch them for the log.
+            low = before + 1 if self._history is None else min(self._history[0], before + 1)
+            self._history = (low, n)
         self.pending.batches = {k: b for k, b in self.pending.batches.items() if k > n}
         self.notices.append(Resynced(n, "snapshot"))
         if state.outcome is not None:
             self.notices.append(GameEnded(state.outcome))
         self._drain()
+        self._catch_up()
 
     def _host_heartbeat(self, body: dict[str, Any]) -> None:
         at = required(body, "at", int)
+        self.known = max(self.known, at)
         pending = self.pending
         behind = self.joined and self.view is not None and at > self.applied
+        if self._chunk is not None:
+            return  # catching up already
+        if behind and self.watch and self.facts is not None:
+            self._catch_up()
+            return
         if behind and not pending.batches and pending.gap_since is None:
             pending.gap_since = self.now
 
@@ -804,6 +900,7 @@ class PlayerSession:
             return
         self.secret = key_bytes(body, "secret")
         self.total = required(body, "total", int)
+        self.known = max(self.known, self.total)
         termination = required(body, "termination", int)
         if not 0 <= termination < len(Termination):
             raise FrameError("unknown termination")
@@ -816,7 +913,8 @@ class PlayerSession:
             return  # still catching up; _drain calls again
         missing = [n for n in range(1, self.total + 1) if n not in self.received]
         if missing:
-            self._request_resync(missing[0], snapshot=False, reason="history")
+            if self._chunk is None:
+                self._request_resync(missing[0], snapshot=False, reason="history")
             return
         self.verdict = verify_game(
             self.facts, self.secret, self.received, self.total, self.audience

@@ -186,7 +186,8 @@ async def _follow(
                 print(f"{who}: the host closed table {table!r} before this peer could "
                       "check the deal", file=sys.stderr, flush=True)
                 return EXIT_CLOSED
-            if session.host_key is None:
+            if session.host_key is None or (session.closed and not session.joined):
+                # Nothing announced yet, or only a closed table's last word: it may open.
                 if now - started > host_timeout:
                     print(f"{who}: no table {table!r} announced on the broker after "
                           f"{host_timeout:g} s (--host-timeout); is the name right?",
