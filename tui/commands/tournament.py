@@ -303,7 +303,8 @@ def run(args: argparse.Namespace) -> int:
                                  budget=args.budget, iterations=args.iterations, jobs=jobs,
                                  progress=progress, game=game)
     summary = results.summary()
-    summary.update(game=game, seed=args.seed, budget=args.budget, iterations=args.iterations, jobs=jobs,
+    summary.update(game=game, seed=args.seed, budget=args.budget,
+                   iterations=args.iterations, jobs=jobs,
                    seconds=round(time.perf_counter() - started, 1),
                    load=list(os.getloadavg()))
     if args.json:
