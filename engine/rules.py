@@ -119,6 +119,12 @@ def step(state: State, action: Action, rng: Rng) -> list[Event]:
     return emit.events
 
 
+def step_trusted(state: State, action: Action, rng: Rng) -> None:
+    """:func:`step` without the legality check and without the event list, for searches
+    that only play actions :func:`legal_actions` listed for that very state."""
+    _RESOLVERS[type(action)](_Emitter(state, rng), action)
+
+
 def validate(state: State, action: Action) -> None:
     """Raise :class:`IllegalActionError` with the reason when ``action`` is not legal now."""
     if state.phase == Phase.GAME_OVER:

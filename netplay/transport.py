@@ -156,6 +156,13 @@ class _Outbox:
             self.ready.set()
 
 
+def _drain(queue: asyncio.Queue[tuple[str, bytes]], limit: int) -> list[tuple[str, bytes]]:
+    out: list[tuple[str, bytes]] = []
+    while len(out) < limit and not queue.empty():
+        out.append(queue.get_nowait())
+    return out
+
+
 class MqttTransport:
     """One peer's connection to an MQTT broker, kept alive until :meth:`stop`."""
 
@@ -251,6 +258,10 @@ class MqttTransport:
 
     async def receive(self) -> tuple[str, bytes]:
         return await self._incoming.get()
+
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` messages already received, without waiting."""
+        return _drain(self._incoming, limit)
 
     async def flushed(self) -> None:
         while self._outbox.queue or any(not i.is_published() for i, _ in self._unacked):
@@ -427,6 +438,10 @@ class MemoryTransport:
     async def receive(self) -> tuple[str, bytes]:
         assert self._queue is not None, "start() first"
         return await self._queue.get()
+
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` messages already received, without waiting."""
+        return [] if self._queue is None else _drain(self._queue, limit)
 
     async def flushed(self) -> None:
         return None

@@ -9,15 +9,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from engine.actions import Action, CloseBlockWindow
-from engine.config import RulesConfig
+from engine.actions import CloseBlockWindow
 from engine.errors import EngineError
-from engine.game import Game
+from engine.games import DEFAULT_GAME, game_def
 from engine.state import HOST, Audience
-from engine.views import public_hash
 from netplay.batch import Batch
 from netplay.codec import decode
+from netplay.entropy import check_entropies
 from netplay.errors import FrameError
 from netplay.messages import required
 
@@ -52,13 +52,19 @@ class GameFacts:
 
     table: str
     players: int
-    rules: RulesConfig
+    rules: Any
+    """The table rules: a ``RulesConfig``, or the config of ``game``."""
     keys: tuple[bytes | None, ...]
     """Per seat: the player's key, ``None`` for a bot of the host."""
     commit: bytes
     entropies: tuple[bytes, ...]
     dealer: int | None = None
     """A26: the dealer passed on by a rematch; ``None`` = drawn from the seed."""
+    entropy_commits: tuple[bytes | None, ...] | None = None
+    """Per seat, the commitment a player joined with (``None`` for a host bot); ``None``
+    altogether for games from before commit-then-reveal (``netplay.entropy``)."""
+    game: str = DEFAULT_GAME
+    """Which game (``engine.games.GAMES``): ``stacks`` or ``sequence``."""
 
 
 def check_proof(facts: GameFacts, batch: Batch) -> str | None:
@@ -74,7 +80,7 @@ def check_proof(facts: GameFacts, batch: Batch) -> str | None:
         return f"batch {batch.n}: seat {action.seat}'s action carries no signed proof"
     try:
         frame = decode(batch.proof)
-        signed = Action.from_wire(required(frame.body, "action", dict))
+        signed = game_def(facts.game).action_from_wire(required(frame.body, "action", dict))
     except (FrameError, EngineError) as exc:
         return f"batch {batch.n}: the proof does not decode ({exc})"
     if frame.sender != key:
@@ -102,16 +108,22 @@ def verify_game(
     dealer = facts.dealer
     if dealer is not None and (type(dealer) is not int or not 0 <= dealer < facts.players):
         return Verdict(False, f"the dealer {dealer!r} is not a seat")
+    if facts.entropy_commits is not None:
+        bots = tuple(key is None for key in facts.keys)
+        problem = check_entropies(secret, facts.entropies, facts.entropy_commits, bots)
+        if problem:
+            return Verdict(False, problem)
     seed = deal_seed(secret, facts.entropies)
     try:
-        game = Game.new(facts.players, seed, facts.rules, keep_log=True, dealer=facts.dealer)
+        definition = game_def(facts.game)
+        game = definition.new_game(facts.players, seed, facts.rules, facts.dealer)
         game.keep_log = False
         first = batches[1]
         if first.action is not None:
             return Verdict(False, "batch 1 must be the deal")
         if tuple(e.redacted_for(audience) for e in game.log) != first.events:
             return Verdict(False, "the deal differs from the one the seed gives")
-        if public_hash(game.state) != first.hash:
+        if definition.public_hash(game.state) != first.hash:
             return Verdict(False, "batch 1: hash differs")
         for n in range(2, total + 1):
             batch = batches[n]
@@ -123,7 +135,7 @@ def verify_game(
             events = game.act(batch.action)
             if tuple(e.redacted_for(audience) for e in events) != batch.events:
                 return Verdict(False, f"batch {n}: events differ from the replay")
-            if public_hash(game.state) != batch.hash:
+            if definition.public_hash(game.state) != batch.hash:
                 return Verdict(False, f"batch {n}: public hash differs from the replay")
     except EngineError as exc:
         return Verdict(False, f"the replay failed: {exc}")

@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from engine.bots import BOT_NAMES
+from engine.bots import BOT_NAMES, DEFAULT_BUDGET, LEVELS
 from tui.argtypes import positive_int
 from tui.commands.bench_load import add_bench_load_arguments
 from tui.commands.bench_ssh import add_bench_ssh_arguments
@@ -27,15 +27,52 @@ def _players(text: str) -> int:
 
 
 def _bot_list(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",") if name.strip()]
+    names = [name.strip().lower() for name in text.split(",") if name.strip()]
     if not names:
         raise argparse.ArgumentTypeError("name at least one bot")
     unknown = [name for name in names if name not in BOT_NAMES]
     if unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown bot {unknown[0]!r}; choose from {', '.join(BOT_NAMES)}"
+            f"unknown bot {unknown[0]!r}; choose from {', '.join(LEVELS)} "
+            f"(also accepted: {', '.join(n for n in BOT_NAMES if n not in LEVELS)})"
         )
     return names
+
+
+def _level(text: str) -> str:
+    names = _bot_list(text)
+    if len(names) != 1:
+        raise argparse.ArgumentTypeError("name one level")
+    return names[0]
+
+
+def _host_bots(text: str) -> int | list[str]:
+    """``--bots`` of ``stacks host``: a count (of --bot-strategy bots) or their levels."""
+    if text.strip().isdigit():
+        return int(text)
+    return _bot_list(text)
+
+
+def _budget(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 60:
+        raise argparse.ArgumentTypeError("a budget is more than 0 and at most 60 seconds")
+    return value
+
+
+def host_bot_levels(args: argparse.Namespace) -> tuple[str, ...]:
+    """Settle ``stacks host --bots``: a count of --bot-strategy bots, or their levels.
+    Leaves ``args.bots`` the count and ``args.bot_levels`` the levels."""
+    if not hasattr(args, "bot_levels"):
+        if isinstance(args.bots, list):
+            args.bot_levels = tuple(args.bots)
+            args.bots = len(args.bots)
+        else:
+            args.bot_levels = (args.bot_strategy,) * args.bots
+    return tuple(args.bot_levels)
 
 
 def _sim_players(text: str) -> int:
@@ -88,7 +125,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         type=_name_list,
         default=None,
         help="bot per seat, comma separated and cycled over the seats (stacks: "
-        f"{', '.join(BOT_NAMES)}, default greedy; sequence: random, easy, medium, "
+        f"{', '.join(LEVELS)} or random, default medium; sequence: random, easy, medium, "
         "default medium)",
     )
     sim.add_argument("--seed", type=int, default=0, help="seed; the same seed gives the same games")
@@ -98,6 +135,33 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="skip the per-event invariant checks (faster; invariant_violations is then 0)",
     )
+
+    tour = commands.add_parser(
+        "tournament",
+        help="bots against bots, seats rotated: win rates and time per decision",
+        description="A round robin between bots with the seats rotated: with as many "
+        "bots as players, that line-up; with more, every choice of PLAYERS of them; with "
+        "fewer, the names cycled over the seats. Prints each bot's win rate with a 95%% "
+        "Wilson interval and its time per decision (mean and max), and the wins by seat "
+        "with 99%% intervals. A bot's 'games' count its seats: hard against three medium "
+        "gives medium 3 games per game.",
+    )
+    tour.add_argument("--games", type=positive_int, default=100, help="games to play (100)")
+    tour.add_argument("--players", type=_players, default=2, help="players per game, 2-6 (2)")
+    tour.add_argument("--bots", type=_bot_list, default=["hard", "medium"],
+                      help=f"the bots, comma separated ({', '.join(LEVELS)}; hard,medium)")
+    tour.add_argument("--budget", type=_budget, default=DEFAULT_BUDGET,
+                      help=f"seconds per decision of a hard bot ({DEFAULT_BUDGET})")
+    tour.add_argument("--iterations", type=positive_int, default=None,
+                      help="search iterations per hard decision instead of a time budget "
+                      "(the same seed then gives the same games)")
+    tour.add_argument("--seed", type=int, default=0,
+                      help="seed of the deals and of the bots (0)")
+    tour.add_argument("--jobs", type=positive_int, default=1,
+                      help="worker processes (1); each plays whole games")
+    tour.add_argument("--json", action="store_true",
+                      help="one JSON object: per bot its games, wins, win_rate, ci95 and "
+                      "times; per seat its wins")
 
     _add_ui_commands(commands)
     _add_net_commands(commands, command)
@@ -129,6 +193,22 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                            help="actions to measure (3000)")
     net_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_ssh_arguments(targets)
+    hostile = targets.add_parser(
+        "hostile", help="a live table on its own Mosquitto under a rogue peer's flood",
+        description="Play a game on a Mosquitto of its own without attack, then with a "
+        "rogue process flooding the table, and hijack the table's announcement: game "
+        "duration, the longest gap between public batches, and the time the host takes to "
+        "restore its announcement.",
+    )
+    hostile.add_argument("--messages", type=positive_int, default=5000,
+                         help="flood size (5000)")
+    hostile.add_argument("--kind", default="mixed",
+                         choices=("heartbeat", "resync", "join", "chat", "garbage", "mixed"),
+                         help="what the rogue floods with (mixed: heartbeats, resyncs, "
+                         "joins and garbage in turn)")
+    hostile.add_argument("--hijacks", type=positive_int, default=10,
+                         help="hijacks to time (10)")
+    hostile.add_argument("--json", action="store_true", help="print one JSON object")
     resume_bench = targets.add_parser(
         "resume",
         help="host killed, then `stacks host --resume` to the first new batch",
@@ -163,10 +243,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     play = commands.add_parser(
         "play", help="play against bots, right now",
-        description="Straight into a game against greedy bots, on a broker inside this "
+        description="Straight into a game against bots (medium unless --bots says), on a "
+        "broker inside this "
         "process: nothing to set up.",
     )
     play.add_argument("--players", type=_players, default=4, help="players, you included (4)")
+    play.add_argument("--bots", type=_bot_list, default=["medium"], metavar="LEVELS",
+                      help="the bots' levels, comma separated and cycled over their seats: "
+                      f"{', '.join(LEVELS)} (medium)")
     play.add_argument("--seed", type=int, help="the same seed deals the same game")
     play.add_argument("--bot-delay", type=float, default=0.6,
                       help="seconds a bot waits before each move (0.6)")
@@ -277,10 +361,22 @@ def _add_net_commands(
     )
     host.add_argument("--headless", action="store_true", help="no interface: print progress")
     host.add_argument("--name", help="your name at the table (interface only)")
-    host.add_argument("--players", type=_players, default=4, help="seats at the table (4)")
-    host.add_argument("--bots", type=int, default=0, help="seats played by the host's bots (0)")
-    host.add_argument("--bot-strategy", default="greedy", choices=BOT_NAMES,
-                      help="strategy of the host's bots (greedy)")
+    host.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                      help="stacks (Sequence Stacks, default) or sequence (classic Sequence: "
+                      "--headless only for now)")
+    host.add_argument("--players", type=_sim_players, default=4,
+                      help="seats at the table (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 or "
+                      "12 for sequence")
+    host.add_argument("--teams", type=int, choices=(2, 3), default=None,
+                      help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
+    host.add_argument("--bots", type=_host_bots, default=0, metavar="N|LEVELS",
+                      help="seats played by the host's bots: a count, or their levels "
+                      f"comma separated ({', '.join(LEVELS)}) (0)")
+    host.add_argument("--bot-strategy", default="medium", type=_level, metavar="LEVEL",
+                      help=f"level of the host's bots when --bots is a count: {', '.join(LEVELS)}"
+                      " (medium)")
+    host.add_argument("--standin", default="medium", type=_level, metavar="LEVEL",
+                      help="level of the bot that plays for a player who is away (medium)")
     host.add_argument("--bot-delay", type=float, default=None,
                       help="seconds a host bot waits before acting (0 headless, 0.6 with "
                       "the interface)")
@@ -315,7 +411,8 @@ def _add_net_commands(
     bot = commands.add_parser("bot", help="a bot that joins a table and plays to the end")
     bot.add_argument("table", type=_pinned_table,
                      help="table name, or TABLE@FINGERPRINT to follow only that host")
-    bot.add_argument("--strategy", default="greedy", choices=BOT_NAMES, help="(greedy)")
+    bot.add_argument("--strategy", default="medium", type=_level, metavar="LEVEL",
+                     help=f"{', '.join(LEVELS)} (medium)")
     bot.add_argument("--name", help="the bot's name at the table")
     bot.add_argument("--password", help="table password")
     bot.add_argument("--think", type=float, default=0.0, help="seconds before each move (0)")
@@ -356,6 +453,14 @@ def _add_net_commands(
     )
     verify.add_argument("record", help="the record file written by the host")
 
+    acl = commands.add_parser(
+        "acl", help="print a Mosquitto ACL that confines each host to its own tables",
+        description="Print the shipped Mosquitto ACL plus, per host, the rights to its own "
+        "tables only (announce, events, inboxes, outboxes): see docs/deploy.md.",
+    )
+    acl.add_argument("grants", nargs="+", metavar="HOST_PEER_ID:TABLE[,TABLE...]",
+                     help="a host's peer id (stacks profile NAME) and the tables it may run")
+
     broker = commands.add_parser(
         "broker", help="run the embedded MQTT broker in the foreground",
         description="Run the embedded MQTT broker until Ctrl-C.",
@@ -383,6 +488,29 @@ def insecure_seed(args: argparse.Namespace) -> str | None:
             "add --insecure-seed for a test table")
 
 
+def host_game_problem(args: argparse.Namespace) -> str | None:
+    """Why ``stacks host`` can't host this game so (in words), or ``None``."""
+    from engine.errors import ConfigError
+    from engine.games import game_def
+
+    definition = game_def(args.game)
+    try:
+        definition.check_players(args.players)
+    except ConfigError as exc:
+        return str(exc)
+    if definition.name != "stacks":
+        for level in host_bot_levels(args):
+            if level not in definition.bot_names:
+                return (f"{definition.title} has no {level!r} bot; choose from "
+                        f"{', '.join(definition.bot_names)}")
+    if args.game == "stacks":
+        return "--teams is for --game sequence" if args.teams is not None else None
+    if not args.headless:
+        return ("classic Sequence has no board screen yet: host it with --headless, and "
+                "seat bots (--bots, stacks bot) or watch it with stacks watch --headless")
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_first_word(words))
@@ -391,9 +519,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.commands.simulate import run
 
         return run(args)
+    if args.command == "tournament":
+        from tui.commands.tournament import run as run_tournament
+
+        return run_tournament(args)
+    if args.command == "host":
+        host_bot_levels(args)
     refusal = insecure_seed(args)
     if refusal:
         parser.error(refusal)
+    if args.command == "host" and not args.resume:
+        refusal = host_game_problem(args)
+        if refusal:
+            parser.error(refusal)
     if args.command == "host" and args.bot_delay is None:
         args.bot_delay = 0.0 if args.headless else 0.6
     if args.command is None or args.command in ("play", "join") or (
@@ -408,6 +546,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return {"host": net.run_host, "bot": net.run_bot, "watch": net.run_watch,
                 "verify": net.run_verify, "tables": net.run_tables,
                 "profile": net.run_profile}[args.command](args)
+    if args.command == "acl":
+        from broker.acl import parse_grant, render_acl
+
+        try:
+            print(render_acl([parse_grant(g) for g in args.grants]), end="")
+        except ValueError as exc:
+            print(f"stacks acl: {exc}", file=sys.stderr)
+            return 2
+        return 0
     if args.command == "broker":
         from broker.cli import run as run_broker
 
@@ -433,6 +580,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_ui import run as run_bench_ui
 
             return run_bench_ui(args)
+        if args.target == "hostile":
+            from tui.commands.bench_hostile import run as run_bench_hostile
+
+            return run_bench_hostile(args)
         from tui.commands.bench import run as run_bench
 
         return run_bench(args)

@@ -41,6 +41,10 @@ class Launch:
     # -- the host's settings (play, host) --
     players: int = 4
     bots: int = 3
+    bot_levels: tuple[str, ...] = ()
+    """The level of each bot seat (easy, medium, hard), cycled; empty = all medium."""
+    standin: str = "medium"
+    """The level of the bot that plays for a player who is away."""
     bot_delay: float = 0.6
     block_window: float = 3.0
     rules: RulesConfig = field(default_factory=RulesConfig)
@@ -71,6 +75,11 @@ class Launch:
     @property
     def hosting(self) -> bool:
         return self.role in ("play", "host")
+
+    def bot_level(self, index: int) -> str:
+        """The level of the ``index``-th bot seat."""
+        levels = self.bot_levels or ("medium",)
+        return levels[index % len(levels)]
 
     def display_name(self) -> str:
         return self.name or default_name()

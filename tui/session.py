@@ -173,6 +173,7 @@ class TableSession:
                 identity, launch.table, launch.display_name(), broker=self.broker,
                 password=launch.password, watch=launch.role == "watch",
             )
+            player.player.games = frozenset({"stacks"})  # no board screen for classic yet
             if launch.seed is not None:
                 player.player.entropy = derive_seed(launch.seed, label=f"player-{launch.game}")
             if self.host is not None:
@@ -250,7 +251,8 @@ class TableSession:
         launch = self.launch
         assert self.broker is not None
         settings = HostSettings(
-            table=launch.table, players=launch.players, bots=("greedy",) * launch.bots,
+            table=launch.table, players=launch.players,
+            bots=tuple(launch.bot_level(i) for i in range(launch.bots)), standin=launch.standin,
             rules=launch.rules, block_window=launch.block_window, password=launch.password,
             bot_delay=launch.bot_delay,
             dealer=None if launch.dealer is None else launch.dealer % launch.players,
@@ -259,11 +261,7 @@ class TableSession:
         if launch.seed is not None:
             secret = derive_seed(launch.seed, label=f"host-secret-{launch.game}")
         host = Host(settings, broker=self.broker, secret=secret, record_path=launch.record)
-        if launch.seed is not None:
-            # The deal depends on every seat's entropy too: derive the bots' from the seed.
-            for seat, info in enumerate(host.host.seats):
-                if info is not None:
-                    info.entropy = derive_seed(launch.seed, label=f"bot-{launch.game}-{seat}")
+        # The bots' entropy follows from the secret (netplay.entropy): a seed fixes both.
         await stack.enter_async_context(host)
         self.host = host
 
@@ -274,8 +272,10 @@ class TableSession:
 
     def _new_bot(self, seat: int) -> BotPeer:
         assert self.broker is not None
+        first_bot = self.launch.players - self.launch.bots
+        level = self.launch.bot_level(max(0, seat - first_bot))
         bot = BotPeer(
-            Identity.generate(), self.launch.table, broker=self.broker, strategy="greedy",
+            Identity.generate(), self.launch.table, broker=self.broker, strategy=level,
             name=f"Bot {seat + 1}", password=self.launch.password, think=self.launch.bot_delay,
         )
         self._bots.append(bot)

@@ -7,9 +7,16 @@ What it knows is its own view only. Its habits:
 - steals the chip it needs from the leader, steals a discard top it can play at once;
 - skips the next player, reverses away from the stronger neighbour;
 - discards the card least useful to itself and to anyone who might steal it.
+
+Equal scores are broken with the bot's own generator, never by list order: the legal
+actions list steal targets from seat 0 up, so keeping the first of equals made seat 0
+everyone's default victim.
 """
 
 from __future__ import annotations
+
+import os
+import random
 
 from engine.actions import (
     Action,
@@ -30,19 +37,37 @@ _DISCARD_BASE = -1000.0
 
 
 class GreedyBot:
-    name = "greedy"
+    """``seed`` feeds the tie-breaking generator (``None``: unpredictable, from the OS);
+    ``rng`` shares a generator instead (the search bot's rollouts)."""
+
+    name = "medium"
+
+    def __init__(self, seed: bytes | None = None, *, rng: random.Random | None = None) -> None:
+        self._rng = rng or random.Random(os.urandom(16) if seed is None else seed)
 
     def choose(self, view: State, seat: Seat, legal: list[Action]) -> Action:
         if isinstance(legal[-1], PassBlock) or isinstance(legal[0], Block):
             return _block_decision(view, seat, legal)
         scorer = _Scorer(view, seat)
-        best = legal[0]
-        best_score = scorer.score(best)
+        # Every play scores above every discard (_DISCARD_BASE), so while something can be
+        # played the discards need no scoring (they are most of the list at most decisions).
+        plays = [a for a in legal if type(a) is not Discard and type(a) is not EndTurn]
+        if plays:
+            legal = plays
+        best = [legal[0]]
+        best_score = scorer.score(legal[0])
         for action in legal[1:]:
             score = scorer.score(action)
             if score > best_score:
-                best, best_score = action, score
-        return best
+                best, best_score = [action], score
+            elif score == best_score:
+                best.append(action)
+        return best[0] if len(best) == 1 else best[self._rng.randrange(len(best))]
+
+    def scores(self, view: State, seat: Seat, legal: list[Action]) -> list[float]:
+        """The score of each legal action of the play phase (higher = better)."""
+        scorer = _Scorer(view, seat)
+        return [scorer.score(action) for action in legal]
 
 
 def _block_decision(view: State, seat: Seat, legal: list[Action]) -> Action:

@@ -13,8 +13,9 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
+from broker.acl import render_acl
 from broker.embedded import free_port
-from broker.mosquitto_runner import MosquittoProcess, find_mosquitto, shipped
+from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
 from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.peers import BotPeer, Host
@@ -23,7 +24,9 @@ from netplay.topics import Topics
 PASSWORD = "table-secret"
 
 
-def _secure_files(tmp_path: Path, host: Identity, players: list[Identity]) -> tuple[Path, Path]:
+def _secure_files(
+    tmp_path: Path, host: Identity, players: list[Identity], table: str = "acl"
+) -> tuple[Path, Path]:
     passwords = tmp_path / "passwords"
     passwords.touch()
     for identity in (host, *players):
@@ -32,14 +35,7 @@ def _secure_files(tmp_path: Path, host: Identity, players: list[Identity]) -> tu
             check=True, capture_output=True,
         )
     acl = tmp_path / "acl"
-    acl.write_text(
-        shipped("acl")
-        + f"\nuser {host.peer_id}\n"
-        + "topic write sstacks/v1/+/announce\n"
-        + "topic write sstacks/v1/+/events\n"
-        + "topic write sstacks/v1/+/peer/+/in\n"
-        + "topic read sstacks/v1/+/peer/+/out\n"
-    )
+    acl.write_text(render_acl([(host.peer_id, [table])]))
     return passwords, acl
 
 
@@ -124,3 +120,66 @@ async def test_secure_config_plays_a_game_and_refuses_impersonation(tmp_path: Pa
         assert all(peer.player.dropped == [] for peer in peers), [
             peer.player.dropped for peer in peers
         ]
+
+
+@pytest.mark.asyncio
+@pytest.mark.usefixtures("need_mosquitto")
+async def test_the_shipped_acl_keeps_a_host_out_of_another_hosts_table(tmp_path: Path) -> None:
+    one, two, peer = Identity.generate(), Identity.generate(), Identity.generate()
+    passwords = tmp_path / "passwords"
+    passwords.touch()
+    for identity in (one, two, peer):
+        subprocess.run(["mosquitto_passwd", "-b", str(passwords), identity.peer_id, PASSWORD],
+                       check=True, capture_output=True)
+    acl = tmp_path / "acl"
+    acl.write_text(render_acl([(one.peer_id, ["one"]), (two.peer_id, ["two"])]))
+    port = free_port()
+
+    def client(identity: Identity, name: str) -> aiomqtt.Client:
+        return aiomqtt.Client("127.0.0.1", port, username=identity.peer_id, password=PASSWORD,
+                              identifier=name)
+
+    async with MosquittoProcess("127.0.0.1", port, secure=True, password_file=passwords,
+                                acl_file=acl):
+        async with client(one, "rogue-host") as rogue, client(two, "owner") as owner, \
+                client(peer, "listener") as listener:
+            await listener.subscribe("sstacks/v1/+/#", qos=1)
+            await owner.subscribe(Topics("two").all_outboxes, qos=1)
+            heard: list[tuple[str, bytes]] = []
+
+            async def collect(c: aiomqtt.Client) -> None:
+                async for message in c.messages:
+                    assert isinstance(message.payload, bytes)
+                    heard.append((message.topic.value, message.payload))
+
+            tasks = [asyncio.create_task(collect(listener)), asyncio.create_task(collect(owner))]
+            two_t = Topics("two")
+            # The host of table "one" tries to speak for table "two" on every host topic.
+            await rogue.publish(two_t.announce, b"hijack", qos=1, retain=True)
+            await rogue.publish(two_t.events, b"fake events", qos=1)
+            await rogue.publish(two_t.inbox(peer.peer_id), b"fake inbox", qos=1)
+            # It can't read the outboxes of table "two" either: a peer's join goes to "two"'s
+            # host only.
+            await rogue.subscribe(two_t.all_outboxes, qos=1)
+            rogue_heard: list[bytes] = []
+
+            async def spy() -> None:
+                async for message in rogue.messages:
+                    assert isinstance(message.payload, bytes)
+                    rogue_heard.append(message.payload)
+
+            tasks.append(asyncio.create_task(spy()))
+            async with client(peer, "peer-out") as sender:
+                await sender.publish(two_t.outbox(peer.peer_id), b"join two", qos=1)
+            # Controls: each host does reach its own table.
+            await owner.publish(two_t.events, b"real events", qos=1)
+            await rogue.publish(Topics("one").events, b"one's events", qos=1)
+            async with asyncio.timeout(10):
+                while not {b"real events", b"one's events", b"join two"} <= {p for _, p in heard}:
+                    await asyncio.sleep(0.02)
+            await asyncio.sleep(0.3)
+            for task in tasks:
+                task.cancel()
+        payloads = {p for _, p in heard}
+        assert not payloads & {b"hijack", b"fake events", b"fake inbox"}
+        assert rogue_heard == []

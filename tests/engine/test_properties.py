@@ -756,7 +756,7 @@ def run_bot_game(seed: int, players: int, bot: str, *, house_rules: bool = False
         greedy = pytest.importorskip("engine.bots.greedy")
         for s in range(players):
             if bot == "greedy" or (s + seed) % 2:
-                bots[s] = greedy.GreedyBot()
+                bots[s] = greedy.GreedyBot(bytes([s, seed % 256]))
     # The runner's own per-event checks (invariants, view hashes) on one game in twenty.
     result = play_game(players, bots, game_seed(seed, players), config, check=seed % 20 == 0)
     where = f"seed={seed} players={players} bot={bot} house_rules={house_rules}"

@@ -20,6 +20,7 @@ from engine.events import CardDiscarded, CardsDrawn, ChipAwarded
 from engine.state import HOST
 from netplay.batch import Batch
 from netplay.codec import Sequencer, encode
+from netplay.entropy import entropy_commitment
 from netplay.identity import Identity
 from netplay.record import read_record, verify_record, write_record
 from netplay.verify import GameFacts, Verdict, commitment, deal_seed, verify_game
@@ -248,6 +249,11 @@ def test_record_round_trip(tmp_path: Path) -> None:
     assert record["outcome"]["winner"] == table.state.outcome.winner  # type: ignore[union-attr]
 
 
+def test_a_record_from_before_commit_then_reveal_still_verifies(tmp_path: Path) -> None:
+    verdict = _tampered(tmp_path, "old record")
+    assert verdict.ok, verdict
+
+
 def _tampered(tmp_path: Path, change: str) -> Verdict:
     table = finished()
     path = tmp_path / "game.json"
@@ -272,6 +278,13 @@ def _tampered(tmp_path: Path, change: str) -> Verdict:
         data["batches"] = data["batches"][:-3]
     elif change == "entropy":
         data["entropies"][0] = {"hex": "11" * 32}
+    elif change == "entropy and commitment":
+        data["entropies"][0] = {"hex": "11" * 32}
+        data["entropy_commits"][0] = {"hex": entropy_commitment(b"\x11" * 32).hex()}
+    elif change == "bot entropy":
+        data["entropies"][2] = {"hex": "11" * 32}
+    elif change == "old record":  # before commit-then-reveal: no commitments, same deal
+        del data["entropy_commits"]
     elif change == "keys":
         data["keys"][0] = {"hex": Identity.generate().key.hex()}
     elif change == "unfinished":
@@ -293,7 +306,9 @@ def _tampered(tmp_path: Path, change: str) -> Verdict:
         ("hash", "hash differs"),
         ("proof", "no signed proof"),
         ("truncated", "did not end"),
-        ("entropy", "deal differs"),
+        ("entropy", "does not match the commitment it joined with"),
+        ("entropy and commitment", "deal differs"),
+        ("bot entropy", "not the one the host's secret fixes"),
         ("keys", "not signed by seat 0"),
         ("unfinished", "no revealed secret"),
         ("rules", "deal differs"),

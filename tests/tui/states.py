@@ -31,7 +31,7 @@ def story(game: Game, seat: int = 0, last: int = 40) -> list[str]:
 def _play_until(players: int, seed: int, stop: Callable[[Game], bool],
                 limit: int = 3000) -> Game | None:
     game = Game.new(players, derive_seed(seed, label="tui-test"), RulesConfig())
-    bot = GreedyBot()
+    bot = GreedyBot(b"tui-states")
     for _ in range(limit):
         if game.over:
             return None
@@ -91,7 +91,7 @@ def finished(players: int = 4) -> Game:
     """Seat 0's view of a finished game with a winner."""
     for seed in range(50):
         game = Game.new(players, derive_seed(seed, label="tui-test"), RulesConfig())
-        bot = GreedyBot()
+        bot = GreedyBot(b"tui-states")
         while not game.over:
             state = game.state
             if state.phase == Phase.BLOCK_WINDOW:

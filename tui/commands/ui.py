@@ -47,18 +47,22 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
     if command == "play":
         launch = Launch(
             role="play", name=name, profile=profile, players=args.players,
-            bots=args.players - 1, seed=args.seed, bot_delay=args.bot_delay,
+            bots=args.players - 1, bot_levels=tuple(args.bots), seed=args.seed,
+            bot_delay=args.bot_delay,
             block_window=args.block_window,
         )
         return launch, launch, None
     if command == "host":
+        from tui.cli import host_bot_levels
         from tui.commands.net import default_record_path
 
+        levels = host_bot_levels(args)
         bots = max(0, min(args.bots, args.players - 1))
         record = Path(args.record) if args.record else default_record_path(args.table)
         launch = Launch(
             role="host", table=args.table, name=name, profile=profile, broker=args.broker,
             password=args.password, players=args.players, bots=bots,
+            bot_levels=levels or ("medium",), standin=args.standin,
             bot_delay=args.bot_delay, block_window=args.block_window, rules=RulesConfig(),
             seed=args.seed, bind=args.bind, port=args.port, record=record,
             verify_wait=args.verify_wait, advertise=not args.no_advertise,
@@ -81,6 +85,10 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
 
 def run(args: argparse.Namespace) -> int:
     _logs(getattr(args, "verbose", False))
+    if args.command == "host":
+        from tui.cli import host_bot_levels
+
+        host_bot_levels(args)
     if args.command == "host" and args.bots >= args.players:
         print(f"stacks host: {args.bots} bots leave no seat for you at {args.players} players; "
               "use --headless for a table of bots only", file=sys.stderr)

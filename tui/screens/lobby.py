@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Select, Static
 
+from engine.bots import BOT_NAMES, LEVELS, canonical
 from engine.config import RulesConfig
 from engine.errors import ConfigError
 from engine.state import Seat
@@ -287,6 +288,11 @@ class LobbyScreen(Screen[None]):
         yield _row("Bots", Select(
             [(str(n), n) for n in range(0, 6)], value=launch.bots, allow_blank=False,
             id="set-bots", compact=True))
+        # One level per bot seat (the bots take the last seats), and the stand-in's.
+        for index in range(5):
+            yield _row(f"Bot {index + 1} level", _level_select(f"set-level-{index}",
+                                                               launch.bot_level(index)))
+        yield _row("Stand-in for the away", _level_select("set-standin", launch.standin))
         yield _row("Block window (s)", Input(f"{launch.block_window:g}", id="set-window",
                                              type="number", compact=True))
         yield _row("Password", Input(launch.password or "", id="set-password",
@@ -305,6 +311,9 @@ class LobbyScreen(Screen[None]):
                 table = check_table_name(self.query_one("#set-table", Input).value.strip())
             players = int(self.query_one("#set-players", Select).value)  # type: ignore[arg-type]
             bots = int(self.query_one("#set-bots", Select).value)  # type: ignore[arg-type]
+            levels = tuple(str(self.query_one(f"#set-level-{i}", Select).value)
+                           for i in range(max(bots, 1)))
+            standin = str(self.query_one("#set-standin", Select).value)
             window = float(self.query_one("#set-window", Input).value or "3")
             password = self.query_one("#set-password", Input).value or None
             values: dict[str, Any] = {}
@@ -321,7 +330,8 @@ class LobbyScreen(Screen[None]):
             return None
         error.update("")
         return replace(self.launch, table=table, players=players, bots=bots,
-                       block_window=window, password=password, rules=rules, table_open=True)
+                       bot_levels=levels, standin=standin, block_window=window,
+                       password=password, rules=rules, table_open=True)
 
     # -- keys ----------------------------------------------------------------------------------
 
@@ -385,7 +395,10 @@ class LobbyScreen(Screen[None]):
 
     @on(Select.Changed, "#set-players")
     def _players_changed(self, event: Select.Changed) -> None:
-        bots = self.query_one("#set-bots", Select)
+        try:
+            bots = self.query_one("#set-bots", Select)
+        except NoMatches:
+            return  # the form was closed (the table opened) before this change arrived
         players = event.value
         if isinstance(players, int) and isinstance(bots.value, int) and bots.value >= players:
             bots.value = players - 1
@@ -393,6 +406,17 @@ class LobbyScreen(Screen[None]):
 
 def _row(label: str, widget: Widget) -> Horizontal:
     return Horizontal(Label(escape(label), classes="set-label"), widget, classes="set-row")
+
+
+LEVEL_WORDS: dict[str, str] = {"easy": "easy", "medium": "medium (greedy)",
+                               "hard": "hard (search)"}
+
+
+def _level_select(ident: str, value: str) -> Select[str]:
+    level = canonical(value) if value in BOT_NAMES else "medium"
+    return Select([(LEVEL_WORDS[name], name) for name in LEVELS],
+                  value=level if level in LEVELS else "medium", allow_blank=False, id=ident,
+                  compact=True)
 
 
 def _rule_widget(name: str, value: object) -> Widget:

@@ -114,7 +114,7 @@ class TableScreen(Screen[None]):
         """The pile whose Block window we answered (or are answering)."""
         self._prompt: BlockPrompt | None = None
         self._auto_pass: Timer | None = None
-        self._bot = GreedyBot()
+        self._bot = GreedyBot(b"hint")  # a fixed seed: the same position, the same hint
         self._ready = False
         """Composed and mounted: the watchers may reach the widgets."""
         self._keys: tuple[bool, bool, bool] | None = None
