@@ -26,6 +26,7 @@ import math
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.actions import (
@@ -165,6 +166,8 @@ class SearchStats:
     iterations: int = 0
     seconds: float = 0.0
     choices: int = 0
+    steps: int = 0
+    """Playout steps played (the clock is read at least every ``_CHECK_EVERY``)."""
 
 
 class SearchBot:
@@ -181,6 +184,7 @@ class SearchBot:
         iterations: int | None = None,
         horizon: int | None = DEFAULT_HORIZON,
         method: str = "ismcts",
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if budget <= 0:
             raise ValueError("the search budget must be more than 0 seconds")
@@ -197,12 +201,13 @@ class SearchBot:
         if method not in ("ismcts", "paired"):
             raise ValueError(f"unknown search method {method!r}")
         self.method = method
+        self._clock = clock
         self.stats = SearchStats()
         self._carry: tuple[Node, Seat, int, int] | None = None
         """The subtree of the last move made, for the next decision of the same turn."""
 
     def choose(self, view: State, seat: Seat, legal: list[Action]) -> Action:
-        started = time.perf_counter()
+        started = self._clock()
         options: dict[Key, Action] = {}
         for action in legal:
             options.setdefault(action_key(view, action), action)
@@ -222,12 +227,12 @@ class SearchBot:
             if self.iterations is not None:
                 if done >= self.iterations:
                     break
-            elif time.perf_counter() >= deadline:
+            elif self._clock() >= deadline:
                 break
             self._iterate(root, sampler.sample(self._rng), seat, options, root_prior, deadline)
             done += 1
         self.stats.iterations = done
-        self.stats.seconds = time.perf_counter() - started
+        self.stats.seconds = self._clock() - started
         best = max(
             options,
             key=lambda k: (
@@ -255,7 +260,7 @@ class SearchBot:
             if self.iterations is not None:
                 if done >= self.iterations:
                     break
-            elif time.perf_counter() >= deadline:
+            elif self._clock() >= deadline:
                 break
             base = sampler.sample(self._rng)
             seed = self._rng.randbytes(16)
@@ -267,13 +272,13 @@ class SearchBot:
                 self._ties.seed(ties)
                 step_trusted(state, options[key], rng)
                 results.append(self._playout(state, rng, deadline, self._paired_policy)[seat])
-            if done and self.iterations is None and time.perf_counter() >= deadline:
+            if done and self.iterations is None and self._clock() >= deadline:
                 break  # time ran out inside this sample: its playouts were cut short unevenly
             for key, result in zip(candidates, results, strict=True):
                 totals[key] += result
             done += 1
         self.stats.iterations = done
-        self.stats.seconds = time.perf_counter() - started
+        self.stats.seconds = self._clock() - started
         best = max(candidates, key=lambda k: totals[k])  # the first (greedy's) on a tie
         return options[best]
 
@@ -378,7 +383,7 @@ class SearchBot:
         policy = policy or self._policy
         limit = None if self.horizon is None else state.turn + self.horizon
         steps = 0
-        clock = time.perf_counter
+        clock = self._clock
         while state.outcome is None:
             if limit is not None and state.turn >= limit:
                 break
@@ -388,6 +393,7 @@ class SearchBot:
             steps += 1
             if steps % _CHECK_EVERY == 0 and clock() >= deadline:
                 break
+        self.stats.steps += steps
         return rewards(state)
 
 
