@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.actions import Action
 from engine.errors import MalformedError
-from engine.events import Event
+from engine.games import STACKS, AnyAction, AnyEvent, GameDef
 from engine.state import Audience
 from netplay.errors import FrameError
 from netplay.messages import optional, required
@@ -18,11 +17,11 @@ MAX_EVENTS = 256
 @dataclass(frozen=True, slots=True)
 class Batch:
     n: int
-    action: Action | None
+    action: AnyAction | None
     """What caused the batch; ``None`` for the deal."""
     proof: bytes | None
     """The player's signed frame of ``action``; ``None`` for the host's and bots' actions."""
-    events: tuple[Event, ...]
+    events: tuple[AnyEvent, ...]
     hash: str
     """The host's ``public_hash`` after the batch."""
     standin: bool = False
@@ -49,7 +48,8 @@ class Batch:
         }
 
     @classmethod
-    def from_body(cls, body: dict[str, Any]) -> Batch:
+    def from_body(cls, body: dict[str, Any], game: GameDef[Any, Any, Any, Any] = STACKS) -> Batch:
+        """Decode an untrusted batch of ``game`` (the table's announcement names it)."""
         n = required(body, "n", int)
         if n < 1:
             raise FrameError("batch numbers start at 1")
@@ -58,8 +58,8 @@ class Batch:
         if len(events_wire) > MAX_EVENTS:
             raise FrameError("too many events in one batch")
         try:
-            action = None if action_wire is None else Action.from_wire(action_wire)
-            events = tuple(Event.from_wire(e) for e in events_wire)
+            action = None if action_wire is None else game.action_from_wire(action_wire)
+            events = tuple(game.event_from_wire(e) for e in events_wire)
         except MalformedError as exc:
             raise FrameError(f"batch {n}: {exc}") from None
         digest = required(body, "hash", str)

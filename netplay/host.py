@@ -16,16 +16,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.actions import Action, Block, CloseBlockWindow, PassBlock
-from engine.bots import Bot, canonical, make_bot
+from engine.actions import Block, CloseBlockWindow, PassBlock
+from engine.bots import canonical
 from engine.config import RulesConfig
 from engine.errors import EngineError, IllegalActionError, MalformedError
-from engine.events import Event, PileBlocked
-from engine.game import Game
-from engine.rules import legal_actions
-from engine.snapshot import state_to_wire
-from engine.state import SPECTATOR, Audience, Phase, Seat
-from engine.views import public_hash, view_for
+from engine.events import PileBlocked
+from engine.games import (
+    DEFAULT_GAME,
+    STACKS,
+    AnyAction,
+    AnyEvent,
+    GameDef,
+    TableBot,
+    TableGame,
+    game_def,
+)
+from engine.state import SPECTATOR, Audience, Phase, Seat, State
 from netplay import budget
 from netplay.batch import Batch
 from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
@@ -45,6 +51,10 @@ log = logging.getLogger("netplay.host")
 
 GAME_NAME = "sequence-stacks"
 MAX_RESEND = 64
+"""Batches sent back at once: a longer history goes in chunks of this many."""
+HISTORY_PATIENCE = 2.0
+"""Seconds after a peer asked for a history chunk during which its heartbeats showing it
+behind trigger no resend of their own (the chunk is on its way)."""
 ACTION_ORDER = "sealed-actions"
 """The replay guard's name for the order of the action frames inside sealed ones."""
 
@@ -55,7 +65,9 @@ class HostSettings:
     players: int
     bots: tuple[str, ...] = ()
     """Strategies of the host's own bots; they take the last seats."""
-    rules: RulesConfig = field(default_factory=RulesConfig)
+    rules: Any = field(default_factory=RulesConfig)
+    """The table rules: the config type of ``game`` (a default ``RulesConfig`` given for
+    another game becomes that game's default config)."""
     block_window: float = 3.0
     password: str | None = None
     title: str = ""
@@ -73,19 +85,33 @@ class HostSettings:
     dealer: int | None = None
     """A26: the dealer of this game (a rematch passes the deal left); ``None`` = drawn
     from the game's seed."""
+    game: str = DEFAULT_GAME
+    """Which game the table plays (``engine.games.GAMES``): ``stacks`` or ``sequence``."""
+
+    @property
+    def definition(self) -> GameDef[Any, Any, Any, Any]:
+        return game_def(self.game)
 
     def __post_init__(self) -> None:
-        if not 2 <= self.players <= 6:
-            raise ValueError(f"Sequence Stacks is for 2-6 players, not {self.players}")
+        definition = self.definition
+        default = definition.config_type()
+        if type(self.rules) is not type(default):
+            if self.rules != RulesConfig():
+                raise ValueError(f"{definition.title} takes its own rules, not {self.rules!r}")
+            object.__setattr__(self, "rules", default)
+        definition.check_players(self.players)
+        if definition is not STACKS:
+            definition.new_state(self.rules, self.players)  # teams, dealer: in words
         if len(self.bots) > self.players:
             raise ValueError(f"{len(self.bots)} bots don't fit at {self.players} seats")
         if not 0 < self.block_window <= 60:
             raise ValueError("the block window must be more than 0 and at most 60 seconds")
-        first = self.rules.first_player
+        first = getattr(self.rules, "first_player", None)
         if first is not None and first >= self.players:
             raise ValueError(f"first_player {first} is not a seat at {self.players} players")
-        for level in (*self.bots, self.standin):
-            canonical(level)  # raises ValueError for a bot name that doesn't exist
+        for level in self.bots:
+            _level(self, level)  # raises ValueError for a bot name the game has none of
+        canonical(self.standin)  # a level; a game without it stands in with its default
         if self.dealer is not None and not 0 <= self.dealer < self.players:
             raise ValueError(f"dealer {self.dealer} is not a seat at {self.players} players")
 
@@ -100,9 +126,22 @@ class HostSettings:
     def from_wire(cls, wire: dict[str, Any]) -> HostSettings:
         known = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in wire.items() if k in known}
-        values["rules"] = RulesConfig.from_wire(wire.get("rules", {}))
+        values["rules"] = game_def(values.get("game", DEFAULT_GAME)).config_from_wire(
+            wire.get("rules", {}))
         values["bots"] = tuple(wire.get("bots", ()))
         return cls(**values)
+
+
+def _level(settings: HostSettings, name: str) -> str:
+    """A host bot's name as shown (Stacks' level for an alias); ``ValueError`` for a name
+    the table's game has no bot of."""
+    definition = settings.definition
+    if definition is STACKS:
+        return canonical(name)
+    if name not in definition.bot_names:
+        raise ValueError(f"{definition.title} has no {name!r} bot; choose from "
+                         f"{', '.join(definition.bot_names)}")
+    return name
 
 
 @dataclass
@@ -111,11 +150,11 @@ class SeatInfo:
     key: bytes | None
     """The player's key; ``None`` for a bot of the host."""
     entropy: bytes
-    bot: Bot | None = None
+    bot: TableBot | None = None
     last_seen: float = 0.0
     online: bool = True
     offline_at: float | None = None
-    standin: Bot | None = None
+    standin: TableBot | None = None
     commit: bytes | None = None
     """A player's commitment to its entropy (``netplay.entropy``); the entropy itself is
     empty until revealed."""
@@ -168,6 +207,7 @@ class HostSession:
     ) -> None:
         self.identity = identity
         self.settings = settings
+        self.definition = settings.definition
         self.topics = Topics(settings.table)
         self.sender = Sender(identity, settings.table)
         self.secret = secret or os.urandom(32)
@@ -188,12 +228,14 @@ class HostSession:
             for index, strategy in enumerate(settings.bots):
                 seat = first_bot + index
                 self._seat(seat, SeatInfo(
-                    f"Bot {seat + 1} ({canonical(strategy)})", None,
+                    f"Bot {seat + 1} ({_level(settings, strategy)})", None,
                     bot_entropy(self.secret, seat),
-                    bot=make_bot(strategy, os.urandom(16)),
+                    bot=settings.definition.make_bot(strategy, os.urandom(16)),
                 ), strategy)
         self.spectators: dict[bytes, str] = {}
-        self.game: Game | None = None
+        self._history_asked: dict[bytes, float] = {}
+        """When each peer last asked for a chunk of history (catch-up)."""
+        self.game: TableGame | None = None
         self.batches: list[Batch] = []
         self.races: list[Race] = []
         self.race: Race | None = None
@@ -254,6 +296,15 @@ class HostSession:
             f"seat {seat}" in self.verdicts
             for seat, info in enumerate(self.seats)
             if info is not None and not info.is_bot
+        )
+
+    def spectators_catching_up(self, now: float) -> int:
+        """Spectators that asked for a chunk of history lately and have not verified: the
+        host stays a moment longer for them before it closes the table."""
+        return sum(
+            1 for key, asked in self._history_asked.items()
+            if key in self.spectators and now - asked < HISTORY_PATIENCE
+            and f"spectator {self.spectators[key]}" not in self.verdicts
         )
 
     def data_to_send(self) -> list[Outgoing]:
@@ -452,6 +503,9 @@ class HostSession:
         if self.seat_of(key) is None and key not in self.spectators:
             raise FrameError("heartbeat from a peer that has not joined")
         if self.game is not None and 0 <= at < len(self.batches) and not self.over:
+            asked = self._history_asked.get(key)
+            if asked is not None and self.now - asked < HISTORY_PATIENCE:
+                return  # catching up chunk by chunk: the next chunk is on its way
             # The peer is behind and did not notice: send what it misses.
             self._resend(key, at + 1)
 
@@ -604,6 +658,7 @@ class HostSession:
         """What every peer needs to follow and later verify the game."""
         seats = [info for info in self.seats if info is not None]
         return {
+            "game": self.settings.game,
             "players": self.settings.players,
             "rules": self.settings.rules.to_wire(),
             "names": [info.name for info in seats],
@@ -621,21 +676,29 @@ class HostSession:
         inbox = self.topics.inbox(peer_id(key))
         body: dict[str, Any] = {
             "seat": seat,
+            "game": self.settings.game,
             "players": self.settings.players,
             "rules": self.settings.rules.to_wire(),
             "commit": self.commit,
             "status": self.status,
             "facts": self.facts() if self.game is not None else None,
+            "batches": len(self.batches),
         }
         self.sender.send(inbox, "welcome", body)
         if self.game is not None:
-            if at is not None and 0 < at <= len(self.batches):
+            if seat is None:
+                # A spectator gets no snapshot: it asks for the history it lacks (from
+                # batch 1, or after ``at``) chunk by chunk, so that it sees (and `watch
+                # --headless` prints) every event once.
+                pass
+            elif at is not None and 0 < at <= len(self.batches):
                 if at < len(self.batches):
                     self._resend(key, at + 1)  # a snapshot if that is too many
                 elif self.over:
                     self._reveal(to=inbox)
                 return
-            self._snapshot(key, seat)
+            else:
+                self._snapshot(key, seat)
             if self.over:
                 self._reveal(to=inbox)
 
@@ -646,8 +709,9 @@ class HostSession:
         audience: Audience = SPECTATOR if seat is None else seat
         body = {
             "n": len(self.batches),
-            "state": state_to_wire(view_for(self.game.state, audience)),
-            "hash": public_hash(self.game.state),
+            "state": self.definition.state_to_wire(
+                self.definition.view_for(self.game.state, audience)),
+            "hash": self.definition.public_hash(self.game.state),
         }
         inbox = self.topics.inbox(peer_id(key))
         if seat is None:
@@ -660,7 +724,7 @@ class HostSession:
         if seat is None:
             raise FrameError("action from a peer without a seat")
         try:
-            action = Action.from_wire(required(body, "action", dict))
+            action = self.definition.action_from_wire(required(body, "action", dict))
         except MalformedError as exc:
             raise FrameError(f"malformed action: {exc}") from None
         if isinstance(action, CloseBlockWindow):
@@ -679,7 +743,7 @@ class HostSession:
             return
         self._step(action, raw, key)
 
-    def _reject(self, key: bytes, action: Action, reason: str) -> None:
+    def _reject(self, key: bytes, action: AnyAction, reason: str) -> None:
         log.info("rejected %s: %s", action, reason)
         # Sealed: a refused action may name a card in the player's hand.
         self.sender.send_sealed(
@@ -698,26 +762,35 @@ class HostSession:
         if snapshot:
             self._snapshot(key, seat)
             return
-        self._resend(key, start)
+        history = body.get("history") is True
+        if history:
+            self._history_asked[key] = self.now
+        self._resend(key, start, chunk=history or seat is None)
 
-    def _resend(self, key: bytes, start: int) -> None:
+    def _resend(self, key: bytes, start: int, *, chunk: bool = False) -> None:
+        """Batches from ``start`` on. ``chunk``: at most :data:`MAX_RESEND` of them and never
+        a snapshot (a catch-up: the peer asks for the next chunk when this one is in);
+        otherwise all of them, or a snapshot when they are too many."""
         seat = self.seat_of(key)
         total = len(self.batches)
         start = max(start, 1)
         if start > total:
             return
-        if total - start + 1 > MAX_RESEND and not self.over:
+        end = total
+        if chunk:
+            end = min(total, start + MAX_RESEND - 1)
+        elif total - start + 1 > MAX_RESEND and not self.over:
             self._snapshot(key, seat)
             return
-        if not self._afford(key, total - start + 1):
+        if not self._afford(key, end - start + 1):
             return
         inbox = self.topics.inbox(peer_id(key))
-        for batch in self.batches[start - 1 :]:
+        for batch in self.batches[start - 1 : end]:
             if seat is None:
                 self.sender.send(inbox, "events", batch.redacted_for(SPECTATOR).to_body())
             else:
                 self.sender.send_sealed(inbox, key, "events", batch.redacted_for(seat).to_body())
-        if self.over:
+        if self.over and end == total:
             self._reveal(to=inbox)  # it may have missed the reveal along with the batches
 
     def _known_peer(self, key: bytes, what: str) -> Seat | None:
@@ -752,18 +825,21 @@ class HostSession:
         self._journal({"t": "start", "names": facts["names"], "keys": facts["keys"],
                        "entropies": facts["entropies"]})
         seed = deal_seed(self.secret, facts["entropies"])
-        self.game = Game.new(
-            self.settings.players, seed, self.settings.rules, dealer=self.settings.dealer
+        self.game = self.definition.new_game(
+            self.settings.players, seed, self.settings.rules, self.settings.dealer
         )
         self.sender.send(self.topics.events, "start", facts)
         self._publish(None, None, list(self.game.log))
         self._announce()
 
     def _in_window(self) -> bool:
-        return self.game is not None and self.game.state.phase == Phase.BLOCK_WINDOW
+        # Only Sequence Stacks has Block windows.
+        return self.game is not None and isinstance(self.game.state, State) and (
+            self.game.state.phase == Phase.BLOCK_WINDOW)
 
     def _step(
-        self, action: Action, proof: bytes | None, key: bytes | None, *, standin: bool = False
+        self, action: AnyAction, proof: bytes | None, key: bytes | None, *,
+        standin: bool = False
     ) -> bool:
         game = self.game
         assert game is not None
@@ -788,19 +864,20 @@ class HostSession:
         self._publish(action, proof, events, standin=standin)
         return True
 
-    def _press(self, race: Race, action: Action, result: str) -> None:
+    def _press(self, race: Race, action: AnyAction, result: str) -> None:
         kind = "block" if isinstance(action, Block) else "pass"
         race.presses.append(Press(action.seat, kind, (self.now - race.opened) * 1000.0, result))
 
     def _publish(
-        self, action: Action | None, proof: bytes | None, events: list[Event],
+        self, action: AnyAction | None, proof: bytes | None, events: list[AnyEvent],
         *, standin: bool = False,
     ) -> None:
         game = self.game
         assert game is not None
         state = game.state
         batch = Batch(
-            len(self.batches) + 1, action, proof, tuple(events), public_hash(state), standin
+            len(self.batches) + 1, action, proof, tuple(events),
+            self.definition.public_hash(state), standin
         )
         self.batches.append(batch)
         self._journal({"t": "batch", "n": batch.n,
@@ -825,9 +902,11 @@ class HostSession:
             self._reveal(to=self.topics.events)
             self._announce()
 
-    def _track_window(self, events: list[Event]) -> None:
+    def _track_window(self, events: list[AnyEvent]) -> None:
         state = self.game.state if self.game else None
         assert state is not None
+        if not isinstance(state, State):
+            return  # no Block windows in this game
         race = self.race
         if race is not None and race.closed is None and state.phase != Phase.BLOCK_WINDOW:
             race.closed = self.now
@@ -867,14 +946,9 @@ class HostSession:
         game = self.game
         if game is None or game.over:
             return []
-        state = game.state
-        if state.phase == Phase.BLOCK_WINDOW:
-            window = state.window
-            assert window is not None
-            return [s for s in window.eligible if s not in window.passed]
-        return [state.current]
+        return self.definition.to_move(game.state)
 
-    def _host_bot(self, seat: Seat) -> Bot | None:
+    def _host_bot(self, seat: Seat) -> TableBot | None:
         info = self.seats[seat]
         if info is None:
             return None
@@ -893,11 +967,11 @@ class HostSession:
                 self._bot_act(seat, bot)
                 return
 
-    def _bot_act(self, seat: Seat, bot: Bot) -> None:
+    def _bot_act(self, seat: Seat, bot: TableBot) -> None:
         assert self.game is not None
         info = self.seats[seat]
-        view = view_for(self.game.state, seat)
-        legal = legal_actions(view, seat)
+        view = self.definition.view_for(self.game.state, seat)
+        legal = self.definition.legal_actions(view, seat)
         if legal:
             standin = info is not None and not info.is_bot
             self._step(bot.choose(view, seat, legal), None, None, standin=standin)
@@ -908,9 +982,10 @@ class HostSession:
     def _standin_due(self) -> float | None:
         """When a stand-in bot takes the current player's turn, if that player stays away."""
         game = self.game
-        if game is None or game.over or game.state.phase != Phase.PLAY:
+        if game is None or game.over or self._in_window():
             return None
-        info = self.seats[game.state.current]
+        current: Seat = game.state.current
+        info = self.seats[current]
         if info is None or info.is_bot or info.standin is not None:
             return None
         away_from = info.last_seen + self.settings.away_after
@@ -925,7 +1000,7 @@ class HostSession:
         if info is None or info.is_bot or not self._away(info):
             return
         log.info("%s is away: a bot plays seat %d until they are back", info.name, seat)
-        info.standin = make_bot(self.settings.standin)
+        info.standin = self.definition.bot(self.settings.standin, None)
         self._announce()
 
     # -- the journal -----------------------------------------------------------------------
@@ -980,7 +1055,8 @@ class HostSession:
                 strategy = entry.get("bot")
                 self.seats[seat] = SeatInfo(
                     entry["name"], entry["key"], entry["entropy"], last_seen=self.now,
-                    bot=None if strategy is None else make_bot(strategy, os.urandom(16)),
+                    bot=None if strategy is None
+                    else self.definition.make_bot(strategy, os.urandom(16)),
                     commit=entry.get("commit"),
                 )
             elif kind in ("commit", "reveal", "unseat"):
@@ -1005,17 +1081,17 @@ class HostSession:
                 raise JournalError(f"seat {seat} at the start is not the seat that joined")
             info.name, info.entropy = name, entropy
         seed = deal_seed(self.secret, [info.entropy for info in self.seats if info])
-        game = Game.new(players, seed, self.settings.rules, dealer=self.settings.dealer)
+        game = self.definition.new_game(players, seed, self.settings.rules, self.settings.dealer)
         self.game = game
         for n, entry in enumerate(batches, start=1):
             if entry["n"] != n:
                 raise JournalError(f"batch {entry['n']} where batch {n} belongs")
             wire = entry["action"]
-            action = None if wire is None else Action.from_wire(wire)
+            action = None if wire is None else self.definition.action_from_wire(wire)
             if (action is None) != (n == 1):
                 raise JournalError(f"batch {n}: only the deal has no action")
             events = list(game.log) if action is None else game.act(action)
-            digest = public_hash(game.state)
+            digest = self.definition.public_hash(game.state)
             if digest != entry["hash"]:
                 raise JournalError(f"batch {n} replays to another hash than it was "
                                    "published with")
@@ -1025,7 +1101,7 @@ class HostSession:
                 with contextlib.suppress(FrameError):
                     self.guard.check(decode(entry["proof"]), ACTION_ORDER)
         state = game.state
-        if state.phase == Phase.BLOCK_WINDOW and state.window is not None:
+        if self._in_window() and state.window is not None:
             # The window's clock died with the old process: it opens again, whole.
             self.race = Race(state.window.pile.id, self.now,
                              self.now + self.settings.block_window, len(self.batches))
@@ -1051,6 +1127,7 @@ class HostSession:
         body = {
             "name": self.settings.title or self.settings.table,
             "game": GAME_NAME,
+            "variant": self.settings.game,
             "protocol": 1,
             "host": self.identity.key,
             "boot": self.boot,
@@ -1111,6 +1188,7 @@ class HostSession:
             "format": "sequence-stacks-record",
             "version": 1,
             "table": self.settings.table,
+            "game": self.settings.game,
             "host": self.identity.key,
             "players": facts["players"],
             "rules": facts["rules"],

@@ -24,8 +24,7 @@ from types import TracebackType
 from typing import Protocol, Self
 
 from engine.actions import Action
-from engine.bots import Bot, make_bot
-from engine.rules import legal_actions
+from engine.games import AnyAction, TableBot
 from engine.state import State
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
@@ -38,6 +37,9 @@ from netplay.transport import BrokerAddress, MemoryTransport, MqttTransport, Tra
 from netplay.wire import Outgoing
 
 log = logging.getLogger("netplay.peers")
+
+READY_BATCH = 64
+"""Messages already received that a peer handles in one turn of its loop."""
 
 Broker = str | BrokerAddress | AsyncMemoryBroker
 """Where to meet: a URL, a parsed address, or an in-memory broker (tests)."""
@@ -148,6 +150,11 @@ class _Peer:
                     topic, payload = receive.result()
                     receive = None
                     self.session.receive(topic, payload, now)
+                    # What else has arrived is handled in the same turn: under a flood the
+                    # loop's own cost per message (tasks, waits, ticks) is the larger part.
+                    ready = getattr(self.transport, "ready", None)
+                    for topic, payload in ready(READY_BATCH) if ready is not None else ():
+                        self.session.receive(topic, payload, now)
                     self._after_input()
                     self._flush()  # answers first, before timers and bots add more
                 if wake in done:
@@ -266,10 +273,14 @@ class Host(_Peer):
         self.host.close_table()
 
     async def finished(self, *, verify_wait: float = 5.0) -> None:
-        """Wait for the game's end and every human's verification (or ``verify_wait``)."""
+        """Wait for the game's end and every human's verification, and for spectators
+        still catching up on the history (at most ``verify_wait`` seconds)."""
         await self._over.wait()
         deadline = self.loop_time + verify_wait
-        while not self.host.all_seats_verified() and self.loop_time < deadline:
+        while self.loop_time < deadline and (
+            not self.host.all_seats_verified()
+            or self.host.spectators_catching_up(self.loop_time)
+        ):
             await asyncio.sleep(0.05)
         self._flush()  # the verdicts that came in
         self.write_record()
@@ -344,7 +355,7 @@ class Player(_Peer):
     def seat(self) -> int | None:
         return self.player.seat
 
-    def act(self, action: Action) -> None:
+    def act(self, action: AnyAction) -> None:
         self.player.act(action)
         self.poke()
 
@@ -410,11 +421,23 @@ class BotPeer(Player):
             identity, table, name or f"{strategy}-bot", broker=broker, password=password,
             chat=False,
         )
-        # Seeded from the OS, not from the (public) key: nobody can predict its choices.
-        self.bot: Bot = make_bot(strategy)
+        self.strategy = strategy
+        self._bots: dict[str, TableBot] = {}
         self.think = think
         self._in_flight: float | None = None
         self._decide_at: float | None = None
+
+    @property
+    def bot(self) -> TableBot:
+        """The bot for the table's game: the named strategy, or the game's own default
+        when the name is another game's (``greedy`` at a classic Sequence table)."""
+        definition = self.player.definition
+        bot = self._bots.get(definition.name)
+        if bot is None:
+            # Seeded from the OS, not from the (public) key: nobody can predict its choices.
+            bot = definition.bot(self.strategy)
+            self._bots[definition.name] = bot
+        return bot
 
     def _on_notice(self, notice: Notice) -> None:
         if isinstance(notice, Applied | Rejected):
@@ -438,7 +461,8 @@ class BotPeer(Player):
             return  # wait for the answer to the last action (resend after 2 s)
         if self.player.pending.batches:
             return  # catching up: decide on the latest view only
-        legal = legal_actions(view, seat)
+        definition = self.player.definition
+        legal = definition.legal_actions(view, seat)
         if not legal:
             self._decide_at = None
             return
@@ -448,7 +472,7 @@ class BotPeer(Player):
             return
         self._decide_at = None
         self._in_flight = now
-        action = self.bot.choose(view, seat, legal)
+        action = self.bot.choose(view, seat, legal)  # the table's game is known by now
         self._acted(action)
         self.player.act(action)
 

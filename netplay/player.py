@@ -12,14 +12,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.actions import Action
-from engine.config import RulesConfig
 from engine.errors import EngineError, InvalidEventError, MalformedError
-from engine.events import Event
-from engine.reducer import apply
-from engine.snapshot import state_from_wire
+from engine.games import STACKS, AnyAction, AnyEvent, GameDef, game_def
 from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
-from engine.views import public_hash, view_for
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.codec import ReplayGuard, decode
@@ -37,6 +32,10 @@ log = logging.getLogger("netplay.player")
 MAX_BUFFER = 256
 GAP_WAIT = 0.3
 RESYNC_EVERY = 1.0
+CHUNK = 64
+"""Batches the host sends back at once (its ``MAX_RESEND``): history comes in chunks."""
+CHUNK_PATIENCE = 1.5
+"""Seconds to wait for a chunk of history before asking for it again."""
 HOST_SILENT = 5.0
 """Seconds without a frame from the host (it heartbeats every second) before it counts as
 offline: a frozen host fires no last will until the broker's keepalive (amqtt: never)."""
@@ -139,8 +138,20 @@ class Applied(Notice):
     """A batch was applied to the view."""
 
     n: int
-    action: Action | None
-    events: tuple[Event, ...]
+    action: AnyAction | None
+    events: tuple[AnyEvent, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Missed(Notice):
+    """A batch that happened while this player was away: it came back past it inside a
+    snapshot, and the batch was fetched afterwards for the log (its stand-in's moves are
+    marked ``standin``). Told in order, after the snapshot's :class:`Resynced`."""
+
+    n: int
+    action: AnyAction | None
+    events: tuple[AnyEvent, ...]
+    standin: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +247,14 @@ class PlayerSession:
         self.seat: Seat | None = None
         self.facts: GameFacts | None = None
         self.names: tuple[str, ...] = ()
+        self.definition: GameDef[Any, Any, Any, Any] = STACKS
+        """The table's game, as its announcement names it (``variant``)."""
+        self.games: frozenset[str] | None = None
+        """The games this peer can play (``None``: every game of the engine); at a table
+        of another game it reports :class:`Refused` and does not join."""
         self.view: State | None = None
+        """This peer's view: a Sequence Stacks ``State``, or the view type of
+        :attr:`definition` at a table of another game."""
         self.applied = 0
         """The last batch applied to :attr:`view`."""
         self.received: dict[int, Batch] = {}
@@ -257,6 +275,12 @@ class PlayerSession:
         """When the host was found gone (its will, or silence); ``None`` while it is heard."""
         self.closed = False
         """The host closed the table."""
+        self.known = 0
+        """The highest batch number the host is known to have published."""
+        self._chunk: tuple[int, int, float] | None = None
+        """A chunk of history asked for: first and last batch, when."""
+        self._history: tuple[int, int] | None = None
+        """Batches a seated player missed (they came inside a snapshot), fetched for its log."""
         self._chat_budget = Budget("chat", CHAT_PER_SEAT, max_peers=64)
         self._chat_others = Budget("chat", CHAT_OTHERS, max_peers=1)
 
@@ -314,6 +338,8 @@ class PlayerSession:
         if self._watching_host():
             assert self.host_heard is not None
             times.append(self.host_heard + HOST_SILENT)
+        if self._chunk is not None:
+            times.append(self._chunk[2] + CHUNK_PATIENCE)
         if self.pending.gap_since is not None:
             times.append(self.pending.gap_since + GAP_WAIT)
         if self.secret is not None and self.verdict is None:
@@ -322,7 +348,7 @@ class PlayerSession:
 
     # -- output ----------------------------------------------------------------------------
 
-    def act(self, action: Action) -> None:
+    def act(self, action: AnyAction) -> None:
         """Send an action to the host (it answers with a batch, or ``rejected``).
 
         The signed action frame travels sealed to the host: an action the host refuses
@@ -347,6 +373,10 @@ class PlayerSession:
             self.sender.send(self.topics.outbox(self.peer_id), "heartbeat",
                              {"at": self.applied}, qos=0)
         pending = self.pending
+        if self._chunk is not None:
+            pending.gap_since = None  # catching up: the chunks fill the gap
+            if now >= self._chunk[2] + CHUNK_PATIENCE:
+                self._catch_up(again=True)
         if pending.gap_since is not None and now >= pending.gap_since + GAP_WAIT:
             self._request_resync(self.applied + 1, snapshot=False, reason="gap")
         if self.secret is not None and self.verdict is None:
@@ -507,6 +537,21 @@ class PlayerSession:
             # from its journal but not that we are here. Join again to be welcomed back.
             log.info("the host of table %s restarted: joining again", self.table)
             self._join_sent = False
+        variant = body.get("variant", STACKS.name)
+        try:
+            definition = game_def(variant)
+        except EngineError:
+            raise FrameError(f"a table of a game this program does not know: {variant!r}") \
+                from None
+        if self.joined and definition is not self.definition:
+            raise FrameError("the table's game changed after we joined")
+        if self.games is not None and definition.name not in self.games:
+            if not self._join_sent:
+                self._join_sent = True
+                self.notices.append(Refused(
+                    f"the table plays {definition.title}, which this program can't show yet"))
+            return
+        self.definition = definition
         self.host_boot = boot
         self.host_key = host
         self.announce = body
@@ -568,6 +613,13 @@ class PlayerSession:
         if facts is not None and not had_facts:
             # Welcomed into a game already dealt: it has started, for this peer too.
             self.notices.append(GameStarted(self.names))
+        batches = body.get("batches")
+        if type(batches) is int and batches >= 0:
+            self.known = max(self.known, batches)
+        if facts is not None and self.watch:
+            # A spectator follows the game from its first batch, however late it comes.
+            self.known = max(self.known, 1)
+            self._catch_up()
 
     def _refused(self, body: dict[str, Any]) -> None:
         reason = clean_text(required(body, "reason", str), 200)
@@ -576,10 +628,13 @@ class PlayerSession:
 
     def _set_facts(self, body: dict[str, Any]) -> None:
         players = required(body, "players", int)
-        if not 2 <= players <= 6:
-            raise FrameError("a table of 2-6 players")
+        definition = self.definition
+        if body.get("game", STACKS.name) != definition.name:
+            raise FrameError(f"the game's facts are not of {definition.title}")
+        if players not in definition.player_counts:
+            raise FrameError(f"{definition.title} is not for {players} players")
         try:
-            rules = RulesConfig.from_wire(required(body, "rules", dict))
+            rules = definition.config_from_wire(required(body, "rules", dict))
         except EngineError as exc:
             raise FrameError(f"rules: {exc}") from None
         names = required(body, "names", list)
@@ -602,16 +657,17 @@ class PlayerSession:
         if dealer is not None and (type(dealer) is not int or not 0 <= dealer < players):
             raise FrameError("the dealer is a seat or null")
         try:
-            initial = State.new(rules, players)
+            initial = definition.new_state(rules, players)
         except EngineError as exc:
             raise FrameError(f"an impossible table: {exc}") from None
         self.names = tuple(clean_text(n, 24) if isinstance(n, str) else "?" for n in names)
         self.facts = GameFacts(
             self.table, players, rules, tuple(keys), commit, tuple(entropies), dealer,
             tuple(commits),
+            game=definition.name,
         )
         if self.view is None:
-            self.view = view_for(initial, self.audience)
+            self.view = definition.view_for(initial, self.audience)
 
     def _start(self, body: dict[str, Any]) -> None:
         if self.facts is None:
@@ -622,16 +678,22 @@ class PlayerSession:
     # -- batches -----------------------------------------------------------------------------
 
     def _events(self, body: dict[str, Any]) -> None:
-        self._queue(Batch.from_body(body))
+        self._queue(Batch.from_body(body, self.definition))
 
     def _public_events(self, body: dict[str, Any]) -> None:
         if self.seat is None and self.joined:
-            self._queue(Batch.from_body(body))
+            self._queue(Batch.from_body(body, self.definition))
 
     def _queue(self, batch: Batch) -> None:
+        self.known = max(self.known, batch.n)
         if batch.n <= self.applied:
             # A duplicate, or history asked for after a snapshot: keep it for the check.
+            history = self._history
+            if history is not None and history[0] <= batch.n <= history[1] \
+                    and batch.n not in self.received:
+                self.notices.append(Missed(batch.n, batch.action, batch.events, batch.standin))
             self.received.setdefault(batch.n, batch)
+            self._chunk_done()
             if self.secret is not None and self.verdict is None:
                 self._try_verify()
             return
@@ -649,8 +711,50 @@ class PlayerSession:
             pending.gap_since = None
         elif pending.gap_since is None:
             pending.gap_since = self.now
+        self._chunk_done()
         if self.secret is not None and self.verdict is None:
             self._try_verify()
+
+    # -- catch-up: history in chunks ----------------------------------------------------------
+
+    def _wanted(self) -> int | None:
+        """The first batch of history still wanted, if any."""
+        if self.watch and self.joined and self.facts is not None:
+            start = self.applied + 1
+            if start <= self.known and start not in self.pending.batches:
+                return start
+        history = self._history
+        if history is not None:
+            missing = next((n for n in range(history[0], history[1] + 1)
+                            if n not in self.received), None)
+            if missing is not None:
+                return missing
+            self._history = None
+        return None
+
+    def _catch_up(self, *, again: bool = False) -> None:
+        """Ask for the next chunk of history, one chunk in flight at a time (the host's
+        work per peer is budgeted: a paced catch-up never trips it for long)."""
+        if self._chunk is not None and not again:
+            return
+        start = self._wanted()
+        if start is None:
+            self._chunk = None
+            return
+        self._chunk = (start, start + CHUNK - 1, self.now)
+        self.pending.last_resync = self.now
+        self.sender.send(self.topics.outbox(self.peer_id), "resync",
+                         {"from": start, "snapshot": False, "reason": "catch-up",
+                          "history": True})
+
+    def _chunk_done(self) -> None:
+        chunk = self._chunk
+        if chunk is None:
+            return
+        last = min(chunk[1], self.known)
+        if all(n in self.received for n in range(chunk[0], last + 1)):
+            self._chunk = None
+            self._catch_up()
 
     def _apply(self, batch: Batch) -> bool:
         assert self.view is not None
@@ -658,15 +762,16 @@ class PlayerSession:
         trial = self.view.copy()
         try:
             for event in batch.events:
-                apply(trial, event)
+                self.definition.apply(trial, event)
         except (InvalidEventError, IndexError, KeyError, ValueError, TypeError) as exc:
             log.warning("batch %d does not apply: %s", batch.n, exc)
-            self._desync(batch, public_hash(self.view), f"event does not apply: {exc}")
+            self._desync(batch, self.definition.public_hash(self.view),
+                         f"event does not apply: {exc}")
             return False
         self.view = trial
         self.applied = batch.n
         self.received[batch.n] = batch
-        ours = public_hash(self.view)
+        ours = self.definition.public_hash(self.view)
         if ours != batch.hash:
             self._desync(batch, ours, "hash differs")
             return False
@@ -703,26 +808,39 @@ class PlayerSession:
     def _snapshot(self, body: dict[str, Any]) -> None:
         n = required(body, "n", int)
         try:
-            state = state_from_wire(required(body, "state", dict))
+            state = self.definition.state_from_wire(required(body, "state", dict))
         except MalformedError as exc:
             raise FrameError(f"snapshot: {exc}") from None
         if state.audience != self.audience:
             raise FrameError("a snapshot of someone else's view")
-        if public_hash(state) != required(body, "hash", str):
+        if self.definition.public_hash(state) != required(body, "hash", str):
             raise FrameError("a snapshot whose hash does not match")
+        before = self.applied
         self.view = state
         self.applied = n
         self.base = max(self.base, n)
+        self.known = max(self.known, n)
+        if n > before and not self.watch:
+            # Back past batches never seen one by one: fetch them for the log.
+            low = before + 1 if self._history is None else min(self._history[0], before + 1)
+            self._history = (low, n)
         self.pending.batches = {k: b for k, b in self.pending.batches.items() if k > n}
         self.notices.append(Resynced(n, "snapshot"))
         if state.outcome is not None:
             self.notices.append(GameEnded(state.outcome))
         self._drain()
+        self._catch_up()
 
     def _host_heartbeat(self, body: dict[str, Any]) -> None:
         at = required(body, "at", int)
+        self.known = max(self.known, at)
         pending = self.pending
         behind = self.joined and self.view is not None and at > self.applied
+        if self._chunk is not None:
+            return  # catching up already
+        if behind and self.watch and self.facts is not None:
+            self._catch_up()
+            return
         if behind and not pending.batches and pending.gap_since is None:
             pending.gap_since = self.now
 
@@ -782,6 +900,7 @@ class PlayerSession:
             return
         self.secret = key_bytes(body, "secret")
         self.total = required(body, "total", int)
+        self.known = max(self.known, self.total)
         termination = required(body, "termination", int)
         if not 0 <= termination < len(Termination):
             raise FrameError("unknown termination")
@@ -794,7 +913,8 @@ class PlayerSession:
             return  # still catching up; _drain calls again
         missing = [n for n in range(1, self.total + 1) if n not in self.received]
         if missing:
-            self._request_resync(missing[0], snapshot=False, reason="history")
+            if self._chunk is None:
+                self._request_resync(missing[0], snapshot=False, reason="history")
             return
         self.verdict = verify_game(
             self.facts, self.secret, self.received, self.total, self.audience

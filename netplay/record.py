@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine.config import RulesConfig
 from engine.errors import EngineError
+from engine.games import DEFAULT_GAME, game_def
 from engine.state import HOST
 from netplay.batch import Batch
 from netplay.errors import FrameError
@@ -92,10 +92,12 @@ def verify_record(record: dict[str, Any]) -> Verdict:
     try:
         players = record["players"]
         keys = record["keys"]
+        name = record.get("game", DEFAULT_GAME)
+        game = game_def(name)
         facts = GameFacts(
             table=record["table"],
             players=players,
-            rules=RulesConfig.from_wire(record["rules"]),
+            rules=game.config_from_wire(record["rules"]),
             keys=tuple(keys),
             commit=record["commit"],
             entropies=tuple(record["entropies"]),
@@ -104,11 +106,12 @@ def verify_record(record: dict[str, Any]) -> Verdict:
             # as they are.
             entropy_commits=None if record.get("entropy_commits") is None
             else tuple(record["entropy_commits"]),
+            game=name,
         )
         secret = record["secret"]
         if not isinstance(secret, bytes):
             return Verdict(False, "the record holds no revealed secret (game not finished?)")
-        batches = {b.n: b for b in (Batch.from_body(body) for body in record["batches"])}
+        batches = {b.n: b for b in (Batch.from_body(body, game) for body in record["batches"])}
     except (KeyError, TypeError, EngineError, FrameError) as exc:
         return Verdict(False, f"the record is malformed: {exc}")
     verdict = verify_game(facts, secret, batches, len(batches), HOST)

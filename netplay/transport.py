@@ -155,6 +155,13 @@ class _Outbox:
             self.ready.set()
 
 
+def _drain(queue: asyncio.Queue[tuple[str, bytes]], limit: int) -> list[tuple[str, bytes]]:
+    out: list[tuple[str, bytes]] = []
+    while len(out) < limit and not queue.empty():
+        out.append(queue.get_nowait())
+    return out
+
+
 class MqttTransport:
     """One peer's connection to an MQTT broker, kept alive until :meth:`stop`."""
 
@@ -221,6 +228,10 @@ class MqttTransport:
 
     async def receive(self) -> tuple[str, bytes]:
         return await self._incoming.get()
+
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` messages already received, without waiting."""
+        return _drain(self._incoming, limit)
 
     async def flushed(self) -> None:
         await self._outbox.idle.wait()
@@ -378,6 +389,10 @@ class MemoryTransport:
     async def receive(self) -> tuple[str, bytes]:
         assert self._queue is not None, "start() first"
         return await self._queue.get()
+
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` messages already received, without waiting."""
+        return [] if self._queue is None else _drain(self._queue, limit)
 
     async def flushed(self) -> None:
         return None

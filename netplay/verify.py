@@ -9,13 +9,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from engine.actions import Action, CloseBlockWindow
-from engine.config import RulesConfig
+from engine.actions import CloseBlockWindow
 from engine.errors import EngineError
-from engine.game import Game
+from engine.games import DEFAULT_GAME, game_def
 from engine.state import HOST, Audience
-from engine.views import public_hash
 from netplay.batch import Batch
 from netplay.codec import decode
 from netplay.entropy import check_entropies
@@ -53,7 +52,8 @@ class GameFacts:
 
     table: str
     players: int
-    rules: RulesConfig
+    rules: Any
+    """The table rules: a ``RulesConfig``, or the config of ``game``."""
     keys: tuple[bytes | None, ...]
     """Per seat: the player's key, ``None`` for a bot of the host."""
     commit: bytes
@@ -63,6 +63,8 @@ class GameFacts:
     entropy_commits: tuple[bytes | None, ...] | None = None
     """Per seat, the commitment a player joined with (``None`` for a host bot); ``None``
     altogether for games from before commit-then-reveal (``netplay.entropy``)."""
+    game: str = DEFAULT_GAME
+    """Which game (``engine.games.GAMES``): ``stacks`` or ``sequence``."""
 
 
 def check_proof(facts: GameFacts, batch: Batch) -> str | None:
@@ -78,7 +80,7 @@ def check_proof(facts: GameFacts, batch: Batch) -> str | None:
         return f"batch {batch.n}: seat {action.seat}'s action carries no signed proof"
     try:
         frame = decode(batch.proof)
-        signed = Action.from_wire(required(frame.body, "action", dict))
+        signed = game_def(facts.game).action_from_wire(required(frame.body, "action", dict))
     except (FrameError, EngineError) as exc:
         return f"batch {batch.n}: the proof does not decode ({exc})"
     if frame.sender != key:
@@ -113,14 +115,15 @@ def verify_game(
             return Verdict(False, problem)
     seed = deal_seed(secret, facts.entropies)
     try:
-        game = Game.new(facts.players, seed, facts.rules, keep_log=True, dealer=facts.dealer)
+        definition = game_def(facts.game)
+        game = definition.new_game(facts.players, seed, facts.rules, facts.dealer)
         game.keep_log = False
         first = batches[1]
         if first.action is not None:
             return Verdict(False, "batch 1 must be the deal")
         if tuple(e.redacted_for(audience) for e in game.log) != first.events:
             return Verdict(False, "the deal differs from the one the seed gives")
-        if public_hash(game.state) != first.hash:
+        if definition.public_hash(game.state) != first.hash:
             return Verdict(False, "batch 1: hash differs")
         for n in range(2, total + 1):
             batch = batches[n]
@@ -132,7 +135,7 @@ def verify_game(
             events = game.act(batch.action)
             if tuple(e.redacted_for(audience) for e in events) != batch.events:
                 return Verdict(False, f"batch {n}: events differ from the replay")
-            if public_hash(game.state) != batch.hash:
+            if definition.public_hash(game.state) != batch.hash:
                 return Verdict(False, f"batch {n}: public hash differs from the replay")
     except EngineError as exc:
         return Verdict(False, f"the replay failed: {exc}")

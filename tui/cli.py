@@ -361,7 +361,14 @@ def _add_net_commands(
     )
     host.add_argument("--headless", action="store_true", help="no interface: print progress")
     host.add_argument("--name", help="your name at the table (interface only)")
-    host.add_argument("--players", type=_players, default=4, help="seats at the table (4)")
+    host.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                      help="stacks (Sequence Stacks, default) or sequence (classic Sequence: "
+                      "--headless only for now)")
+    host.add_argument("--players", type=_sim_players, default=4,
+                      help="seats at the table (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 or "
+                      "12 for sequence")
+    host.add_argument("--teams", type=int, choices=(2, 3), default=None,
+                      help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
     host.add_argument("--bots", type=_host_bots, default=0, metavar="N|LEVELS",
                       help="seats played by the host's bots: a count, or their levels "
                       f"comma separated ({', '.join(LEVELS)}) (0)")
@@ -481,6 +488,29 @@ def insecure_seed(args: argparse.Namespace) -> str | None:
             "add --insecure-seed for a test table")
 
 
+def host_game_problem(args: argparse.Namespace) -> str | None:
+    """Why ``stacks host`` can't host this game so (in words), or ``None``."""
+    from engine.errors import ConfigError
+    from engine.games import game_def
+
+    definition = game_def(args.game)
+    try:
+        definition.check_players(args.players)
+    except ConfigError as exc:
+        return str(exc)
+    if definition.name != "stacks":
+        for level in host_bot_levels(args):
+            if level not in definition.bot_names:
+                return (f"{definition.title} has no {level!r} bot; choose from "
+                        f"{', '.join(definition.bot_names)}")
+    if args.game == "stacks":
+        return "--teams is for --game sequence" if args.teams is not None else None
+    if not args.headless:
+        return ("classic Sequence has no board screen yet: host it with --headless, and "
+                "seat bots (--bots, stacks bot) or watch it with stacks watch --headless")
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_first_word(words))
@@ -498,6 +528,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     refusal = insecure_seed(args)
     if refusal:
         parser.error(refusal)
+    if args.command == "host" and not args.resume:
+        refusal = host_game_problem(args)
+        if refusal:
+            parser.error(refusal)
     if args.command == "host" and args.bot_delay is None:
         args.bot_delay = 0.0 if args.headless else 0.6
     if args.command is None or args.command in ("play", "join") or (

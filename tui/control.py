@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from engine.actions import Action, Block, PassBlock
+from engine.events import Event
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import (
     Applied,
@@ -27,6 +28,7 @@ from netplay.player import (
     HostConflict,
     Impostor,
     Joined,
+    Missed,
     Notice,
     RaceResult,
     Refused,
@@ -69,6 +71,8 @@ class Control:
         self.gameover: GameOverScreen | None = None
         self.problem: Problem | None = None
         self._desynced = False
+        self._away: Narrator | None = None
+        self._away_next = 0
         self._closing: Worker[None] | None = None
         self._sent: Action | None = None
         """The last action sent, to word the host's refusal of it."""
@@ -316,6 +320,8 @@ class Control:
             self._applied(notice)
         elif isinstance(notice, Resynced):
             self._resynced()
+        elif isinstance(notice, Missed):
+            self._missed(notice)
         elif isinstance(notice, Desynced):
             self._desynced = True
             self.app.notify(
@@ -417,12 +423,31 @@ class Control:
         if model is None:
             return
         for event in notice.events:
+            if not isinstance(event, Event):
+                continue  # the interface shows Sequence Stacks tables only
             model.stats.add(event)
             if narrator is not None and table is not None:
                 line = narrator.describe(event)
                 if line:
                     table.say(line)
         self._view()
+
+    def _missed(self, notice: Missed) -> None:
+        """What happened while we were away, in the log, after the fact (a narrator of its
+        own: the live one already knows the table as it is now)."""
+        model, table = self.model, self.table
+        if model is None or table is None:
+            return
+        narrator = self._away
+        if narrator is None or notice.n != self._away_next:
+            narrator = self._away = Narrator(model.names, model.me)
+            table.say(f"[b]While you were away[/] [dim](from batch {notice.n}; "
+                      "stand-in moves marked ⟲)[/]:")
+        self._away_next = notice.n + 1
+        for event in notice.events:
+            line = narrator.describe(event) if isinstance(event, Event) else None
+            if line:
+                table.say(f"[dim]⟲[/] {line}" if notice.standin else f"[dim]·[/] {line}")
 
     def _resynced(self) -> None:
         self._view()
@@ -456,4 +481,7 @@ def _refused_advice(reason: str) -> str:
         return "Every seat is taken: watch instead (stacks watch TABLE)."
     if "started" in reason:
         return "The game is on: watch it (stacks watch TABLE) or wait for the next one."
+    if "can't show" in reason:
+        return ("Follow it with stacks watch TABLE --headless, or seat a bot there: "
+                "stacks bot TABLE.")
     return "Esc goes back to the menu."

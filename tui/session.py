@@ -173,6 +173,7 @@ class TableSession:
                 identity, launch.table, launch.display_name(), broker=self.broker,
                 password=launch.password, watch=launch.role == "watch",
             )
+            player.player.games = frozenset({"stacks"})  # no board screen for classic yet
             if launch.seed is not None:
                 player.player.entropy = derive_seed(launch.seed, label=f"player-{launch.game}")
             if self.host is not None:

@@ -13,6 +13,7 @@ Ties are broken with the bot's own generator, so equal seats don't always play a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Final, Protocol
 
@@ -233,11 +234,12 @@ _FACTORIES: Final[dict[str, Callable[[bytes], SequenceBot]]] = {
 }
 
 
-def make_sequence_bot(name: str, seed: bytes = b"") -> SequenceBot:
-    """A new classic bot by name; ``seed`` feeds its tie-breaking generator."""
+def make_sequence_bot(name: str, seed: bytes | None = None) -> SequenceBot:
+    """A new classic bot by name; ``seed`` feeds its tie-breaking generator (``None``:
+    from the OS, so nobody can predict its choices)."""
     try:
         factory = _FACTORIES[name]
     except KeyError:
         names = ", ".join(SEQUENCE_BOT_NAMES)
         raise ValueError(f"unknown Sequence bot {name!r}; choose from {names}") from None
-    return factory(seed or name.encode())
+    return factory(os.urandom(16) if seed is None else seed)

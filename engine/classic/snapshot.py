@@ -96,7 +96,10 @@ def state_from_wire(data: object) -> SequenceState:
                 state.locked[cell] = True
         state.dealer = _int(data["dealer"], "dealer", 0, players - 1)
         state.current = _int(data["current"], "current", 0, players - 1)
-        state.phase = Phase(_int(data["phase"], "phase", 0, len(Phase) - 1))
+        try:
+            state.phase = Phase(_int(data["phase"], "phase", 0, max(Phase)))
+        except ValueError:
+            raise MalformedError("snapshot field phase is not a phase") from None
         state.turn = _int(data["turn"], "turn", 0, 1 << 30)
         state.exchanges = _int(data["exchanges"], "exchanges", 0, 64)
         state.played = _bool(data["played"], "played")

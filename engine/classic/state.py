@@ -31,11 +31,15 @@ TEAM_LETTERS: Final[tuple[str, ...]] = ("B", "G", "R")
 
 
 class Phase(IntEnum):
+    """Numbered as Sequence Stacks' phases (:class:`engine.state.Phase`), so table code
+    that asks "is it play, is it over" reads either game alike; there is no 2 (Stacks'
+    Block window) here."""
+
     SETUP = 0
     """Before the deal."""
     PLAY = 1
     """The current player may exchange a dead card, then plays one card."""
-    GAME_OVER = 2
+    GAME_OVER = 3
 
 
 def default_teams(players: int) -> int:
@@ -95,7 +99,7 @@ class SequenceState:
     def new(cls, config: SequenceConfig, players: int) -> SequenceState:
         """A table before the deal, with teams, hand size and target resolved."""
         if players not in PLAYER_COUNTS:
-            counts = ", ".join(map(str, PLAYER_COUNTS))
+            counts = ", ".join(map(str, PLAYER_COUNTS[:-1])) + f" or {PLAYER_COUNTS[-1]}"
             raise ConfigError(f"Sequence is for {counts} players, not {players}")
         teams = config.teams or default_teams(players)
         if players <= MAX_TEAMS and config.teams not in (None, players):

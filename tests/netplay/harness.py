@@ -25,13 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action, PassBlock
-from engine.bots import Bot, make_bot
 from engine.cards import HIDDEN, KIND, CardId, Kind
 from engine.config import RulesConfig
 from engine.game import Game
-from engine.rules import legal_actions
+from engine.games import TableBot
 from engine.state import Phase, Seat, State
-from engine.views import public_hash, view_for
 from netplay.codec import Frame, Sequencer, decode, pack
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
@@ -93,7 +91,7 @@ class Peer:
     """Harness bookkeeping for one player or spectator session."""
 
     session: PlayerSession
-    bot: Bot
+    bot: TableBot
     auto: bool = True
     """Plays its legal actions with its bot when the table steps."""
     paused: bool = False
@@ -114,7 +112,7 @@ class Table:
         *,
         bots: tuple[str, ...] = (),
         seed: int = 1,
-        rules: RulesConfig | None = None,
+        rules: Any = None,
         password: str | None = None,
         join_password: str | None = None,
         start: float = 1000.0,
@@ -171,7 +169,7 @@ class Table:
             watch=watch, password=password,
         )
         session.entropy = derive(self.seed, f"entropy/{label}")
-        bot = make_bot("greedy", derive(self.seed, f"bot/{label}"))
+        bot = self.settings.definition.bot("medium", derive(self.seed, f"bot/{label}"))
         self.peers.append(Peer(session, bot, auto=not watch))
         for pattern in session.subscriptions():
             self.broker.subscribe(session, pattern, self._deliverer(session))
@@ -211,7 +209,7 @@ class Table:
         return game.state
 
     def host_hash(self) -> str:
-        return public_hash(self.state)
+        return self.settings.definition.public_hash(self.state)
 
     def notices(self, session: PlayerSession) -> list[Notice]:
         self._collect()
@@ -297,9 +295,10 @@ class Table:
             self.pump()
             return bool(seats)
         seat = state.current
-        view = view_for(state, seat)
+        definition = self.settings.definition
+        view = definition.view_for(state, seat)
         self.at_seat(seat).act(self.peer(self.at_seat(seat)).bot.choose(
-            view, seat, legal_actions(view, seat)))
+            view, seat, definition.legal_actions(view, seat)))
         self.pump()
         return True
 
@@ -325,7 +324,7 @@ class Table:
             mark = (session.applied, sum(1 for n in peer.notices if not isinstance(n, Rejected)))
             if peer.acted_at == mark:
                 continue
-            legal = legal_actions(view, session.seat)
+            legal = self.settings.definition.legal_actions(view, session.seat)
             if not legal:
                 continue
             peer.acted_at = mark
@@ -384,7 +383,7 @@ class Table:
             assert session.view is not None, session.name
             assert session.applied == len(self.host.batches), (
                 session.name, session.applied, len(self.host.batches))
-            assert public_hash(session.view) == expected, session.name
+            assert self.settings.definition.public_hash(session.view) == expected, session.name
             if session.seat is not None:
                 assert session.view.hands[session.seat] == self.state.hands[session.seat]
 

@@ -124,3 +124,34 @@ def test_a_join_with_its_entropy_in_the_clear_is_dropped() -> None:
                                       "watch": False}), table.out_topic(old))
     assert table.host.seats[1] is None
     assert "entropy in the clear" in table.host.dropped[-1]
+
+
+def test_a_host_resumed_during_the_reveal_keeps_commitments_and_reveals() -> None:
+    from tests.netplay.test_journal import _crash_and_resume, _journaled
+
+    table = Table(3, seed=11, join=False)
+    entries = _journaled(table)
+    for name in ("ana", "bo"):
+        table.add_player(name)
+    table.pump()
+    cy = table.add_player("cy")
+    # The last seat is taken; cy doesn't hear the call to reveal (its events are lost).
+    table.filters.append(lambda receiver, topic, _: receiver is cy and topic.endswith("events"))
+    table.pump()
+    old = table.host
+    assert old.game is None and old.round.waiting == {2}
+    kinds = [e["t"] for e in entries]
+    assert kinds.count("reveal") == 2 and kinds.count("seat") == 3
+    new = _crash_and_resume(table, entries)
+    for seat in range(3):
+        a, b = old.seats[seat], new.seats[seat]
+        assert a is not None and b is not None
+        assert (a.commit, a.entropy) == (b.commit, b.entropy)
+    table.filters.clear()
+    table.flush()
+    table.pump()
+    # The resumed host asks again; cy still holds the entropy it committed to: dealt.
+    table.tick()
+    assert new.game is not None
+    table.run_to_end()
+    assert all(s.verdict is not None and s.verdict.ok for s in table.players)

@@ -141,18 +141,32 @@ def table_settings(table: str) -> HostSettings:
     return HostSettings(table, 3, bots=("greedy",), block_window=0.5, bot_delay=THINK)
 
 
+def _host_process(url: str, table: str) -> subprocess.Popen[bytes]:
+    """``stacks host --headless`` for ``table`` in a process of its own, as in a real game:
+    what the flood costs the host is then not mixed with what it costs the players."""
+    settings = table_settings(table)
+    code = "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.Popen(
+        [sys.executable, "-c", code, "host", "--headless", "--table", table,
+         "--players", str(settings.players), "--bots", str(len(settings.bots)),
+         "--block-window", str(settings.block_window), "--bot-delay", str(settings.bot_delay),
+         "--broker", url, "--record", os.devnull, "--no-advertise", "--verify-wait", "10"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+
+
 async def live_game(url: str, table: str, *, flood: str | None = None, count: int = 5000,
                     start_at: int = 10, timeout: float = 300.0) -> GameRun:
-    """Host a 3-seat table (one host bot, two bot peers) watched by a spectator; with
-    ``flood``, a rogue process floods it from batch ``start_at``."""
-    settings = table_settings(table)
+    """A 3-seat table whose host (with one bot) runs in its own process, two bot peers and
+    a spectator here; with ``flood``, a rogue process floods it from batch ``start_at``."""
     arrivals: list[float] = []
     loop = asyncio.get_running_loop()
     rogue: subprocess.Popen[bytes] | None = None
-    async with Host(settings, broker=url) as host:
-        watcher = Spectator(Identity.generate(), table, "gauge", broker=url)
-        players = [BotPeer(Identity.generate(), table, broker=url, name=f"p{i}", think=THINK)
-                   for i in range(2)]
+    host = _host_process(url, table)
+    watcher = Spectator(Identity.generate(), table, "gauge", broker=url)
+    players = [BotPeer(Identity.generate(), table, broker=url, name=f"p{i}", think=THINK)
+               for i in range(2)]
+    try:
         async with watcher:
             async def gauge() -> None:
                 async for notice in watcher.notices():
@@ -165,18 +179,23 @@ async def live_game(url: str, table: str, *, flood: str | None = None, count: in
             try:
                 for player in players:
                     await player.__aenter__()
-                await asyncio.wait_for(host.finished(verify_wait=10), timeout)
-                await asyncio.wait_for(watcher.verified.wait(), 30)
+                async with asyncio.timeout(timeout):
+                    await watcher.verified.wait()
+                    for player in players:
+                        await player.verified.wait()
             finally:
                 for player in players:
                     await player.close()
                 measuring.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await measuring
-        session = host.host
-        verified = all(v["ok"] for v in session.verdicts.values()) and \
-            session.all_seats_verified() and watcher.player.verdict is not None \
-            and watcher.player.verdict.ok
+        code = await asyncio.to_thread(host.wait, 60)
+    finally:
+        if host.returncode is None:
+            host.kill()
+            await asyncio.to_thread(host.wait)
+    verdicts = [p.player.verdict for p in (watcher, *players)]
+    verified = code == 0 and all(v is not None and v.ok for v in verdicts)
     sent = 0
     if rogue is not None:
         out, _err = await asyncio.to_thread(rogue.communicate, timeout=60)

@@ -17,10 +17,12 @@ from typing import Any
 
 from broker.autostart import start_meeting_point
 from broker.discovery import Advertiser
+from engine.classic.config import SequenceConfig
+from engine.classic.state import team_name
 from engine.config import RulesConfig
+from engine.games import game_def
 from engine.rng import derive_seed
 from engine.state import Outcome, Termination
-from engine.views import public_hash
 from netplay.errors import ProfileError
 from netplay.host import HostSession, HostSettings
 from netplay.identity import KEY_FILE, Identity, load_profile, profiles_dir
@@ -61,7 +63,15 @@ CLOSED_GRACE = 3.0
 """Seconds a peer still waits for its verdict after the host closed an ended table."""
 
 
-def outcome_words(outcome: Outcome, names: tuple[str, ...] | list[str]) -> str:
+def outcome_words(
+    outcome: Outcome, names: tuple[str, ...] | list[str], view: object = None
+) -> str:
+    """The end in words. At a classic Sequence table (``view`` has ``teams``) the
+    winner is a team: its colour and its players."""
+    teams = getattr(view, "teams", None)
+    if outcome.winner is not None and isinstance(teams, int) and teams < len(names):
+        members = ", ".join(names[outcome.winner::teams])
+        return f"{team_name(outcome.winner)} ({members}) win"
     if outcome.winner is not None:
         who = names[outcome.winner] if outcome.winner < len(names) else f"seat {outcome.winner}"
         return f"{who} wins"
@@ -176,7 +186,8 @@ async def _follow(
                 print(f"{who}: the host closed table {table!r} before this peer could "
                       "check the deal", file=sys.stderr, flush=True)
                 return EXIT_CLOSED
-            if session.host_key is None:
+            if session.host_key is None or (session.closed and not session.joined):
+                # Nothing announced yet, or only a closed table's last word: it may open.
                 if now - started > host_timeout:
                     print(f"{who}: no table {table!r} announced on the broker after "
                           f"{host_timeout:g} s (--host-timeout); is the name right?",
@@ -297,11 +308,14 @@ async def _host(args: argparse.Namespace) -> int:
     settings: HostSettings | None = None
     if not args.resume:
         try:
+            definition = game_def(args.game)
             settings = HostSettings(
                 table=args.table,
                 players=args.players,
                 bots=host_bot_levels(args), standin=args.standin,
-                rules=RulesConfig(),
+                game=definition.name,
+                rules=SequenceConfig(teams=args.teams) if args.game == "sequence"
+                else RulesConfig(),
                 block_window=args.block_window,
                 password=args.password,
                 bot_delay=args.bot_delay,
@@ -402,9 +416,10 @@ async def _host(args: argparse.Namespace) -> int:
                 return 130
             assert session.game is not None and session.game.outcome is not None
             names = [info.name if info else "?" for info in session.seats]
-            print(f"game over: {outcome_words(session.game.outcome, names)} "
-                  f"after {session.game.state.turn} turns", flush=True)
-            print(f"final public hash: {public_hash(session.game.state)}", flush=True)
+            final = session.game.state
+            print(f"game over: {outcome_words(session.game.outcome, names, final)} "
+                  f"after {final.turn} turns", flush=True)
+            print(f"final public hash: {session.definition.public_hash(final)}", flush=True)
             for who, verdict in sorted(session.verdicts.items()):
                 state = "deal verified" if verdict["ok"] else f"FAILED: {verdict['detail']}"
                 print(f"  {who}: {state}")
@@ -513,11 +528,13 @@ async def _bot(args: argparse.Namespace) -> int:
                 return 1
             if isinstance(notice, GameEnded):
                 print(f"{name}: game over: "
-                      f"{outcome_words(notice.outcome, bot.player.names)}", flush=True)
+                      f"{outcome_words(notice.outcome, bot.player.names, bot.view)}",
+                      flush=True)
             if isinstance(notice, Verified):
                 print(f"{name}: {notice.verdict}", flush=True)
                 if bot.view is not None:
-                    print(f"{name}: final public hash: {public_hash(bot.view)}", flush=True)
+                    digest = bot.player.definition.public_hash(bot.view)
+                    print(f"{name}: final public hash: {digest}", flush=True)
                 return 0 if notice.verdict.ok else 1
             return None
 
@@ -565,7 +582,7 @@ async def _watch(args: argparse.Namespace) -> int:
                     "outcome": {
                         "termination": notice.outcome.termination.name.lower(),
                         "winner": notice.outcome.winner,
-                        "words": outcome_words(notice.outcome, names),
+                        "words": outcome_words(notice.outcome, names, watcher.view),
                     }
                 }) + "\n")
                 out.flush()
@@ -574,7 +591,8 @@ async def _watch(args: argparse.Namespace) -> int:
                 out.write(json.dumps({"verification": {
                     "ok": notice.verdict.ok, "detail": notice.verdict.detail,
                     "words": str(notice.verdict),
-                    "hash": public_hash(view) if view is not None else None}}) + "\n")
+                    "hash": watcher.player.definition.public_hash(view)
+                    if view is not None else None}}) + "\n")
                 out.flush()
                 return 0 if notice.verdict.ok else 1
             return None

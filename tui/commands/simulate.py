@@ -75,7 +75,7 @@ def _check_args(args: argparse.Namespace) -> str | None:
     sequence = args.game == "sequence"
     known = SEQUENCE_BOT_NAMES if sequence else BOT_NAMES
     if args.bots is None:
-        args.bots = ["medium" if sequence else "greedy"]
+        args.bots = ["medium"]
     unknown = [name for name in args.bots if name not in known]
     if unknown:
         return f"unknown bot {unknown[0]!r} for {args.game}; choose from {', '.join(known)}"

@@ -1,0 +1,116 @@
+"""Catch-up without gaps: a late or restarted spectator gets the whole public history from
+the first batch, in chunks the host's budgets allow; a player who comes back hears what it
+missed (its stand-in's moves included) as :class:`Missed` notices."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.state import Phase
+from netplay import host as host_module
+from netplay import player as player_module
+from netplay.budget import HostBudgets, HostLimits, Limit
+from netplay.codec import decode
+from netplay.player import Applied, Missed, Resynced
+
+from .harness import SHORT, Table
+
+CHUNK = 8
+"""Chunks this small here, so that a short game's history takes several."""
+
+
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(host_module, "MAX_RESEND", CHUNK)
+    monkeypatch.setattr(player_module, "CHUNK", CHUNK)
+
+
+def long_game(seed: int, batches: int) -> Table:
+    table = Table(3, seed=seed)
+    table.run(lambda: len(table.host.batches) >= batches or table.host.over)
+    assert not table.host.over, "the game ended too soon for this test"
+    return table
+
+
+def test_a_late_spectator_applies_every_batch_once_in_order_in_bounded_chunks() -> None:
+    table = long_game(81, 3 * CHUNK + 10)
+    mark = len(table.broker.log)
+    late = table.add_player("late", watch=True)
+    table.pump()
+    outbox = table.out_topic(late)
+    asks = [decode(p).body for t, p in table.broker.log[mark:] if t == outbox
+            and decode(p).type == "resync"]
+    # One chunk in flight at a time, each asked when the last one is in, from batch 1.
+    assert [a["from"] for a in asks] == [1 + i * CHUNK for i in range(len(asks))]
+    assert all(a["history"] is True and a["snapshot"] is False for a in asks)
+    inbox = table.topics.inbox(late.peer_id)
+    answered = [decode(p) for t, p in table.broker.log[mark:] if t == inbox]
+    assert "snapshot" not in {f.type for f in answered}
+    table.run_to_end()
+    numbers = [n.n for n in table.notices_of(late, Applied)]
+    assert numbers == list(range(1, len(table.host.batches) + 1))
+    assert not table.notices_of(late, Resynced)
+    assert late.verdict is not None and late.verdict.ok
+
+
+def test_a_spectator_over_its_budget_still_gets_everything_paced() -> None:
+    table = long_game(82, 6 * CHUNK)
+    limits = HostLimits(spectator_work=Limit(2 * CHUNK, CHUNK))
+    table.host.budgets = HostBudgets(limits)
+    late = table.add_player("late", watch=True)
+    table.pump()
+    # The burst covers 2 chunks; the rest comes as the budget refills (a chunk a second).
+    assert late.applied == 2 * CHUNK
+    for _ in range(100):
+        if late.applied == len(table.host.batches):
+            break
+        table.advance(0.5)
+    table.assert_in_step([late])
+    numbers = [n.n for n in table.notices_of(late, Applied)]
+    assert numbers == sorted(set(numbers)) == list(range(1, late.applied + 1))
+
+
+def test_a_restarted_player_hears_what_it_missed_with_its_stand_ins_moves() -> None:
+    table = Table(3, seed=83, rules=SHORT, away_after=1.0, grace=1.0)
+    table.run(lambda: len(table.host.batches) >= 5 and table.state.phase == Phase.PLAY)
+    seat = table.state.current
+    old = table.at_seat(seat)
+    seen = old.applied
+    table.remove(old)  # killed
+    info = table.host.seats[seat]
+    assert info is not None
+    table.run(lambda: info.standin is not None and table.state.current != seat
+              and any(b.standin for b in table.host.batches[seen:]))
+    back = table.add_player("back", identity=old.identity)
+    table.pump()
+    total = len(back.received)
+    missed = table.notices_of(back, Missed)
+    # Everything up to the snapshot it came back with, once, in order, after the snapshot.
+    (snapshot,) = table.notices_of(back, Resynced)
+    assert [m.n for m in missed] == list(range(1, snapshot.n + 1))
+    notices = table.notices(back)
+    assert notices.index(snapshot) < notices.index(missed[0])
+    standins = [m for m in missed if m.standin]
+    assert standins and all(m.action is not None and m.action.seat == seat for m in standins)
+    assert {m.n for m in standins} == {b.n for b in table.host.batches[:snapshot.n]
+                                       if b.standin}
+    assert total >= snapshot.n
+    table.run_to_end()
+    assert back.verdict is not None and back.verdict.ok
+
+
+def test_a_player_back_from_a_long_silence_hears_the_batches_the_snapshot_skipped() -> None:
+    table = Table(2, seed=84, away_after=1.0, grace=0.5)
+    table.run(lambda: len(table.host.batches) >= 4 and table.state.phase == Phase.PLAY)
+    me = table.at_seat(0)
+    before = me.applied
+    table.peer(me).deaf = True
+    table.peer(me).paused = True
+    table.run(lambda: len(table.host.batches) >= before + CHUNK + 5)
+    table.peer(me).deaf = False
+    table.peer(me).paused = False
+    table.advance(1.0)  # its heartbeat: far behind, the host answers with a snapshot
+    table.pump()
+    missed = [m.n for m in table.notices_of(me, Missed)]
+    (snapshot,) = table.notices_of(me, Resynced)
+    assert missed == list(range(before + 1, snapshot.n + 1))

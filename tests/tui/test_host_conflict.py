@@ -1,0 +1,47 @@
+"""Two host keys for one table: the interface shows both with their fingerprints and
+claims, and follows the one the user picks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from netplay.host import HostSession, HostSettings
+from netplay.hosts import fingerprint
+from netplay.identity import Identity
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import Host
+from tests.tui.conftest import until
+from tui.app import make_app
+from tui.launch import MEMORY, Launch
+from tui.screens.choice import ChoiceScreen
+from tui.screens.lobby import LobbyScreen
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_a_second_host_key_is_shown_and_followed_only_when_chosen(
+    stacks_home: Path,
+) -> None:
+    broker = AsyncMemoryBroker()
+    # A stale (or rogue) announcement of table "friday" is on the broker first.
+    stale = HostSession(Identity.generate(), HostSettings("friday", 3, title="old friday"), 0.0)
+    for out in stale.data_to_send():
+        broker.publish(out.topic, out.payload, out.retain)
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    real = Host(HostSettings("friday", 3, bots=("greedy",), title="real friday"), broker=broker)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        async with real:
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+            screen = app.screen
+            assert isinstance(screen, ChoiceScreen)
+            labels = [answer.label for answer in screen.answers]
+            assert fingerprint(stale.identity.key) in labels[0] and "old friday" in labels[0]
+            assert fingerprint(real.identity.key) in labels[1] and "real friday" in labels[1]
+            await pilot.press("2")
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                        and app.screen.me == 0, "a seat at the real table")
+            assert real.host.seats[0] is not None and real.host.seats[0].name == "Bo"
