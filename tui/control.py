@@ -25,6 +25,7 @@ from netplay.player import (
     Desynced,
     GameEnded,
     GameStarted,
+    HostChanged,
     HostConflict,
     Impostor,
     Joined,
@@ -35,12 +36,14 @@ from netplay.player import (
     Rejected,
     Resynced,
     TableSeen,
+    Unseated,
     Verified,
 )
 from tui.history import History, Line, Step, history_of
 from tui.launch import Launch
 from tui.messages import Problem
 from tui.model import TableModel
+from tui.serve_link import SERVED_EXTRAS
 from tui.words import Narrator, short_name
 
 if TYPE_CHECKING:
@@ -132,9 +135,11 @@ class Control:
         link = self.app.link
         if link is None:
             return "this program was not started by `stacks serve`"
+        # Table settings that not every version has (the turn clock...) go when present.
+        extra = {name: getattr(launch, name) for name in SERVED_EXTRAS if hasattr(launch, name)}
         try:
             reply = await link.request(
-                "open", table=launch.table, players=launch.players, bots=launch.bots,
+                "open", **extra, table=launch.table, players=launch.players, bots=launch.bots,
                 block_window=launch.block_window, bot_delay=launch.bot_delay,
                 password=launch.password, rules=launch.rules.to_wire(),
                 dealer=None if launch.dealer is None else launch.dealer % launch.players,
@@ -360,6 +365,17 @@ class Control:
             )
         elif isinstance(notice, HostConflict):
             await self._host_conflict(notice)
+        elif isinstance(notice, HostChanged):
+            self.app.notify(
+                f"The host {notice.old.fingerprint} closed this table; following its new host "
+                f"{notice.new.fingerprint}.", severity="warning", timeout=10,
+            )
+        elif isinstance(notice, Unseated):
+            self.app.notify(
+                f"{notice.name} lost seat {notice.seat + 1} before the deal ({notice.why}). "
+                "Nothing was dealt: the game starts once the seat is taken again.",
+                severity="warning", timeout=10,
+            )
 
     async def _host_conflict(self, notice: HostConflict) -> None:
         """Two host keys claim the table: show both; before joining, the user picks."""
