@@ -30,6 +30,7 @@ from tui.messages import (
     SessionReady,
     ShowResults,
     Start,
+    Waiting,
 )
 from tui.serve_link import ServeLink
 
@@ -109,6 +110,10 @@ class StacksApp(App[None]):
 
     def on_health(self, message: Health) -> None:
         self.control.health(message.problem)
+
+    def on_waiting(self, message: Waiting) -> None:
+        if self.control.table is not None:
+            self.control.table.waiting = message.line
 
     def on_session_ready(self, message: SessionReady) -> None:
         self.control.ready(message.where)

@@ -342,6 +342,16 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _clock_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError("must be 0 to 3600 seconds")
+    return value
+
+
 def _add_host_timeout(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host-timeout", type=_positive_seconds, default=120.0, metavar="SECONDS",
@@ -383,6 +393,11 @@ def _add_net_commands(
     host.add_argument("--table", type=_table, default="stacks", help="table name (stacks)")
     host.add_argument("--block-window", type=_seconds, default=3.0,
                       help="seconds opponents have to Block a completed pile (3)")
+    host.add_argument("--turn-clock", type=_clock_seconds, default=60.0, metavar="SECONDS",
+                      help="seconds a player has for a turn before the stand-in bot plays "
+                      "it; 0 turns the clock off (60)")
+    host.add_argument("--spectator-delay", type=_clock_seconds, default=0.0, metavar="SECONDS",
+                      help="spectators see the game this many seconds late (0)")
     host.add_argument("--seed", type=int,
                       help="make the host's secret reproducible (only for tables nobody "
                       "else joins: every seat a bot of the host; see --insecure-seed)")
