@@ -118,8 +118,14 @@ class GameDef(Generic[S, A, E, C]):
     def check_players(self, players: int) -> None:
         """Raise :class:`ConfigError` in words when the game is not for ``players``."""
         if players not in self.player_counts:
-            counts = ", ".join(map(str, self.player_counts))
-            raise ConfigError(f"{self.title} is for {counts} players, not {players}")
+            raise ConfigError(f"{self.title} is for {self.counts_words()} players, not {players}")
+
+    def counts_words(self) -> str:
+        """``2-6``, or ``2, 3, 4, 6, 8, 9, 10 or 12``."""
+        counts = self.player_counts
+        if list(counts) == list(range(counts[0], counts[-1] + 1)):
+            return f"{counts[0]}-{counts[-1]}"
+        return ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}"
 
 
 def _stacks_to_move(state: State) -> list[Seat]:

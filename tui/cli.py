@@ -148,8 +148,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     tour.add_argument("--games", type=positive_int, default=100, help="games to play (100)")
     tour.add_argument("--players", type=_players, default=2, help="players per game, 2-6 (2)")
-    tour.add_argument("--bots", type=_bot_list, default=["hard", "medium"],
-                      help=f"the bots, comma separated ({', '.join(LEVELS)}; hard,medium)")
+    tour.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                      help="stacks (default) or sequence (classic Sequence, 2 or 3 players)")
+    tour.add_argument("--bots", type=_name_list, default=None,
+                      help=f"the bots, comma separated ({', '.join(LEVELS)}; hard,medium; "
+                      "for sequence: random, easy, medium; medium,easy)")
     tour.add_argument("--budget", type=_budget, default=DEFAULT_BUDGET,
                       help=f"seconds per decision of a hard bot ({DEFAULT_BUDGET})")
     tour.add_argument("--iterations", type=positive_int, default=None,

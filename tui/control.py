@@ -40,6 +40,7 @@ from netplay.player import (
 from tui.launch import Launch
 from tui.messages import Problem
 from tui.model import TableModel
+from tui.serve_link import SERVED_EXTRAS
 from tui.words import Narrator, short_name
 
 if TYPE_CHECKING:
@@ -125,9 +126,11 @@ class Control:
         link = self.app.link
         if link is None:
             return "this program was not started by `stacks serve`"
+        # Table settings that not every version has (the turn clock...) go when present.
+        extra = {name: getattr(launch, name) for name in SERVED_EXTRAS if hasattr(launch, name)}
         try:
             reply = await link.request(
-                "open", table=launch.table, players=launch.players, bots=launch.bots,
+                "open", **extra, table=launch.table, players=launch.players, bots=launch.bots,
                 block_window=launch.block_window, bot_delay=launch.bot_delay,
                 password=launch.password, rules=launch.rules.to_wire(),
                 dealer=None if launch.dealer is None else launch.dealer % launch.players,

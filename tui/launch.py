@@ -65,6 +65,10 @@ class Launch:
     """False: a host first chooses the settings in the lobby."""
     game: int = 0
     """Counts rematches, so that a seeded rematch deals a new game."""
+    resume: Path | None = None
+    """A host: bring back the unfinished table of this journal (``stacks host --resume``)."""
+    new_table: bool = False
+    """A host: abandon an unfinished table of the same name instead of refusing."""
     held: bool = False
     """A table held by the ssh server (`stacks serve`): the host form asks the server to
     open it, and from then on this program is a player at it (its creator: it may fill

@@ -32,6 +32,8 @@ LINK_ENV = "STACKS_SERVE_LINK"
 """The environment variable naming the program's end of the channel (a descriptor)."""
 SSH_ENV = "STACKS_SERVE_SSH"
 """The ssh command line that reaches the server (``ssh -t -p 2222 HOST``)."""
+SERVED_EXTRAS = ("turn_clock", "spectator_delay")
+"""Table settings in seconds (0-3600) an ``open`` may carry, where the host has them."""
 MAX_LINE = 64 * 1024
 REPLY_WAIT = 15.0
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import math
@@ -42,6 +43,7 @@ from netplay.journal import JournalError, JournalFile, list_tables, mark
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host
 from netplay.topics import check_table_name
+from tui.serve_link import SERVED_EXTRAS
 
 log = logging.getLogger(__name__)
 
@@ -437,11 +439,17 @@ def host_settings(request: dict[str, Any]) -> HostSettings:
     if password is not None and (not isinstance(password, str) or not password
                                  or len(password) > MAX_PASSWORD):
         raise RequestRefused(f"password: 1-{MAX_PASSWORD} characters, or none")
+    known = {f.name for f in dataclasses.fields(HostSettings)}
+    extras: dict[str, Any] = {
+        key: _seconds(request, key, 0.0, 3600.0)
+        for key in SERVED_EXTRAS if key in known and key in request
+    }
     try:
         rules = RulesConfig.from_wire(request.get("rules", {}))
-        return HostSettings(table=name, players=players, bots=("greedy",) * bots, rules=rules,
-                            block_window=window, password=password, bot_delay=delay,
-                            dealer=dealer)
+        settings = HostSettings(table=name, players=players, bots=("greedy",) * bots,
+                                rules=rules, block_window=window, password=password,
+                                bot_delay=delay, dealer=dealer)
+        return dataclasses.replace(settings, **extras) if extras else settings
     except (ValueError, ConfigError) as exc:
         raise RequestRefused(str(exc)) from None
 

@@ -99,7 +99,7 @@ class SequenceState:
     def new(cls, config: SequenceConfig, players: int) -> SequenceState:
         """A table before the deal, with teams, hand size and target resolved."""
         if players not in PLAYER_COUNTS:
-            counts = ", ".join(map(str, PLAYER_COUNTS))
+            counts = ", ".join(map(str, PLAYER_COUNTS[:-1])) + f" or {PLAYER_COUNTS[-1]}"
             raise ConfigError(f"Sequence is for {counts} players, not {players}")
         teams = config.teams or default_teams(players)
         if players <= MAX_TEAMS and config.teams not in (None, players):

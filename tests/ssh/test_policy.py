@@ -151,3 +151,25 @@ def test_other_commands_never_load_asyncssh() -> None:
     shown = subprocess.run([sys.executable, "-m", "tui.cli", "--help"], capture_output=True,
                            text=True, cwd=ROOT, timeout=60, check=True).stdout
     assert "serve" in shown
+
+
+@pytest.mark.parametrize(("public", "port", "address", "shown"), [
+    (None, 2222, ("127.0.0.1", 2222), "ssh -t -p 2222 127.0.0.1"),
+    (None, 2222, ("::ffff:192.168.1.10", 2222, 0, 0), "ssh -t -p 2222 192.168.1.10"),
+    ("game.example.org", 2222, ("10.0.0.5", 2222), "ssh -t -p 2222 game.example.org"),
+    ("game.example.org", 22, ("10.0.0.5", 22), "ssh -t game.example.org"),
+])
+def test_the_join_line_names_the_address_the_player_reached_or_the_public_host(
+    public: str | None, port: int, address: tuple[object, ...], shown: str
+) -> None:
+    from tui.sshserver import GameServer, ServeSettings, _Connection
+
+    server = GameServer(ServeSettings(port=port, public_host=public))
+
+    class Conn:
+        def get_extra_info(self, name: str) -> object:
+            return address if name == "sockname" else None
+
+    connection = _Connection(server)
+    connection.conn = Conn()  # type: ignore[assignment]
+    assert server.ssh_command(connection) == shown

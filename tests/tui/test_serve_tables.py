@@ -50,7 +50,7 @@ async def _eventually(condition: Any, what: str) -> None:
     ({"table": ""}, "1-32"),
     ({}, "names no table"),
     ({"table": "ok", "players": True}, "whole number"),
-    ({"table": "ok", "players": 7}, "2-6 players"),
+    ({"table": "ok", "players": 7}, "players, not 7"),
     ({"table": "ok", "players": 3, "bots": 3}, "no seat for you"),
     ({"table": "ok", "block_window": 0}, "block window"),
     ({"table": "ok", "block_window": float("nan")}, "number of seconds"),

@@ -55,7 +55,7 @@ def test_simulate_sequence_reports_invariant_violations_and_fails(
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--game", "sequence", "--players", "5"], "2, 3, 4, 6, 8, 9, 10, 12 players, not 5"),
+        (["--game", "sequence", "--players", "5"], "2, 3, 4, 6, 8, 9, 10 or 12 players, not 5"),
         (["--game", "sequence", "--bots", "greedy"], "unknown bot 'greedy' for sequence"),
         (["--game", "sequence", "--players", "4", "--teams", "3"], "4 players can't form 3"),
         (["--players", "8"], "Sequence Stacks is for"),

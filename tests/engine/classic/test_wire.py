@@ -183,7 +183,7 @@ def test_the_registry_names_the_choices_for_an_unknown_game() -> None:
     assert game_def("sequence") is SEQUENCE
     with pytest.raises(ConfigError, match="stacks, sequence"):
         game_def("chess")
-    with pytest.raises(ConfigError, match="Sequence is for 2, 3, 4, 6, 8, 9, 10, 12 players"):
+    with pytest.raises(ConfigError, match="Sequence is for 2, 3, 4, 6, 8, 9, 10 or 12 players"):
         SEQUENCE.check_players(5)
     STACKS.check_players(5)
 
