@@ -549,6 +549,9 @@ class HostSession:
     def _join(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
         name = player_name(body)
         if "entropy_commit" not in body and "entropy" in body:
+            self.sender.send(self.topics.inbox(peer_id(key)), "refused", {
+                "reason": "this table needs a newer sequence-stacks (its deal takes a "
+                "commitment to your entropy, not the entropy itself)"})
             raise FrameError("a join with its entropy in the clear (an older client): "
                              "this host takes a commitment (entropy_commit)")
         commit = key_bytes(body, "entropy_commit")
@@ -653,7 +656,7 @@ class HostSession:
             if info.commit is None or entropy_commitment(entropy) != info.commit:
                 log.warning("%s (seat %d) revealed an entropy that is not the one it "
                             "committed to: the round is void", info.name, seat)
-                self._unseat(seat, "your entropy does not match the commitment you joined with")
+                self._unseat(seat, "the seat revealed an entropy it had not committed to")
                 return
             info.entropy = entropy
             self._journal({"t": "reveal", "seat": seat, "entropy": entropy})
@@ -670,7 +673,7 @@ class HostSession:
         late = sorted(self.round.waiting)
         what = "commit to" if self.round.phase == COMMIT else "reveal"
         for seat in late:
-            self._unseat(seat, f"you did not {what} your entropy in time")
+            self._unseat(seat, f"the seat did not {what} its entropy in time")
         if not late:
             self.round.deadline = None
 
@@ -682,7 +685,7 @@ class HostSession:
         self.seats[seat] = None
         self._journal({"t": "unseat", "seat": seat})
         self.sender.send(self.topics.inbox(peer_id(info.key)), "refused",
-                         {"reason": f"you lost your seat: {why}"})
+                         {"reason": f"you lost your seat before the deal: {why}"})
         self.sender.send(self.topics.events, "unseated",
                          {"seat": seat, "name": info.name, "why": why})
         for other in self.seats:

@@ -40,6 +40,8 @@ CHUNK_PATIENCE = 1.5
 HOST_SILENT = 5.0
 """Seconds without a frame from the host (it heartbeats every second) before it counts as
 offline: a frozen host fires no last will until the broker's keepalive (amqtt: never)."""
+JOIN_RETRY = 3.0
+"""Seconds before an unanswered join is sent again."""
 CHAT_PER_SEAT = Limit(5, 1)
 """Chat lines shown per seated player: 5 at once, then one a second."""
 CHAT_OTHERS = Limit(20, 2)
@@ -270,6 +272,9 @@ class PlayerSession:
         self.dropped: list[str] = []
         self._next_heartbeat = now
         self._join_sent = False
+        self._join_at: float | None = None
+        """When the last join went out unanswered (a host over its join budget, say,
+        dropped it): it goes again every JOIN_RETRY seconds until welcomed or refused."""
         self.host_heard: float | None = None
         """When a valid frame of the host last came (this session's clock)."""
         self.host_offline_at: float | None = None
@@ -345,6 +350,11 @@ class PlayerSession:
     def _watching_host(self) -> bool:
         return self.host_heard is not None and not self.closed and self.host_offline_at is None
 
+    def _join_due(self) -> float | None:
+        if self._join_at is None or self.joined or self.host_key is None or self.closed:
+            return None
+        return self._join_at + JOIN_RETRY
+
     def next_deadline(self) -> float:
         times = [self._next_heartbeat]
         if self._watching_host():
@@ -356,6 +366,9 @@ class PlayerSession:
             times.append(self.pending.gap_since + GAP_WAIT)
         if self.secret is not None and self.verdict is None:
             times.append(self.pending.last_resync + RESYNC_EVERY)
+        due = self._join_due()
+        if due is not None:
+            times.append(due)
         return min(times)
 
     # -- output ----------------------------------------------------------------------------
@@ -380,6 +393,9 @@ class PlayerSession:
 
     def tick(self, now: float) -> None:
         self.now = now
+        due = self._join_due()
+        if due is not None and now >= due:
+            self._send_join()
         if now >= self._next_heartbeat and self.joined:
             self._next_heartbeat = now + self.heartbeat_every
             self.sender.send(self.topics.outbox(self.peer_id), "heartbeat",
@@ -608,6 +624,7 @@ class PlayerSession:
              "password": password, "watch": self.watch, "at": self.applied},
         )
         self._join_sent = True
+        self._join_at = self.now
 
     def _welcome(self, body: dict[str, Any]) -> None:
         seat = optional(body, "seat", int)
@@ -620,6 +637,7 @@ class PlayerSession:
             raise FrameError("a player was welcomed as a spectator")
         self.seat = seat
         self.joined = True
+        self._join_at = None
         facts = optional(body, "facts", dict)
         had_facts = self.facts is not None
         if facts is not None:
@@ -640,6 +658,7 @@ class PlayerSession:
         reason = clean_text(required(body, "reason", str), 200)
         self.notices.append(Refused(reason))
         self._join_sent = True
+        self._join_at = None
 
     def _set_facts(self, body: dict[str, Any]) -> None:
         players = required(body, "players", int)

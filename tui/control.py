@@ -25,6 +25,7 @@ from netplay.player import (
     Desynced,
     GameEnded,
     GameStarted,
+    HostChanged,
     HostConflict,
     Impostor,
     Joined,
@@ -35,6 +36,7 @@ from netplay.player import (
     Rejected,
     Resynced,
     TableSeen,
+    Unseated,
     Verified,
 )
 from tui.launch import Launch
@@ -355,6 +357,17 @@ class Control:
             )
         elif isinstance(notice, HostConflict):
             await self._host_conflict(notice)
+        elif isinstance(notice, HostChanged):
+            self.app.notify(
+                f"The host {notice.old.fingerprint} closed this table; following its new host "
+                f"{notice.new.fingerprint}.", severity="warning", timeout=10,
+            )
+        elif isinstance(notice, Unseated):
+            self.app.notify(
+                f"{notice.name} lost seat {notice.seat + 1} before the deal ({notice.why}). "
+                "Nothing was dealt: the game starts once the seat is taken again.",
+                severity="warning", timeout=10,
+            )
 
     async def _host_conflict(self, notice: HostConflict) -> None:
         """Two host keys claim the table: show both; before joining, the user picks."""
