@@ -143,6 +143,8 @@ class Applied(Notice):
     n: int
     action: AnyAction | None
     events: tuple[AnyEvent, ...]
+    standin: bool = False
+    """The host's stand-in bot played for an absent player."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -809,7 +811,7 @@ class PlayerSession:
         if ours != batch.hash:
             self._desync(batch, ours, "hash differs")
             return False
-        self.notices.append(Applied(batch.n, batch.action, batch.events))
+        self.notices.append(Applied(batch.n, batch.action, batch.events, batch.standin))
         if self.view.outcome is not None:
             self.notices.append(GameEnded(self.view.outcome))
         return True

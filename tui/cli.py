@@ -15,6 +15,7 @@ from engine.bots import BOT_NAMES, DEFAULT_BUDGET, LEVELS
 from tui.argtypes import positive_int
 from tui.commands.bench_load import add_bench_load_arguments
 from tui.commands.bench_ssh import add_bench_ssh_arguments
+from tui.commands.replay import add_replay_arguments
 from tui.commands.serve import add_serve_arguments
 from tui.launch import DEFAULT_BROKER
 
@@ -104,6 +105,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--broker", dest="menu_broker", metavar="URL", type=_broker_url,
                         help="broker for the menu's host, join and watch (default: the "
                         "embedded broker to host, mqtt://127.0.0.1:1883 to join)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sim = commands.add_parser(
@@ -169,6 +171,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     _add_ui_commands(commands)
     _add_net_commands(commands, command)
     add_serve_arguments(commands)
+    add_replay_arguments(commands)
 
     bench = commands.add_parser("bench", help="measure speed", description="Benchmarks.")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
@@ -437,7 +440,12 @@ def _add_net_commands(
     _add_host_timeout(bot)
     _add_common_peer(bot, broker_default=DEFAULT_BROKER)
 
-    watch = commands.add_parser("watch", help="watch a table as a spectator")
+    watch = commands.add_parser(
+        "watch", help="watch a table as a spectator",
+        description="Follow a table's game as a spectator: every public event as it "
+        "happens (no hand but what is face up), chat included. --headless prints one JSON "
+        "line per event instead of the interface.",
+    )
     watch.add_argument("table", type=_pinned_table,
                        help="table name, or TABLE@FINGERPRINT to follow only that host")
     watch.add_argument("--headless", action="store_true",
@@ -466,8 +474,9 @@ def _add_net_commands(
 
     verify = commands.add_parser(
         "verify", help="re-check a game record offline",
-        description="Replay a game record from its seed and check every event: exit 0 and "
-        "'verified', or exit 1 and what failed.",
+        description="Replay a game record from its seed and check every event. Exit "
+        "status: 0 verified; 1 the record does not check out (what failed is printed); "
+        "2 the file can't be read or is not a game record.",
     )
     verify.add_argument("record", help="the record file written by the host")
 
@@ -487,6 +496,15 @@ def _add_net_commands(
         from broker.cli import add_arguments as add_broker_arguments
 
         add_broker_arguments(broker)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sequence-stacks")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _first_word(argv: Sequence[str]) -> str | None:
@@ -577,6 +595,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from broker.cli import run as run_broker
 
         return run_broker(args)
+    if args.command == "replay":
+        from tui.commands.replay import run as run_replay
+
+        return run_replay(args)
     if args.command == "serve":
         from tui.commands.serve import run as run_serve
 

@@ -120,3 +120,11 @@ class RecordWritten(Message):
     def __init__(self, path: str) -> None:
         super().__init__()
         self.path = path
+
+
+class ShowHistory(Message):
+    """Open the game's whole history (the ``l`` key of the table)."""
+
+
+class ShowReplay(Message):
+    """Replay the game just finished (the game-over screen's ``v``)."""
