@@ -232,6 +232,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     resume_bench.add_argument("--appends", type=positive_int, default=500,
                               help="journal appends to time (500)")
     resume_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    offline_bench = targets.add_parser(
+        "offline",
+        help="host killed or frozen, to \"host offline\" shown by a player and a spectator",
+        description="On a Mosquitto it starts, kill -9 (and, apart, SIGSTOP) a host "
+        "mid-game and time until a seated player's session and a `stacks watch "
+        "--headless` process say the host is offline.",
+    )
+    offline_bench.add_argument("--rounds", type=positive_int, default=3,
+                               help="rounds per fault (3)")
+    offline_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_load_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
@@ -608,6 +618,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_ssh import run as run_bench_ssh
 
             return run_bench_ssh(args)
+        if args.target == "offline":
+            from tui.commands.bench_offline import run as run_bench_offline
+
+            return run_bench_offline(args)
         if args.target == "resume":
             from tui.commands.bench_resume import run as run_bench_resume
 
