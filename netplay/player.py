@@ -17,6 +17,7 @@ from engine.games import STACKS, AnyAction, AnyEvent, GameDef, game_def
 from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
+from netplay.clock import Wait
 from netplay.codec import ReplayGuard, decode
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
@@ -287,6 +288,8 @@ class PlayerSession:
         self._chunk: tuple[int, int, float] | None = None
         """A chunk of history asked for: first and last batch, when."""
         self._history: tuple[int, int] | None = None
+        self.waits: tuple[float, list[Wait]] = (now, [])
+        """Whom the table waits for, as the host's last heartbeat said, and when it came."""
         """Batches a seated player missed (they came inside a snapshot), fetched for its log."""
         self._chat_budget = Budget("chat", CHAT_PER_SEAT, max_peers=64)
         self._chat_others = Budget("chat", CHAT_OTHERS, max_peers=1)
@@ -328,6 +331,15 @@ class PlayerSession:
     def take_notices(self) -> list[Notice]:
         out, self.notices = self.notices, []
         return out
+
+    def waiting(self, now: float) -> list[Wait]:
+        """Whom the table waits for now (counted down since the host said it), for seats
+        that still have to decide in this peer's view."""
+        told, waits = self.waits
+        view = self.view
+        if view is None or view.outcome is not None or now - told > 3.0:
+            return []
+        return [w.later(now - told) for w in waits]
 
     def host_silent_for(self, now: float) -> float | None:
         """Seconds since the host was last heard (``None`` before it ever was)."""
@@ -469,6 +481,9 @@ class PlayerSession:
             handler = {
                 "welcome": self._welcome,
                 "refused": self._refused,
+                # With a spectator delay the host sends these to the seats at once:
+                "start": self._start,
+                "race": self._race,
                 "events": self._events,
                 "snapshot": self._snapshot,
                 "rejected": self._rejected,
@@ -479,7 +494,7 @@ class PlayerSession:
                 "start": self._start,
                 "events": self._public_events,
                 "heartbeat": self._host_heartbeat,
-                "race": self._race,
+                "race": self._public_race,
                 "reveal": self._reveal,
                 "impostor": self._impostor,
                 "entropy_round": self._entropy_round,
@@ -854,7 +869,15 @@ class PlayerSession:
 
     def _host_heartbeat(self, body: dict[str, Any]) -> None:
         at = required(body, "at", int)
+        public = body.get("public")
+        if self.seat is None and type(public) is int and 0 <= public <= at:
+            at = public  # a spectator delay: what spectators may have so far
         self.known = max(self.known, at)
+        players = self.facts.players if self.facts is not None else 6
+        entries = body.get("wait")
+        waits = [Wait.from_wire(e, players) for e in entries[:6]] \
+            if isinstance(entries, list) else []
+        self.waits = (self.now, [w for w in waits if w is not None])
         pending = self.pending
         behind = self.joined and self.view is not None and at > self.applied
         if self._chunk is not None:
@@ -901,6 +924,12 @@ class PlayerSession:
 
     def _rejected(self, body: dict[str, Any]) -> None:
         self.notices.append(Rejected(clean_text(required(body, "reason", str), 300)))
+
+    def _public_race(self, body: dict[str, Any]) -> None:
+        delay = (self.announce or {}).get("spectator_delay")
+        if self.seat is not None and isinstance(delay, int | float) and delay > 0:
+            return  # a seat had it on its own channel already (the public one is late)
+        self._race(body)
 
     def _race(self, body: dict[str, Any]) -> None:
         presses = []

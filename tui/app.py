@@ -33,6 +33,7 @@ from tui.messages import (
     ShowReplay,
     ShowResults,
     Start,
+    Waiting,
 )
 from tui.serve_link import ServeLink
 
@@ -118,6 +119,10 @@ class StacksApp(App[None]):
 
     def on_health(self, message: Health) -> None:
         self.control.health(message.problem)
+
+    def on_waiting(self, message: Waiting) -> None:
+        if self.control.table is not None:
+            self.control.table.waiting = message.line
 
     def on_session_ready(self, message: SessionReady) -> None:
         self.control.ready(message.where)

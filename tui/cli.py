@@ -232,6 +232,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     resume_bench.add_argument("--appends", type=positive_int, default=500,
                               help="journal appends to time (500)")
     resume_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    offline_bench = targets.add_parser(
+        "offline",
+        help="host killed or frozen, to \"host offline\" shown by a player and a spectator",
+        description="On a Mosquitto it starts, kill -9 (and, apart, SIGSTOP) a host "
+        "mid-game and time until a seated player's session and a `stacks watch "
+        "--headless` process say the host is offline.",
+    )
+    offline_bench.add_argument("--rounds", type=positive_int, default=3,
+                               help="rounds per fault (3)")
+    offline_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_load_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
@@ -348,6 +358,16 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _clock_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError("must be 0 to 3600 seconds")
+    return value
+
+
 def _add_host_timeout(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host-timeout", type=_positive_seconds, default=120.0, metavar="SECONDS",
@@ -389,6 +409,11 @@ def _add_net_commands(
     host.add_argument("--table", type=_table, default="stacks", help="table name (stacks)")
     host.add_argument("--block-window", type=_seconds, default=3.0,
                       help="seconds opponents have to Block a completed pile (3)")
+    host.add_argument("--turn-clock", type=_clock_seconds, default=60.0, metavar="SECONDS",
+                      help="seconds a player has for a turn before the stand-in bot plays "
+                      "it; 0 turns the clock off (60)")
+    host.add_argument("--spectator-delay", type=_clock_seconds, default=0.0, metavar="SECONDS",
+                      help="spectators see the game this many seconds late (0)")
     host.add_argument("--seed", type=int,
                       help="make the host's secret reproducible (only for tables nobody "
                       "else joins: every seat a bot of the host; see --insecure-seed)")
@@ -593,6 +618,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_ssh import run as run_bench_ssh
 
             return run_bench_ssh(args)
+        if args.target == "offline":
+            from tui.commands.bench_offline import run as run_bench_offline
+
+            return run_bench_offline(args)
         if args.target == "resume":
             from tui.commands.bench_resume import run as run_bench_resume
 

@@ -84,6 +84,14 @@ class NetNotice(Message):
         self.notice = notice
 
 
+class Waiting(Message):
+    """Whom the table waits for and how long, in words ("" when nobody)."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__()
+        self.line = line
+
+
 class Health(Message):
     """The connection's state changed: a problem, or ``None`` when all is well again."""
 

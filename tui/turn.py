@@ -59,7 +59,8 @@ class Turn:
         view = self.view
         return self.me is not None and view.phase == Phase.PLAY and view.current == self.me
 
-    def status(self) -> str:
+    def status(self, *, with_order: bool = True) -> str:
+        """The status line; without ``with_order`` (room for a waiting line) no play order."""
         view = self.view
         table = f"[b]{escape(self.table)}[/]"
         if view.phase == Phase.SETUP:
@@ -81,6 +82,8 @@ class Turn:
             now = "[b reverse] YOUR TURN [/]"
         else:
             now = f"[b]{escape(self.name(view.current))}[/]'s turn"
+        if not with_order:
+            return f"{table} · {turn} · {now}"
         return f"{table} · {turn} · {now} · [dim]play goes[/] {flow}"
 
     def name(self, seat: Seat) -> str:

@@ -32,6 +32,7 @@ from engine.events import (
     TurnStarted,
 )
 from engine.state import Outcome, PileId, Seat, State, Termination, Zone, pile_name
+from netplay.clock import Wait
 
 RED = "#b22222"
 """Firebrick: on 8- and 16-colour terminals it becomes red (SGR 31/41), not yellow."""
@@ -314,3 +315,41 @@ def join_boxes(boxes: Sequence[tuple[str, str, str]], gap: str = " ") -> str:
     if not boxes:
         return ""
     return "\n".join(gap.join(box[row] for box in boxes) for row in range(3))
+
+
+# -- the clock and whom the table waits for -------------------------------------------------
+
+
+def clock_setting(seconds: float) -> str:
+    """The turn clock as a setting: ``off`` or ``60 s a turn``."""
+    return "off" if seconds <= 0 else f"{seconds:g} s a turn"
+
+
+def _secs(value: float) -> str:
+    return f"{max(0, int(value + 0.5))} s"
+
+
+def wait_line(waits: Sequence[Wait], names: Sequence[str], me: Seat | None,
+              host_silent: float | None = None) -> str:
+    """Whom the table waits for and how long, in words: "waiting for bob — away 12 s, bot
+    plays in 8 s"; "host not responding 6 s". Empty when nobody is slow or on a clock."""
+    if host_silent is not None and host_silent >= 2:
+        return f"host not responding {_secs(host_silent)}"
+    parts: list[str] = []
+    for wait in waits[:3]:
+        mine = wait.seat == me
+        who = "you" if mine else (names[wait.seat] if 0 <= wait.seat < len(names)
+                                  else f"seat {wait.seat + 1}")
+        if wait.away is not None:
+            bot = ("a bot plays for them" if wait.bot_in is not None and wait.bot_in < 0.5
+                   else f"bot plays in {_secs(wait.bot_in)}" if wait.bot_in is not None
+                   else "")
+            parts.append(f"waiting for {who} — away {_secs(wait.away)}"
+                         + (f", {bot}" if bot else ""))
+        elif wait.left is not None:
+            then = ", then a bot plays" if wait.bot_in is not None else ""
+            if mine:
+                parts.append(f"{_secs(wait.left)} left for you{then}")
+            else:
+                parts.append(f"waiting for {who} — {_secs(wait.left)} left{then}")
+    return "; ".join(parts)

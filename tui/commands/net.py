@@ -330,6 +330,8 @@ async def _host(args: argparse.Namespace) -> int:
                 block_window=args.block_window,
                 password=args.password,
                 bot_delay=args.bot_delay,
+                turn_clock=args.turn_clock,
+                spectator_delay=args.spectator_delay,
             )
         except ValueError as exc:
             print(f"stacks host: {exc}", file=sys.stderr)

@@ -99,6 +99,8 @@ class TableScreen(Screen[None]):
     view: reactive[State | None] = reactive(None, always_update=True)
     seats: reactive[tuple[SeatPresence | None, ...]] = reactive(())
     problem: reactive[Problem | None] = reactive(None)
+    waiting: reactive[str] = reactive("")
+    """Whom the table waits for and how long ("waiting for bob — away 12 s, ..."), or ""."""
 
     def __init__(
         self, table: str, names: tuple[str, ...], me: Seat | None, *,
@@ -215,6 +217,11 @@ class TableScreen(Screen[None]):
         for opponents in self.query(Opponents):
             opponents.seats = seats
 
+    def watch_waiting(self, waiting: str) -> None:
+        for status in self.query("#table-status"):
+            if isinstance(status, Static):
+                status.update(self._status())
+
     def watch_problem(self, problem: Problem | None) -> None:
         for banner in self.query(Banner):
             banner.problem = problem
@@ -313,6 +320,8 @@ class TableScreen(Screen[None]):
     def _status(self) -> str:
         if self.turn is None:
             return f"[b]{escape(self.table)}[/] · waiting for the deal"
+        if self.waiting:
+            return f"{self.turn.status(with_order=False)} · [b]{escape(self.waiting)}[/]"
         return self.turn.status()
 
     # -- actions (keys) ------------------------------------------------------------------------
