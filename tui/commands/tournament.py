@@ -21,16 +21,22 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
-from engine.actions import Action
-from engine.bots import DEFAULT_BUDGET, Bot, canonical, make_bot
+from engine.bots import DEFAULT_BUDGET, canonical, make_bot
+from engine.classic.bots import SEQUENCE_BOT_NAMES, make_sequence_bot
+from engine.classic.runner import play_sequence_game
+from engine.games import TableBot
 from engine.rng import derive_seed
 from engine.runner import game_seed, play_game
-from engine.state import Seat, State
+from engine.state import Seat
+
+SEQUENCE_PLAYERS = (2, 3)
+"""Classic Sequence tournaments are between individuals: 2 or 3 players, each a side."""
 
 Z95 = 1.959964
 Z99 = 2.575829
@@ -96,13 +102,13 @@ class Timing:
 class TimedBot:
     """Measures a bot's decisions."""
 
-    def __init__(self, bot: Bot, limit: float | None) -> None:
+    def __init__(self, bot: TableBot, limit: float | None) -> None:
         self.bot = bot
         self.name = bot.name
         self.limit = limit
         self.timing = Timing()
 
-    def choose(self, view: State, seat: Seat, legal: list[Action]) -> Action:
+    def choose(self, view: Any, seat: Seat, legal: list[Any]) -> Any:
         wall, cpu = time.perf_counter(), time.thread_time()
         action = self.bot.choose(view, seat, legal)
         wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
@@ -128,6 +134,8 @@ class Job:
     seed: int
     budget: float
     iterations: int | None
+    game: str = "stacks"
+    """``stacks``, or ``sequence`` (classic Sequence, where the winning side is a seat)."""
 
 
 @dataclass(slots=True)
@@ -143,11 +151,18 @@ def play_one(job: Job) -> GameOutcome:
     bots: list[TimedBot] = []
     for seat, name in enumerate(job.seats):
         seed = derive_seed(job.seed, label=f"tournament-bot-{job.index}-{seat}")
+        if job.game == "sequence":
+            bots.append(TimedBot(make_sequence_bot(name, seed), None))
+            continue
         level = canonical(name)
         bot = make_bot(level, seed, budget=job.budget, iterations=job.iterations)
         limit = job.budget if level == "hard" and job.iterations is None else None
         bots.append(TimedBot(bot, limit))
-    result = play_game(len(job.seats), bots, game_seed(job.seed, job.index))
+    if job.game == "sequence":
+        # Teams of one (2 or 3 players): the winning team is the winning seat.
+        result: Any = play_sequence_game(len(job.seats), bots, game_seed(job.seed, job.index))
+    else:
+        result = play_game(len(job.seats), bots, game_seed(job.seed, job.index))
     timings: dict[str, Timing] = {}
     for name, bot in zip(job.seats, bots, strict=True):
         timings.setdefault(name, Timing()).add(bot.timing)
@@ -232,9 +247,10 @@ def run_tournament(
     iterations: int | None = None,
     jobs: int = 1,
     progress: Progress | None = None,
+    game: str = "stacks",
 ) -> Results:
     """Play the tournament (in ``jobs`` worker processes when more than 1)."""
-    plan = [Job(i, seats, seed, budget, iterations)
+    plan = [Job(i, seats, seed, budget, iterations, game)
             for i, seats in enumerate(schedule(names, players, games))]
     results = Results(players)
     task = progress.add_task("playing", total=games) if progress else None
@@ -255,7 +271,24 @@ def _outcomes(plan: list[Job], jobs: int) -> Iterator[GameOutcome]:
 
 
 def run(args: argparse.Namespace) -> int:
-    names = [canonical(n) for n in args.bots]
+    game = getattr(args, "game", "stacks")
+    if game == "sequence":
+        names = list(args.bots or ["medium", "easy"])
+        unknown = [n for n in names if n not in SEQUENCE_BOT_NAMES]
+        problem = (f"Sequence has no {unknown[0]!r} bot; choose from "
+                   f"{', '.join(SEQUENCE_BOT_NAMES)}") if unknown else None
+        if args.players not in SEQUENCE_PLAYERS:
+            problem = ("a Sequence tournament is between individuals: 2 or 3 players "
+                       f"(not {args.players}; more play in teams)")
+        if problem:
+            print(f"stacks tournament: {problem}", file=sys.stderr)
+            return 2
+    else:
+        try:
+            names = [canonical(n) for n in args.bots or ["hard", "medium"]]
+        except ValueError as exc:
+            print(f"stacks tournament: {exc}", file=sys.stderr)
+            return 2
     jobs = args.jobs if args.jobs is not None else 1
     show = not args.json and sys.stderr.isatty()
     progress = (
@@ -268,9 +301,10 @@ def run(args: argparse.Namespace) -> int:
     with progress or contextlib.nullcontext():
         results = run_tournament(names, args.players, args.games, seed=args.seed,
                                  budget=args.budget, iterations=args.iterations, jobs=jobs,
-                                 progress=progress)
+                                 progress=progress, game=game)
     summary = results.summary()
-    summary.update(seed=args.seed, budget=args.budget, iterations=args.iterations, jobs=jobs,
+    summary.update(game=game, seed=args.seed, budget=args.budget,
+                   iterations=args.iterations, jobs=jobs,
                    seconds=round(time.perf_counter() - started, 1),
                    load=list(os.getloadavg()))
     if args.json:
