@@ -105,7 +105,8 @@ class Player:
 
     def hand(self) -> str:
         found = re.search(r"^\s*Hand (.*?)\s*$", self.screen, re.MULTILINE)
-        return found.group(1) if found else ""
+        # The cards, without the playable mark (•): that changes with the turn.
+        return found.group(1).replace("•", " ") if found else ""
 
     def look(self) -> str:
         self.screen = self.tmux.screen(self.window)
