@@ -17,7 +17,7 @@ from engine.games import STACKS, AnyAction, AnyEvent, GameDef, game_def
 from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
-from netplay.codec import ReplayGuard, decode
+from netplay.codec import ReplayGuard, decode, frame_type
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import Claim, HostTrust, Trust, fingerprint, matches, split_pin
@@ -424,6 +424,10 @@ class PlayerSession:
         if topic == t.announce and not payload:
             # Unsigned: anyone can send it. Only the host's signed "closed" closes a table.
             raise FrameError("an empty announcement (closes nothing)")
+        if topic == t.events and self.seat is not None and frame_type(payload) == "events":
+            # A seated player follows its own sealed copy of every batch: the spectators'
+            # copy is dropped unchecked (a signature check per batch saved on every seat).
+            return
         # Only the host's frames matter off the announce topic: others are dropped before
         # their signature is checked.
         frame = decode(payload, expected=None if topic == t.announce else self.host_key or b"")
