@@ -90,6 +90,17 @@ def _quiet_logs(verbose: bool) -> None:
     logging.getLogger("mqtt").setLevel(logging.ERROR)  # aiomqtt's logger
 
 
+def _verdict_label(who: str, names: list[str]) -> str:
+    """``Ana (seat 0)`` for the host's ``seat 0``; ``a spectator`` for one with no name of
+    its own (not "spectator spectator")."""
+    kind, _, rest = who.partition(" ")
+    if kind == "seat" and rest.isdigit() and int(rest) < len(names):
+        return f"{names[int(rest)]} (seat {rest})"
+    if kind == "spectator":
+        return "a spectator" if rest in ("", "spectator", "?") else f"{rest} (spectator)"
+    return who
+
+
 def default_record_path(table: str) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return data_dir() / "records" / f"{table}-{stamp}.json"
@@ -335,6 +346,8 @@ async def _host(args: argparse.Namespace) -> int:
                 block_window=args.block_window,
                 password=args.password,
                 bot_delay=args.bot_delay,
+                turn_clock=args.turn_clock,
+                spectator_delay=args.spectator_delay,
             )
         except ValueError as exc:
             print(f"stacks host: {exc}", file=sys.stderr)
@@ -425,7 +438,9 @@ async def _host(args: argparse.Namespace) -> int:
                       flush=True)
             finished = asyncio.create_task(host.finished(verify_wait=args.verify_wait))
             stopped = asyncio.create_task(stop.wait())
+            reporter = asyncio.create_task(_report_seats(session))
             await asyncio.wait({finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            reporter.cancel()
             stopped.cancel()
             if not finished.done():
                 finished.cancel()
@@ -441,7 +456,7 @@ async def _host(args: argparse.Namespace) -> int:
             print(f"final public hash: {session.definition.public_hash(final)}", flush=True)
             for who, verdict in sorted(session.verdicts.items()):
                 state = "deal verified" if verdict["ok"] else f"FAILED: {verdict['detail']}"
-                print(f"  {who}: {state}")
+                print(f"  {_verdict_label(who, names)}: {state}")
             if host.record_note:
                 print(host.record_note, flush=True)
             print(f"record written to {host.record_path}", flush=True)
@@ -454,6 +469,33 @@ async def _host(args: argparse.Namespace) -> int:
             await mosquitto.stop()
         if advertiser is not None:
             await advertiser.stop()
+
+
+async def _report_seats(session: HostSession, every: float = 0.2) -> None:
+    """Say who joins, leaves and comes back, and when the game starts (a headless host's
+    terminal is how its user learns that the others got in)."""
+    seen: list[tuple[str, bool] | None] = [
+        None if info is None else (info.name, info.online) for info in session.seats]
+    started = session.game is not None
+    while True:
+        await asyncio.sleep(every)
+        now = [None if info is None else (info.name, info.online) for info in session.seats]
+        for seat, (was, info) in enumerate(zip(seen, now, strict=True)):
+            if info == was or info is None:
+                continue
+            name, online = info
+            if was is None:
+                free = sum(1 for other in now if other is None)
+                more = f"; waiting for {free} more" if free and not started else ""
+                print(f"{name} joined (seat {seat}){more}", flush=True)
+            elif online and not was[1]:
+                print(f"{name} is back (seat {seat})", flush=True)
+            elif not online and was[1]:
+                print(f"{name} is away (seat {seat})", flush=True)
+        seen = now
+        if not started and session.game is not None:
+            started = True
+            print("every seat is taken: the game starts", flush=True)
 
 
 async def _advertise(bind: str, port: int, name: str) -> Advertiser | None:
