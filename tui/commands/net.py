@@ -91,11 +91,11 @@ def _quiet_logs(verbose: bool) -> None:
 
 
 def _verdict_label(who: str, names: list[str]) -> str:
-    """``Ana (seat 0)`` for the host's ``seat 0``; ``a spectator`` for one with no name of
-    its own (not "spectator spectator")."""
+    """``Ana, seat 0`` for the host's ``seat 0`` (scripts still find ``seat 0: ...``);
+    ``a spectator`` for one with no name of its own (not "spectator spectator")."""
     kind, _, rest = who.partition(" ")
     if kind == "seat" and rest.isdigit() and int(rest) < len(names):
-        return f"{names[int(rest)]} (seat {rest})"
+        return f"{names[int(rest)]}, seat {rest}"
     if kind == "spectator":
         return "a spectator" if rest in ("", "spectator", "?") else f"{rest} (spectator)"
     return who
