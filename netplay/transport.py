@@ -22,6 +22,7 @@ from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
 import aiomqtt
+import paho.mqtt.client as mqtt
 from aiomqtt.exceptions import MqttConnectError
 
 from netplay.memory import AsyncMemoryBroker
@@ -203,6 +204,9 @@ class MqttTransport:
         newcomer needs them (the table's announcement, presence)."""
         self.connects = 0
         self._task: asyncio.Task[None] | None = None
+        self._live: aiomqtt.Client | None = None
+        """The client while connected: frames go straight to it."""
+        self._unacked: deque[tuple[mqtt.MQTTMessageInfo, Outgoing]] = deque()
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"mqtt-{self.client_name}")
@@ -224,7 +228,33 @@ class MqttTransport:
     def publish(self, out: Outgoing) -> None:
         if out.retain:
             self._retained[out.topic] = out
-        self._outbox.put(out)
+        live = self._live
+        if live is None or self._outbox.queue:
+            self._outbox.put(out)  # not connected, or older frames still wait: keep order
+            return
+        self._send(live, out)
+
+    def _send(self, client: aiomqtt.Client, out: Outgoing) -> bool:
+        """Hand ``out`` to the client library and onto the socket now, from the caller.
+
+        Straight to paho rather than through aiomqtt's awaited ``publish``: that costs a
+        task, an await per frame and a loop iteration before the bytes leave, and on a
+        host they would leave only after its own bots had acted. Frames not yet
+        acknowledged are kept, to be sent again after a reconnect.
+        """
+        paho = client._client
+        info = paho.publish(out.topic, out.payload, out.qos, out.retain)
+        if info.rc != mqtt.MQTT_ERR_SUCCESS:
+            self._outbox.put_back([out])
+            return False
+        self.frames_out += 1
+        unacked = self._unacked
+        unacked.append((info, out))
+        while unacked and unacked[0][0].is_published():
+            unacked.popleft()
+        with contextlib.suppress(OSError):  # a broken link: the reader notices, we reconnect
+            paho.loop_write()
+        return True
 
     async def receive(self) -> tuple[str, bytes]:
         return await self._incoming.get()
@@ -234,7 +264,8 @@ class MqttTransport:
         return _drain(self._incoming, limit)
 
     async def flushed(self) -> None:
-        await self._outbox.idle.wait()
+        while self._outbox.queue or any(not i.is_published() for i, _ in self._unacked):
+            await asyncio.sleep(0.01)
 
     def _client(self) -> aiomqtt.Client:
         client = self._new_client()
@@ -271,6 +302,7 @@ class MqttTransport:
         while True:
             try:
                 async with self._client() as client:
+                    self._hook(client)
                     for topic in self.subscriptions:
                         await client.subscribe(topic, qos=1)
                     self.connects += 1
@@ -324,36 +356,53 @@ class MqttTransport:
             self._outbox.idle.clear()
             log.info("%s published %d retained frame(s) again", self.client_name, len(again))
 
+    def _hook(self, client: aiomqtt.Client) -> None:
+        """Take paho's callbacks for messages and socket writes, before subscribing (the
+        broker sends retained messages right after the SUBACK)."""
+        incoming = self._incoming
+        loop = asyncio.get_running_loop()
+
+        def on_message(_client: object, _userdata: object, message: mqtt.MQTTMessage) -> None:
+            # Straight into our queue from paho's callback: one hop less than aiomqtt's
+            # own queue and message iterator.
+            self.frames_in += 1
+            incoming.put_nowait((message.topic, bytes(message.payload)))
+
+        def register_write(paho: mqtt.Client, _userdata: object, sock: object) -> None:
+            # What aiomqtt does, but on the loop's thread at once (we publish from it):
+            # no hop through call_soon_threadsafe, no writer registered after a close.
+            def writable() -> None:
+                try:
+                    paho.loop_write()
+                except Exception as exc:  # a broken pipe: the link is gone
+                    if not client._disconnected.done():
+                        client._disconnected.set_exception(exc)
+
+            loop.add_writer(sock.fileno(), writable)  # type: ignore[attr-defined]
+
+        client._client.on_message = on_message
+        client._client.on_socket_register_write = register_write
+
     async def _pump(self, client: aiomqtt.Client) -> None:
-        writer = asyncio.create_task(self._write(client))
+        for out in self._outbox.take_all():
+            self._send(client, out)
+        self._live = client
         try:
             async for message in client.messages:
-                payload = message.payload
-                if isinstance(payload, bytes | bytearray):
-                    self.frames_in += 1
-                    self._incoming.put_nowait((message.topic.value, bytes(payload)))
+                # Nothing comes this way once hooked; the iterator ends when the link drops.
+                if isinstance(message.payload, bytes | bytearray):
+                    self._incoming.put_nowait((message.topic.value, bytes(message.payload)))
         finally:
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
-                await writer
+            self._live = None
+            self._requeue_unacked()
 
-    async def _write(self, client: aiomqtt.Client) -> None:
-        outbox = self._outbox
-        while True:
-            await outbox.ready.wait()
-            batch = outbox.take_all()
-            results = await asyncio.gather(
-                *(client.publish(o.topic, o.payload, qos=o.qos, retain=o.retain) for o in batch),
-                return_exceptions=True,
-            )
-            failed = [o for o, r in zip(batch, results, strict=True) if isinstance(r, Exception)]
-            self.frames_out += len(batch) - len(failed)
-            if failed:
-                outbox.put_back(failed)
-                first = next(r for r in results if isinstance(r, Exception))
-                raise aiomqtt.MqttError(f"publish failed: {first}")
-            if not outbox.queue:
-                outbox.idle.set()
+    def _requeue_unacked(self) -> None:
+        """Frames the broker had not acknowledged go out again after the reconnect."""
+        again = [out for info, out in self._unacked if not info.is_published()]
+        self._unacked.clear()
+        if again:
+            self._outbox.put_back(again)
+            self._outbox.idle.clear()
 
 
 class MemoryTransport:

@@ -47,6 +47,9 @@ class Launch:
     """The level of the bot that plays for a player who is away."""
     bot_delay: float = 0.6
     block_window: float = 3.0
+    turn_clock: float = 60.0
+    """Seconds per turn before the stand-in plays it (0: off); never on in ``play``."""
+    spectator_delay: float = 0.0
     rules: RulesConfig = field(default_factory=RulesConfig)
     seed: int | None = None
     """Makes the deal reproducible (the host's secret and every seat's entropy)."""
@@ -62,6 +65,10 @@ class Launch:
     """False: a host first chooses the settings in the lobby."""
     game: int = 0
     """Counts rematches, so that a seeded rematch deals a new game."""
+    resume: Path | None = None
+    """A host: bring back the unfinished table of this journal (``stacks host --resume``)."""
+    new_table: bool = False
+    """A host: abandon an unfinished table of the same name instead of refusing."""
     held: bool = False
     """A table held by the ssh server (`stacks serve`): the host form asks the server to
     open it, and from then on this program is a player at it (its creator: it may fill

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from textual.message import Message
@@ -23,16 +25,27 @@ from engine.actions import Action
 from engine.rng import derive_seed
 from netplay.codec import decode
 from netplay.errors import FrameError, ProfileError
-from netplay.host import HostSettings
+from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity, load_profile, profiles_dir
+from netplay.journal import Entry, JournalError, JournalFile, list_tables, mark
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host, Player
 from netplay.player import GameEnded, Notice, TableClosed
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing
+from tui import words
 from tui.launch import MEMORY, Launch, ProfileLock, default_profile
-from tui.messages import Health, NetNotice, Problem, RecordWritten, SessionFailed, SessionReady
+from tui.messages import (
+    Health,
+    NetNotice,
+    Problem,
+    RecordWritten,
+    SessionFailed,
+    SessionReady,
+    Waiting,
+)
+from tui.words import short_name
 
 log = logging.getLogger("tui.session")
 
@@ -162,11 +175,13 @@ class TableSession:
             self._stack = stack
             stack.callback(lock.release)
             try:
+                identity = self._identity(lock)  # first: a hosted table's journal is the profile's
+                journal = self._journal(stack) if launch.role == "host" else None
+                launch = self.launch  # a resumed table brings its own settings
                 self.broker, where = await self._broker(stack)
                 if launch.hosting:
-                    await self._host(stack)
-                identity = self._identity(lock)
-            except (OSError, ValueError, ProfileError) as exc:
+                    await self._host(stack, journal)
+            except (OSError, ValueError, ProfileError, JournalError) as exc:
                 self.post(SessionFailed(_start_problem(launch, exc)))
                 return
             player = Player(
@@ -247,20 +262,81 @@ class TableSession:
             where = BrokerAddress(lan_address() or "127.0.0.1", address.port).url
         return meeting.url, where
 
-    async def _host(self, stack: contextlib.AsyncExitStack) -> None:
+    def _journal(
+        self, stack: contextlib.AsyncExitStack
+    ) -> tuple[JournalFile, list[Entry]] | None:
+        """The table's journal: the one to resume, or a new one (never a second table over
+        an unfinished one of the same name, unless the launch says to abandon it)."""
+        launch = self.launch
+        if launch.resume is not None:
+            journal, entries = JournalFile.reopen(launch.resume)
+            stack.callback(journal.close)
+            session = HostSession.resume(entries, 0.0)
+            settings = session.settings
+            self.launch = replace(
+                launch, table=settings.table, players=settings.players,
+                bots=len(settings.bots), password=settings.password,
+                block_window=settings.block_window, bot_delay=settings.bot_delay,
+                rules=settings.rules,
+            )
+            return journal, entries
+        for old in list_tables(table=launch.table):
+            if not launch.new_table or old.running:
+                raise JournalError(
+                    f"table {launch.table!r} has an unfinished game ({old.line()}): resume "
+                    "it (menu: Resume, or `stacks host --resume "
+                    f"{launch.table}`), or abandon it (`stacks host --table {launch.table} "
+                    "--new`), or pick another table name"
+                )
+            mark(old.path, "abandoned")
+        journal = JournalFile.create(
+            launch.table, profile=self.profile_name, broker=launch.broker,
+            record=None if launch.record is None else str(launch.record),
+        )
+        stack.callback(journal.close)
+        return journal, []
+
+    def _bot_identity(self, seat: int) -> Identity:
+        """A bot peer of our own table: its key follows from the host's, so that a resumed
+        table knows its bots again."""
+        assert self.host is not None
+        seed = hashlib.sha256(
+            b"sstacks-fill-bot" + bytes(self.host.identity.signing_key) + bytes([seat])
+        ).digest()
+        return Identity.from_seed(seed)
+
+    async def _host(
+        self, stack: contextlib.AsyncExitStack,
+        journal: tuple[JournalFile, list[Entry]] | None = None,
+    ) -> None:
         launch = self.launch
         assert self.broker is not None
+        if journal is not None and journal[1]:
+            host = Host.resume(journal[0], journal[1], broker=self.broker)
+            await stack.enter_async_context(host)
+            self.host = host
+            self.launch = replace(self.launch, record=host.record_path)
+            for seat, info in enumerate(host.host.seats):
+                if info is not None and info.key == self._bot_identity(seat).key:
+                    task = asyncio.create_task(self._add_bot(seat))
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
+            return
         settings = HostSettings(
             table=launch.table, players=launch.players,
             bots=tuple(launch.bot_level(i) for i in range(launch.bots)), standin=launch.standin,
             rules=launch.rules, block_window=launch.block_window, password=launch.password,
             bot_delay=launch.bot_delay,
+            # Against bots only (``play``) nobody waits for anybody: no clock there.
+            turn_clock=0.0 if launch.role == "play" else launch.turn_clock,
+            spectator_delay=launch.spectator_delay,
             dealer=None if launch.dealer is None else launch.dealer % launch.players,
         )
         secret = None
         if launch.seed is not None:
             secret = derive_seed(launch.seed, label=f"host-secret-{launch.game}")
-        host = Host(settings, broker=self.broker, secret=secret, record_path=launch.record)
+        host = Host(settings, broker=self.broker, secret=secret, record_path=launch.record,
+                    journal=journal[0] if journal is not None else None)
         # The bots' entropy follows from the secret (netplay.entropy): a seed fixes both.
         await stack.enter_async_context(host)
         self.host = host
@@ -275,7 +351,7 @@ class TableSession:
         first_bot = self.launch.players - self.launch.bots
         level = self.launch.bot_level(max(0, seat - first_bot))
         bot = BotPeer(
-            Identity.generate(), self.launch.table, broker=self.broker, strategy=level,
+            self._bot_identity(seat), self.launch.table, broker=self.broker, strategy=level,
             name=f"Bot {seat + 1}", password=self.launch.password, think=self.launch.bot_delay,
         )
         self._bots.append(bot)
@@ -310,6 +386,7 @@ class TableSession:
         started = loop.time()
         connected_at: float | None = None
         last: Problem | None = None
+        waiting = ""
         while True:
             await asyncio.sleep(CHECK_EVERY)
             now = loop.time()
@@ -325,6 +402,20 @@ class TableSession:
             if problem != last:
                 last = problem
                 self.post(Health(problem))
+            line = self._wait_line(now)
+            if line != waiting:
+                waiting = line
+                self.post(Waiting(line))
+
+    def _wait_line(self, now: float) -> str:
+        """Whom the table waits for, and how long (the host's heartbeat, counted down)."""
+        player = self.player
+        if player is None or self._over:
+            return ""
+        session = player.player
+        silent = None if session.host_offline else session.host_silent_for(now)
+        names = tuple(short_name(n) for n in session.names)
+        return words.wait_line(session.waiting(now), names, session.seat, silent)
 
     def _problem(
         self, watched: WatchedTransport, now: float, connected_at: float | None, started: float
@@ -403,6 +494,9 @@ class TableSession:
 
 
 def _start_problem(launch: Launch, exc: Exception) -> Problem:
+    if isinstance(exc, JournalError):
+        return Problem("Can't open the table.", str(exc),
+                       "Esc goes back to the menu.", severe=True)
     if isinstance(exc, ProfileError):
         return Problem("Can't load your profile.", str(exc),
                        "Choose another with --profile NAME.", severe=True)

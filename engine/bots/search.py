@@ -26,6 +26,7 @@ import math
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.actions import (
@@ -60,6 +61,8 @@ _SAFETY = 0.85
 _CHECK_EVERY = 8
 """Playout steps between clock checks (one step is ~20-40 microseconds)."""
 _C_PUCT = 1.4
+_CANDIDATES = 4
+"""Moves the paired search compares: greedy's best three plays and its best discard."""
 _GREEDY_PRIOR = 0.5
 
 _FACE: tuple[int, ...] = tuple(FACES.index(f) for f in FACES)
@@ -163,6 +166,8 @@ class SearchStats:
     iterations: int = 0
     seconds: float = 0.0
     choices: int = 0
+    steps: int = 0
+    """Playout steps played (the clock is read at least every ``_CHECK_EVERY``)."""
 
 
 class SearchBot:
@@ -178,6 +183,8 @@ class SearchBot:
         budget: float = DEFAULT_BUDGET,
         iterations: int | None = None,
         horizon: int | None = DEFAULT_HORIZON,
+        method: str = "ismcts",
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if budget <= 0:
             raise ValueError("the search budget must be more than 0 seconds")
@@ -188,12 +195,19 @@ class SearchBot:
         self.horizon = horizon
         self._rng = random.Random(os.urandom(16) if seed is None else seed)
         self._policy = GreedyBot(rng=self._rng)
+        self._ties = random.Random(0)
+        """The playouts' tie-breaker in the paired search, re-seeded for each candidate."""
+        self._paired_policy = GreedyBot(rng=self._ties)
+        if method not in ("ismcts", "paired"):
+            raise ValueError(f"unknown search method {method!r}")
+        self.method = method
+        self._clock = clock
         self.stats = SearchStats()
         self._carry: tuple[Node, Seat, int, int] | None = None
         """The subtree of the last move made, for the next decision of the same turn."""
 
     def choose(self, view: State, seat: Seat, legal: list[Action]) -> Action:
-        started = time.perf_counter()
+        started = self._clock()
         options: dict[Key, Action] = {}
         for action in legal:
             options.setdefault(action_key(view, action), action)
@@ -204,6 +218,8 @@ class SearchBot:
         if self.iterations is not None:
             deadline = math.inf
         sampler = Determinizer(view)
+        if self.method == "paired":
+            return self._paired(view, seat, legal, options, sampler, started, deadline)
         root = self._reused(view, seat)
         root_prior = self._priors(view, seat, legal, options)
         done = 0
@@ -211,12 +227,12 @@ class SearchBot:
             if self.iterations is not None:
                 if done >= self.iterations:
                     break
-            elif time.perf_counter() >= deadline:
+            elif self._clock() >= deadline:
                 break
             self._iterate(root, sampler.sample(self._rng), seat, options, root_prior, deadline)
             done += 1
         self.stats.iterations = done
-        self.stats.seconds = time.perf_counter() - started
+        self.stats.seconds = self._clock() - started
         best = max(
             options,
             key=lambda k: (
@@ -229,6 +245,60 @@ class SearchBot:
         if chosen is not None and view.phase == Phase.PLAY and chosen.to_move == seat:
             self._carry = (chosen, seat, view.turn, view.plays_this_turn + 1)
         return options[best]
+
+    def _paired(
+        self, view: State, seat: Seat, legal: list[Action], options: dict[Key, Action],
+        sampler: Determinizer, started: float, deadline: float,
+    ) -> Action:
+        """Paired sampling: every candidate is played out on the same samples (the same
+        hidden cards, engine draws and tie-breaks), so that the comparison between two
+        candidates sees only the difference the move makes."""
+        candidates = self._candidates(view, seat, legal, options)
+        totals = dict.fromkeys(candidates, 0.0)
+        done = 0
+        while True:
+            if self.iterations is not None:
+                if done >= self.iterations:
+                    break
+            elif self._clock() >= deadline:
+                break
+            base = sampler.sample(self._rng)
+            seed = self._rng.randbytes(16)
+            ties = self._rng.getrandbits(64)
+            results = []
+            for key in candidates:
+                state = base.copy()
+                rng = Rng(seed)
+                self._ties.seed(ties)
+                step_trusted(state, options[key], rng)
+                results.append(self._playout(state, rng, deadline, self._paired_policy)[seat])
+            if done and self.iterations is None and self._clock() >= deadline:
+                break  # time ran out inside this sample: its playouts were cut short unevenly
+            for key, result in zip(candidates, results, strict=True):
+                totals[key] += result
+            done += 1
+        self.stats.iterations = done
+        self.stats.seconds = self._clock() - started
+        best = max(candidates, key=lambda k: totals[k])  # the first (greedy's) on a tie
+        return options[best]
+
+    def _candidates(
+        self, view: State, seat: Seat, legal: list[Action], options: dict[Key, Action]
+    ) -> list[Key]:
+        """The moves worth comparing: greedy's favourite first, its next best plays, and its
+        best way to end the turn (every option in a Block window)."""
+        keys = list(options)
+        if view.phase == Phase.BLOCK_WINDOW or len(keys) <= _CANDIDATES:
+            favourite = action_key(view, self._policy.choose(view, seat, legal))
+            return sorted(keys, key=lambda k: k != favourite)
+        actions = [options[k] for k in keys]
+        scores = self._policy.scores(view, seat, actions)
+        ranked = sorted(range(len(keys)), key=lambda i: -scores[i])
+        ends = [i for i in ranked if type(actions[i]) in (Discard, EndTurn)]
+        plays = [i for i in ranked if type(actions[i]) not in (Discard, EndTurn)]
+        chosen = plays[: _CANDIDATES - 1]
+        chosen += ends[: max(1, _CANDIDATES - len(chosen))]
+        return [keys[i] for i in chosen]
 
     def _reused(self, view: State, seat: Seat) -> Node:
         """The subtree of the previous move when this decision follows it in the same turn
@@ -307,11 +377,13 @@ class SearchBot:
         assert best_key is not None
         return best_key
 
-    def _playout(self, state: State, rng: Rng, deadline: float) -> list[float]:
-        policy = self._policy
+    def _playout(
+        self, state: State, rng: Rng, deadline: float, policy: GreedyBot | None = None
+    ) -> list[float]:
+        policy = policy or self._policy
         limit = None if self.horizon is None else state.turn + self.horizon
         steps = 0
-        clock = time.perf_counter
+        clock = self._clock
         while state.outcome is None:
             if limit is not None and state.turn >= limit:
                 break
@@ -321,6 +393,7 @@ class SearchBot:
             steps += 1
             if steps % _CHECK_EVERY == 0 and clock() >= deadline:
                 break
+        self.stats.steps += steps
         return rewards(state)
 
 

@@ -166,3 +166,21 @@ def test_a_chat_flood_shows_a_few_lines_and_a_seated_players_line_still_shows() 
     lines = table.notices_of(listener, ChatLine)
     assert len([line for line in lines if "spam" in line.text]) == CHAT_OTHERS.burst
     assert lines[-1] == ChatLine("p0", "hello")
+
+
+def test_an_honest_spectator_joins_after_a_flood_of_strangers() -> None:
+    table = _playing_table()
+    host = table.host
+    for i in range(500):  # the strangers' shared gate is empty
+        stranger = Identity.from_seed(i.to_bytes(32, "big"))
+        host.receive(table.topics.outbox(stranger.peer_id), forge(stranger, "join", {
+            "name": f"s{i}", "entropy_commit": bytes(32), "password": None, "watch": True,
+        }), table.clock)
+    table.pump()
+    late = table.add_player("late", watch=True)
+    table.pump()
+    assert not late.joined  # its join was dropped with the flood
+    table.advance(4.0)  # the gate refills; the unanswered join goes again
+    assert late.joined and late.view is not None
+    table.run_to_end()
+    assert late.verdict is not None and late.verdict.ok

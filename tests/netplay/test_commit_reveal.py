@@ -54,7 +54,7 @@ def test_a_joiner_that_reveals_another_entropy_is_caught_and_nothing_is_dealt() 
                   table.out_topic(cheat))
     assert table.host.game is None and table.host.seats[1] is None
     assert [n.seat for n in table.notices_of(last, Unseated)] == [1]
-    assert "does not match the commitment" in table.notices_of(last, Unseated)[0].why
+    assert "had not committed to" in table.notices_of(last, Unseated)[0].why
     refusals = [decode(p) for t, p in table.broker.log if t == table.topics.inbox(cheat.peer_id)
                 and decode(p).type == "refused"]
     assert refusals and "lost your seat" in refusals[0].body["reason"]

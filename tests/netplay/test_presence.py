@@ -185,3 +185,27 @@ def test_the_last_will_marks_the_player_offline() -> None:
     info = table.host.seats[0]
     assert info is not None and not info.online, table.host.dropped
     assert announced_seat(table, 0)["present"] is False
+
+
+def test_the_stand_in_plays_at_the_tables_level() -> None:
+    from engine.bots import EasyBot, SearchBot
+
+    for level, kind in (("hard", SearchBot), ("easy", EasyBot)):
+        table, away = game_at_a_turn(62, standin=level)
+        seat = away.seat
+        assert seat is not None
+        table.peer(away).paused = True
+        wait_for_standin(table, seat)
+        info = table.host.seats[seat]
+        assert info is not None and isinstance(info.standin, kind)
+
+
+def test_a_table_refuses_a_bot_level_that_does_not_exist() -> None:
+    import pytest
+
+    from netplay.host import HostSettings
+
+    with pytest.raises(ValueError, match="unknown bot 'expert'"):
+        HostSettings("t", 3, standin="expert")
+    with pytest.raises(ValueError, match="unknown bot 'genius'"):
+        HostSettings("t", 3, bots=("hard", "genius"))

@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import re
 import signal
@@ -133,6 +134,8 @@ async def _measure(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The peers here see their host die on purpose: that is not news for the terminal.
+    logging.getLogger("netplay").setLevel(logging.ERROR)
     try:
         result = asyncio.run(_measure(args))
     except (RuntimeError, OSError) as exc:

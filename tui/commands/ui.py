@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import platformdirs
@@ -64,9 +65,18 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
             password=args.password, players=args.players, bots=bots,
             bot_levels=levels or ("medium",), standin=args.standin,
             bot_delay=args.bot_delay, block_window=args.block_window, rules=RulesConfig(),
+            turn_clock=args.turn_clock, spectator_delay=args.spectator_delay,
             seed=args.seed, bind=args.bind, port=args.port, record=record,
             verify_wait=args.verify_wait, advertise=not args.no_advertise,
+            new_table=args.new,
         )
+        if args.resume:
+            from netplay.journal import list_tables
+
+            found = list_tables(table=args.resume)
+            if not found:
+                raise ValueError(f"no unfinished table {args.resume!r} to resume")
+            launch = replace(launch, table=args.resume, resume=found[0].path, record=None)
         return launch, launch, None
     if command == "join":
         launch = Launch(role="join", table=args.table or "stacks", name=name, profile=profile,
@@ -93,8 +103,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"stacks host: {args.bots} bots leave no seat for you at {args.players} players; "
               "use --headless for a table of bots only", file=sys.stderr)
         return 2
-    launch, defaults, ask = launch_from(args)
-    from dataclasses import replace
+    try:
+        launch, defaults, ask = launch_from(args)
+    except ValueError as exc:
+        print(f"stacks {args.command}: {exc}", file=sys.stderr)
+        return 2
 
     from tui.app import make_app
     from tui.serve_link import ServeLink

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from tui.launch import Launch
 from tui.messages import Start
+from tui.screens.choice import Answer, ChoiceScreen
+
+if TYPE_CHECKING:
+    from netplay.journal import TableJournal
 
 LOGO = """\
 [b]┌─┐┌─┐┌─┐ ┬ ┬┌─┐┌┐┌┌─┐┌─┐  ┌─┐┌┬┐┌─┐┌─┐┬┌─┌─┐[/]
@@ -23,7 +29,9 @@ ITEMS = [
     ("play", "p", "Play against bots", "you and three bots, right now"),
     ("host", "h", "Host a table", "friends join from other terminals"),
     ("join", "j", "Join a table", "a table someone hosts"),
+    ("resume", "e", "Resume a table", "bring back an unfinished table you hosted"),
     ("watch", "w", "Watch a table", "follow a game as a spectator"),
+    ("replay", "v", "Replay a game", "step through a finished game"),
     ("rules", "r", "Rules", "how to play"),
     ("quit", "q", "Quit", ""),
 ]
@@ -76,10 +84,65 @@ class MenuScreen(Screen[None]):
             from tui.commands.net import default_record_path
 
             table = defaults.table
-            self.post_message(Start(replace(
+            launch = replace(
                 defaults, role="host", bots=0, table_open=False, bind="0.0.0.0",
-                port=1883, broker=defaults.broker, record=default_record_path(table))))
+                port=1883, broker=defaults.broker, record=default_record_path(table))
+            self._host_over_unfinished(launch)
+        elif ident == "resume":
+            self._resume(defaults)
+        elif ident == "replay":
+            from tui.screens.replay import pick_record
+
+            pick_record(app)
         elif ident in ("join", "watch"):
             from tui.screens.connect import ConnectScreen
 
             app.push_screen(ConnectScreen("join" if ident == "join" else "watch", defaults))
+
+    def _host_over_unfinished(self, launch: Launch) -> None:
+        """Host ``launch``, unless its table name has an unfinished game: then ask."""
+        from netplay.journal import list_tables
+
+        found = [j for j in list_tables(table=launch.table) if not j.running]
+        if not found:
+            self.post_message(Start(launch))
+            return
+        journal = found[0]
+
+        def answered(choice: str | None) -> None:
+            if choice == "resume":
+                self.post_message(Start(_resumed(launch, journal)))
+            elif choice == "new":
+                self.post_message(Start(replace(launch, new_table=True)))
+
+        self.app.push_screen(ChoiceScreen(
+            f"Table {launch.table!r} has an unfinished game: {journal.line()}",
+            [Answer("Resume it", "resume"),
+             Answer("Abandon it and host a new table", "new")],
+        ), answered)
+
+    def _resume(self, defaults: Launch) -> None:
+        from netplay.journal import list_tables
+        from tui.launch import default_profile
+
+        profile = defaults.profile or default_profile()
+        found = [j for j in list_tables(profile=profile) if not j.running][:9]
+        if not found:
+            self.app.notify(f"No unfinished table hosted with profile {profile!r}.",
+                            timeout=4)
+            return
+
+        def answered(journal: TableJournal | None) -> None:
+            if journal is not None:
+                self.post_message(Start(_resumed(defaults, journal)))
+
+        self.app.push_screen(ChoiceScreen(
+            "Resume which table?", [Answer(escape(j.line()), j) for j in found],
+        ), answered)
+
+
+def _resumed(defaults: Launch, journal: TableJournal) -> Launch:
+    """The launch that brings back the table of ``journal`` (its settings follow)."""
+    return replace(defaults, role="host", resume=journal.path, table=journal.table,
+                   players=journal.players, table_open=True, bots=0, bind="0.0.0.0",
+                   port=1883, broker=defaults.broker, record=None)
