@@ -111,7 +111,7 @@ def test_a_full_game_on_every_broker(nodes: list[str], tmp_path: Path) -> None:
     bot_urls = [nodes[1 % len(nodes)], nodes[2 % len(nodes)]]
     host = _spawn("host", "--headless", "--players", "4", "--bots", "2", "--table", table,
                   "--broker", host_url, "--block-window", "0.3", "--record", str(record),
-                  "--verify-wait", str(10 * SCALE))
+                  "--verify-wait", str(30 * SCALE))
     try:
         # Found from the node farthest from the host: retained announcement or live answer.
         entry = _listed(watch_url, table, 30 * SCALE)
