@@ -250,8 +250,9 @@ class HostSession:
         self._clock_bot: TableBot | None = None
         self._delayed: deque[tuple[float, str, dict[str, Any]]] = deque()
         """The public stream held back for spectators: (release time, type, body)."""
-        self.released = 0
-        """Batches released to spectators (all of them without a spectator delay)."""
+        self._released = 0
+        self._restored = 0
+        """Batches brought back from the journal (a resumed host)."""
         """When each peer last asked for a chunk of history (catch-up)."""
         self.game: TableGame | None = None
         self.batches: list[Batch] = []
@@ -269,6 +270,7 @@ class HostSession:
         self.round = DealRound()
         if restore is not None:
             self._restore(restore)
+            self._restored = len(self.batches)
         self._announce()
         self._seats_full()  # every seat a bot of the host, or a resumed full table
 
@@ -291,6 +293,15 @@ class HostSession:
         return cls(identity, settings, now, secret=secret, restore=entries)
 
     # -- queries -------------------------------------------------------------------------
+
+    @property
+    def released(self) -> int:
+        """Batches released to spectators: all of them without a spectator delay; with
+        one, those published (late) on ``events`` so far. A resumed host releases the
+        batches of its journal at once (they went out before it died)."""
+        if self.settings.spectator_delay <= 0:
+            return len(self.batches)
+        return max(self._released, self._restored)
 
     @property
     def status(self) -> str:
@@ -953,8 +964,6 @@ class HostSession:
         delay = self.settings.spectator_delay
         if delay <= 0:
             self.sender.send(self.topics.events, type_, body)
-            if type_ == "events":
-                self.released = len(self.batches)
             return
         if type_ in ("start", "race", "reveal"):
             for info in self.seats:
@@ -969,7 +978,7 @@ class HostSession:
             _, type_, body = delayed.popleft()
             self.sender.send(self.topics.events, type_, body)
             if type_ == "events":
-                self.released = max(self.released, int(body["n"]))
+                self._released = max(self._released, int(body["n"]))
 
     def _track_window(self, events: list[AnyEvent]) -> None:
         state = self.game.state if self.game else None

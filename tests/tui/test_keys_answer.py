@@ -253,3 +253,30 @@ async def test_the_leave_question_shows_every_word(stacks_home: Path,
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
         await pilot.pause()
         assert "ends the table for everyone" in screen_text(app)
+
+
+async def test_the_log_scrolls_back_by_keys_and_stays_there_while_lines_come(
+    stacks_home: Path,
+) -> None:
+    from tui.widgets.log import TableLog
+
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        await settle(pilot)
+        log = screen.query_one(TableLog)
+        end = log.max_scroll_y
+        assert end > 0 and log.scroll_y == end
+        await pilot.press("pageup")
+        await pilot.pause()
+        back = log.scroll_y
+        assert back < end
+        screen.say("a new line")
+        await pilot.pause()
+        assert log.scroll_y == back  # still reading where we were
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await pilot.pause()
+        screen.say("another line")
+        await settle(pilot)
+        assert log.scroll_y == log.max_scroll_y  # back at the end: following again

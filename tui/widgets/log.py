@@ -38,6 +38,15 @@ class TableLog(RichLog, can_focus=False):
         if self.auto_scroll:
             self.scroll_end(animate=False, immediate=False)
 
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self.auto_scroll = False  # reading back with the wheel: new lines don't pull away
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self.call_after_refresh(self._follow_at_end)
+
+    def _follow_at_end(self) -> None:
+        self.auto_scroll = self.scroll_y >= self.max_scroll_y
+
     def page(self, step: int) -> None:
         """Scroll a page back (``-1``) or on (``1``). While someone reads further back, new
         lines don't pull the log to its end; paging back to the end follows again."""
