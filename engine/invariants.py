@@ -47,6 +47,11 @@ def check_invariants(state: State) -> list[str]:
     for colour in (0, 1):
         if limit and sum(1 for p in state.piles if p.colour == colour) > limit:
             problems.append(f"more than {limit} open piles of colour {colour}")
+    names = [p.name for p in state.piles]
+    if state.window is not None:
+        names.append(state.window.pile.name)
+    if len(set(names)) != len(names):
+        problems.append("two open piles share a name")
     for p in state.piles:
         # Height 5 lasts only from the completing play to the PileCompleted that follows.
         if not 1 <= p.height <= 5:

@@ -245,7 +245,7 @@ def _card_played(state: State, ev: CardPlayed) -> None:
         if (kind is Kind.NUMBER and RANK[card] != 1) or not state.can_open_pile(colour):
             raise InvalidEventError(f"{card_name(card)} can't open a pile now")
         _take(state, seat, card, ev.zone)
-        pile = Pile(ev.pile, colour)
+        pile = Pile(ev.pile, colour, name=state.name_for_new_pile())
         state.piles.append(pile)
         state.next_pile_id += 1
     else:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.cards import DECK_SIZE, HIDDEN, Colour
@@ -16,6 +17,7 @@ from engine.state import (
     HOST,
     MAX_PLAYERS,
     MIN_PLAYERS,
+    PILE_NAMES,
     SPECTATOR,
     BlockWindow,
     Outcome,
@@ -23,11 +25,12 @@ from engine.state import (
     Pile,
     State,
     Termination,
+    default_pile_name,
 )
 
 
 def _pile(p: Pile) -> list[object]:
-    return [p.id, int(p.colour), list(p.cards)]
+    return [p.id, int(p.colour), list(p.cards), p.name]
 
 
 def state_to_wire(state: State) -> dict[str, Any]:
@@ -84,13 +87,22 @@ def _per_seat(value: object, name: str, players: int) -> list[object]:
 
 
 def _pile_from(value: object) -> Pile:
-    if not isinstance(value, list) or len(value) != 3:
-        raise MalformedError("a snapshot pile is [id, colour, cards]")
+    if not isinstance(value, list) or len(value) not in (3, 4):
+        raise MalformedError("a snapshot pile is [id, colour, cards, name]")
+    pile_id = _int(value[0], "pile id", 0, 1 << 30)
+    # A snapshot from before pile names carries none: the pile gets its usual one.
+    name = value[3] if len(value) == 4 else default_pile_name(pile_id)
+    if not isinstance(name, str) or not _PILE_NAME.fullmatch(name):
+        raise MalformedError("a pile name is a letter of PILE_NAMES (and maybe a number)")
     return Pile(
-        _int(value[0], "pile id", 0, 1 << 30),
+        pile_id,
         Colour(_int(value[1], "pile colour", 0, 1)),
         _cards(value[2], "pile cards"),
+        name,
     )
+
+
+_PILE_NAME = re.compile(f"[{PILE_NAMES}][0-9]{{0,9}}")
 
 
 def state_from_wire(data: object) -> State:

@@ -31,6 +31,14 @@ HOST: Final[Audience] = -2
 NEW_PILE: Final[PileId] = -1
 """Pile id in a play that opens a new pile."""
 
+PILE_NAMES: Final = "acdfhjkmorsuvwyz"
+"""The letters piles are named by (none is another key of the table's interface).
+
+A pile gets its name when it opens and keeps it until it goes out of play, on every
+peer: the host, each player, a spectator, a replay. Names are chosen in turn (pile id
+modulo the alphabet), skipping any a pile still open holds, so a name comes back only
+long after the last pile that had it has gone."""
+
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 6
 
@@ -74,6 +82,8 @@ class Pile:
     id: PileId
     colour: Colour
     cards: list[CardId] = field(default_factory=list)
+    name: str = ""
+    """Its letter (:data:`PILE_NAMES`), given by :meth:`State.name_for_new_pile`."""
 
     @property
     def height(self) -> int:
@@ -81,10 +91,28 @@ class Pile:
         return len(self.cards)
 
     def label(self) -> str:
-        return f"{self.colour.title} pile {self.id}"
+        """``Red pile b``: how people (and refusals) call this pile."""
+        return f"{self.colour.title} pile {self.name or default_pile_name(self.id)}"
 
     def copy(self) -> Pile:
-        return Pile(self.id, self.colour, list(self.cards))
+        return Pile(self.id, self.colour, list(self.cards), self.name)
+
+
+def pile_name(pile_id: PileId, taken: set[str]) -> str:
+    """The name pile ``pile_id`` gets when it opens while the piles ``taken`` are open."""
+    size = len(PILE_NAMES)
+    start = pile_id % size
+    for step in range(size):
+        name = PILE_NAMES[(start + step) % size]
+        if name not in taken:
+            return name
+    # More open piles than letters (only without a pile limit): a longer name.
+    return f"{PILE_NAMES[start]}{pile_id}"
+
+
+def default_pile_name(pile_id: PileId) -> str:
+    """The name pile ``pile_id`` gets when no open pile holds it already."""
+    return PILE_NAMES[pile_id % len(PILE_NAMES)]
 
 
 @dataclass(slots=True)
@@ -178,6 +206,13 @@ class State:
             if pile.id == pile_id:
                 return pile
         return None
+
+    def name_for_new_pile(self) -> str:
+        """The name the next pile to open gets (see :data:`PILE_NAMES`)."""
+        taken = {p.name for p in self.piles}
+        if self.window is not None:
+            taken.add(self.window.pile.name)
+        return pile_name(self.next_pile_id, taken)
 
     def open_piles(self, colour: Colour) -> int:
         return sum(1 for pile in self.piles if pile.colour == colour)

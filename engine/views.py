@@ -56,7 +56,7 @@ def public_state(state: State) -> list[object]:
         state.chips,
         state.supply,
         state.skip_tokens,
-        [[p.id, int(p.colour), p.cards] for p in state.piles],
+        [[p.id, int(p.colour), p.cards, p.name] for p in state.piles],
         state.next_pile_id,
         state.out_of_play,
         state.special_discard,
@@ -66,7 +66,8 @@ def public_state(state: State) -> list[object]:
         state.dry_at_start,
         None
         if window is None
-        else [window.pile.id, int(window.pile.colour), window.pile.cards, window.seat,
+        else [window.pile.id, int(window.pile.colour), window.pile.cards, window.pile.name,
+              window.seat,
               window.refill, list(window.eligible), sorted(window.passed)],
         None
         if state.outcome is None

@@ -12,6 +12,7 @@ import dataclasses
 import hmac
 import logging
 import os
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ from engine.state import SPECTATOR, Audience, Phase, Seat, State
 from netplay import budget
 from netplay.batch import Batch
 from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
+from netplay.clock import TurnClock, Wait
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.entropy import COMMIT, REVEAL, DealRound, bot_entropy, entropy_commitment
 from netplay.errors import FrameError
@@ -78,6 +80,10 @@ class HostSettings:
     away_after: float = 5.0
     """Seconds without a heartbeat after which a player counts as away."""
     heartbeat: float = 1.0
+    turn_clock: float = 0.0
+    spectator_delay: float = 0.0
+    """Seconds the public stream reaches spectators late (players' own streams are not)."""
+    """Seconds a seated player has for a turn before the stand-in bot plays it (0: off)."""
     race_settle: float = 0.25
     """Seconds after a Block window closes during which late presses are still listed."""
     standin: str = "medium"
@@ -93,6 +99,10 @@ class HostSettings:
         return game_def(self.game)
 
     def __post_init__(self) -> None:
+        if not 0 <= self.spectator_delay <= 3600:
+            raise ValueError("the spectator delay must be 0 to 3600 seconds")
+        if not 0 <= self.turn_clock <= 3600:
+            raise ValueError("the turn clock must be 0 (off) to 3600 seconds")
         definition = self.definition
         default = definition.config_type()
         if type(self.rules) is not type(default):
@@ -234,6 +244,15 @@ class HostSession:
                 ), strategy)
         self.spectators: dict[bytes, str] = {}
         self._history_asked: dict[bytes, float] = {}
+        self.clock = TurnClock(settings.turn_clock)
+        self._timed_out: tuple[int, Seat] | None = None
+        """The turn whose clock ran out: the stand-in bot plays it for the seat."""
+        self._clock_bot: TableBot | None = None
+        self._delayed: deque[tuple[float, str, dict[str, Any]]] = deque()
+        """The public stream held back for spectators: (release time, type, body)."""
+        self._released = 0
+        self._restored = 0
+        """Batches brought back from the journal (a resumed host)."""
         """When each peer last asked for a chunk of history (catch-up)."""
         self.game: TableGame | None = None
         self.batches: list[Batch] = []
@@ -251,6 +270,7 @@ class HostSession:
         self.round = DealRound()
         if restore is not None:
             self._restore(restore)
+            self._restored = len(self.batches)
         self._announce()
         self._seats_full()  # every seat a bot of the host, or a resumed full table
 
@@ -273,6 +293,15 @@ class HostSession:
         return cls(identity, settings, now, secret=secret, restore=entries)
 
     # -- queries -------------------------------------------------------------------------
+
+    @property
+    def released(self) -> int:
+        """Batches released to spectators: all of them without a spectator delay; with
+        one, those published (late) on ``events`` so far. A resumed host releases the
+        batches of its journal at once (they went out before it died)."""
+        if self.settings.spectator_delay <= 0:
+            return len(self.batches)
+        return max(self._released, self._restored)
 
     @property
     def status(self) -> str:
@@ -336,8 +365,13 @@ class HostSession:
         standin = self._standin_due()
         if standin is not None:
             times.append(standin)
+        clock = self.clock.due()
+        if clock is not None and self.clock.turn != self._timed_out:
+            times.append(clock)
         if self.watch.due is not None:
             times.append(self.watch.due)
+        if self._delayed:
+            times.append(self._delayed[0][0])
         if self.round.deadline is not None:
             times.append(self.round.deadline)
         return min(times)
@@ -365,7 +399,14 @@ class HostSession:
         self.now = now
         if now >= self._next_heartbeat:
             self._next_heartbeat = now + self.settings.heartbeat
-            self.sender.send(self.topics.events, "heartbeat", {"at": len(self.batches)}, qos=0)
+            self._release()
+            body: dict[str, Any] = {"at": len(self.batches)}
+            if self.settings.spectator_delay > 0:
+                body["public"] = self.released
+            waits = self.waits()
+            if waits:
+                body["wait"] = [w.to_wire() for w in waits]
+            self.sender.send(self.topics.events, "heartbeat", body, qos=0)
         self._close_overdue_window()
         if self.watch.due is not None and now >= self.watch.due:
             self._restore_announcement()
@@ -374,7 +415,7 @@ class HostSession:
         race = self.race
         if race is not None and race.closed is not None \
                 and now >= race.closed + self.settings.race_settle:
-            self.sender.send(self.topics.events, "race", race.to_body())
+            self._public("race", race.to_body())
             self.race = None
         if self._bot_at is not None and now >= self._bot_at:
             self._bot_at = None
@@ -382,6 +423,13 @@ class HostSession:
         due = self._standin_due()
         if due is not None and now >= due:
             self._run_standin()
+        self._release()
+        self._sync_clock()
+        clock = self.clock.due()
+        if clock is not None and now >= clock and self.clock.turn != self._timed_out:
+            self._timed_out = self.clock.turn
+            log.info("seat %s ran out of time: the stand-in bot plays this turn",
+                     self.clock.turn[1] if self.clock.turn else "?")
         self._schedule_bots()
 
     def _close_overdue_window(self) -> None:
@@ -698,7 +746,7 @@ class HostSession:
             "commit": self.commit,
             "status": self.status,
             "facts": self.facts() if self.game is not None else None,
-            "batches": len(self.batches),
+            "batches": len(self.batches) if seat is not None else self.released,
         }
         self.sender.send(inbox, "welcome", body)
         if self.game is not None:
@@ -788,7 +836,8 @@ class HostSession:
         a snapshot (a catch-up: the peer asks for the next chunk when this one is in);
         otherwise all of them, or a snapshot when they are too many."""
         seat = self.seat_of(key)
-        total = len(self.batches)
+        # A spectator never gets ahead of the spectator delay, resends included.
+        total = len(self.batches) if seat is not None else self.released
         start = max(start, 1)
         if start > total:
             return
@@ -806,7 +855,7 @@ class HostSession:
                 self.sender.send(inbox, "events", batch.redacted_for(SPECTATOR).to_body())
             else:
                 self.sender.send_sealed(inbox, key, "events", batch.redacted_for(seat).to_body())
-        if self.over and end == total:
+        if self.over and end == len(self.batches):
             self._reveal(to=inbox)  # it may have missed the reveal along with the batches
 
     def _known_peer(self, key: bytes, what: str) -> Seat | None:
@@ -844,7 +893,7 @@ class HostSession:
         self.game = self.definition.new_game(
             self.settings.players, seed, self.settings.rules, self.settings.dealer
         )
-        self.sender.send(self.topics.events, "start", facts)
+        self._public("start", facts)
         self._publish(None, None, list(self.game.log))
         self._announce()
 
@@ -911,12 +960,38 @@ class HostSession:
                     "events",
                     batch.redacted_for(seat).to_body(),
                 )
-        self.sender.send(self.topics.events, "events", batch.redacted_for(SPECTATOR).to_body())
+        self._public("events", batch.redacted_for(SPECTATOR).to_body())
         self._track_window(events)
         if game.over:
             self.budgets.game_over(len(self.batches), self.now)
             self._reveal(to=self.topics.events)
             self._announce()
+        self._sync_clock()
+
+    # -- the public stream, maybe late -------------------------------------------------------
+
+    def _public(self, type_: str, body: dict[str, Any]) -> None:
+        """Publish on ``events``: at once, or ``spectator_delay`` seconds late. With a delay
+        the seated players get what they need of it (start, race, reveal) on their own
+        channel at once: only spectators wait."""
+        delay = self.settings.spectator_delay
+        if delay <= 0:
+            self.sender.send(self.topics.events, type_, body)
+            return
+        if type_ in ("start", "race", "reveal"):
+            for info in self.seats:
+                if info is not None and info.key is not None:
+                    self.sender.send(self.topics.inbox(peer_id(info.key)), type_, body)
+        self._delayed.append((self.now + delay, type_, body))
+
+    def _release(self) -> None:
+        """Publish what the spectator delay held back and is now due."""
+        delayed = self._delayed
+        while delayed and delayed[0][0] <= self.now:
+            _, type_, body = delayed.popleft()
+            self.sender.send(self.topics.events, type_, body)
+            if type_ == "events":
+                self._released = max(self._released, int(body["n"]))
 
     def _track_window(self, events: list[AnyEvent]) -> None:
         state = self.game.state if self.game else None
@@ -935,7 +1010,7 @@ class HostSession:
             race is None or race.closed is not None
         ):
             if race is not None and race.closed is not None:
-                self.sender.send(self.topics.events, "race", race.to_body())
+                self._public("race", race.to_body())
             self.race = Race(
                 state.window.pile.id, self.now, self.now + self.settings.block_window,
                 len(self.batches),
@@ -944,16 +1019,16 @@ class HostSession:
     def _reveal(self, to: str) -> None:
         assert self.game is not None and self.game.outcome is not None
         outcome = self.game.outcome
-        self.sender.send(
-            to,
-            "reveal",
-            {
-                "secret": self.secret,
-                "termination": int(outcome.termination),
-                "winner": outcome.winner,
-                "total": len(self.batches),
-            },
-        )
+        body = {
+            "secret": self.secret,
+            "termination": int(outcome.termination),
+            "winner": outcome.winner,
+            "total": len(self.batches),
+        }
+        if to == self.topics.events:
+            self._public("reveal", body)
+        else:
+            self.sender.send(to, "reveal", body)
 
     # -- bots and stand-ins --------------------------------------------------------------
 
@@ -968,7 +1043,62 @@ class HostSession:
         info = self.seats[seat]
         if info is None:
             return None
-        return info.bot or info.standin
+        bot = info.bot or info.standin
+        if bot is None and self._timed_out is not None and self._timed_out == self.clock.turn \
+                and self._timed_out[1] == seat and not self._in_window():
+            if self._clock_bot is None:
+                self._clock_bot = self.definition.bot(self.settings.standin, None)
+            bot = self._clock_bot
+        return bot
+
+    # -- the turn clock and who the table waits for ----------------------------------------
+
+    def _sync_clock(self) -> None:
+        game = self.game
+        if not self.clock.on:
+            return
+        if game is None or game.over:
+            self.clock.sync(None, False, self.now)
+            return
+        state = game.state
+        seat: Seat = state.current
+        info = self.seats[seat]
+        window = self._in_window()
+        human = info is not None and not info.is_bot
+        turn = None if window else (int(state.turn), seat)
+        running = human and not window and (info is None or info.standin is None)
+        self.clock.sync(turn, running, self.now)
+
+    def waits(self) -> list[Wait]:
+        """The seated players the table waits for now, with how long (for everyone)."""
+        game = self.game
+        if game is None or game.over:
+            return []
+        self._sync_clock()
+        out: list[Wait] = []
+        race = self.race
+        for seat in self._deciders():
+            info = self.seats[seat]
+            if info is None or info.is_bot:
+                continue
+            away = self.now - info.last_seen if self._away(info) else None
+            if self._in_window():
+                left = None if race is None else max(0.0, race.deadline - self.now)
+                out.append(Wait(seat, away, None, left))
+                continue
+            dues = []
+            if info.standin is not None or (
+                    self._timed_out is not None and self._timed_out == self.clock.turn):
+                dues.append(self.now)
+            standin = self._standin_due()
+            if standin is not None and away is not None:
+                dues.append(standin)
+            clock = self.clock.due()
+            if clock is not None:
+                dues.append(clock)
+            bot_in = max(0.0, min(dues) - self.now) if dues else None
+            out.append(Wait(seat, away, bot_in, self.clock.remaining(self.now)))
+        return out
 
     def _schedule_bots(self) -> None:
         if self._bot_at is not None:
@@ -1153,6 +1283,8 @@ class HostSession:
             "commit": self.commit,
             "password": self.settings.password is not None,
             "block_window": self.settings.block_window,
+            "turn_clock": self.settings.turn_clock,
+            "spectator_delay": self.settings.spectator_delay,
             "rules": self.settings.rules.to_wire(),
         }
         self.watch.sent(self.sender.send(self.topics.announce, "announce", body, retain=True))

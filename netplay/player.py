@@ -17,7 +17,8 @@ from engine.games import STACKS, AnyAction, AnyEvent, GameDef, game_def
 from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
-from netplay.codec import ReplayGuard, decode
+from netplay.clock import Wait
+from netplay.codec import ReplayGuard, decode, frame_type
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import Claim, HostTrust, Trust, fingerprint, matches, split_pin
@@ -142,6 +143,8 @@ class Applied(Notice):
     n: int
     action: AnyAction | None
     events: tuple[AnyEvent, ...]
+    standin: bool = False
+    """The host's stand-in bot played for an absent player."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +274,8 @@ class PlayerSession:
         self.dropped: list[str] = []
         self._next_heartbeat = now
         self._join_sent = False
+        self._early_round: dict[str, Any] | None = None
+        """An entropy round heard before our welcome (see ``_entropy_round``)."""
         self._join_at: float | None = None
         """When the last join went out unanswered (a host over its join budget, say,
         dropped it): it goes again every JOIN_RETRY seconds until welcomed or refused."""
@@ -285,6 +290,8 @@ class PlayerSession:
         self._chunk: tuple[int, int, float] | None = None
         """A chunk of history asked for: first and last batch, when."""
         self._history: tuple[int, int] | None = None
+        self.waits: tuple[float, list[Wait]] = (now, [])
+        """Whom the table waits for, as the host's last heartbeat said, and when it came."""
         """Batches a seated player missed (they came inside a snapshot), fetched for its log."""
         self._chat_budget = Budget("chat", CHAT_PER_SEAT, max_peers=64)
         self._chat_others = Budget("chat", CHAT_OTHERS, max_peers=1)
@@ -326,6 +333,15 @@ class PlayerSession:
     def take_notices(self) -> list[Notice]:
         out, self.notices = self.notices, []
         return out
+
+    def waiting(self, now: float) -> list[Wait]:
+        """Whom the table waits for now (counted down since the host said it), for seats
+        that still have to decide in this peer's view."""
+        told, waits = self.waits
+        view = self.view
+        if view is None or view.outcome is not None or now - told > 3.0:
+            return []
+        return [w.later(now - told) for w in waits]
 
     def host_silent_for(self, now: float) -> float | None:
         """Seconds since the host was last heard (``None`` before it ever was)."""
@@ -440,6 +456,10 @@ class PlayerSession:
         if topic == t.announce and not payload:
             # Unsigned: anyone can send it. Only the host's signed "closed" closes a table.
             raise FrameError("an empty announcement (closes nothing)")
+        if topic == t.events and self.seat is not None and frame_type(payload) == "events":
+            # A seated player follows its own sealed copy of every batch: the spectators'
+            # copy is dropped unchecked (a signature check per batch saved on every seat).
+            return
         # Only the host's frames matter off the announce topic: others are dropped before
         # their signature is checked.
         frame = decode(payload, expected=None if topic == t.announce else self.host_key or b"")
@@ -467,6 +487,9 @@ class PlayerSession:
             handler = {
                 "welcome": self._welcome,
                 "refused": self._refused,
+                # With a spectator delay the host sends these to the seats at once:
+                "start": self._start,
+                "race": self._race,
                 "events": self._events,
                 "snapshot": self._snapshot,
                 "rejected": self._rejected,
@@ -477,7 +500,7 @@ class PlayerSession:
                 "start": self._start,
                 "events": self._public_events,
                 "heartbeat": self._host_heartbeat,
-                "race": self._race,
+                "race": self._public_race,
                 "reveal": self._reveal,
                 "impostor": self._impostor,
                 "entropy_round": self._entropy_round,
@@ -628,6 +651,9 @@ class PlayerSession:
         if facts is not None:
             self._set_facts(facts)
         self.notices.append(Joined(seat))
+        early, self._early_round = self._early_round, None
+        if early is not None and seat is not None:
+            self._entropy_round(early)
         if facts is not None and not had_facts:
             # Welcomed into a game already dealt: it has started, for this peer too.
             self.notices.append(GameStarted(self.names))
@@ -794,7 +820,7 @@ class PlayerSession:
         if ours != batch.hash:
             self._desync(batch, ours, "hash differs")
             return False
-        self.notices.append(Applied(batch.n, batch.action, batch.events))
+        self.notices.append(Applied(batch.n, batch.action, batch.events, batch.standin))
         if self.view.outcome is not None:
             self.notices.append(GameEnded(self.view.outcome))
         return True
@@ -852,7 +878,15 @@ class PlayerSession:
 
     def _host_heartbeat(self, body: dict[str, Any]) -> None:
         at = required(body, "at", int)
+        public = body.get("public")
+        if self.seat is None and type(public) is int and 0 <= public <= at:
+            at = public  # a spectator delay: what spectators may have so far
         self.known = max(self.known, at)
+        players = self.facts.players if self.facts is not None else 6
+        entries = body.get("wait")
+        waits = [Wait.from_wire(e, players) for e in entries[:6]] \
+            if isinstance(entries, list) else []
+        self.waits = (self.now, [w for w in waits if w is not None])
         pending = self.pending
         behind = self.joined and self.view is not None and at > self.applied
         if self._chunk is not None:
@@ -866,7 +900,12 @@ class PlayerSession:
     def _entropy_round(self, body: dict[str, Any]) -> None:
         """Commit to fresh entropy, or reveal the committed one (``netplay.entropy``)."""
         seat = self.seat
-        if seat is None or not self.joined or self.facts is not None:
+        if not self.joined and not self.watch:
+            # MQTT orders messages per topic only: the round (events topic) may overtake
+            # our welcome (inbox topic), as it does on NATS. Answer it once welcomed.
+            self._early_round = body
+            return
+        if seat is None or self.facts is not None:
             return
         number = required(body, "round", int)
         phase = required(body, "phase", str)
@@ -899,6 +938,12 @@ class PlayerSession:
 
     def _rejected(self, body: dict[str, Any]) -> None:
         self.notices.append(Rejected(clean_text(required(body, "reason", str), 300)))
+
+    def _public_race(self, body: dict[str, Any]) -> None:
+        delay = (self.announce or {}).get("spectator_delay")
+        if self.seat is not None and isinstance(delay, int | float) and delay > 0:
+            return  # a seat had it on its own channel already (the public one is late)
+        self._race(body)
 
     def _race(self, body: dict[str, Any]) -> None:
         presses = []

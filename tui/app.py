@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from netplay.memory import AsyncMemoryBroker
 from tui.control import Control
@@ -28,8 +29,11 @@ from tui.messages import (
     Say,
     SessionFailed,
     SessionReady,
+    ShowHistory,
+    ShowReplay,
     ShowResults,
     Start,
+    Waiting,
 )
 from tui.serve_link import ServeLink
 
@@ -51,10 +55,13 @@ class StacksApp(App[None]):
         self, launch: Launch | None = None, *, defaults: Launch | None = None,
         profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
         memory: AsyncMemoryBroker | None = None, link: ServeLink | None = None,
+        only: Screen[None] | None = None,
     ) -> None:
         super().__init__()
         self.link = link
         """The channel to the ssh server that started us, which holds the tables we open."""
+        self.only = only
+        """A screen to show instead of the menu; the app ends when it closes (a replay)."""
         self.launch = launch
         self.defaults = defaults or Launch(role="play")
         self.ask = ask
@@ -64,6 +71,9 @@ class StacksApp(App[None]):
         # Everything built so far lives as long as the app: keep the collector off it,
         # so that a full collection can't stall a repaint.
         gc.freeze()
+        if self.only is not None:
+            await self.push_screen(self.only, lambda _: self.exit())
+            return
         if self.launch is not None:
             await self.control.start(self.launch)
             return
@@ -110,6 +120,10 @@ class StacksApp(App[None]):
     def on_health(self, message: Health) -> None:
         self.control.health(message.problem)
 
+    def on_waiting(self, message: Waiting) -> None:
+        if self.control.table is not None:
+            self.control.table.waiting = message.line
+
     def on_session_ready(self, message: SessionReady) -> None:
         self.control.ready(message.where)
 
@@ -142,6 +156,12 @@ class StacksApp(App[None]):
 
     async def on_show_results(self, message: ShowResults) -> None:
         await self.control.results()
+
+    async def on_show_history(self, message: ShowHistory) -> None:
+        await self.control.show_history()
+
+    async def on_show_replay(self, message: ShowReplay) -> None:
+        await self.control.show_replay()
 
 
 def make_app(

@@ -15,6 +15,7 @@ from engine.bots import BOT_NAMES, DEFAULT_BUDGET, LEVELS
 from tui.argtypes import positive_int
 from tui.commands.bench_load import add_bench_load_arguments
 from tui.commands.bench_ssh import add_bench_ssh_arguments
+from tui.commands.replay import add_replay_arguments
 from tui.commands.serve import add_serve_arguments
 from tui.launch import DEFAULT_BROKER
 
@@ -104,6 +105,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--broker", dest="menu_broker", metavar="URL", type=_broker_url,
                         help="broker for the menu's host, join and watch (default: the "
                         "embedded broker to host, mqtt://127.0.0.1:1883 to join)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sim = commands.add_parser(
@@ -169,6 +171,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     _add_ui_commands(commands)
     _add_net_commands(commands, command)
     add_serve_arguments(commands)
+    add_replay_arguments(commands)
 
     bench = commands.add_parser("bench", help="measure speed", description="Benchmarks.")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
@@ -229,6 +232,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     resume_bench.add_argument("--appends", type=positive_int, default=500,
                               help="journal appends to time (500)")
     resume_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    offline_bench = targets.add_parser(
+        "offline",
+        help="host killed or frozen, to \"host offline\" shown by a player and a spectator",
+        description="On a Mosquitto it starts, kill -9 (and, apart, SIGSTOP) a host "
+        "mid-game and time until a seated player's session and a `stacks watch "
+        "--headless` process say the host is offline.",
+    )
+    offline_bench.add_argument("--rounds", type=positive_int, default=3,
+                               help="rounds per fault (3)")
+    offline_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_load_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
@@ -345,6 +358,16 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _clock_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError("must be 0 to 3600 seconds")
+    return value
+
+
 def _add_host_timeout(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host-timeout", type=_positive_seconds, default=120.0, metavar="SECONDS",
@@ -386,6 +409,11 @@ def _add_net_commands(
     host.add_argument("--table", type=_table, default="stacks", help="table name (stacks)")
     host.add_argument("--block-window", type=_seconds, default=3.0,
                       help="seconds opponents have to Block a completed pile (3)")
+    host.add_argument("--turn-clock", type=_clock_seconds, default=60.0, metavar="SECONDS",
+                      help="seconds a player has for a turn before the stand-in bot plays "
+                      "it; 0 turns the clock off (60)")
+    host.add_argument("--spectator-delay", type=_clock_seconds, default=0.0, metavar="SECONDS",
+                      help="spectators see the game this many seconds late (0)")
     host.add_argument("--seed", type=int,
                       help="make the host's secret reproducible (only for tables nobody "
                       "else joins: every seat a bot of the host; see --insecure-seed)")
@@ -422,7 +450,12 @@ def _add_net_commands(
     _add_host_timeout(bot)
     _add_common_peer(bot, broker_default=DEFAULT_BROKER)
 
-    watch = commands.add_parser("watch", help="watch a table as a spectator")
+    watch = commands.add_parser(
+        "watch", help="watch a table as a spectator",
+        description="Follow a table's game as a spectator: every public event as it "
+        "happens (no hand but what is face up), chat included. --headless prints one JSON "
+        "line per event instead of the interface.",
+    )
     watch.add_argument("table", type=_pinned_table,
                        help="table name, or TABLE@FINGERPRINT to follow only that host")
     watch.add_argument("--headless", action="store_true",
@@ -451,8 +484,9 @@ def _add_net_commands(
 
     verify = commands.add_parser(
         "verify", help="re-check a game record offline",
-        description="Replay a game record from its seed and check every event: exit 0 and "
-        "'verified', or exit 1 and what failed.",
+        description="Replay a game record from its seed and check every event. Exit "
+        "status: 0 verified; 1 the record does not check out (what failed is printed); "
+        "2 the file can't be read or is not a game record.",
     )
     verify.add_argument("record", help="the record file written by the host")
 
@@ -472,6 +506,15 @@ def _add_net_commands(
         from broker.cli import add_arguments as add_broker_arguments
 
         add_broker_arguments(broker)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sequence-stacks")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _first_word(argv: Sequence[str]) -> str | None:
@@ -562,6 +605,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from broker.cli import run as run_broker
 
         return run_broker(args)
+    if args.command == "replay":
+        from tui.commands.replay import run as run_replay
+
+        return run_replay(args)
     if args.command == "serve":
         from tui.commands.serve import run as run_serve
 
@@ -571,6 +618,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.commands.bench_ssh import run as run_bench_ssh
 
             return run_bench_ssh(args)
+        if args.target == "offline":
+            from tui.commands.bench_offline import run as run_bench_offline
+
+            return run_bench_offline(args)
         if args.target == "resume":
             from tui.commands.bench_resume import run as run_bench_resume
 

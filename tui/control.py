@@ -39,6 +39,7 @@ from netplay.player import (
     Unseated,
     Verified,
 )
+from tui.history import History, Line, Step, history_of
 from tui.launch import Launch
 from tui.messages import Problem
 from tui.model import TableModel
@@ -48,6 +49,7 @@ from tui.words import Narrator, short_name
 if TYPE_CHECKING:
     from tui.app import StacksApp
     from tui.screens.gameover import GameOverScreen
+    from tui.screens.history import HistoryScreen
     from tui.screens.lobby import LobbyScreen
     from tui.screens.table import TableScreen
     from tui.session import TableSession
@@ -68,7 +70,11 @@ class Control:
         self.session: TableSession | None = None
         self.worker: Worker[None] | None = None
         self.model: TableModel | None = None
-        self.narrator: Narrator | None = None
+        self.history: History | None = None
+        """The live log's story (the history screen retells it from every batch held)."""
+        self.notes: list[Line] = []
+        """Lines that are not events (Block races), to merge into a retold history."""
+        self.history_screen: HistoryScreen | None = None
         self.lobby: LobbyScreen | None = None
         self.table: TableScreen | None = None
         self.gameover: GameOverScreen | None = None
@@ -110,7 +116,8 @@ class Control:
         self.launch = launch
         self.model = TableModel(table=launch.table, spectator=launch.role == "watch",
                                 players=launch.players if launch.hosting else 0)
-        self.narrator = None
+        self.history = None
+        self.notes = []
         self.table = None
         self.gameover = None
         self.problem = None
@@ -324,7 +331,7 @@ class Control:
         elif isinstance(notice, Applied):
             self._applied(notice)
         elif isinstance(notice, Resynced):
-            self._resynced()
+            self._resynced(notice.n)
         elif isinstance(notice, Missed):
             self._missed(notice)
         elif isinstance(notice, Desynced):
@@ -336,9 +343,10 @@ class Control:
         elif isinstance(notice, Rejected):
             self._rejected(notice.reason)
         elif isinstance(notice, RaceResult):
-            if self.narrator is not None and self.table is not None:
-                line = self.narrator.race(notice.pile, notice.winner, notice.presses)
+            if self.history is not None and self.table is not None:
+                line = self.history.narrator.race(notice.pile, notice.winner, notice.presses)
                 if line:
+                    self.notes.append(self.history.note(line))
                     self.table.say(line)
         elif isinstance(notice, ChatLine):
             for screen in (self.table, self.lobby):
@@ -425,7 +433,7 @@ class Control:
         if self.session is not None and self.session.player is not None:
             model.me = self.session.player.seat
         model.stats.ensure(len(names))
-        self.narrator = Narrator(names, model.me)
+        self.history = History(names, model.me)
         self.table = TableScreen(model.table, names, model.me,
                                  block_window=model.block_window, frozen=self.frozen)
         self.table.seats = tuple(model.seats)
@@ -435,18 +443,20 @@ class Control:
         self._view()
 
     def _applied(self, notice: Applied) -> None:
-        model, narrator, table = self.model, self.narrator, self.table
+        model, history, table = self.model, self.history, self.table
         if model is None:
             return
         for event in notice.events:
             if not isinstance(event, Event):
                 continue  # the interface shows Sequence Stacks tables only
             model.stats.add(event)
-            if narrator is not None and table is not None:
-                line = narrator.describe(event)
-                if line:
-                    table.say(line)
+        if history is not None:
+            lines = history.add(Step.of(notice.n, notice.action, notice.events, notice.standin))
+            if table is not None:
+                for line in lines:
+                    table.say(line.markup)
         self._view()
+        self._refresh_history()
 
     def _missed(self, notice: Missed) -> None:
         """What happened while we were away, in the log, after the fact (a narrator of its
@@ -457,6 +467,7 @@ class Control:
         narrator = self._away
         if narrator is None or notice.n != self._away_next:
             narrator = self._away = Narrator(model.names, model.me)
+            self._learn_piles(narrator, notice.n)
             table.say(f"[b]While you were away[/] [dim](from batch {notice.n}; "
                       "stand-in moves marked ⟲)[/]:")
         self._away_next = notice.n + 1
@@ -464,15 +475,91 @@ class Control:
             line = narrator.describe(event) if isinstance(event, Event) else None
             if line:
                 table.say(f"[dim]⟲[/] {line}" if notice.standin else f"[dim]·[/] {line}")
+        self._refresh_history()
 
-    def _resynced(self) -> None:
+    def _learn_piles(self, narrator: Narrator, before: int) -> None:
+        """Tell ``narrator`` (silently) every batch held before ``before``, so that it names
+        the piles open then by the names they have (one name per pile, in the log too)."""
+        player = self.session.player.player if self.session and self.session.player else None
+        if player is None:
+            return
+        for n in sorted(k for k in player.received if k < before):
+            for event in player.received[n].events:
+                if isinstance(event, Event):
+                    narrator.describe(event)
+
+    def _resynced(self, n: int) -> None:
         self._view()
-        if self.narrator is not None and self.model is not None and self.model.view is not None:
-            self.narrator.learn(self.model.view)
+        history, model = self.history, self.model
+        if history is not None and model is not None and model.view is not None:
+            # The batches the snapshot stood in for come later, as Missed notices; the
+            # history screen retells them in their places.
+            history.gap(n)
+            history.narrator.learn(model.view)
         if self._desynced:
             self._desynced = False
             self.app.notify("Repaired: your game now matches the host's again. Nothing to do.",
                             timeout=5)
+
+    # -- the whole history ------------------------------------------------------------------
+
+    def history_lines(self) -> list[Line]:
+        """Every line of the game so far, retold from every batch this peer holds (history
+        the host sent after a rejoin too), with the Block races in their places."""
+        model = self.model
+        player = self.session.player.player if self.session and self.session.player else None
+        if model is None:
+            return []
+        if player is None or not player.received:
+            return list(self.history.lines) if self.history is not None else []
+        told = history_of(player.received, model.names, model.me, upto=player.applied).lines
+        notes = sorted(self.notes, key=lambda line: line.n)
+        merged: list[Line] = []
+        for line in told:
+            while notes and notes[0].n < line.n:
+                merged.append(notes.pop(0))
+            merged.append(line)
+        return merged + notes
+
+    async def show_history(self) -> None:
+        from tui.screens.history import HistoryScreen
+
+        model = self.model
+        if model is None or self.table is None:
+            return
+        screen = HistoryScreen(model.table, self.history_lines())
+
+        def closed(_: None) -> None:
+            self.history_screen = None
+
+        self.history_screen = screen
+        await self.app.push_screen(screen, closed)
+
+    async def show_replay(self) -> None:
+        """The game just played, from the start: every hand once the host revealed its
+        secret, else this peer's own view."""
+        from tui.replay import ReplayError, replay_game
+        from tui.screens.replay import ReplayScreen
+
+        model = self.model
+        player = self.session.player.player if self.session and self.session.player else None
+        if model is None or player is None or player.facts is None or not player.received:
+            self.app.notify("Nothing to replay here: the game's events are not known.",
+                            severity="warning", timeout=4)
+            return
+        try:
+            replay = replay_game(player.facts, model.names, player.received, player.audience,
+                                 player.secret)
+        except ReplayError as exc:
+            self.app.notify(f"This game can't be replayed: {exc}", severity="warning",
+                            timeout=5)
+            return
+        seat = None if replay.every_hand else model.me
+        await self.app.push_screen(ReplayScreen(replay, seat=seat))
+
+    def _refresh_history(self) -> None:
+        if self.history_screen is not None and self.history_screen.is_attached:
+            self.history_screen.show(self.history_lines())
 
     async def _game_ended(self) -> None:
         from tui.screens.gameover import GameOverScreen

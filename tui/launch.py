@@ -47,6 +47,9 @@ class Launch:
     """The level of the bot that plays for a player who is away."""
     bot_delay: float = 0.6
     block_window: float = 3.0
+    turn_clock: float = 60.0
+    """Seconds per turn before the stand-in plays it (0: off); never on in ``play``."""
+    spectator_delay: float = 0.0
     rules: RulesConfig = field(default_factory=RulesConfig)
     seed: int | None = None
     """Makes the deal reproducible (the host's secret and every seat's entropy)."""

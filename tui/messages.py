@@ -84,6 +84,14 @@ class NetNotice(Message):
         self.notice = notice
 
 
+class Waiting(Message):
+    """Whom the table waits for and how long, in words ("" when nobody)."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__()
+        self.line = line
+
+
 class Health(Message):
     """The connection's state changed: a problem, or ``None`` when all is well again."""
 
@@ -112,3 +120,11 @@ class RecordWritten(Message):
     def __init__(self, path: str) -> None:
         super().__init__()
         self.path = path
+
+
+class ShowHistory(Message):
+    """Open the game's whole history (the ``l`` key of the table)."""
+
+
+class ShowReplay(Message):
+    """Replay the game just finished (the game-over screen's ``v``)."""

@@ -114,6 +114,8 @@ class TableModel:
     players: int = 0
     rules: RulesConfig = field(default_factory=RulesConfig)
     block_window: float = 3.0
+    turn_clock: float = 0.0
+    """Seconds per turn on the host's clock (0: off), as announced."""
     password: bool = False
     status: str = "lobby"
     """The host's word: ``lobby``, ``playing`` or ``over``."""
@@ -131,6 +133,9 @@ class TableModel:
         if isinstance(window, int | float):
             self.block_window = float(window)
         self.password = bool(announce.get("password"))
+        clock = announce.get("turn_clock")
+        if isinstance(clock, int | float) and not isinstance(clock, bool):
+            self.turn_clock = float(clock)
         status = announce.get("status")
         if isinstance(status, str):
             self.status = status

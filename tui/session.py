@@ -34,8 +34,18 @@ from netplay.player import GameEnded, Notice, TableClosed
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing
+from tui import words
 from tui.launch import MEMORY, Launch, ProfileLock, default_profile
-from tui.messages import Health, NetNotice, Problem, RecordWritten, SessionFailed, SessionReady
+from tui.messages import (
+    Health,
+    NetNotice,
+    Problem,
+    RecordWritten,
+    SessionFailed,
+    SessionReady,
+    Waiting,
+)
+from tui.words import short_name
 
 log = logging.getLogger("tui.session")
 
@@ -317,6 +327,9 @@ class TableSession:
             bots=tuple(launch.bot_level(i) for i in range(launch.bots)), standin=launch.standin,
             rules=launch.rules, block_window=launch.block_window, password=launch.password,
             bot_delay=launch.bot_delay,
+            # Against bots only (``play``) nobody waits for anybody: no clock there.
+            turn_clock=0.0 if launch.role == "play" else launch.turn_clock,
+            spectator_delay=launch.spectator_delay,
             dealer=None if launch.dealer is None else launch.dealer % launch.players,
         )
         secret = None
@@ -373,6 +386,7 @@ class TableSession:
         started = loop.time()
         connected_at: float | None = None
         last: Problem | None = None
+        waiting = ""
         while True:
             await asyncio.sleep(CHECK_EVERY)
             now = loop.time()
@@ -388,6 +402,20 @@ class TableSession:
             if problem != last:
                 last = problem
                 self.post(Health(problem))
+            line = self._wait_line(now)
+            if line != waiting:
+                waiting = line
+                self.post(Waiting(line))
+
+    def _wait_line(self, now: float) -> str:
+        """Whom the table waits for, and how long (the host's heartbeat, counted down)."""
+        player = self.player
+        if player is None or self._over:
+            return ""
+        session = player.player
+        silent = None if session.host_offline else session.host_silent_for(now)
+        names = tuple(short_name(n) for n in session.names)
+        return words.wait_line(session.waiting(now), names, session.seat, silent)
 
     def _problem(
         self, watched: WatchedTransport, now: float, connected_at: float | None, started: float

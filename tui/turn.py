@@ -59,7 +59,8 @@ class Turn:
         view = self.view
         return self.me is not None and view.phase == Phase.PLAY and view.current == self.me
 
-    def status(self) -> str:
+    def status(self, *, with_order: bool = True) -> str:
+        """The status line; without ``with_order`` (room for a waiting line) no play order."""
         view = self.view
         table = f"[b]{escape(self.table)}[/]"
         if view.phase == Phase.SETUP:
@@ -73,11 +74,16 @@ class Turn:
         if view.phase == Phase.GAME_OVER:
             now = "[b]game over[/]"
         elif view.phase == Phase.BLOCK_WINDOW and view.window is not None:
-            now = f"[b]Block window[/] on {escape(self.name(view.window.seat))}'s pile"
+            window = view.window
+            whose = "your" if window.seat == self.me else f"{escape(self.name(window.seat))}'s"
+            now = f"[b]Block window[/] on {whose} {window.pile.colour.title} pile " \
+                  f"{window.pile.name}"
         elif view.current == self.me:
             now = "[b reverse] YOUR TURN [/]"
         else:
             now = f"[b]{escape(self.name(view.current))}[/]'s turn"
+        if not with_order:
+            return f"{table} · {turn} · {now}"
         return f"{table} · {turn} · {now} · [dim]play goes[/] {flow}"
 
     def name(self, seat: Seat) -> str:
@@ -100,7 +106,7 @@ class Turn:
                 else:
                     slot = pile_slot(self.slots, action.pile)
                     if slot is not None and slot.pile is not None:
-                        label = f"on {slot.colour.title} {slot.letter} (needs {slot.needs})"
+                        label = f"on {slot.colour.title} pile {slot.letter} (needs {slot.needs})"
                         out.append(Choice(slot.letter, label, action))
             elif isinstance(action, PlaySkip):
                 out.append(Choice("p", "play it: the next player misses a turn", action))
@@ -123,15 +129,15 @@ class Turn:
         return out
 
     def targets(self, selected: Pick | None) -> frozenset[str]:
-        """Letters of the slots the picked card can go to (a new pile: the empty ones)."""
+        """Slots (:attr:`Slot.ident`) the picked card can go to (a new pile: the free ones)."""
         if selected is None:
             return frozenset()
         keys = {c.key for c in self.choices(selected)}
-        letters = {s.letter for s in self.slots if s.letter in keys}
+        idents = {s.ident for s in self.slots if s.pile is not None and s.letter in keys}
         if "n" in keys:
             face = FACES[selected.card]
-            letters |= {s.letter for s in self.slots if s.pile is None and s.colour == face.colour}
-        return frozenset(letters)
+            idents |= {s.ident for s in self.slots if s.pile is None and s.colour == face.colour}
+        return frozenset(idents)
 
     def playbar(self, selected: Pick | None, cursor: int, hint: Action | None) -> str:
         """The line under your hand: whose move it is, or what your picked card can do."""
@@ -200,3 +206,41 @@ class Turn:
             return f"play {face}: take a {action.colour.title} chip from " \
                    f"{escape(self.name(action.target))}"
         return f"play {face}"
+
+
+def could_go_on(turn: Turn, card: int) -> str | None:
+    """Where ``card`` could be played now (``"on Red pile a"``), or ``None``."""
+    for action in turn.legal:
+        if isinstance(action, PlayCard) and action.card == card:
+            face = FACES[card]
+            assert face.colour is not None
+            if action.pile == NEW_PILE:
+                return f"on a new {face.colour.title} pile"
+            slot = pile_slot(turn.slots, action.pile)
+            return f"on {face.colour.title} pile {slot.letter}" if slot else "on a pile"
+    return None
+
+
+def why_not(turn: Turn | None, action: str, legal: Sequence[Action]) -> str:
+    """Why a table key (its action's name) can't act now, in a sentence of markup."""
+    if turn is None:
+        return "The game hasn't started: waiting for the deal."
+    view = turn.view
+    if action == "results":
+        return "The results come when the game is over."
+    if view.phase == Phase.GAME_OVER:
+        return "The game is over: [b]g[/] shows the results, [b]l[/] the whole game."
+    if turn.me is None:
+        return "You are watching: only the players play. [b]t[/] talks, [b]l[/] shows " \
+               "the history."
+    if view.phase == Phase.BLOCK_WINDOW and view.window is not None:
+        window = view.window
+        whose = "your" if window.seat == turn.me else f"{escape(turn.name(window.seat))}'s"
+        return f"Wait: the Block window on {whose} {window.pile.colour.title} pile " \
+               f"{window.pile.name} is open."
+    if not turn.my_turn():
+        return f"Not your turn: [b]{escape(turn.name(view.current))}[/] is playing."
+    if action == "end_turn":
+        return "[b]e[/] ends your turn only once your hand is empty: discard a card " \
+               "([b]x[/]) to end it."
+    return "That key does nothing now."

@@ -31,11 +31,15 @@ from engine.events import (
     TurnSkipped,
     TurnStarted,
 )
-from engine.state import Outcome, PileId, Seat, State, Termination, Zone
+from engine.state import Outcome, PileId, Seat, State, Termination, Zone, pile_name
+from netplay.clock import Wait
 
-RED = "#b43a3a"
+RED = "#b22222"
+"""Firebrick: on 8- and 16-colour terminals it becomes red (SGR 31/41), not yellow."""
 BLUE = "#2f62b3"
-ACTION = "#c9a43f"
+BLUE_WORD = "#6a96e6"
+"""Blue text on a dark background (on 8 and 16 colours: bright blue, not white)."""
+ACTION = "#c8a020"
 _STYLE = {
     Colour.RED: f"bold #ffffff on {RED}",
     Colour.BLUE: f"bold #ffffff on {BLUE}",
@@ -85,7 +89,7 @@ def colour_chip(colour: Colour, count: int | None = None) -> str:
 
 
 def colour_word(colour: Colour) -> str:
-    return f"[bold {RED if colour is Colour.RED else '#6f9be0'}]{colour.title}[/]"
+    return f"[bold {RED if colour is Colour.RED else BLUE_WORD}]{colour.title}[/]"
 
 
 def chips(red: int, blue: int) -> str:
@@ -115,8 +119,9 @@ def short_name(name: str) -> str:
 class Narrator:
     """Turns events into lines for the table's log (Textual markup, one line each).
 
-    It remembers which colour each pile has and who completed the last pile, so that a
-    later event can say "Ana completed Red — blocked by Bo".
+    It remembers each pile's colour and name (the engine's, worked out as the engine
+    does when a pile opens) and who completed the last pile, so that a later event can say
+    "Ana completed Red pile c — blocked by Bo".
     """
 
     def __init__(self, names: Sequence[str], me: Seat | None) -> None:
@@ -124,6 +129,11 @@ class Narrator:
         self.me = me
         self.pile_colour: dict[PileId, Colour] = {}
         self.completed_by: dict[PileId, Seat] = {}
+        self.pile_names: dict[PileId, str] = {}
+        self.windowed: set[PileId] = set()
+        """Completed piles that opened a Block window."""
+        self.open: dict[PileId, str] = {}
+        """Names of the piles open now (a new pile's name is the first free one)."""
 
     def who(self, seat: Seat) -> str:
         if seat == self.me:
@@ -131,39 +141,57 @@ class Narrator:
         name = self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat}"
         return f"[b]{escape(name)}[/]"
 
-    def whose(self, seat: Seat) -> str:
+    def whose(self, seat: Seat, *, start: bool = False) -> str:
+        """``your`` / ``Ana's`` (``Your`` at the start of a sentence)."""
         if seat == self.me:
-            return "[b]your[/]"
+            return "[b]Your[/]" if start else "[b]your[/]"
         return f"{self.who(seat)}'s"
 
     def learn(self, view: State) -> None:
         """Take pile colours from a view (after a snapshot)."""
-        for pile in view.piles:
-            self.pile_colour[pile.id] = pile.colour
+        piles = list(view.piles)
         if view.window is not None:
-            self.pile_colour[view.window.pile.id] = view.window.pile.colour
+            piles.append(view.window.pile)
             self.completed_by[view.window.pile.id] = view.window.seat
+        self.open = {}
+        for pile in piles:
+            self.pile_colour[pile.id] = pile.colour
+            self.pile_names[pile.id] = self.open[pile.id] = pile.name
+
+    def name_of(self, pile: PileId) -> str:
+        name = self.pile_names.get(pile)
+        if name is None:  # a pile opened before we knew the table: its usual name
+            name = self.pile_names[pile] = pile_name(pile, set(self.open.values()))
+        return name
 
     def _pile(self, pile: PileId) -> str:
         colour = self.pile_colour.get(pile)
-        return colour_word(colour) if colour is not None else "a pile"
+        name = self.name_of(pile)
+        return f"{colour_word(colour)} pile {name}" if colour is not None else f"pile {name}"
+
+    def _opened(self, pile: PileId, colour: Colour) -> None:
+        if pile not in self.pile_names:
+            self.pile_names[pile] = pile_name(pile, set(self.open.values()))
+        self.pile_colour[pile] = colour
+        self.open[pile] = self.pile_names[pile]
 
     def describe(self, event: Event) -> str | None:
         """One line for ``event``, or ``None`` for events not worth a line."""
         if isinstance(event, TurnStarted):
-            return f"[dim]──[/] {self.whose(event.seat)} turn [dim]──[/]"
+            return f"[dim]──[/] {self.whose(event.seat, start=True)} turn [dim]──[/]"
         if isinstance(event, TurnSkipped):
-            return f"{self.whose(event.seat)} turn is skipped"
+            return f"{self.whose(event.seat, start=True)} turn is skipped"
         if isinstance(event, CardPlayed):
             face = FACES[event.card]
             assert face.colour is not None
-            self.pile_colour[event.pile] = face.colour
             source = " from the discard" if event.zone == Zone.DISCARD else ""
             if event.opens:
-                return f"{self.who(event.seat)} started a {colour_word(face.colour)} pile " \
+                self._opened(event.pile, face.colour)
+                return f"{self.who(event.seat)} started {self._pile(event.pile)} " \
                        f"with{card(event.card)}{source}"
+            self.pile_colour[event.pile] = face.colour
             return f"{self.who(event.seat)} played{card(event.card)}on " \
-                   f"{colour_word(face.colour)}{source}"
+                   f"{self._pile(event.pile)}{source}"
         if isinstance(event, ActionPlayed):
             kind = FACES[event.card].kind
             if kind in (Kind.STEAL_CARD, Kind.STEAL_CHIP):
@@ -176,15 +204,23 @@ class Narrator:
                    f"{colour_word(event.colour)} chip from {self.who(event.target)}"
         if isinstance(event, PileCompleted):
             self.completed_by[event.pile] = event.seat
+            if event.eligible:
+                self.windowed.add(event.pile)
             tail = " — Block window open" if event.eligible else ""
             return f"{self.who(event.seat)} completed {self._pile(event.pile)}{tail}"
         if isinstance(event, PileBlocked):
             by = self.completed_by.get(event.pile)
             completer = self.who(by) if by is not None else "Someone"
-            return f"{completer} completed {self._pile(event.pile)} — " \
+            line = f"{completer} completed {self._pile(event.pile)} — " \
                    f"[b]blocked[/] by {self.who(event.seat)}"
+            self.open.pop(event.pile, None)
+            return line
         if isinstance(event, PileCleared):
-            return None  # the chip line says it
+            line = f"{self._pile(event.pile)} goes out of play"
+            if event.pile in self.windowed:
+                line = f"The Block window closed with no Block: {line}"
+            self.open.pop(event.pile, None)
+            return line
         if isinstance(event, ChipAwarded):
             return f"{self.who(event.seat)} took a {colour_word(event.colour)} chip"
         if isinstance(event, CardDiscarded):
@@ -238,17 +274,26 @@ _FIRST_STEAL_CHIP = next(i for i, f in enumerate(FACES) if f.kind is Kind.STEAL_
 
 
 def card_box(card_id: CardId, *, key: str = "", selected: bool = False,
-             playable: bool = False, click: str = "") -> tuple[str, str, str]:
+             playable: bool = False, click: str = "", narrow: bool = False,
+             ) -> tuple[str, str, str]:
     """A card three lines tall (for roomy terminals): a frame, its code, its key below.
 
-    The selected card gets a heavy frame; playable cards an underlined code.
+    The selected card gets a heavy frame; a playable card a bold frame with a ``•`` on
+    top (the others a dim frame): the cue reads without colour. ``narrow`` cards (a pile's)
+    are just as wide as their code, so that five fit beside a pile's name.
     """
     label = card_code(card_id)
-    inner = max(4, len(label) + 2)
+    inner = len(label) if narrow else max(4, len(label) + 2)
     tl, h, tr, v, bl, br = ("┏", "━", "┓", "┃", "┗", "┛") if selected else \
         ("╭", "─", "╮", "│", "╰", "╯")
     frame = "b" if selected or playable else "dim"
-    face = card(card_id, label=label.center(inner - 2), extra="underline" if playable else "")
+    if narrow:
+        face = f"[{card_style(card_id)}]{escape(label)}[/]"
+    else:
+        face = card(card_id, label=label.center(inner - 2))
+    top = h * inner
+    if playable:
+        top = h + "•" + h * (inner - 2)
     if key:
         left = (inner - len(key)) // 2
         right = inner - left - len(key)
@@ -256,7 +301,7 @@ def card_box(card_id: CardId, *, key: str = "", selected: bool = False,
     else:
         bottom = h * inner
     lines = (
-        f"[{frame}]{tl}{h * inner}{tr}[/]",
+        f"[{frame}]{tl}{top}{tr}[/]",
         f"[{frame}]{v}[/]{face}[{frame}]{v}[/]",
         f"[{frame}]{bl}{bottom}{br}[/]",
     )
@@ -270,3 +315,41 @@ def join_boxes(boxes: Sequence[tuple[str, str, str]], gap: str = " ") -> str:
     if not boxes:
         return ""
     return "\n".join(gap.join(box[row] for box in boxes) for row in range(3))
+
+
+# -- the clock and whom the table waits for -------------------------------------------------
+
+
+def clock_setting(seconds: float) -> str:
+    """The turn clock as a setting: ``off`` or ``60 s a turn``."""
+    return "off" if seconds <= 0 else f"{seconds:g} s a turn"
+
+
+def _secs(value: float) -> str:
+    return f"{max(0, int(value + 0.5))} s"
+
+
+def wait_line(waits: Sequence[Wait], names: Sequence[str], me: Seat | None,
+              host_silent: float | None = None) -> str:
+    """Whom the table waits for and how long, in words: "waiting for bob — away 12 s, bot
+    plays in 8 s"; "host not responding 6 s". Empty when nobody is slow or on a clock."""
+    if host_silent is not None and host_silent >= 2:
+        return f"host not responding {_secs(host_silent)}"
+    parts: list[str] = []
+    for wait in waits[:3]:
+        mine = wait.seat == me
+        who = "you" if mine else (names[wait.seat] if 0 <= wait.seat < len(names)
+                                  else f"seat {wait.seat + 1}")
+        if wait.away is not None:
+            bot = ("a bot plays for them" if wait.bot_in is not None and wait.bot_in < 0.5
+                   else f"bot plays in {_secs(wait.bot_in)}" if wait.bot_in is not None
+                   else "")
+            parts.append(f"waiting for {who} — away {_secs(wait.away)}"
+                         + (f", {bot}" if bot else ""))
+        elif wait.left is not None:
+            then = ", then a bot plays" if wait.bot_in is not None else ""
+            if mine:
+                parts.append(f"{_secs(wait.left)} left for you{then}")
+            else:
+                parts.append(f"waiting for {who} — {_secs(wait.left)} left{then}")
+    return "; ".join(parts)

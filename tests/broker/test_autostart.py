@@ -54,3 +54,20 @@ async def test_a_port_held_by_something_else_moves_to_another_port() -> None:
     finally:
         server.close()
         await server.wait_closed()
+
+
+@pytest.mark.asyncio
+async def test_a_loopback_only_broker_on_the_port_is_not_offered_to_the_lan() -> None:
+    # The "LAN address" is 127.0.0.2 here: loopback like every address a test may use,
+    # and not where a broker bound to 127.0.0.1 listens.
+    async with EmbeddedBroker("127.0.0.1", 0) as local:
+        meeting = await start_meeting_point("0.0.0.0", local.port, lan=lambda: "127.0.0.2")
+        try:
+            assert meeting.embedded is not None, meeting.note
+            assert meeting.embedded.port != local.port
+            assert "only this machine reaches" in meeting.note
+            assert str(meeting.embedded.port) in meeting.note
+            assert await probe_mqtt("127.0.0.2", meeting.embedded.port)
+        finally:
+            await meeting.close()
+

@@ -20,7 +20,7 @@ from engine.events import Event
 from engine.invariants import check_invariants
 from engine.rng import Rng
 from engine.rules import legal_actions, step
-from engine.state import Phase, Pile, Seat, State
+from engine.state import Phase, Pile, Seat, State, default_pile_name
 
 SEED = b"seed"
 
@@ -117,7 +117,7 @@ def table(
 
 
 def pile(pile_id: int, colour: Colour, cards: Sequence[CardId]) -> Pile:
-    return Pile(pile_id, colour, list(cards))
+    return Pile(pile_id, colour, list(cards), default_pile_name(pile_id))
 
 
 def act(state: State, *actions: Action, seed: bytes = SEED) -> list[Event]:

@@ -48,7 +48,7 @@ def test_1_4_2_number_must_be_one_higher_than_pile() -> None:
     c = Cards()
     r3, r4 = c("R3"), c("R4")
     state = table(hands={1: [r3, r4]}, piles=[pile(0, Colour.RED, c.many("R1", "R2"))])
-    message = illegal(state, PlayCard(1, r4, 0), "Red 4", "Red pile 0", "needs a 3")
+    message = illegal(state, PlayCard(1, r4, 0), "Red 4", "Red pile a", "needs a 3")
     assert "colours" not in message
     act(state, PlayCard(1, r3, 0))
     assert state.piles[0].height == 3
@@ -66,7 +66,7 @@ def test_1_4_2_red_4_on_a_blue_pile_says_colours_differ() -> None:
     c = Cards()
     r4 = c("R4")
     state = table(hands={1: [r4]}, piles=[pile(2, Colour.BLUE, c.many("B1", "B2", "B3"))])
-    illegal(state, PlayCard(1, r4, 2), "Red 4", "Blue pile 2", "colours differ")
+    illegal(state, PlayCard(1, r4, 2), "Red 4", "Blue pile d", "colours differ")
 
 
 def test_1_4_2_playing_on_a_pile_that_does_not_exist_is_refused() -> None:

@@ -192,3 +192,16 @@ def test_a_record_takes_a_new_name_rather_than_replace_another_games(tmp_path: P
     assert written == tmp_path / "game-2.json"
     assert path.read_text() == "another game's record"
     assert write_new_record(path, {"format": "y"}) == tmp_path / "game-3.json"
+
+
+def test_a_spectator_new_to_a_resumed_delayed_table_gets_the_journaled_history() -> None:
+    table = Table(2, rules=SHORT, seed=7, spectator_delay=2.0)
+    entries = _journaled(table)
+    table.run(until=lambda: len(table.host.batches) >= 8)
+    new = _crash_and_resume(table, entries)
+    assert new.settings.spectator_delay == 2.0  # the settings came back from the journal
+    assert new.released == len(new.batches)  # they went out before the crash
+    late = table.add_player("late", watch=True)
+    table.flush()
+    table.pump()
+    assert [n.n for n in table.notices_of(late, Applied)] == list(range(1, len(new.batches) + 1))

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from textual.content import Content
+from textual.pilot import Pilot
 
 from engine.actions import Action
 from engine.game import Game
+from engine.state import State
 from tests.tui.states import NAMES, seat_view, story
 from tui.app import StacksApp
+from tui.history import History, Step
 from tui.launch import Launch
 from tui.model import SeatPresence, TableModel
+from tui.replay import Replay
 from tui.screens.gameover import GameOverScreen
+from tui.screens.history import HistoryScreen
 from tui.screens.lobby import LobbyScreen
+from tui.screens.replay import ReplayScreen
 from tui.screens.table import TableScreen
 
 
@@ -88,4 +94,68 @@ async def show_lobby(app: StacksApp, *, editing: bool = False) -> LobbyScreen:
         screen.me = 0
         screen.heard("Bo", "back in a minute")
         screen.heard("Ana", "no rush")
+    return screen
+
+
+def settled(app: StacksApp) -> bool:
+    """What a screenshot shows is final: every log line laid out and scrolled into view,
+    the pile slots mounted for the latest view, the history at its end."""
+    from tui.screens.history import HistoryScreen
+    from tui.widgets.log import TableLog
+    from tui.widgets.piles import Piles, SlotView
+
+    for screen in app.screen_stack:
+        if screen.has_class("-too-small"):
+            continue  # nothing but the notice shows
+        if not all(log.settled for log in screen.query(TableLog)):
+            return False
+        for piles in screen.query(Piles):
+            if piles.busy or len(piles.query(SlotView)) != len(piles.slots):
+                return False
+    screen = app.screen
+    return not isinstance(screen, HistoryScreen) or screen.settled
+
+
+async def settle(pilot: Pilot[None], limit: int = 500) -> None:
+    """Let the app run until :func:`settled` holds twice in a row (or fail, never guess)."""
+    app = pilot.app
+    assert isinstance(app, StacksApp)
+    calm = 0
+    for _ in range(limit):
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        calm = calm + 1 if settled(app) else 0
+        if calm >= 2:
+            return
+    raise AssertionError("the screen did not settle")
+
+
+def steps_of(game: Game, seat: int | None = None) -> list[Step]:
+    """The game's events as batches of one event each (redacted for ``seat``)."""
+    return [Step(n, None, (e if seat is None else e.redacted_for(seat),))
+            for n, e in enumerate(game.log, start=1)]
+
+
+async def show_history(app: StacksApp, game: Game, *, seat: int = 0) -> HistoryScreen:
+    """The ``l`` screen over the table: the whole game so far from ``seat``."""
+    await show_table(app, game, seat=seat)
+    history = History(NAMES[: game.state.players], seat)
+    history.extend(steps_of(game, seat))
+    screen = HistoryScreen("friday", history.lines)
+    await app.push_screen(screen)
+    return screen
+
+
+def replay_of(game: Game) -> Replay:
+    players = game.state.players
+    return Replay("friday", NAMES[:players], State.new(game.state.config, players),
+                  steps_of(game))
+
+
+async def show_replay(app: StacksApp, game: Game, *, turn: int = 12,
+                      seat: int | None = None) -> ReplayScreen:
+    """A replay of a finished game, at the start of turn ``turn``."""
+    replay = replay_of(game)
+    screen = ReplayScreen(replay, seat=seat, at=replay.turn_starts[turn - 1])
+    await app.control.show(screen)
     return screen

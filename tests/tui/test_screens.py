@@ -83,11 +83,12 @@ async def test_help_lists_every_key_of_the_table(stacks_home: Path) -> None:
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
         await pilot.pause()
-        assert len(app.screen.query(".help-table")) == 6
+        assert len(app.screen.query(".help-table")) == 8
         text = "\n".join(f"{key} {what}" for bindings in (
             TableScreen.BINDINGS, BlockPrompt.BINDINGS, GameOverScreen.BINDINGS)
             for key, what in help_rows(list(bindings)))
-        for description in ("pick a card", "play the picked card on that pile", "new pile",
+        for description in ("pick a card", "play the picked card on the pile of that letter",
+                            "new pile",
                             "play the picked action card", "discard the picked card",
                             "end your turn", "highlighted choice", "what a bot would do",
                             "say something", "leave the table", "Block!", "Pass", "Rematch"):

@@ -1,8 +1,10 @@
 """Screenshots of the main screens at 80x24 and 120x40, against committed baselines.
 
-Fixed seeds, names and texts; no clock shows (the Block countdown is frozen). After a
-deliberate change of the look: ``pytest tests/tui/test_snapshots.py --snapshot-update``,
-then look at the new SVGs before committing them.
+Fixed seeds, names and texts; no clock shows (the Block countdown is frozen). A shot is
+taken once what it shows has settled (every log line laid out and scrolled into view, the
+pile slots mounted: ``showcase.settle``), never after a fixed time. After a deliberate
+change of the look: ``pytest tests/tui/test_snapshots.py --snapshot-update``, then look at
+the new SVGs before committing them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.tui import states
-from tests.tui.showcase import show_game_over, show_lobby, show_table
+from tests.tui.showcase import (
+    settle,
+    show_game_over,
+    show_history,
+    show_lobby,
+    show_replay,
+    show_table,
+)
 from tui.app import StacksApp, make_app
 
 SIZES = [(80, 24), (120, 40)]
@@ -28,14 +37,15 @@ def _app() -> StacksApp:
 Show = Callable[[StacksApp], Awaitable[Any]]
 
 
-def _before(show: Show) -> Callable[[Pilot[None]], Awaitable[None]]:
+def _before(show: Show, *keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
         assert isinstance(app, StacksApp)
         await show(app)
-        await pilot.pause()
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
+        await settle(pilot)
+        if keys:
+            await pilot.press(*keys)
+            await settle(pilot)
 
     return run_before
 
@@ -61,8 +71,8 @@ def test_snapshot_table_mid_game(snap_compare: Compare, size: tuple[int, int]) -
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_snapshot_table_card_picked(snap_compare: Compare, size: tuple[int, int]) -> None:
     game = states.mid_game()
-    assert snap_compare(_app(), terminal_size=size, press=["2"],
-                        run_before=_before(lambda app: show_table(app, game)))
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_table(app, game), "2"))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -77,3 +87,24 @@ def test_snapshot_game_over(snap_compare: Compare, size: tuple[int, int]) -> Non
     game = states.finished()
     assert snap_compare(_app(), terminal_size=size,
                         run_before=_before(lambda app: show_game_over(app, game)))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_history(snap_compare: Compare, size: tuple[int, int]) -> None:
+    game = states.mid_game()
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_history(app, game)))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_replay(snap_compare: Compare, size: tuple[int, int]) -> None:
+    game = states.finished()
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_replay(app, game), "right"))
+
+
+@pytest.mark.parametrize("size", [(60, 20)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_too_small(snap_compare: Compare, size: tuple[int, int]) -> None:
+    game = states.mid_game()
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_table(app, game)))

@@ -18,6 +18,8 @@ from tui.words import Narrator, card_code, short_name
 RED_4 = next(i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 4)
 RED_5 = next(i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 5)
 BLOCK = CARDS_BY_KIND[Kind.BLOCK][0]
+RED_1, RED_1B = [i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 1][:2]
+RED_2 = next(i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 2)
 
 
 def test_a_blocked_pile_reads_ana_completed_red_blocked_by_bo() -> None:
@@ -25,16 +27,27 @@ def test_a_blocked_pile_reads_ana_completed_red_blocked_by_bo() -> None:
     narrator.describe(CardPlayed(0, RED_4, Zone.HAND, 3, False))
     narrator.describe(CardPlayed(0, RED_5, Zone.HAND, 3, False))
     assert plain(narrator.describe(PileCompleted(0, 3, False, (1, 2)))) == \
-        "Ana completed Red — Block window open"
+        "Ana completed Red pile f — Block window open"
     assert plain(narrator.describe(PileBlocked(1, BLOCK, Zone.HAND, 3))) == \
-        "Ana completed Red — blocked by Bo"
+        "Ana completed Red pile f — blocked by Bo"
 
 
 def test_a_cleared_pile_pays_a_chip_and_you_are_you() -> None:
     narrator = Narrator(("Ana", "Bo"), me=0)
     narrator.describe(CardPlayed(0, RED_5, Zone.HAND, 1, False))
-    assert narrator.describe(PileCleared(1)) is None
+    narrator.describe(PileCompleted(0, 1, False, (1,)))
+    assert plain(narrator.describe(PileCleared(1))) == \
+        "The Block window closed with no Block: Red pile c goes out of play"
     assert plain(narrator.describe(ChipAwarded(0, Colour.RED))) == "You took a Red chip"
+
+
+def test_log_lines_name_the_pile_when_two_of_a_colour_are_open() -> None:
+    narrator = Narrator(("Ana", "Bo"), me=1)
+    first = plain(narrator.describe(CardPlayed(0, RED_1, Zone.HAND, 0, True)))
+    second = plain(narrator.describe(CardPlayed(0, RED_1B, Zone.HAND, 1, True)))
+    assert first.startswith("Ana started Red pile a") and "pile c" in second
+    assert plain(narrator.describe(CardPlayed(0, RED_2, Zone.HAND, 1, False))) == \
+        "Ana played R2 on Red pile c"
 
 
 def test_a_card_taken_from_your_hand_names_the_card_only_to_you() -> None:
@@ -50,3 +63,24 @@ def test_every_card_reads_without_colour() -> None:
     assert {"R1", "R5", "RW", "B1", "BW", "Skip", "Reverse", "Steal card", "Steal chip",
             "Block"} <= codes
     assert short_name("Bot 3 (greedy)") == "Bot 3" and short_name("Ana") == "Ana"
+
+
+def test_red_looks_red_and_blue_blue_on_8_and_16_colour_terminals() -> None:
+    from rich.color import ColorSystem
+    from rich.style import Style
+
+    from tui.words import card_style, colour_word
+
+    def standard(style: str) -> tuple[int | None, int | None]:
+        parsed = Style.parse(style)
+        fg = parsed.color.downgrade(ColorSystem.STANDARD).number if parsed.color else None
+        bg = parsed.bgcolor.downgrade(ColorSystem.STANDARD).number if parsed.bgcolor else None
+        return fg, bg
+
+    red, blue = RED_4, next(i for i, f in enumerate(FACES) if f.colour is Colour.BLUE)
+    assert standard(card_style(red))[1] == 1  # red (SGR 41), not yellow (43)
+    assert standard(card_style(blue))[1] in (4, 12)  # blue or bright blue
+    assert standard(card_style(BLOCK))[1] in (3, 11)  # action cards: yellow, not red
+    word_red = colour_word(Colour.RED).split("]")[0].removeprefix("[")
+    word_blue = colour_word(Colour.BLUE).split("]")[0].removeprefix("[")
+    assert standard(word_red)[0] in (1, 9) and standard(word_blue)[0] in (4, 12)

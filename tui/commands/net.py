@@ -90,6 +90,17 @@ def _quiet_logs(verbose: bool) -> None:
     logging.getLogger("mqtt").setLevel(logging.ERROR)  # aiomqtt's logger
 
 
+def _verdict_label(who: str, names: list[str]) -> str:
+    """``Ana, seat 0`` for the host's ``seat 0`` (scripts still find ``seat 0: ...``);
+    ``a spectator`` for one with no name of its own (not "spectator spectator")."""
+    kind, _, rest = who.partition(" ")
+    if kind == "seat" and rest.isdigit() and int(rest) < len(names):
+        return f"{names[int(rest)]}, seat {rest}"
+    if kind == "spectator":
+        return "a spectator" if rest in ("", "spectator", "?") else f"{rest} (spectator)"
+    return who
+
+
 def default_record_path(table: str) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return data_dir() / "records" / f"{table}-{stamp}.json"
@@ -119,6 +130,22 @@ async def _reach(peer: Host | BotPeer | Spectator, url: str, who: str) -> bool:
           f"{CONNECT_WAIT:.0f} s). Is the host running, and is the address right? "
           "Give it with --broker mqtt://HOST:PORT.", file=sys.stderr)
     return False
+
+
+_BACKGROUND: set[asyncio.Task[None]] = set()
+
+
+async def _warn_if_broker_holds_messages(url: str) -> None:
+    """Say once, in words, when the broker delays small messages (Nagle): measured with a
+    few round trips of our own at start, beside the game, never holding it up."""
+    from netplay.nagle import SLOW_MS, probe, slow_words
+
+    try:
+        delay = await asyncio.wait_for(probe(url), 15)
+    except TimeoutError:
+        return
+    if delay is not None and delay > SLOW_MS:
+        print(f"stacks host: warning: {slow_words(url, delay)}", file=sys.stderr, flush=True)
 
 
 async def _until_stopped(work: Coroutine[Any, Any, int], stop: asyncio.Event) -> int:
@@ -319,6 +346,8 @@ async def _host(args: argparse.Namespace) -> int:
                 block_window=args.block_window,
                 password=args.password,
                 bot_delay=args.bot_delay,
+                turn_clock=args.turn_clock,
+                spectator_delay=args.spectator_delay,
             )
         except ValueError as exc:
             print(f"stacks host: {exc}", file=sys.stderr)
@@ -395,6 +424,9 @@ async def _host(args: argparse.Namespace) -> int:
         async with host:
             if not await _reach(host, url, "stacks host"):
                 return 1
+            nagle_check = asyncio.create_task(_warn_if_broker_holds_messages(url))
+            _BACKGROUND.add(nagle_check)
+            nagle_check.add_done_callback(_BACKGROUND.discard)
             session = host.host
             seated = sum(1 for info in session.seats if info is not None)
             print(f"table {table!r} on {BrokerAddress.parse(url).url}: "
@@ -406,7 +438,9 @@ async def _host(args: argparse.Namespace) -> int:
                       flush=True)
             finished = asyncio.create_task(host.finished(verify_wait=args.verify_wait))
             stopped = asyncio.create_task(stop.wait())
+            reporter = asyncio.create_task(_report_seats(session))
             await asyncio.wait({finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            reporter.cancel()
             stopped.cancel()
             if not finished.done():
                 finished.cancel()
@@ -422,7 +456,7 @@ async def _host(args: argparse.Namespace) -> int:
             print(f"final public hash: {session.definition.public_hash(final)}", flush=True)
             for who, verdict in sorted(session.verdicts.items()):
                 state = "deal verified" if verdict["ok"] else f"FAILED: {verdict['detail']}"
-                print(f"  {who}: {state}")
+                print(f"  {_verdict_label(who, names)}: {state}")
             if host.record_note:
                 print(host.record_note, flush=True)
             print(f"record written to {host.record_path}", flush=True)
@@ -435,6 +469,33 @@ async def _host(args: argparse.Namespace) -> int:
             await mosquitto.stop()
         if advertiser is not None:
             await advertiser.stop()
+
+
+async def _report_seats(session: HostSession, every: float = 0.2) -> None:
+    """Say who joins, leaves and comes back, and when the game starts (a headless host's
+    terminal is how its user learns that the others got in)."""
+    seen: list[tuple[str, bool] | None] = [
+        None if info is None else (info.name, info.online) for info in session.seats]
+    started = session.game is not None
+    while True:
+        await asyncio.sleep(every)
+        now = [None if info is None else (info.name, info.online) for info in session.seats]
+        for seat, (was, info) in enumerate(zip(seen, now, strict=True)):
+            if info == was or info is None:
+                continue
+            name, online = info
+            if was is None:
+                free = sum(1 for other in now if other is None)
+                more = f"; waiting for {free} more" if free and not started else ""
+                print(f"{name} joined (seat {seat}){more}", flush=True)
+            elif online and not was[1]:
+                print(f"{name} is back (seat {seat})", flush=True)
+            elif not online and was[1]:
+                print(f"{name} is away (seat {seat})", flush=True)
+        seen = now
+        if not started and session.game is not None:
+            started = True
+            print("every seat is taken: the game starts", flush=True)
 
 
 async def _advertise(bind: str, port: int, name: str) -> Advertiser | None:

@@ -65,6 +65,7 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
             password=args.password, players=args.players, bots=bots,
             bot_levels=levels or ("medium",), standin=args.standin,
             bot_delay=args.bot_delay, block_window=args.block_window, rules=RulesConfig(),
+            turn_clock=args.turn_clock, spectator_delay=args.spectator_delay,
             seed=args.seed, bind=args.bind, port=args.port, record=record,
             verify_wait=args.verify_wait, advertise=not args.no_advertise,
             new_table=args.new,

@@ -36,6 +36,7 @@ class BlockPrompt(ModalScreen[Decision | None]):
         self.seconds = seconds
         self.frozen = frozen
         self._expired = False
+        self._gone = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="block-box"):
@@ -54,18 +55,25 @@ class BlockPrompt(ModalScreen[Decision | None]):
         """The window closed: go away now, or as soon as this prompt is on top again."""
         self._expired = True
         if self.is_current:
-            self.dismiss(None)
+            self._go(None)
 
     def on_screen_resume(self) -> None:
-        if self._expired:
-            self.dismiss(None)
+        # A resume queued before an early expire() arrives after the prompt has gone:
+        # dismissing again would take the screen below (the table) with it.
+        if self._expired and self.is_current:
+            self._go(None)
+
+    def _go(self, decision: Decision | None) -> None:
+        if not self._gone:
+            self._gone = True
+            self.dismiss(decision)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.action_decide("block" if event.button.id == "block-yes" else "pass")
 
     def action_decide(self, decision: Decision) -> None:
-        self.dismiss(decision)
+        self._go(decision)
 
 
 def _button(label: str, id: str, variant: Literal["default", "error"]) -> Button:

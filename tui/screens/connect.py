@@ -47,15 +47,19 @@ class ConnectScreen(Screen[None]):
             yield Label(f"[b]{verb} a table[/]", id="connect-title")
             yield Label("Looking for tables on the LAN…", id="connect-found-title")
             yield OptionList(id="connect-found")
-            yield _field("Table", Input(d.table, id="connect-table"))
-            yield _field("Broker", Input(d.broker or DEFAULT_BROKER, id="connect-broker"))
+            # Compact fields (one line each): the whole form, button included, fits 80x24
+            # with a list of found tables above it.
+            yield _field("Table", Input(d.table, id="connect-table", compact=True))
+            yield _field("Broker", Input(d.broker or DEFAULT_BROKER, id="connect-broker",
+                                         compact=True))
             yield _field("Your name", Input(d.display_name(), id="connect-name",
-                                            max_length=24))
+                                            max_length=24, compact=True))
             if self.role == "join":
                 yield _field("Password", Input(d.password or "", id="connect-password",
-                                               password=True, placeholder="none"))
+                                               password=True, placeholder="none",
+                                               compact=True))
             yield Label("", id="connect-error")
-            yield Button(verb, id="connect-go", variant="primary")
+            yield Button(verb, id="connect-go", variant="primary", compact=True)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -88,10 +92,16 @@ class ConnectScreen(Screen[None]):
                          "and the broker address.")
             found.display = False
             return
-        title.update("Tables found (Enter picks one; ctrl+r looks again):")
+        title.update("Tables found: ↑↓ and Enter pick one (ctrl+r looks again), or type "
+                     "the table below:")
         found.add_options([Option(escape(t.line())) for t in self._found])
         found.highlighted = 0
         found.display = True
+        # Enter should pick a found table, as the line above says, unless the user has
+        # already started on the form (the table field is no longer the default).
+        table = self.query_one("#connect-table", Input)
+        if table.has_focus and table.value == self.defaults.table:
+            found.focus()
 
     @on(OptionList.OptionSelected, "#connect-found")
     def _picked(self, event: OptionList.OptionSelected) -> None:

@@ -29,6 +29,7 @@ class GameOverScreen(Screen[None]):
         Binding("r", "rematch", "Rematch"),
         Binding("m", "menu", "Menu"),
         Binding("t", "table", "See the table"),
+        Binding("v", "replay", "Replay"),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -70,8 +71,9 @@ class GameOverScreen(Screen[None]):
         view = model.view
         table = Table(expand=True, show_edge=False, pad_edge=False, box=None,
                       header_style="bold")
-        for column, justify in (("Player", "left"), ("Chips", "left"), ("Won", "right"),
-                                ("Piles done", "right"), ("Blocked", "right"),
+        for column, justify in (("Player", "left"), ("Chips", "left"),
+                                ("Chips won", "right"), ("Piles done", "right"),
+                                ("Blocks made", "right"),
                                 ("Steals", "right"), ("Cards played", "right")):
             table.add_column(column, justify=justify)  # type: ignore[arg-type]
         if view is None:
@@ -107,14 +109,25 @@ class GameOverScreen(Screen[None]):
             static.update(text)
 
     def _keys(self) -> str:
-        again = "play again" if self.hosting else "join the next game"
-        return f"[b]r[/] {again}   [b]m[/] main menu   [b]t[/] look at the table   [b]q[/] quit"
+        if self.hosting:
+            again = "play again"
+        elif self.model.spectator or self.model.me is None:
+            again = "watch the next game"
+        else:
+            again = "join the next game"
+        return f"[b]r[/] {again}   [b]v[/] replay it   [b]m[/] menu   " \
+               "[b]t[/] the table   [b]q[/] quit"
 
     def action_rematch(self) -> None:
         self.post_message(Rematch())
 
     def action_menu(self) -> None:
         self.post_message(LeaveTable())
+
+    def action_replay(self) -> None:
+        from tui.messages import ShowReplay
+
+        self.post_message(ShowReplay())
 
     def action_table(self) -> None:
         self.app.pop_screen()

@@ -15,11 +15,18 @@ HOW = (
     "[b]How a turn goes[/]\n"
     "Pick a card with its number ([b]1-9[/]; [b]0[/] is the top of your discard pile) or "
     "the arrows. The line under your hand lists what that card can do, each with its key: "
-    "a pile letter ([b]a-d[/]), [b]n[/] for a new pile, [b]p[/] to play an action card, "
-    "[b]x[/] to discard it. [b]Enter[/] does the highlighted choice ([b]↑↓[/] move it). "
-    "Play as many cards as you like, then discard one: that ends your turn. [b]i[/] shows "
-    "what a bot would do. Cards you can play now are [u]underlined[/]; piles the picked "
-    "card fits are marked ▶ ◀.\n\n"
+    "a pile's letter (shown beside it; a pile keeps its letter until it goes out of play, "
+    "and everyone at the table sees the same one), [b]n[/] for a new pile, [b]p[/] to play "
+    "an action card, [b]x[/] to discard it. [b]Enter[/] does the highlighted choice "
+    "([b]↑↓[/] move it). Play as many cards as you like, then discard one: that ends your "
+    "turn (a card that could still go on a pile is asked about once). [b]i[/] shows what a "
+    "bot would do. Cards you can play now carry a [b]•[/] (the others are dim); piles the "
+    "picked card fits are marked ▶ ◀. A key that can't do anything now says why under "
+    "your hand.\n\n"
+    "[b]The log[/]\n"
+    "[b]PgUp[/] / [b]PgDn[/] scroll it; [b]l[/] opens the whole game so far, turn by turn. "
+    "A finished game can be replayed: [b]v[/] at the game-over screen, or "
+    "[b]stacks replay RECORD[/].\n\n"
     "[b]Blocks[/]\n"
     "When an opponent completes a pile and you hold a Block, a prompt asks: [b]b[/] blocks, "
     "[b]p[/] passes. Without a Block in hand your client passes for you after a short "
@@ -31,9 +38,9 @@ HOW = (
 LONGER = {
     "pick": "pick a card of your hand",
     "pick_top": "pick the top of your discard pile",
-    "move": "pick the next / previous card",
-    "cursor": "highlight the next / previous choice",
-    "slot": "play the picked card on that pile",
+    "move": "pick another card",
+    "cursor": "highlight another choice",
+    "slot": "play the picked card on the pile of that letter",
     "new_pile": "start a new pile with the picked card",
     "play_action": "play the picked action card",
     "discard": "discard the picked card (ends your turn)",
@@ -43,23 +50,38 @@ LONGER = {
     "chat": "say something to the table",
     "leave": "leave the table",
     "results": "the results again, once the game is over",
+    "history": "the whole game so far, turn by turn",
+    "scroll_log": "scroll the log",
+    "late_block": "Block (in the prompt; here it says why not)",
+    "step": "one event",
+    "turn": "one turn",
+    "page": "one page",
+    "scroll": "one line",
+    "view": "every hand, or one seat's view",
+    "close": "back",
 }
 
 
 def binding_rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
-    rows: list[tuple[str, str]] = []
-    seen: set[tuple[str, str]] = set()
+    """One row per thing to do, with every key that does it (``right / tab``)."""
+    rows: dict[str, list[str]] = {}
     for binding in Binding.make_bindings(bindings):
         action = binding.action.split("(")[0]
-        description = LONGER.get(action, binding.description or binding.action)
-        key = binding.key_display or binding.key
-        if (description, key) in seen or binding.key in ("2", "3", "4", "5", "6", "7", "8", "9"):
+        if binding.key in ("2", "3", "4", "5", "6", "7", "8", "9"):
             continue
         if binding.action.startswith("slot(") and binding.key != "a":
             continue
-        seen.add((description, key))
-        rows.append((key.replace(",", " / "), description))
-    return rows
+        description = LONGER.get(action, binding.description or binding.action)
+        if action in ("move", "cursor", "scroll_log", "step", "turn", "page", "scroll"):
+            forward = binding.action.endswith("(1)")
+            description = f"{description} ({'on' if forward else 'back'})"
+        elif action == "edge":
+            description = "to the end" if binding.action.endswith("(1)") else "to the start"
+        key = binding.key_display or binding.key
+        keys = rows.setdefault(description, [])
+        if key not in keys:
+            keys.append(key)
+    return [(" / ".join(keys), description) for description, keys in rows.items()]
 
 
 class HelpScreen(ModalScreen[None]):
@@ -75,8 +97,10 @@ class HelpScreen(ModalScreen[None]):
         from tui.app import StacksApp
         from tui.screens.block import BlockPrompt
         from tui.screens.gameover import GameOverScreen
+        from tui.screens.history import HistoryScreen
         from tui.screens.lobby import LobbyScreen
         from tui.screens.menu import MenuScreen
+        from tui.screens.replay import ReplayScreen
         from tui.screens.table import TableScreen
 
         with VerticalScroll(id="help-box"):
@@ -87,6 +111,8 @@ class HelpScreen(ModalScreen[None]):
                 ("Block prompt", BlockPrompt.BINDINGS),
                 ("Lobby", LobbyScreen.BINDINGS),
                 ("Game over", GameOverScreen.BINDINGS),
+                ("The whole game (l)", HistoryScreen.BINDINGS),
+                ("Replay", ReplayScreen.BINDINGS),
                 ("Main menu", MenuScreen.BINDINGS),
                 ("Everywhere", StacksApp.BINDINGS),
             ):

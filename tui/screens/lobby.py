@@ -28,6 +28,7 @@ from engine.config import RulesConfig
 from engine.errors import ConfigError
 from engine.state import Seat
 from netplay.topics import check_table_name
+from tui import words
 from tui.launch import Launch
 from tui.messages import CloseTable, FillWithBots, LeaveTable, Problem, Say
 from tui.model import SeatPresence, TableModel
@@ -232,6 +233,7 @@ class LobbyScreen(Screen[None]):
         lines = [
             f"Players      [b]{model.players}[/]",
             f"Block window [b]{model.block_window:g} s[/]",
+            f"Turn clock   [b]{words.clock_setting(model.turn_clock)}[/]",
             f"Password     [b]{password}[/]",
             f"Rules        {escape(rules_summary(model.rules))}",
         ]
@@ -295,6 +297,10 @@ class LobbyScreen(Screen[None]):
         yield _row("Stand-in for the away", _level_select("set-standin", launch.standin))
         yield _row("Block window (s)", Input(f"{launch.block_window:g}", id="set-window",
                                              type="number", compact=True))
+        yield _row("Turn clock (s, 0 off)", Input(f"{launch.turn_clock:g}", id="set-clock",
+                                                  type="number", compact=True))
+        yield _row("Spectator delay (s)", Input(f"{launch.spectator_delay:g}",
+                                                id="set-delay", type="number", compact=True))
         yield _row("Password", Input(launch.password or "", id="set-password",
                                      password=True, placeholder="none", compact=True))
         for field in fields(RulesConfig):
@@ -315,6 +321,8 @@ class LobbyScreen(Screen[None]):
                            for i in range(max(bots, 1)))
             standin = str(self.query_one("#set-standin", Select).value)
             window = float(self.query_one("#set-window", Input).value or "3")
+            clock = float(self.query_one("#set-clock", Input).value or "0")
+            delay = float(self.query_one("#set-delay", Input).value or "0")
             password = self.query_one("#set-password", Input).value or None
             values: dict[str, Any] = {}
             for field in fields(RulesConfig):
@@ -324,6 +332,8 @@ class LobbyScreen(Screen[None]):
                 raise ValueError(f"{bots} bots leave no seat for you at {players} players")
             if not 0 < window <= 60:
                 raise ValueError("the block window is more than 0 and at most 60 seconds")
+            if not (0 <= clock <= 3600 and 0 <= delay <= 3600):
+                raise ValueError("the turn clock and spectator delay are 0 to 3600 seconds")
         except (ValueError, ConfigError) as exc:
             error.update(f"[b]Can't open:[/] {escape(str(exc))}")
             error.scroll_visible()  # it sits under the long form
@@ -331,6 +341,7 @@ class LobbyScreen(Screen[None]):
         error.update("")
         return replace(self.launch, table=table, players=players, bots=bots,
                        bot_levels=levels, standin=standin, block_window=window,
+                       turn_clock=clock, spectator_delay=delay,
                        password=password, rules=rules, table_open=True)
 
     # -- keys ----------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ ITEMS = [
     ("join", "j", "Join a table", "a table someone hosts"),
     ("resume", "e", "Resume a table", "bring back an unfinished table you hosted"),
     ("watch", "w", "Watch a table", "follow a game as a spectator"),
+    ("replay", "v", "Replay a game", "step through a finished game"),
     ("rules", "r", "Rules", "how to play"),
     ("quit", "q", "Quit", ""),
 ]
@@ -89,6 +90,10 @@ class MenuScreen(Screen[None]):
             self._host_over_unfinished(launch)
         elif ident == "resume":
             self._resume(defaults)
+        elif ident == "replay":
+            from tui.screens.replay import pick_record
+
+            pick_record(app)
         elif ident in ("join", "watch"):
             from tui.screens.connect import ConnectScreen
 

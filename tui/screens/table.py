@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import random
+import time
 from collections.abc import Sequence
 from typing import ClassVar
 
 from textual import events
+from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -26,6 +28,7 @@ from textual.widgets import Footer, Input, Static
 from engine.actions import (
     Action,
     Block,
+    Discard,
     EndTurn,
     PassBlock,
     PlayCard,
@@ -38,18 +41,19 @@ from engine.bots import GreedyBot
 from engine.cards import FACES, Colour, Kind
 from engine.errors import IllegalActionError
 from engine.rules import legal_actions, validate
-from engine.state import NEW_PILE, Phase, Seat, State, Zone
+from engine.state import NEW_PILE, Phase, PileId, Seat, State, Zone
 from tui import words
 from tui.messages import Act, LeaveTable, Problem, Say, ShowResults
 from tui.model import SeatPresence
 from tui.screens.block import BlockPrompt, Decision
 from tui.screens.choice import Answer, ChoiceScreen
-from tui.turn import Choice, Turn
+from tui.turn import Choice, Turn, could_go_on, why_not
 from tui.widgets.banner import Banner
 from tui.widgets.hand import Hand, Pick, picks
 from tui.widgets.log import TableLog
 from tui.widgets.opponents import Opponents, seat_order
-from tui.widgets.piles import LETTERS, Piles, Slot, SlotMap, SlotView
+from tui.widgets.piles import LETTERS, NEW_KEY, Piles, Slot, SlotMap, SlotView
+from tui.widgets.toosmall import TooSmall, fit
 
 WIDE = 110
 """From this many columns the log and chat get a column of their own."""
@@ -74,15 +78,19 @@ class TableScreen(Screen[None]):
         Binding("left,shift+tab", "move(-1)", "Previous card", show=False),
         Binding("down", "cursor(1)", "Next choice", show=False),
         Binding("up", "cursor(-1)", "Previous choice", show=False),
-        Binding("a", "slot('a')", "Pile", key_display="a-d"),
-        *[Binding(letter, f"slot('{letter}')", "Pile", show=False) for letter in LETTERS[1:8]],
-        Binding("n", "new_pile", "New"),
+        Binding("a", "slot('a')", "Pile", key_display="a-z"),
+        *[Binding(letter, f"slot('{letter}')", "Pile", show=False) for letter in LETTERS[1:]],
+        Binding(NEW_KEY, "new_pile", "New"),
         Binding("p", "play_action", "Play"),
         Binding("x", "discard", "Discard"),
         Binding("e", "end_turn", "End turn"),
-        Binding("enter", "do", "Do"),
+        Binding("enter", "do", "Do", show=False),
         Binding("i", "hint", "Hint"),
         Binding("t", "chat", "Talk"),
+        Binding("b", "late_block", "Block", show=False),
+        Binding("l", "history", "History"),
+        Binding("pageup,shift+up", "scroll_log(-1)", "Scroll the log", show=False),
+        Binding("pagedown,shift+down", "scroll_log(1)", "Scroll the log", show=False),
         Binding("escape", "deselect", "Back", show=False),
         Binding("g", "results", "Results"),
         Binding("q", "leave", "Leave"),
@@ -91,6 +99,8 @@ class TableScreen(Screen[None]):
     view: reactive[State | None] = reactive(None, always_update=True)
     seats: reactive[tuple[SeatPresence | None, ...]] = reactive(())
     problem: reactive[Problem | None] = reactive(None)
+    waiting: reactive[str] = reactive("")
+    """Whom the table waits for and how long ("waiting for bob — away 12 s, ..."), or ""."""
 
     def __init__(
         self, table: str, names: tuple[str, ...], me: Seat | None, *,
@@ -118,6 +128,12 @@ class TableScreen(Screen[None]):
         self._ready = False
         """Composed and mounted: the watchers may reach the widgets."""
         self._keys: tuple[bool, bool, bool] | None = None
+        self.answer = ""
+        """Why the last key did nothing (shown in the play bar until the next key)."""
+        self._window_closed: tuple[float, PileId] | None = None
+        """When (monotonic) and for which pile the last Block window closed."""
+        self._discard_asked: int | None = None
+        """The card whose discard we asked about once (the misclick guard)."""
 
     # -- layout --------------------------------------------------------------------------------
 
@@ -143,6 +159,7 @@ class TableScreen(Screen[None]):
                 yield Input(placeholder="Say something (Enter sends)",
                             id="table-chat", max_length=500)
         yield Footer(compact=True, show_command_palette=False)
+        yield TooSmall()
 
     def on_mount(self) -> None:
         opponents = self.query_one(Opponents)
@@ -163,6 +180,7 @@ class TableScreen(Screen[None]):
             self._layout(event.size.width, event.size.height)
 
     def _layout(self, width: int, height: int) -> None:
+        fit(self, self.size)
         wide = width >= WIDE
         big = wide and height >= TALL
         self.set_class(wide, "-wide")
@@ -174,6 +192,9 @@ class TableScreen(Screen[None]):
     # -- attributes down -----------------------------------------------------------------------
 
     def watch_view(self, view: State | None) -> None:
+        if view is not None and view.window is None and self._prompted is not None \
+                and (self._window_closed is None or self._window_closed[1] != self._prompted):
+            self._window_closed = (time.monotonic(), self._prompted)
         if view is not None and self.me is not None:
             self.legal = legal_actions(view, self.me)
         else:
@@ -196,6 +217,11 @@ class TableScreen(Screen[None]):
         for opponents in self.query(Opponents):
             opponents.seats = seats
 
+    def watch_waiting(self, waiting: str) -> None:
+        for status in self.query("#table-status"):
+            if isinstance(status, Static):
+                status.update(self._status())
+
     def watch_problem(self, problem: Problem | None) -> None:
         for banner in self.query(Banner):
             banner.problem = problem
@@ -204,6 +230,13 @@ class TableScreen(Screen[None]):
         """Add a line to the log."""
         for log in self.query(TableLog):
             log.say(markup)
+
+    def retell(self, lines: Sequence[str]) -> None:
+        """The log again from these lines (the whole game, once a rejoin's history came)."""
+        for log in self.query(TableLog):
+            log.clear()
+            for line in lines:
+                log.say(line)
 
     def heard(self, name: str, text: str) -> None:
         for log in self.query(TableLog):
@@ -257,11 +290,38 @@ class TableScreen(Screen[None]):
     def _playbar(self) -> str:
         if self.turn is None:
             return "[dim]Waiting for the host…[/]"
+        if self.answer:
+            return f"[b reverse] ! [/] {self.answer}"
         return self.turn.playbar(self.selected, self.cursor, self.hint)
+
+    def tell(self, markup: str) -> None:
+        """Answer a key that can't act now: the reason, in the play bar, until the next key."""
+        self.answer = markup
+        with contextlib.suppress(NoMatches):
+            self.query_one("#table-playbar", Static).update(self._playbar(), layout=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key runs before its binding: clear the last answer, and answer the keys whose
+        binding can't act now (the footer hides them) instead of letting them do nothing."""
+        if self.query_one("#table-chat", Input).has_focus:
+            return
+        if event.key not in ("x", "enter"):
+            self._discard_asked = None
+        if self.answer:
+            self.answer = ""
+            self._repaint_choice()
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            name, params = parse_action(binding.action)[1:]
+            if not self.check_action(name, params):
+                self.tell(why_not(self.turn, name, self.legal))
+                event.stop()
+                return
 
     def _status(self) -> str:
         if self.turn is None:
             return f"[b]{escape(self.table)}[/] · waiting for the deal"
+        if self.waiting:
+            return f"{self.turn.status(with_order=False)} · [b]{escape(self.waiting)}[/]"
         return self.turn.status()
 
     # -- actions (keys) ------------------------------------------------------------------------
@@ -292,6 +352,12 @@ class TableScreen(Screen[None]):
         options = picks(view, me)
         found = [p for p in options if p.index == index]
         if not found:
+            held = len(view.hands[me])
+            if index < 0:
+                self.tell("Your discard pile is empty: [b]0[/] has nothing to pick.")
+            else:
+                self.tell(f"You hold {held} card{'s' if held != 1 else ''}: "
+                          + (f"[b]1-{min(held, 9)}[/] pick one." if held else "nothing to pick."))
             return
         self.selected = found[0] if self.selected != found[0] else None
         self.cursor = 0
@@ -316,6 +382,7 @@ class TableScreen(Screen[None]):
 
     def action_cursor(self, step: int) -> None:
         if self.selected is None:
+            self.tell("Pick a card first ([b]1-9[/]): ↑↓ then choose what to do with it.")
             return
         count = len(self._choices_for(self.selected))
         if count:
@@ -332,54 +399,103 @@ class TableScreen(Screen[None]):
         self._repaint_choice()
 
     def action_slot(self, letter: str) -> None:
-        if self.selected is None or not self._my_turn():
-            if self._my_turn():
-                self.notify("Pick a card first (1-9).", timeout=2)
+        slot = next((s for s in self.slots if s.pile is not None and s.letter == letter), None)
+        if slot is None:
+            named = sorted(s.letter for s in self.slots if s.pile is not None)
+            self.tell(f"No pile [b]{letter}[/] is open"
+                      + (f" (open: {', '.join(named)})." if named else "."))
+            return
+        self._to_slot(slot)
+
+    def _to_slot(self, slot: Slot) -> None:
+        if not self._my_turn():
+            self.tell(why_not(self.turn, "slot", self.legal))
+            return
+        if self.selected is None:
+            self.tell(f"Pick a card first ([b]1-9[/]), then [b]{slot.key}[/] puts it there.")
             return
         choices = self._choices_for(self.selected)
         for choice in choices:
-            if choice.key == letter:
+            if slot.pile is not None and choice.key == slot.letter:
                 self._run(choice)
                 return
-        slot = next((s for s in self.slots if s.letter == letter), None)
-        if slot is None:
-            return
         if slot.pile is None:
-            new = [c for c in choices if c.key == "n"]
+            new = [c for c in choices if c.key == NEW_KEY]
             face = FACES[self.selected.card]
             if new and face.colour == slot.colour:
                 self._run(new[0])
                 return
-        self._explain(slot)
+        self._explain(slot.pile.id if slot.pile is not None else NEW_PILE)
 
     def on_slot_view_clicked(self, message: SlotView.Clicked) -> None:
-        self.action_slot(message.letter)
+        self._to_slot(message.slot)
 
-    def _explain(self, slot: Slot) -> None:
+    def _explain(self, pile: PileId) -> None:
         """Say why the selected card can't go there, in the engine's words."""
         assert self.selected is not None and self.me is not None and self.view is not None
-        pile = slot.pile.id if slot.pile is not None else NEW_PILE
         try:
             validate(self.view, PlayCard(self.me, self.selected.card, pile))
         except IllegalActionError as exc:
-            self.notify(str(exc), severity="warning", timeout=3)
+            self.tell(escape(_sentence(str(exc))))
+        else:
+            self.tell("That can't be done now.")
 
-    def _by_key(self, key: str) -> None:
+    def _by_key(self, key: str) -> bool:
         if self.selected is None:
-            return
+            self.tell("Pick a card first ([b]1-9[/], [b]0[/] your discard top), "
+                      f"then [b]{key}[/].")
+            return True
         for choice in self._choices_for(self.selected):
             if choice.key == key:
                 self._run(choice)
-                return
+                return True
+        return False
 
     def action_new_pile(self) -> None:
-        self._by_key("n")
+        if not self._by_key(NEW_KEY):
+            self._explain(NEW_PILE)
 
     def action_play_action(self) -> None:
-        self._by_key("p")
+        if not self._by_key("p"):
+            assert self.selected is not None
+            face = FACES[self.selected.card]
+            name = escape(words.card_code(self.selected.card))
+            if not face.kind.is_action:
+                self.tell(f"{name} is not an action card: its pile's letter plays it, "
+                          "[b]n[/] starts a pile, [b]x[/] discards it.")
+            elif face.kind is Kind.BLOCK:
+                self.tell("A Block is played only when an opponent completes a pile.")
+            else:
+                self.tell(f"{name} can't be played now.")
 
     def action_discard(self) -> None:
-        self._by_key("x")
+        if not self._by_key("x"):
+            assert self.selected is not None
+            if self.selected.from_discard:
+                self.tell("That card is already your discard top: discard a card from "
+                          "your hand ([b]1-9[/], then [b]x[/]).")
+            else:
+                self.tell("You can't discard now.")
+
+    def action_late_block(self) -> None:
+        view = self.view
+        if view is not None and view.phase == Phase.BLOCK_WINDOW:
+            self.tell("You can't Block this pile: you hold no Block card, or you completed it.")
+            return
+        closed = self._window_closed
+        if closed is not None:
+            ago = time.monotonic() - closed[0]
+            self.tell(f"Too late: the Block window closed {ago:.1f} s ago.")
+            return
+        self.tell("[b]b[/] Blocks only while a Block window is open (after a pile completes).")
+
+    def action_history(self) -> None:
+        from tui.messages import ShowHistory
+
+        self.post_message(ShowHistory())
+
+    def action_scroll_log(self, step: int) -> None:
+        self.query_one(TableLog).page(step)
 
     def action_end_turn(self) -> None:
         for action in self.legal:
@@ -392,6 +508,7 @@ class TableScreen(Screen[None]):
             self._send(self.hint)
             return
         if self.selected is None:
+            self.tell("Pick a card first ([b]1-9[/]); Enter does the highlighted choice.")
             return
         choices = self._choices_for(self.selected)
         if choices:
@@ -449,6 +566,8 @@ class TableScreen(Screen[None]):
     # -- doing things --------------------------------------------------------------------------
 
     def _run(self, choice: Choice) -> None:
+        if isinstance(choice.action, Discard) and self._misclick(choice.action):
+            return
         if choice.action is not None:
             self._send(choice.action)
         elif choice.kind is Kind.STEAL_CARD:
@@ -456,8 +575,22 @@ class TableScreen(Screen[None]):
         elif choice.kind is Kind.STEAL_CHIP:
             self._ask_steal(StealChip)
 
+    def _misclick(self, discard: Discard) -> bool:
+        """Discarding ends the turn: a card that could have gone on a pile is asked about
+        once (the same key again discards it)."""
+        if self._discard_asked == discard.card:
+            return False
+        where = could_go_on(self.turn, discard.card) if self.turn is not None else None
+        if where is None:
+            return False
+        self._discard_asked = discard.card
+        self.tell(f"{words.card(discard.card)} could go {where}. Discard it anyway and end "
+                  "your turn? [b]x[/] again discards, any other key keeps it.")
+        return True
+
     def _send(self, action: Action) -> None:
         self.hint = None
+        self._discard_asked = None
         self.post_message(Act(action))
 
     def _ask_steal(self, kind: type[StealCard] | type[StealChip]) -> None:
@@ -485,6 +618,9 @@ class TableScreen(Screen[None]):
                 return
             self._ask_what(seat, mine)
 
+        if len(targets) == 1:  # one opponent to take from: no "from whom?"
+            chosen(targets[0])
+            return
         self.app.push_screen(ChoiceScreen(title, answers), chosen)
 
     def _ask_what(self, seat: Seat, options: Sequence[StealCard | StealChip]) -> None:
@@ -506,11 +642,10 @@ class TableScreen(Screen[None]):
                 colour = Colour(action.colour)
                 have = view.chips[seat][colour]
                 answers.append(Answer(
-                    f"a {words.colour_chip(colour)} {colour.title} chip ({escape(who)} has {have})",
-                    action,
+                    f"a {words.colour_word(colour)} chip ({escape(who)} has {have})", action,
                 ))
-        question = ("Take from the hand or the discard?" if isinstance(options[0], StealCard)
-                    else "Which colour?")
+        question = (f"Take from {who}'s hand or discard?" if isinstance(options[0], StealCard)
+                    else f"Take which colour of chip from {who}?")
 
         def chosen(action: Action | None) -> None:
             if action is not None:
@@ -543,10 +678,11 @@ class TableScreen(Screen[None]):
                     random.uniform(low, high), lambda: self._send(passes[0])
                 )
             return
-        what = (f"[b]{escape(self._seat_name(window.seat))}[/] completed a "
-                f"{words.colour_word(window.pile.colour)} pile "
+        held = "a Block card" if len(blocks) == 1 else f"{len(blocks)} Block cards"
+        what = (f"[b]{escape(self._seat_name(window.seat))}[/] completed "
+                f"{words.colour_word(window.pile.colour)} pile {window.pile.name} "
                 + "".join(words.card(c) for c in window.pile.cards)
-                + f". Block it? You hold {len(blocks)} Block card(s).")
+                + f". Block it? You hold {held}.")
         prompt = BlockPrompt(what, self.block_window, frozen=self.frozen)
         self._prompt = prompt
 
@@ -566,3 +702,8 @@ class TableScreen(Screen[None]):
         prompt, self._prompt = self._prompt, None
         if prompt is not None:
             prompt.expire()
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return (text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else "."))

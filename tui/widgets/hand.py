@@ -1,7 +1,9 @@
 """Your side of the table: your hand, your discard top, your chips.
 
-Cards you can play now are underlined (and counted), the selected card is framed by
-arrows; a click on a card picks it, like its number key.
+Cards you can play now carry a mark (``•``, and their key in bold; the others are dim),
+so the cue reads without colour and changes with the turn; the selected card is framed
+by arrows; a click on a card picks it, like its number key. Clickable text has no link
+underline here: it would mark every card alike.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from engine.state import Seat, State
 from tui import words
 
 DISCARD_KEY = "0"
+PLAYABLE = "•"
+"""The mark of a card that can be played now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +56,12 @@ class Hand(Widget):
     Hand {
         height: auto;
         width: 1fr;
+        link-style: none;
+        link-background: transparent;
+        link-color: $text;
+        link-style-hover: none;
+        link-background-hover: $boost;
+        link-color-hover: $text;
     }
     """
 
@@ -80,10 +90,14 @@ class Hand(Widget):
         second = f"[dim]Your discard[/] {discard}   [dim]Your chips[/] {words.chips(red, blue)}"
         if view.skip_tokens[me]:
             second += f"   [b]you miss {view.skip_tokens[me]} turn(s)[/]"
-        count = sum(1 for p in picks(view, me) if p.card in self.playable)
-        if count:
-            second += f"   [dim]{count} playable (underlined)[/]"
+        second += self._legend(view, me)
         return f"[dim]Hand[/] {hand}\n{second}"
+
+    def _legend(self, view: State, me: Seat) -> str:
+        count = sum(1 for p in picks(view, me) if p.card in self.playable)
+        if not count:
+            return ""
+        return f"   [b]{PLAYABLE}[/][dim] {count} playable now[/]"
 
     def _render_big(self, view: State, me: Seat) -> str:
         boxes = [self._box(p) for p in picks(view, me)]
@@ -100,9 +114,7 @@ class Hand(Widget):
             line += f"   [dim]your discard: the last card, {below} below it[/]"
         if view.skip_tokens[me]:
             line += f"   [b]you miss {view.skip_tokens[me]} turn(s)[/]"
-        count = sum(1 for p in picks(view, me) if p.card in self.playable)
-        if count:
-            line += f"   [dim]{count} playable (underlined)[/]"
+        line += self._legend(view, me)
         return f"{cards}\n{line}"
 
     def _box(self, pick: Pick) -> tuple[str, str, str]:
@@ -111,11 +123,17 @@ class Hand(Widget):
                               playable=pick.card in self.playable, click=action)
 
     def _card(self, pick: Pick) -> str:
-        extra = "underline" if pick.card in self.playable else ""
-        body = words.card(pick.card, extra=extra)
+        playable = pick.card in self.playable
+        body = words.card(pick.card, extra="" if playable or not self.playable else "dim")
         key = pick.key
         chosen = self.selected is not None and self.selected == pick
-        label = f"[reverse b]{key}[/]" if chosen else f"[b]{key}[/]" if key else ""
-        text = f"▸{label}{body}◂" if chosen else f"{label}{body}"
+        mark = f"[b]{PLAYABLE}[/]" if playable else " "
+        if chosen:
+            label = f"[reverse b]{key}[/]"
+        elif playable:
+            label = f"[b]{key}[/]"
+        else:
+            label = f"[dim]{key}[/]" if key else ""
+        text = f"▸{label}{mark}{body}◂" if chosen else f"{label}{mark}{body}"
         action = "screen.pick_top" if pick.from_discard else f"screen.pick({pick.index})"
         return f"[@click={action}]{text}[/]"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.widgets import RichLog
 
 
@@ -30,3 +31,31 @@ class TableLog(RichLog, can_focus=False):
         line.append(f"{name}: ", style="bold italic")
         line.append(text, style="italic")
         self.write(line)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # The log shrinks when the table above it grows (the pile rows mount after the
+        # first lines came): keep the newest line in view.
+        if self.auto_scroll:
+            self.scroll_end(animate=False, immediate=False)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self.auto_scroll = False  # reading back with the wheel: new lines don't pull away
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self.call_after_refresh(self._follow_at_end)
+
+    def _follow_at_end(self) -> None:
+        self.auto_scroll = self.scroll_y >= self.max_scroll_y
+
+    def page(self, step: int) -> None:
+        """Scroll a page back (``-1``) or on (``1``). While someone reads further back, new
+        lines don't pull the log to its end; paging back to the end follows again."""
+        target = max(0, min(self.max_scroll_y, self.scroll_y + step * max(1, self.size.height - 1)))
+        self.scroll_to(y=target, animate=False)
+        self.auto_scroll = target >= self.max_scroll_y
+
+    @property
+    def settled(self) -> bool:
+        """Every line written is laid out and the newest is in view (screenshots wait)."""
+        return self._size_known and not self._deferred_renders \
+            and self.scroll_y >= self.max_scroll_y

@@ -1,7 +1,8 @@
 """The pile slots in the middle of the table, and the draw and out-of-play counts.
 
-A pile keeps its slot (and its key letter) from the card that opens it until it goes
-out of play, so a key always means the same pile while it is open.
+A pile is called by its name (a letter the engine gives it when it opens, the same on
+every peer) and that letter is its key. It keeps its slot from the card that opens it
+until it goes out of play; a free slot waits for a new pile (key ``n``).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from engine.cards import Colour
-from engine.state import Pile, PileId, State
+from engine.state import PILE_NAMES, Pile, PileId, State
 from tui import words
 
-LETTERS = "abcdfhjklmorsuvwyz"
-"""Key letters of the slots: a-d, then letters no other key of the table uses."""
+LETTERS = PILE_NAMES
+"""The piles' names, which are their keys: no other key of the table uses them."""
+NEW_KEY = "n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +31,24 @@ class Slot:
     """One place for a pile: its key letter, its colour and the pile in it (if any)."""
 
     letter: str
+    """The pile's name (its key); ``""`` for a free slot."""
     colour: Colour
     pile: Pile | None
     complete: bool = False
     """The pile is complete and waits for the Block window to close."""
+    place: int = 0
+    """Where the slot is in its colour's row."""
+    first_free: bool = False
+    """The first free slot of its colour: it shows the new-pile key."""
+
+    @property
+    def ident(self) -> str:
+        """Unique on the table: the pile's name, or ``+R0`` for the first free red slot."""
+        return self.letter or f"+{self.colour.letter}{self.place}"
+
+    @property
+    def key(self) -> str:
+        return self.letter or NEW_KEY
 
     @property
     def needs(self) -> int:
@@ -57,7 +73,6 @@ class SlotMap:
         open_ids = {p.id for p in piles}
         self._where = {k: v for k, v in self._where.items() if k in open_ids}
         result: list[Slot] = []
-        letter = 0
         for colour in Colour:
             mine = by_colour[colour]
             count = max(limit, len(mine)) if limit else len(mine) + 1
@@ -68,12 +83,16 @@ class SlotMap:
                     at = places.index(None)
                     self._where[pile.id] = at
                 places[at] = pile
-            for pile_or_none in places:
+            first_free = True
+            for place, pile_or_none in enumerate(places):
+                if pile_or_none is None:
+                    result.append(Slot("", colour, None, place=place, first_free=first_free))
+                    first_free = False
+                    continue
                 result.append(Slot(
-                    LETTERS[letter % len(LETTERS)], colour, pile_or_none,
-                    complete=pile_or_none is not None and pile_or_none is window_pile,
+                    pile_or_none.name, colour, pile_or_none,
+                    complete=pile_or_none is window_pile, place=place,
                 ))
-                letter += 1
         return tuple(result)
 
 
@@ -97,9 +116,9 @@ class SlotView(Widget):
     """
 
     class Clicked(Message):
-        def __init__(self, letter: str) -> None:
+        def __init__(self, slot: Slot) -> None:
             super().__init__()
-            self.letter = letter
+            self.slot = slot
 
     slot: reactive[Slot | None] = reactive(None)
     target: reactive[bool] = reactive(False)
@@ -110,7 +129,7 @@ class SlotView(Widget):
 
     def on_click(self) -> None:
         if self.slot is not None:
-            self.post_message(self.Clicked(self.slot.letter))
+            self.post_message(self.Clicked(self.slot))
 
     def watch_big(self, big: bool) -> None:
         self.styles.height = 3 if big else 1
@@ -121,7 +140,7 @@ class SlotView(Widget):
             return ""
         if self.big:
             return self._render_big(slot)
-        key = f"[b]▶{slot.letter}[/]" if self.target else f"[reverse b]{slot.letter}[/] "
+        key = self._key(slot)
         title = words.colour_word(slot.colour)
         pad = " " * (4 - len(slot.colour.title))
         if slot.pile is None:
@@ -133,17 +152,26 @@ class SlotView(Widget):
             body = f"{cards} {tail}"
         return f"{key} {title}{pad} {body}" + (" [b]◀[/]" if self.target else "")
 
+    def _key(self, slot: Slot) -> str:
+        """Two cells: the slot's key (a free slot past the first shows none)."""
+        shown = slot.key if slot.pile is not None or slot.first_free else " "
+        if self.target:
+            return f"[b]▶{shown}[/]"
+        return f"[reverse b]{shown}[/] " if shown != " " else "  "
+
     def _render_big(self, slot: Slot) -> str:
-        key = f"[b]▶{slot.letter}[/]" if self.target else f"[reverse b]{slot.letter}[/] "
+        key = self._key(slot)
         title = words.colour_word(slot.colour)
         pad = " " * (4 - len(slot.colour.title))
-        head = ("   ", f"{key} ", "   ")
+        head = ("  ", key, "  ")
         if slot.pile is None:
             letter = slot.colour.letter
             body = ("", f"{title}{pad} [dim]empty · starts with {letter}1 or {letter}W[/]", "")
             text = [head[row] + body[row] for row in range(3)]
         else:
-            boxes = [words.card_box(c) for c in slot.pile.cards]
+            # Two cells of key, five of name, four per card, ten of tail: a complete pile
+            # fits the 37 cells a slot has at 120 columns.
+            boxes = [words.card_box(c, narrow=True) for c in slot.pile.cards]
             cards = words.join_boxes(boxes, gap="").split("\n")
             tail = "[b]complete![/]" if slot.complete else f"[dim]next[/] [b]{slot.needs}[/]"
             text = [f"{head[0]}{' ' * 5}{cards[0]}", f"{head[1]}{title}{pad} {cards[1]} {tail}",
@@ -151,6 +179,11 @@ class SlotView(Widget):
         if self.target:
             text[1] += " [b]◀[/]"
         return "\n".join(text)
+
+
+def place_id(slot: Slot) -> str:
+    """A slot widget's id: its place, which outlives the piles that come and go in it."""
+    return f"slot-{slot.colour.name.lower()}-{slot.place}"
 
 
 class Piles(Widget):
@@ -183,7 +216,7 @@ class Piles(Widget):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._shape: tuple[tuple[str, Colour], ...] = ()
+        self._shape: tuple[str, ...] = ()
         self._remount = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
@@ -195,28 +228,33 @@ class Piles(Widget):
         async with self._remount:
             # Another update may have come while we waited: show the latest slots.
             slots = self.slots
-            shape = tuple((s.letter, s.colour) for s in slots)
+            shape = tuple(place_id(s) for s in slots)
             if shape != self._shape:
                 self._shape = shape
                 for colour in Colour:
                     row = self.query_one(f"#row-{colour.name.lower()}", Horizontal)
                     await row.remove_children()
                     await row.mount_all(
-                        SlotView(id=f"slot-{s.letter}") for s in slots if s.colour is colour
+                        SlotView(id=place_id(s)) for s in slots if s.colour is colour
                     )
             views = {view.id: view for view in self.query(SlotView)}
             for slot in slots:
-                view = views.get(f"slot-{slot.letter}")
+                view = views.get(place_id(slot))
                 if view is None:
                     continue  # the app is closing: nothing got mounted
                 view.slot = slot
-                view.target = slot.letter in self.targets
+                view.target = slot.ident in self.targets
                 view.big = self.big
         self._counts()
 
+    @property
+    def busy(self) -> bool:
+        """Slots are being (re)mounted."""
+        return self._remount.locked()
+
     def watch_targets(self, targets: frozenset[str]) -> None:
         for view in self.query(SlotView):
-            view.target = view.slot is not None and view.slot.letter in targets
+            view.target = view.slot is not None and view.slot.ident in targets
 
     def watch_view(self) -> None:
         self._counts()

@@ -1,0 +1,106 @@
+"""Replays: from a record file, from the menu's recent records, from the game-over screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from engine.cards import HIDDEN
+from engine.events import GameOver, TurnStarted
+from netplay.record import write_record
+from tests.netplay.harness import SHORT, Table
+from tests.tui.conftest import until
+from tests.tui.showcase import plain
+from tui.app import make_app
+from tui.model import TableModel
+from tui.replay import ReplayError, replay_file, replay_game
+from tui.screens.choice import ChoiceScreen
+from tui.screens.gameover import GameOverScreen
+from tui.screens.replay import ReplayScreen
+
+pytestmark = pytest.mark.asyncio
+
+
+def _finished(seed: int = 51) -> Table:
+    table = Table(3, seed=seed, rules=SHORT)
+    table.run_to_end()
+    return table
+
+
+async def test_a_record_replays_event_by_event_and_turn_by_turn(tmp_path: Path) -> None:
+    table = _finished()
+    path = tmp_path / "game.json"
+    write_record(path, table.host.record())
+    replay = replay_file(path)
+    assert replay.every_hand
+    final = replay.moments[-1].state
+    assert final.outcome == table.state.outcome and final.hands == table.state.hands
+    assert isinstance(replay.moments[-1].event, GameOver)
+    first_turn = replay.next_turn(0)
+    assert isinstance(replay.moments[first_turn].event, TurnStarted)
+    assert replay.previous_turn(first_turn) == 0
+    # One seat's view hides the others' hands, as that seat saw them.
+    seen = replay.view(first_turn, 1)
+    assert HIDDEN in seen.hands[0] and HIDDEN not in seen.hands[1]
+
+
+async def test_a_broken_record_is_refused_in_words(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{"format": "sequence-stacks-record", "players": 3}')
+    with pytest.raises(ReplayError, match="malformed"):
+        replay_file(path)
+    path.write_text("not json")
+    with pytest.raises(ReplayError, match="can't read"):
+        replay_file(path)
+
+
+async def test_the_menu_lists_recent_records_and_opens_one(
+    stacks_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    from tui.commands.replay import records_folder
+
+    folder = records_folder()
+    write_record(folder / "friday-20261201-080000.json", _finished().host.record())
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the records")
+        await pilot.press("1")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await pilot.press("end")
+        await pilot.pause()
+        status = plain(screen.query_one("#replay-status").render())
+        assert f"event {screen.replay.last}/{screen.replay.last}" in status
+        await pilot.press("home", "right_square_bracket")
+        await pilot.pause()
+        assert "turn 1" in plain(screen.query_one("#replay-status").render())
+        await pilot.press("v")
+        assert "'s view" in plain(screen.query_one("#replay-status").render())
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ReplayScreen), "back")
+
+
+async def test_v_at_game_over_replays_the_game_with_every_hand(stacks_home: Path) -> None:
+    table = _finished(52)
+    me = table.players[0]
+    assert me.secret is not None and me.facts is not None
+    replay = replay_game(me.facts, me.names, me.received, me.audience, me.secret)
+    assert replay.every_hand and replay.moments[-1].state.hands == table.state.hands
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        control = app.control
+        control.model = TableModel(table="t1", me=me.seat, names=me.names, view=me.view,
+                                   players=3)
+        control.session = SimpleNamespace(player=SimpleNamespace(player=me))  # type: ignore[assignment]
+        await control.show(GameOverScreen(control.model, hosting=False))
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        assert screen.replay.every_hand
+        assert "every hand" in plain(screen.query_one("#replay-status").render())

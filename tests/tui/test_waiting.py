@@ -1,0 +1,79 @@
+"""The table says whom it waits for and how long: the turn clock counting down for you,
+a stand-in bot playing the turn when it runs out, and the host not responding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.state import Phase
+from netplay.host import HostSettings
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import Host
+from tests.tui.conftest import TIMEOUT, until
+from tests.tui.showcase import plain
+from tui.app import make_app
+from tui.launch import MEMORY, Launch
+from tui.screens.table import TableScreen
+
+pytestmark = pytest.mark.asyncio
+
+CLOCK = 3.0
+
+
+def status(app: object) -> str:
+    screen = app.screen  # type: ignore[attr-defined]
+    if not isinstance(screen, TableScreen):
+        return ""
+    return plain(screen.query_one("#table-status").render())
+
+
+async def test_the_clock_counts_down_for_you_then_a_stand_in_plays_your_turn(
+    stacks_home: Path,
+) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=2, bots=("greedy",), turn_clock=CLOCK)
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with app.run_test(size=(120, 40)) as pilot, Host(settings, broker=broker) as host:
+        session = host.host
+
+        def my_turn() -> bool:
+            game = session.game
+            return (game is not None and game.state.phase == Phase.PLAY
+                    and game.state.current == 0)
+
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and my_turn(),
+                    "my turn at the table", timeout=TIMEOUT * 2)
+        await until(pilot, lambda: "left for you, then a bot plays" in status(app),
+                    "the clock in the status line")
+        line = status(app)
+        assert "s left for you" in line, line
+        seconds = int(line.split(" s left for you")[0].rsplit(" ", 1)[-1])
+        assert 0 <= seconds <= CLOCK, line
+        # I don't play: when the clock runs out, the host's stand-in plays my turn.
+        await until(pilot, lambda: any(b.standin and b.action is not None
+                                       and b.action.seat == 0 for b in session.batches),
+                    "the stand-in's move", timeout=CLOCK + TIMEOUT)
+        info = session.seats[0]
+        assert info is not None and info.standin is None  # my seat, not away
+
+
+async def test_a_frozen_host_is_said_not_responding_in_the_status_line(
+    stacks_home: Path,
+) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=2, bots=("greedy",), turn_clock=30.0)
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with app.run_test(size=(120, 40)) as pilot, Host(settings, broker=broker) as host:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table",
+                    timeout=TIMEOUT * 2)
+        driver = host._task
+        assert driver is not None
+        driver.cancel()  # frozen: not a word more from the host
+        await until(pilot, lambda: "host not responding" in status(app),
+                    "host not responding", timeout=TIMEOUT)
+        assert "host not responding 2 s" in status(app) or "host not responding 3 s" \
+            in status(app), status(app)

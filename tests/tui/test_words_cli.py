@@ -1,0 +1,58 @@
+"""Words for newcomers: --version, help texts that say what they mean, replay's exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _help(*words: str) -> str:
+    parser = build_parser(words[0] if words else None)
+    if not words:
+        return parser.format_help()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices[words[0]].format_help()  # type: ignore[index]
+
+
+def test_stacks_version_prints_the_installed_version() -> None:
+    done = subprocess.run([sys.executable, "-m", "tui.cli", "--version"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert done.stdout.startswith("stacks ") and done.stdout.split()[1][0].isdigit()
+
+
+def test_verify_help_gives_its_exit_codes_and_watch_help_says_what_it_does() -> None:
+    verify = " ".join(_help("verify").split())
+    assert "0 verified" in verify and "1 the record does not check out" in verify
+    assert "2 the file can't be read" in verify
+    watch = " ".join(_help("watch").split())
+    assert "spectator" in watch and "--headless prints one JSON line" in watch
+
+
+def test_simulate_bots_help_names_the_default_as_a_default() -> None:
+    text = " ".join(_help("simulate").split())
+    assert "default medium" in text and "(random, greedy)" not in text
+
+
+def test_replay_of_a_file_that_is_not_a_record_exits_2_in_words(tmp_path: Path) -> None:
+    bad = tmp_path / "nope.json"
+    bad.write_text("{}")
+    done = subprocess.run([sys.executable, "-m", "tui.cli", "replay", str(bad)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "not a sequence-stacks game record" in done.stderr
+
+
+@pytest.mark.parametrize("words", [("replay",), ("verify",)])
+def test_the_replay_and_verify_commands_are_in_the_readme(words: tuple[str, ...]) -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert f"`stacks {words[0]} RECORD" in readme
+    assert "stacks bench ui" in readme and "stacks --version" in readme
+    assert "ruff check ." in readme and "mypy" in readme

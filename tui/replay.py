@@ -1,0 +1,171 @@
+"""A finished (or recorded) game, event by event: the states a replay steps through.
+
+A replay starts from the table before the deal and applies the game's events with the
+engine's own reducer, keeping the state after each one, so stepping back is as cheap as
+stepping on. It is built from a host's game record (every card known), or from what a
+player holds at the end of a game: once the host has revealed its secret, the whole game
+(every hand) is re-derived from the seed and the recorded actions, as ``stacks verify``
+does; before that, only the player's own view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.actions import Action
+from engine.config import RulesConfig
+from engine.errors import EngineError
+from engine.events import Event, TurnSkipped, TurnStarted
+from engine.game import Game
+from engine.reducer import apply
+from engine.state import HOST, Audience, Seat, State
+from engine.views import view_for
+from netplay.batch import Batch
+from netplay.errors import FrameError
+from netplay.record import read_record
+from netplay.verify import GameFacts, deal_seed
+from tui.history import History, Line, Step
+from tui.words import short_name
+
+
+class ReplayError(ValueError):
+    """A record that can't be replayed, in words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """The table right after one event (index 0: before the deal)."""
+
+    state: State
+    event: Event | None
+    batch: int
+    turn: int
+    """Turns started or skipped so far."""
+
+
+class Replay:
+    """Every moment of one game, from one audience (``HOST``: every hand)."""
+
+    def __init__(self, title: str, names: Sequence[str], start: State,
+                 steps: Sequence[Step]) -> None:
+        self.title = title
+        self.names = tuple(names)
+        self.steps = tuple(steps)
+        self.audience: Audience = start.audience
+        state = start.copy()
+        moments = [Moment(state.copy(), None, 0, 0)]
+        try:
+            for step in steps:
+                for event in step.events:
+                    apply(state, event)
+                    moments.append(Moment(state.copy(), event, step.n, state.turn))
+        except (EngineError, IndexError, KeyError, ValueError, TypeError) as exc:
+            raise ReplayError(f"event {len(moments)} does not apply: {exc}") from None
+        self.moments = tuple(moments)
+        self.turn_starts = tuple(
+            i for i, m in enumerate(self.moments) if isinstance(m.event, TurnStarted | TurnSkipped)
+        )
+
+    @property
+    def every_hand(self) -> bool:
+        return self.audience == HOST
+
+    @property
+    def last(self) -> int:
+        return len(self.moments) - 1
+
+    def view(self, at: int, seat: Seat | None) -> State:
+        """The table at moment ``at`` as ``seat`` saw it (``None``: every hand, if known)."""
+        state = self.moments[at].state
+        if seat is None or not self.every_hand:
+            return state
+        return view_for(state, seat)
+
+    def next_turn(self, at: int) -> int:
+        return next((i for i in self.turn_starts if i > at), self.last)
+
+    def previous_turn(self, at: int) -> int:
+        return next((i for i in reversed(self.turn_starts) if i < at), 0)
+
+    def story(self, seat: Seat | None) -> tuple[list[Line], list[int]]:
+        """The history's lines as ``seat`` reads them (``None``: a spectator's words with
+        every hand named), and for each moment how many lines it has told."""
+        history = History(self.names, seat)
+        told = [0]
+        for step in self.steps:
+            for event in step.events:
+                one = Step(step.n, step.action, (event,), step.standin)
+                history.add(one)
+                told.append(len(history.lines))
+        return history.lines, told
+
+
+def _batches(bodies: object) -> dict[int, Batch]:
+    if not isinstance(bodies, list):
+        raise ReplayError("the record holds no batches")
+    try:
+        batches = {b.n: b for b in (Batch.from_body(body) for body in bodies)}
+    except (FrameError, EngineError, KeyError, TypeError, ValueError) as exc:
+        raise ReplayError(f"a batch of the record is malformed: {exc}") from None
+    missing = [n for n in range(1, len(batches) + 1) if n not in batches]
+    if missing:
+        raise ReplayError(f"the record lacks batch {missing[0]}")
+    return batches
+
+
+def replay_record(record: Mapping[str, Any], title: str = "") -> Replay:
+    """A host's game record (``netplay.record``): every event, every hand."""
+    try:
+        players = int(record["players"])
+        rules = RulesConfig.from_wire(record["rules"])
+        names = [short_name(str(n)) for n in record.get("names") or []]
+        start = State.new(rules, players)
+    except (KeyError, TypeError, ValueError, EngineError) as exc:
+        raise ReplayError(f"the record is malformed: {exc}") from None
+    names += [f"Seat {s}" for s in range(len(names), players)]
+    batches = _batches(record.get("batches"))
+    steps = [Step.of(n, b.action, b.events, b.standin) for n, b in sorted(batches.items())]
+    return Replay(title or str(record.get("table", "a game")), names, start, steps)
+
+
+def replay_file(path: Path) -> Replay:
+    try:
+        record = read_record(path)
+    except ValueError as exc:
+        raise ReplayError(str(exc)) from None
+    return replay_record(record, str(record.get("table") or path.stem))
+
+
+def replay_game(facts: GameFacts, names: Sequence[str], batches: Mapping[int, Batch],
+                audience: Audience, secret: bytes | None) -> Replay:
+    """What a player or spectator holds: with the revealed ``secret`` every hand (the game
+    re-derived from the seed and the batches' actions), else its own view."""
+    total = max(batches, default=0)
+    if secret is not None and all(n in batches for n in range(1, total + 1)):
+        try:
+            game = Game.new(facts.players, deal_seed(secret, facts.entropies), facts.rules)
+            steps = [Step(1, None, tuple(game.log))]
+            for n in range(2, total + 1):
+                action = batches[n].action
+                if not isinstance(action, Action):
+                    raise ReplayError(f"batch {n} has no Sequence Stacks action")
+                steps.append(Step(n, action, tuple(game.act(action)), batches[n].standin))
+            return Replay(facts.table, names, State.new(facts.rules, facts.players), steps)
+        except EngineError:
+            pass  # the seed does not give this game: fall back to what we saw
+    start = view_for(State.new(facts.rules, facts.players), audience)
+    steps = [Step.of(n, b.action, b.events, b.standin) for n, b in sorted(batches.items())]
+    return Replay(facts.table, names, start, steps)
+
+
+def recent_records(folder: Path, limit: int = 9) -> list[Path]:
+    """The newest game records in ``folder`` (newest first)."""
+    try:
+        files = [p for p in folder.glob("*.json") if p.is_file()]
+    except OSError:
+        return []
+    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    return files[:limit]
