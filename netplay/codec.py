@@ -78,6 +78,20 @@ def encode(
     return pack([inner, identity.sign(inner)])
 
 
+def frame_type(data: bytes) -> str | None:
+    """The type a frame claims, unverified (to skip what a peer would ignore anyway
+    without paying for its signature); ``None`` if it is not shaped like a frame."""
+    try:
+        outer = unpack(data)
+        if isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes):
+            fields = unpack(outer[0])
+            if isinstance(fields, list) and len(fields) == 6 and isinstance(fields[1], str):
+                return fields[1]
+    except FrameError:
+        pass
+    return None
+
+
 def decode(
     data: bytes, *, expected: bytes | None = None, sender_id: str | None = None
 ) -> Frame:

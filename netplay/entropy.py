@@ -46,7 +46,7 @@ def check_entropies(
     if not len(entropies) == len(commits) == len(bots):
         return "entropies, commitments and seats differ in number"
     for seat, (entropy, commit, bot) in enumerate(zip(entropies, commits, bots, strict=True)):
-        if bot:
+        if bot or commit is None:  # a host bot, or a held seat whose player was away
             if entropy != bot_entropy(secret, seat):
                 return f"seat {seat} (a bot of the host): its entropy is not the one the " \
                        "host's secret fixes"

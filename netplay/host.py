@@ -683,6 +683,19 @@ class HostSession:
     def _round_timeout(self) -> None:
         late = sorted(self.round.waiting)
         what = "commit to" if self.round.phase == COMMIT else "reveal"
+        away = [s for s in late if (info := self.seats[s]) is not None and self._away(info)]
+        if away and len(away) == len(late) and self.round.phase == REVEAL:
+            # A held seat whose player is away: it deals without them, its entropy fixed by
+            # the host's commitment like a bot's (commitment null in the start).
+            for seat in away:
+                info = self.seats[seat]
+                assert info is not None
+                info.commit, info.entropy = None, bot_entropy(self.secret, seat)
+                self._journal({"t": "commit", "seat": seat, "commit": None})
+            self.round.phase = self.round.deadline = None
+            self.round.waiting = set()
+            self._start()
+            return
         for seat in late:
             self._unseat(seat, f"the seat did not {what} its entropy in time")
         if not late:

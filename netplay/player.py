@@ -18,7 +18,7 @@ from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.clock import Wait
-from netplay.codec import ReplayGuard, decode
+from netplay.codec import ReplayGuard, decode, frame_type
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import Claim, HostTrust, Trust, fingerprint, matches, split_pin
@@ -274,6 +274,8 @@ class PlayerSession:
         self.dropped: list[str] = []
         self._next_heartbeat = now
         self._join_sent = False
+        self._early_round: dict[str, Any] | None = None
+        """An entropy round heard before our welcome (see ``_entropy_round``)."""
         self._join_at: float | None = None
         """When the last join went out unanswered (a host over its join budget, say,
         dropped it): it goes again every JOIN_RETRY seconds until welcomed or refused."""
@@ -454,6 +456,10 @@ class PlayerSession:
         if topic == t.announce and not payload:
             # Unsigned: anyone can send it. Only the host's signed "closed" closes a table.
             raise FrameError("an empty announcement (closes nothing)")
+        if topic == t.events and self.seat is not None and frame_type(payload) == "events":
+            # A seated player follows its own sealed copy of every batch: the spectators'
+            # copy is dropped unchecked (a signature check per batch saved on every seat).
+            return
         # Only the host's frames matter off the announce topic: others are dropped before
         # their signature is checked.
         frame = decode(payload, expected=None if topic == t.announce else self.host_key or b"")
@@ -645,6 +651,9 @@ class PlayerSession:
         if facts is not None:
             self._set_facts(facts)
         self.notices.append(Joined(seat))
+        early, self._early_round = self._early_round, None
+        if early is not None and seat is not None:
+            self._entropy_round(early)
         if facts is not None and not had_facts:
             # Welcomed into a game already dealt: it has started, for this peer too.
             self.notices.append(GameStarted(self.names))
@@ -684,8 +693,8 @@ class PlayerSession:
             raise FrameError("entropies are 32 bytes each")
         commits = required(body, "entropy_commits", list)
         if len(commits) != players or not all(
-            (isinstance(c, bytes) and len(c) == 32) or (c is None and k is None)
-            for c, k in zip(commits, keys, strict=True)
+            (isinstance(c, bytes) and len(c) == 32) or c is None
+            for c in commits
         ):
             raise FrameError("a commitment per player's seat (null for the host's bots)")
         commit = key_bytes(body, "commit")
@@ -891,7 +900,12 @@ class PlayerSession:
     def _entropy_round(self, body: dict[str, Any]) -> None:
         """Commit to fresh entropy, or reveal the committed one (``netplay.entropy``)."""
         seat = self.seat
-        if seat is None or not self.joined or self.facts is not None:
+        if not self.joined and not self.watch:
+            # MQTT orders messages per topic only: the round (events topic) may overtake
+            # our welcome (inbox topic), as it does on NATS. Answer it once welcomed.
+            self._early_round = body
+            return
+        if seat is None or self.facts is not None:
             return
         number = required(body, "round", int)
         phase = required(body, "phase", str)

@@ -17,23 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import ROOT, SCALE, stacks_command
-
-HASH = re.compile(r"final public hash: ([0-9a-f]{32})")
-
-
-def _spawn(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(stacks_command(*args), cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def _finish(proc: subprocess.Popen[str], timeout: float) -> tuple[int, str, str]:
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        raise AssertionError(f"{proc.args} did not finish:\n{out}\n{err}") from None
-    return proc.returncode, out, err
+from tests.e2e.test_full_games import HASH
+from tests.e2e.test_full_games import _finish as finish
+from tests.e2e.test_full_games import _spawn as spawn
 
 
 @pytest.mark.parametrize(("players", "host_bots"), [(2, 0), (4, 1)])
@@ -42,18 +28,18 @@ def test_bot_processes_play_classic_sequence_and_everyone_verifies(
 ) -> None:
     table = f"classic{players}"
     record = tmp_path / f"{table}.json"
-    host = _spawn("host", "--headless", "--game", "sequence", "--players", str(players),
+    host = spawn("host", "--headless", "--game", "sequence", "--players", str(players),
                   "--bots", str(host_bots), "--table", table, "--broker", mosquitto,
                   "--record", str(record), "--verify-wait", str(10 * SCALE))
     time.sleep(0.5)
-    watcher = _spawn("watch", table, "--headless", "--broker", mosquitto)
+    watcher = spawn("watch", table, "--headless", "--broker", mosquitto)
     strategies = ["medium", "easy", "greedy"]  # greedy: a Stacks name, plays medium here
-    bots = [_spawn("bot", table, "--broker", mosquitto, "--name", f"bot{i}",
+    bots = [spawn("bot", table, "--broker", mosquitto, "--name", f"bot{i}",
                    "--strategy", strategies[i % 3]) for i in range(players - host_bots)]
     timeout = 120 * SCALE
-    results = [_finish(bot, timeout) for bot in bots]
-    watch_rc, watch_out, watch_err = _finish(watcher, timeout)
-    host_rc, host_out, host_err = _finish(host, timeout)
+    results = [finish(bot, timeout) for bot in bots]
+    watch_rc, watch_out, watch_err = finish(watcher, timeout)
+    host_rc, host_out, host_err = finish(host, timeout)
     assert host_rc == 0, host_out + host_err
     assert "game over:" in host_out
     if players == 4:

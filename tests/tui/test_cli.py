@@ -71,3 +71,30 @@ def test_no_key_of_the_table_is_also_a_pile_letter() -> None:
     keys = {b.key for b in TableScreen.BINDINGS if hasattr(b, "key")
             and not b.action.startswith("slot(")}  # type: ignore[union-attr]
     assert not keys & set(LETTERS)
+
+
+def test_bot_levels_from_the_command_line() -> None:
+    from tui.launch import Launch
+
+    launch, _, _ = _launch("play", "--players", "4", "--bots", "easy,HARD")
+    assert isinstance(launch, Launch)
+    assert launch.bot_levels == ("easy", "hard") and launch.bots == 3
+    assert [launch.bot_level(i) for i in range(3)] == ["easy", "hard", "easy"]
+    launch, _, _ = _launch("host", "--players", "4", "--bots", "hard,medium",
+                           "--standin", "hard")
+    assert isinstance(launch, Launch)
+    assert launch.bots == 2 and launch.bot_levels == ("hard", "medium")
+    assert launch.standin == "hard"
+    launch, _, _ = _launch("host", "--players", "4", "--bots", "2", "--bot-strategy", "easy")
+    assert isinstance(launch, Launch)
+    assert launch.bots == 2 and launch.bot_levels == ("easy", "easy")
+    # The old names still work.
+    launch, _, _ = _launch("host", "--players", "3", "--bots", "1", "--bot-strategy", "greedy")
+    assert isinstance(launch, Launch) and launch.bot_levels == ("greedy",)
+
+
+def test_an_unknown_level_is_refused_with_the_choices() -> None:
+    out = subprocess.run([sys.executable, "-m", "tui.cli", "play", "--bots", "expert"],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 2
+    assert "unknown bot 'expert'; choose from easy, medium, hard" in out.stderr

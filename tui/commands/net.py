@@ -132,6 +132,22 @@ async def _reach(peer: Host | BotPeer | Spectator, url: str, who: str) -> bool:
     return False
 
 
+_BACKGROUND: set[asyncio.Task[None]] = set()
+
+
+async def _warn_if_broker_holds_messages(url: str) -> None:
+    """Say once, in words, when the broker delays small messages (Nagle): measured with a
+    few round trips of our own at start, beside the game, never holding it up."""
+    from netplay.nagle import SLOW_MS, probe, slow_words
+
+    try:
+        delay = await asyncio.wait_for(probe(url), 15)
+    except TimeoutError:
+        return
+    if delay is not None and delay > SLOW_MS:
+        print(f"stacks host: warning: {slow_words(url, delay)}", file=sys.stderr, flush=True)
+
+
 async def _until_stopped(work: Coroutine[Any, Any, int], stop: asyncio.Event) -> int:
     """``work``'s exit status, or 130 if a signal stops it first."""
     worker = asyncio.create_task(work)
@@ -408,6 +424,9 @@ async def _host(args: argparse.Namespace) -> int:
         async with host:
             if not await _reach(host, url, "stacks host"):
                 return 1
+            nagle_check = asyncio.create_task(_warn_if_broker_holds_messages(url))
+            _BACKGROUND.add(nagle_check)
+            nagle_check.add_done_callback(_BACKGROUND.discard)
             session = host.host
             seated = sum(1 for info in session.seats if info is not None)
             print(f"table {table!r} on {BrokerAddress.parse(url).url}: "
