@@ -182,14 +182,16 @@ def test_the_table_stays_when_its_creator_quits_the_lobby_and_another_player_joi
     eventually(lambda: server.sessions() == [], "alice's program to end")
     tmux.open("bob", _as(server, keys, "bob", join), 100, 32)
     tmux.wait_for("bob", "(you)")
-    # The table outlived its creator's program. An absent player can't give the deal its
-    # entropy: with every seat taken, the deal waits a moment, then frees her seat ...
-    tmux.wait_for("bob", "1. — empty seat —", GAME_TIMEOUT)
-    # ... and she comes back with the join line: the game deals.
-    tmux.open("back", _as(server, keys, "alice", join), 100, 32)
-    tmux.wait_for("back", "later · turn 1", GAME_TIMEOUT)
-    screen = tmux.wait_for("bob", "later · turn 1", GAME_TIMEOUT)
+    # The table outlived its creator's program. An absent player can't reveal her entropy:
+    # once the reveal round has waited for her, her seat is dealt without her (its entropy
+    # fixed by the host's commitment) and a stand-in keeps it ...
+    screen = tmux.wait_for("bob", "later · turn", GAME_TIMEOUT)
     assert "alice" in screen
+    # ... until she comes back with the join line and sits at her seat with its hand.
+    tmux.open("back", _as(server, keys, "alice", join), 100, 32)
+    back = Player(tmux, "back")
+    eventually(lambda: back.look() and back.hand(), "alice at the table again", GAME_TIMEOUT)
+    assert "later · turn" in back.screen and "bob" in back.screen
     assert "table later closed" not in server.output()
 
 
