@@ -29,6 +29,8 @@ async def test_a_game_against_bots_is_played_by_keys_to_game_over_and_the_deal_v
         assert pressed > 10
         screen = app.screen
         assert isinstance(screen, GameOverScreen)
+        # The screen is pushed before its widgets are mounted: wait for the headline.
+        await until(pilot, lambda: bool(screen.query("#over-headline")), "the headline")
         headline = str(screen.query_one("#over-headline", Static).render())
         assert "Game over" in headline
         await until(pilot, lambda: screen.verdict is not None, "the fair-deal verdict")
