@@ -2,65 +2,38 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import ClassVar
 
 from engine.classic.actions import SequenceAction
 from engine.classic.config import SequenceConfig
 from engine.classic.events import SequenceEvent
+from engine.classic.invariants import check_invariants
+from engine.classic.reducer import apply
 from engine.classic.rules import deal, legal_actions, step
 from engine.classic.state import SequenceState
-from engine.classic.views import view_for
-from engine.rng import Rng
-from engine.state import Outcome, Seat
+from engine.classic.views import public_hash, view_for
+from engine.table import Rules, Table
+
+RULES: Rules[SequenceState, SequenceAction, SequenceEvent, SequenceConfig] = Rules(
+    default_config=SequenceConfig,
+    new_state=SequenceState.new,
+    deal=deal,
+    step=step,
+    legal_actions=legal_actions,
+    view_for=view_for,
+    apply=apply,
+    check_invariants=check_invariants,
+    public_hash=public_hash,
+)
+"""Classic Sequence's rules as the functions :class:`~engine.table.Table` drives."""
 
 
-@dataclass
-class SequenceGame:
-    """The authoritative table: ``SequenceGame.new(...)`` deals, ``game.act(action)`` steps.
+class SequenceGame(Table[SequenceState, SequenceAction, SequenceEvent, SequenceConfig]):
+    """The authoritative table: ``SequenceGame.new(...)`` deals (the dealer cut from the
+    seed unless given, a rematch passes it on), ``game.act(action)`` steps.
 
-    The same shape as :class:`engine.game.Game`, so table code can drive either game.
+    The same :class:`~engine.table.Table` as :class:`engine.game.Game`, so table code
+    drives either game alike.
     """
 
-    state: SequenceState
-    rng: Rng
-    log: list[SequenceEvent] = field(default_factory=list)
-    keep_log: bool = True
-
-    @classmethod
-    def new(
-        cls,
-        players: int,
-        seed: bytes,
-        config: SequenceConfig | None = None,
-        *,
-        keep_log: bool = True,
-        dealer: Seat | None = None,
-    ) -> SequenceGame:
-        """Deal a new game; ``dealer`` is cut from ``seed`` unless given (a rematch)."""
-        state = SequenceState.new(config or SequenceConfig(), players)
-        game = cls(state, Rng(seed), keep_log=keep_log)
-        events = deal(state, game.rng, dealer)
-        if keep_log:
-            game.log.extend(events)
-        return game
-
-    def act(self, action: SequenceAction) -> list[SequenceEvent]:
-        """Step the table; raises ``IllegalActionError`` and changes nothing if illegal."""
-        events = step(self.state, action, self.rng)
-        if self.keep_log:
-            self.log.extend(events)
-        return events
-
-    def legal_actions(self, seat: Seat) -> list[SequenceAction]:
-        return legal_actions(self.state, seat)
-
-    def view(self, seat: Seat) -> SequenceState:
-        return view_for(self.state, seat)
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return self.state.outcome
-
-    @property
-    def over(self) -> bool:
-        return self.state.outcome is not None
+    RULES: ClassVar[Rules[SequenceState, SequenceAction, SequenceEvent, SequenceConfig]] = RULES
