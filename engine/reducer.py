@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.cards import COLOUR, DECK_SIZE, HIDDEN, KIND, RANK, CardId, Kind, card_name
+from engine.cards import COLOUR, DECK_SIZE, KIND, RANK, CardId, Kind, card_name
 from engine.errors import InvalidEventError
 from engine.events import (
     ActionPlayed,
@@ -34,8 +34,8 @@ from engine.events import (
     TurnSkipped,
     TurnStarted,
 )
+from engine.reducing import Reducer, Zones, check_seat
 from engine.state import (
-    HOST,
     BlockWindow,
     Outcome,
     Phase,
@@ -49,12 +49,7 @@ from engine.state import (
 
 def apply(state: State, event: Event) -> None:
     """Apply ``event`` to ``state`` in place."""
-    handler = _HANDLERS.get(type(event))
-    if handler is None:
-        raise InvalidEventError(f"no reducer for {type(event).__name__}")
-    if state.phase == Phase.GAME_OVER:
-        raise InvalidEventError(f"the game is over; {event.TYPE} can't follow")
-    handler(state, event)
+    _REDUCER.apply(state, event)
 
 
 def apply_checked(state: State, event: Event) -> None:
@@ -63,64 +58,16 @@ def apply_checked(state: State, event: Event) -> None:
     Works on a copy and swaps it in only on success, so a half-applied event can't
     leave a peer in a state nobody else has.
     """
-    trial = state.copy()
-    try:
-        apply(trial, event)
-    except InvalidEventError:
-        raise
-    except (IndexError, KeyError, ValueError, TypeError, AttributeError) as exc:
-        raise InvalidEventError(f"{event.TYPE} does not fit this state: {exc}") from exc
-    for name in State.__slots__:
-        setattr(state, name, getattr(trial, name))
+    _REDUCER.apply_checked(state, event)
 
 
 # -- helpers -------------------------------------------------------------------------------
 
-
-def _seat(state: State, seat: Seat) -> Seat:
-    if not 0 <= seat < state.players:
-        raise InvalidEventError(f"no seat {seat} at a {state.players}-player table")
-    return seat
-
-
-def _known(card: CardId) -> CardId:
-    """A card that must be known to every audience (it goes face up)."""
-    if type(card) is not int or not 0 <= card < DECK_SIZE:
-        raise InvalidEventError(f"{card!r} is not a card of the deck")
-    return card
-
-
-def _for(state: State, card: CardId, *seats: Seat) -> CardId:
-    """A card that the host and ``seats`` must know; other audiences may see HIDDEN."""
-    if card == HIDDEN and (state.audience == HOST or state.audience in seats):
-        raise InvalidEventError("a hidden card where this view must know the card")
-    if card != HIDDEN:
-        _known(card)
-    return card
-
-
-def _remove_from_hand(hand: list[CardId], card: CardId) -> None:
-    """Remove ``card`` from a hand that may hold hidden cards.
-
-    A known card leaves as itself, or as one of the hidden ones. When an unknown card
-    leaves (a blind steal seen by a third party), nobody watching can tell which one
-    went, so every card of that hand becomes unknown to this view.
-    """
-    if card != HIDDEN:
-        try:
-            hand.remove(card)
-            return
-        except ValueError:
-            pass
-    if not hand:
-        raise InvalidEventError(f"{card_name(card)} can't leave an empty hand")
-    if card == HIDDEN:
-        hand[:] = [HIDDEN] * (len(hand) - 1)
-        return
-    try:
-        hand.remove(HIDDEN)
-    except ValueError:
-        raise InvalidEventError(f"{card_name(card)} is not in that hand") from None
+_ZONES = Zones(DECK_SIZE, "the deck", card_name)
+_seat = check_seat
+_known = _ZONES.known
+_for = _ZONES.visible
+_remove_from_hand = _ZONES.remove_from_hand
 
 
 def _take(state: State, seat: Seat, card: CardId, zone: Zone) -> None:
@@ -157,46 +104,18 @@ def _note_turn_over(state: State) -> None:
 def _draw_pile_formed(state: State, ev: DrawPileFormed) -> None:
     if state.phase != Phase.SETUP:
         raise InvalidEventError("the draw pile is formed only before the deal")
-    if len(ev.cards) != len(state.deck):
-        raise InvalidEventError(f"the draw pile must hold {len(state.deck)} cards")
-    for card in ev.cards:
-        _for(state, card)
-    if HIDDEN not in ev.cards and sorted(ev.cards) != sorted(state.deck):
-        raise InvalidEventError("the draw pile is not a permutation of the deck")
-    state.draw_pile = list(ev.cards)
+    _ZONES.form_draw_pile(state, ev.cards)
 
 
 def _reshuffled(state: State, ev: Reshuffled) -> None:
-    pool = state.reshuffle_pool()
-    if state.draw_pile:
-        raise InvalidEventError("a reshuffle happens only when the draw pile is empty")
-    if len(ev.cards) != len(pool):
-        raise InvalidEventError(f"the reshuffle pool holds {len(pool)} cards, not {len(ev.cards)}")
-    for card in ev.cards:
-        _for(state, card)
-    if HIDDEN not in ev.cards and sorted(ev.cards) != sorted(pool):
-        raise InvalidEventError("the reshuffled cards are not the reshuffle pool")
-    state.draw_pile = list(ev.cards)
+    _ZONES.reshuffle(state, ev.cards, state.reshuffle_pool(), "the reshuffle pool")
     state.out_of_play.clear()
     if state.config.reshuffle_includes_action_cards:
         state.special_discard.clear()
 
 
 def _cards_drawn(state: State, ev: CardsDrawn) -> None:
-    seat = _seat(state, ev.seat)
-    count = len(ev.cards)
-    pile = state.draw_pile
-    if count == 0 or count > len(pile):
-        raise InvalidEventError(f"can't draw {count} cards from a pile of {len(pile)}")
-    for card in ev.cards:
-        _for(state, card, seat)
-    top = pile[-count:]
-    top.reverse()
-    for known, drawn in zip(top, ev.cards, strict=True):
-        if known != HIDDEN and known != drawn:
-            raise InvalidEventError("the drawn cards are not the top of the draw pile")
-    del pile[-count:]
-    state.hands[seat].extend(ev.cards)
+    _ZONES.draw(state, ev.seat, ev.cards)
 
 
 def _turn_started(state: State, ev: TurnStarted) -> None:
@@ -410,3 +329,5 @@ _HANDLERS: dict[type[Event], Callable[[State, Any], None]] = {
     TurnEnded: _turn_ended,
     GameOver: _game_over,
 }
+
+_REDUCER: Reducer[State, Event] = Reducer(_HANDLERS, Phase.GAME_OVER)

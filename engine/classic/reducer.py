@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.classic.board import CELLS, CORNERS, WINDOW_OF, Cell, cell_name
-from engine.classic.cards import CODES, HIDDEN, JACKS, CardId, JackKind, card_name, is_card
+from engine.classic.cards import CODES, DECK_SIZE, JACKS, CardId, JackKind, card_name
 from engine.classic.events import (
     CardDiscarded,
     CardsDrawn,
@@ -30,73 +30,31 @@ from engine.classic.events import (
 )
 from engine.classic.state import EMPTY, Phase, Sequence, SequenceState
 from engine.errors import InvalidEventError
-from engine.state import HOST, Outcome, Seat, Termination
+from engine.reducing import Reducer, Zones, check_seat
+from engine.state import Outcome, Seat, Termination
 
 
 def apply(state: SequenceState, event: SequenceEvent) -> None:
     """Apply ``event`` to ``state`` in place."""
-    handler = _HANDLERS.get(type(event))
-    if handler is None:
-        raise InvalidEventError(f"no reducer for {type(event).__name__}")
-    if state.phase == Phase.GAME_OVER:
-        raise InvalidEventError(f"the game is over; {event.TYPE} can't follow")
-    handler(state, event)
+    _REDUCER.apply(state, event)
 
 
 def apply_checked(state: SequenceState, event: SequenceEvent) -> None:
     """Apply an untrusted event on a copy and keep it only if it fits."""
-    trial = state.copy()
-    try:
-        apply(trial, event)
-    except InvalidEventError:
-        raise
-    except (IndexError, KeyError, ValueError, TypeError, AttributeError) as exc:
-        raise InvalidEventError(f"{event.TYPE} does not fit this state: {exc}") from exc
-    for name in SequenceState.__slots__:
-        setattr(state, name, getattr(trial, name))
+    _REDUCER.apply_checked(state, event)
 
 
 # -- helpers -------------------------------------------------------------------------------
 
-
-def _seat(state: SequenceState, seat: Seat) -> Seat:
-    if type(seat) is not int or not 0 <= seat < state.players:
-        raise InvalidEventError(f"no seat {seat} at a {state.players}-player table")
-    return seat
+_ZONES = Zones(DECK_SIZE, "the decks", card_name)
+_seat = check_seat
+_known = _ZONES.known
 
 
 def _cell(cell: Cell) -> Cell:
     if type(cell) is not int or not 0 <= cell < CELLS:
         raise InvalidEventError(f"{cell!r} is not a board space")
     return cell
-
-
-def _known(card: CardId) -> CardId:
-    if not is_card(card):
-        raise InvalidEventError(f"{card!r} is not a card of the decks")
-    return card
-
-
-def _for(state: SequenceState, card: CardId, *seats: Seat) -> CardId:
-    """A card the host and ``seats`` must know; other audiences may see HIDDEN."""
-    if card == HIDDEN:
-        if state.audience == HOST or state.audience in seats:
-            raise InvalidEventError("a hidden card where this view must know the card")
-        return card
-    return _known(card)
-
-
-def _remove_from_hand(hand: list[CardId], card: CardId) -> None:
-    """A known card leaves a hand as itself or, in a view of another's hand, as HIDDEN."""
-    try:
-        hand.remove(card)
-        return
-    except ValueError:
-        pass
-    try:
-        hand.remove(HIDDEN)
-    except ValueError:
-        raise InvalidEventError(f"{card_name(card)} is not in that hand") from None
 
 
 def _require_play(state: SequenceState, seat: Seat) -> Seat:
@@ -109,7 +67,7 @@ def _require_play(state: SequenceState, seat: Seat) -> Seat:
 
 
 def _play_to_discard(state: SequenceState, seat: Seat, card: CardId) -> None:
-    _remove_from_hand(state.hands[seat], card)
+    _ZONES.remove_from_hand(state.hands[seat], card)
     state.discards[seat].append(card)
 
 
@@ -125,45 +83,18 @@ def _dealer_cut(state: SequenceState, ev: DealerCut) -> None:
 def _draw_pile_formed(state: SequenceState, ev: DrawPileFormed) -> None:
     if state.phase != Phase.SETUP:
         raise InvalidEventError("the draw pile is formed only before the deal")
-    if len(ev.cards) != len(state.deck):
-        raise InvalidEventError(f"the draw pile must hold {len(state.deck)} cards")
-    for card in ev.cards:
-        _for(state, card)
-    if HIDDEN not in ev.cards and sorted(ev.cards) != sorted(state.deck):
-        raise InvalidEventError("the draw pile is not a permutation of the decks")
-    state.draw_pile = list(ev.cards)
+    _ZONES.form_draw_pile(state, ev.cards)
 
 
 def _reshuffled(state: SequenceState, ev: Reshuffled) -> None:
-    if state.draw_pile:
-        raise InvalidEventError("a reshuffle happens only when the draw pile is empty")
     pool = [card for pile in state.discards for card in pile]
-    if len(ev.cards) != len(pool):
-        raise InvalidEventError(f"the discard piles hold {len(pool)} cards, not {len(ev.cards)}")
-    for card in ev.cards:
-        _for(state, card)
-    if HIDDEN not in ev.cards and sorted(ev.cards) != sorted(pool):
-        raise InvalidEventError("the reshuffled cards are not the discard piles")
-    state.draw_pile = list(ev.cards)
+    _ZONES.reshuffle(state, ev.cards, pool, "the discard piles")
     for pile in state.discards:
         pile.clear()
 
 
 def _cards_drawn(state: SequenceState, ev: CardsDrawn) -> None:
-    seat = _seat(state, ev.seat)
-    count = len(ev.cards)
-    pile = state.draw_pile
-    if count == 0 or count > len(pile):
-        raise InvalidEventError(f"can't draw {count} cards from a pile of {len(pile)}")
-    for card in ev.cards:
-        _for(state, card, seat)
-    top = pile[-count:]
-    top.reverse()
-    for known, drawn in zip(top, ev.cards, strict=True):
-        if known != HIDDEN and known != drawn:
-            raise InvalidEventError("the drawn cards are not the top of the draw pile")
-    del pile[-count:]
-    state.hands[seat].extend(ev.cards)
+    _ZONES.draw(state, ev.seat, ev.cards)
 
 
 def _turn_started(state: SequenceState, ev: TurnStarted) -> None:
@@ -283,3 +214,5 @@ _HANDLERS: dict[type[SequenceEvent], Callable[[SequenceState, Any], None]] = {
     TurnEnded: _turn_ended,
     GameOver: _game_over,
 }
+
+_REDUCER: Reducer[SequenceState, SequenceEvent] = Reducer(_HANDLERS, Phase.GAME_OVER)
