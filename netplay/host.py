@@ -174,6 +174,21 @@ class SeatInfo:
         return self.key is None
 
 
+@dataclass(eq=False)
+class BotTurn:
+    """A decision of one of the host's bots, for the driver to make off its loop (see
+    :attr:`HostSession.offload`): ``bot.choose(view, seat, legal)``, then
+    :meth:`HostSession.bot_decided`."""
+
+    seat: Seat
+    bot: TableBot
+    view: Any
+    legal: list[Any]
+    standin: bool
+    at: int
+    """How many batches the table had published when it was asked."""
+
+
 @dataclass
 class Press:
     seat: Seat
@@ -263,6 +278,12 @@ class HostSession:
         self.budgets = HostBudgets()
         self._roles: tuple[tuple[bytes | None, ...], int, dict[str, str]] | None = None
         self._bot_at: float | None = None
+        self.offload = False
+        """Set by a driver that makes the host bots' decisions itself, off its loop (a
+        search bot thinks for up to its budget, and the table must keep answering): a due
+        decision then waits in :meth:`take_bot_turn` instead of being made in :meth:`tick`."""
+        self._bot_turn: BotTurn | None = None
+        self._thinking: BotTurn | None = None
         self._next_heartbeat = now
         self._answers = Bucket(ANSWER_LIMIT, now)
         self.watch = AnnounceWatch(identity.key, now)
@@ -1101,7 +1122,7 @@ class HostSession:
         return out
 
     def _schedule_bots(self) -> None:
-        if self._bot_at is not None:
+        if self._bot_at is not None or self._thinking is not None:
             return
         if any(self._host_bot(seat) is not None for seat in self._deciders()):
             self._bot_at = self.now + self.settings.bot_delay
@@ -1120,7 +1141,34 @@ class HostSession:
         legal = self.definition.legal_actions(view, seat)
         if legal:
             standin = info is not None and not info.is_bot
+            if self.offload:
+                self._bot_turn = self._thinking = BotTurn(
+                    seat, bot, view, legal, standin, len(self.batches))
+                return
             self._step(bot.choose(view, seat, legal), None, None, standin=standin)
+
+    def take_bot_turn(self) -> BotTurn | None:
+        """The host bot's decision the driver is to make now (with :attr:`offload`), once."""
+        turn, self._bot_turn = self._bot_turn, None
+        return turn
+
+    def bot_decided(self, turn: BotTurn, action: Any, now: float) -> bool:
+        """The driver's answer to :meth:`take_bot_turn`. Played if the table is still
+        where it was when the bot was asked (nothing was published since, and the same bot
+        still plays that seat); else dropped, and the bot is asked again. ``action`` is
+        ``None`` when the bot failed: the seat's first legal action is played instead."""
+        self.now = now
+        if turn is not self._thinking:
+            return False
+        self._thinking = None
+        played = False
+        game = self.game
+        if game is not None and not game.over and len(self.batches) == turn.at \
+                and turn.seat in self._deciders() and self._host_bot(turn.seat) is turn.bot:
+            played = self._step(turn.legal[0] if action is None else action, None, None,
+                                standin=turn.standin)
+        self._schedule_bots()
+        return played
 
     def _away(self, info: SeatInfo) -> bool:
         return not info.online or self.now - info.last_seen > self.settings.away_after

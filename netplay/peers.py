@@ -26,7 +26,7 @@ from typing import Protocol, Self
 from engine.actions import Action
 from engine.games import AnyAction, TableBot
 from engine.state import State
-from netplay.host import HostSession, HostSettings
+from netplay.host import BotTurn, HostSession, HostSettings
 from netplay.identity import Identity
 from netplay.journal import Entry, JournalFile
 from netplay.listing import QUERY as LISTING_QUERY
@@ -210,6 +210,8 @@ class Host(_Peer):
             name=f"host-{self.settings.table}", will=self.host.last_will(),
             username=self.identity.peer_id, password=self.settings.password,
         )
+        self.host.offload = True
+        self._thinking: asyncio.Task[None] | None = None
         self._over = asyncio.Event()
         self._recorded = False
         self.record_note: str | None = None
@@ -246,6 +248,9 @@ class Host(_Peer):
         return await super().__aenter__()
 
     async def close(self) -> None:
+        thinking, self._thinking = self._thinking, None
+        if thinking is not None:
+            thinking.cancel()
         await super().close()
         if self.journal is not None:
             self.journal.close()
@@ -266,6 +271,25 @@ class Host(_Peer):
     def _after_input(self) -> None:
         if self.host.over:
             self._over.set()
+        turn = self.host.take_bot_turn()
+        if turn is not None:
+            self._thinking = asyncio.create_task(self._think(turn), name="host-bot")
+
+    async def _think(self, turn: BotTurn) -> None:
+        """One of the host's bots decides in a worker thread, so the loop keeps answering
+        every peer meanwhile (a search bot thinks for up to its budget; the interpreter
+        hands the thread's lock back to the loop every few milliseconds)."""
+        action: AnyAction | None
+        try:
+            action = await asyncio.to_thread(turn.bot.choose, turn.view, turn.seat, turn.legal)
+        except Exception:  # a bug in a bot must not stop the table
+            log.exception("the bot of seat %d failed: it plays its first legal action",
+                          turn.seat)
+            action = None
+        self.host.bot_decided(turn, action, self.loop_time)
+        self._after_input()
+        self._flush()
+        self._wake.set()
 
     def _before_close(self) -> None:
         # Take the table off the list with a signed "closed" (an empty payload is unsigned:
