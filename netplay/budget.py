@@ -3,7 +3,9 @@
 Everything a peer can make another peer do costs it tokens from a bucket that holds
 ``burst`` tokens and refills at ``rate`` per second. A request that finds its bucket
 empty is dropped; the first drop of a peer is logged once (then at most once a minute,
-with a count), never one line per message. See docs/protocol.md, "Budgets".
+with a count), never one line per message, and a budget logs at most
+:data:`LOG_PEERS` new peers a minute (then one line with how many more): a flood from
+thousands of fresh keys logs a few lines, not one per key. See docs/protocol.md, "Budgets".
 
 The host's budgets (:class:`HostBudgets`) come in two layers:
 
@@ -16,6 +18,13 @@ The host's budgets (:class:`HostBudgets`) come in two layers:
   the frames the host would send back (a resend of ``n`` batches costs ``n``, a snapshot
   :data:`SNAPSHOT_COST`), and a join budget. Once the game is over, a peer may still
   fetch the whole history (to verify it) but only a fixed number of times.
+
+On top of their own buckets, everyone who is not seated — every spectator and every
+stranger together — shares one **unseated** bucket of frames and one of work: a rogue
+that makes thousands of keys and joins each as a spectator gets one bucket's worth of
+the host's time, however many keys it has; seated players keep their own budgets and
+never feel it. After the end the unseated work is a fixed allowance for all of them
+together (:attr:`HostLimits.ended_unseated_histories` histories).
 """
 
 from __future__ import annotations
@@ -27,6 +36,8 @@ log = logging.getLogger("netplay.budget")
 
 RELOG_AFTER = 60.0
 """Seconds before a peer still over budget is logged again (with the count)."""
+LOG_PEERS = 5
+"""New peers over a budget logged by name per :data:`RELOG_AFTER`; the rest are counted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,26 +87,42 @@ class _Overrun:
 class Budget:
     """Buckets of one kind of work, one per peer (``shared`` names one bucket for many)."""
 
-    def __init__(self, kind: str, limit: Limit, *, max_peers: int = 4096) -> None:
+    def __init__(self, kind: str, limit: Limit, *, max_peers: int = 4096,
+                  who: str = "peer {} is") -> None:
         self.kind = kind
+        self.who = who
+        """How the log names a peer over budget (a shared bucket: the ones who share it)."""
         self.limit = limit
         self.max_peers = max_peers
         self._buckets: dict[str, Bucket] = {}
         self.overruns: dict[str, _Overrun] = {}
+        self._logged_at = float("-inf")
+        """When the current period of new-peer log lines began."""
+        self._logged = 0
+        """New peers logged by name in the current period."""
+        self._unlogged = 0
+        """New peers over budget this period beyond :data:`LOG_PEERS` (one line for all)."""
 
     def allow(self, peer: str, now: float, cost: float = 1.0) -> bool:
         """Spend ``cost`` of ``peer``'s tokens, or note the overrun and refuse. A cost over
         the burst asks for a full bucket (it could never be granted otherwise)."""
-        cost = min(cost, self.limit.burst)
+        if self.has(peer, now, cost):
+            self._bucket(peer, now).take(now, min(cost, self.limit.burst))
+            return True
+        self._note(peer, now)
+        return False
+
+    def has(self, peer: str, now: float, cost: float = 1.0) -> bool:
+        """Would ``peer``'s bucket grant ``cost`` now? (Spends nothing, notes nothing.)"""
+        return self._bucket(peer, now).level(now) >= min(cost, self.limit.burst)
+
+    def _bucket(self, peer: str, now: float) -> Bucket:
         bucket = self._buckets.get(peer)
         if bucket is None:
             if len(self._buckets) >= self.max_peers:
                 self._forget_full(now)
             bucket = self._buckets[peer] = Bucket(self.limit, now)
-        if bucket.take(now, cost):
-            return True
-        self._note(peer, now)
-        return False
+        return bucket
 
     def dropped(self, peer: str) -> int:
         overrun = self.overruns.get(peer)
@@ -119,16 +146,29 @@ class Budget:
             if len(self.overruns) >= self.max_peers:
                 self.overruns.clear()
             self.overruns[peer] = _Overrun(now, now, 1)
+            if now - self._logged_at >= RELOG_AFTER:
+                if self._unlogged:
+                    log.warning("%d more peers went over their %s budget in the last %.0f s",
+                                self._unlogged, self.kind, now - self._logged_at)
+                self._logged_at, self._logged, self._unlogged = now, 0, 0
+            if self._logged >= LOG_PEERS:
+                self._unlogged += 1
+                if self._unlogged == 1:
+                    log.warning("more peers over their %s budget: counted, not logged one "
+                                "by one, for the next %.0f s", self.kind,
+                                RELOG_AFTER - (now - self._logged_at))
+                return
+            self._logged += 1
             log.warning(
-                "peer %s is over its %s budget (%g at once, %g/s): dropping its requests "
-                "until it slows down", peer, self.kind, self.limit.burst, self.limit.rate,
+                "%s over its %s budget (%g at once, %g/s): dropping its requests until it "
+                "slows down", self.who.format(peer), self.kind, self.limit.burst, self.limit.rate,
             )
             return
         overrun.dropped += 1
         if now - overrun.logged >= RELOG_AFTER:
             overrun.logged = now
-            log.warning("peer %s still over its %s budget: %d requests dropped since %.0f s ago",
-                        peer, self.kind, overrun.dropped, now - overrun.first)
+            log.warning("%s still over its %s budget: %d requests dropped since %.0f s ago",
+                        self.who.format(peer), self.kind, overrun.dropped, now - overrun.first)
 
 
 # -- the host's budgets ------------------------------------------------------------------------
@@ -138,6 +178,8 @@ SPECTATOR = "spectator"
 STRANGER = "stranger"
 STRANGERS = "(strangers)"
 """The one bucket every peer id that is neither seated nor watching shares."""
+UNSEATED = "(shared)"
+"""The one bucket every spectator and stranger shares on top of its own."""
 
 SNAPSHOT_COST = 8.0
 """A snapshot in resend frames: building, encoding and sealing a whole view (~8 batches)."""
@@ -158,8 +200,15 @@ class HostLimits:
     """Frames resent per spectator: a late spectator catches up at 64 batches a second."""
     joins: Limit = Limit(4, 0.5)
     """Join requests per key (a join during a game costs a snapshot too)."""
+    unseated_frames: Limit = Limit(400, 100)
+    """Frames of every spectator and stranger together (each also has its own bucket)."""
+    unseated_work: Limit = Limit(512, 192)
+    """Frames resent to every spectator together: a few late spectators catch up at once,
+    a thousand keys of one rogue get no more."""
     ended_histories: int = 3
     """After the end, how many whole histories (plus a snapshot each) a peer may fetch."""
+    ended_unseated_histories: int = 8
+    """After the end, how many whole histories every spectator together may fetch."""
     max_spectators: int = 256
 
 
@@ -178,16 +227,24 @@ class HostBudgets:
             SPECTATOR: Budget("resend", limits.spectator_work),
         }
         self.joins = Budget("join", limits.joins)
+        self.unseated_frames = Budget("frames", limits.unseated_frames,
+                                      who="every spectator and stranger together is")
+        self.unseated_work = Budget("resend", limits.unseated_work,
+                                    who="every spectator together is")
         self.ended = False
 
     def gate(self, peer: str, role: str, now: float) -> bool:
         """May a frame on ``peer``'s topic be decoded at all?"""
-        return self.frames[role].allow(STRANGERS if role == STRANGER else peer, now)
+        own = self.frames[role]
+        if role == SEAT:
+            return own.allow(peer, now)
+        return _both(own, STRANGERS if role == STRANGER else peer, self.unseated_frames, now)
 
     def resend(self, peer: str, role: str, frames: float, now: float) -> bool:
         """May the host send ``frames`` frames back to ``peer`` (a resend or snapshot)?"""
-        budget = self.work[SEAT if role == SEAT else SPECTATOR]
-        return budget.allow(peer, now, frames)
+        if role == SEAT:
+            return self.work[SEAT].allow(peer, now, frames)
+        return _both(self.work[SPECTATOR], peer, self.unseated_work, now, frames)
 
     def join(self, peer: str, now: float) -> bool:
         return self.joins.allow(peer, now)
@@ -197,6 +254,19 @@ class HostBudgets:
         if self.ended:
             return
         self.ended = True
-        allowance = Limit(self.limits.ended_histories * (batches + SNAPSHOT_COST), 0)
+        history = batches + SNAPSHOT_COST
+        allowance = Limit(self.limits.ended_histories * history, 0)
         for budget in self.work.values():
             budget.reset(allowance, now)
+        self.unseated_work.reset(Limit(self.limits.ended_unseated_histories * history, 0), now)
+
+
+def _both(own: Budget, peer: str, shared: Budget, now: float, cost: float = 1.0) -> bool:
+    """Spend from ``peer``'s own bucket and the shared one, or from neither: a request the
+    shared bucket refuses costs its peer nothing, one its peer can't afford costs the
+    others nothing. The shared bucket is one peer to its budget: one log line a period."""
+    if not own.has(peer, now, cost):
+        return own.allow(peer, now, cost)  # refused, and noted
+    if not shared.allow(UNSEATED, now, cost):
+        return False
+    return own.allow(peer, now, cost)

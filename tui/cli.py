@@ -209,9 +209,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     hostile.add_argument("--messages", type=positive_int, default=5000,
                          help="flood size (5000)")
     hostile.add_argument("--kind", default="mixed",
-                         choices=("heartbeat", "resync", "join", "chat", "garbage", "mixed"),
+                         choices=("heartbeat", "resync", "join", "chat", "garbage", "mixed",
+                                  "keys"),
                          help="what the rogue floods with (mixed: heartbeats, resyncs, "
-                         "joins and garbage in turn)")
+                         "joins and garbage in turn; keys: fresh keys join as spectators, "
+                         "then each sends a heartbeat at 0 and a resync)")
+    hostile.add_argument("--keys", type=int, default=5000,
+                         help="a third game: this many fresh keys join as spectators and "
+                         "each asks for the history twice (5000; 0: no such game)")
     hostile.add_argument("--hijacks", type=positive_int, default=10,
                          help="hijacks to time (10)")
     hostile.add_argument("--json", action="store_true", help="print one JSON object")

@@ -121,3 +121,21 @@ async def test_a_rogue_retained_announcement_is_restored_and_players_warned(
 @pytest.mark.asyncio
 async def test_an_empty_retained_announcement_closes_nothing(mosquitto: str) -> None:
     await _hijacked_table(mosquitto, "emptied", b"")
+
+
+KEYS = int(os.environ.get("STACKS_HOSTILE_KEYS", "300"))
+
+
+async def _many_keys(url: str, table: str, keys: int) -> None:
+    run = await live_game(url, table, flood="keys", count=3 * keys, timeout=240 * SCALE)
+    assert run.flood_sent == 3 * keys
+    assert run.verified
+    pace = table_settings("x").block_window + table_settings("x").race_settle
+    assert run.max_gap < pace + 1.5 * SCALE, (run.max_gap, sorted(run.gaps)[-5:])
+
+
+@pytest.mark.asyncio
+async def test_a_flood_from_many_fresh_keys_does_not_stall_the_table(mosquitto: str) -> None:
+    """Budgets per key alone would let each of a rogue's fresh keys join as a spectator and
+    cost the host a history or a snapshot: every spectator and stranger shares one."""
+    await _many_keys(mosquitto, "many-keys", KEYS)

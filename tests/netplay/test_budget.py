@@ -7,7 +7,15 @@ import logging
 
 import pytest
 
-from netplay.budget import SNAPSHOT_COST, Bucket, Budget, HostBudgets, HostLimits, Limit
+from netplay.budget import (
+    LOG_PEERS,
+    SNAPSHOT_COST,
+    Bucket,
+    Budget,
+    HostBudgets,
+    HostLimits,
+    Limit,
+)
 from netplay.codec import decode
 from netplay.identity import Identity
 from netplay.player import CHAT_OTHERS, ChatLine
@@ -184,3 +192,83 @@ def test_an_honest_spectator_joins_after_a_flood_of_strangers() -> None:
     assert late.joined and late.view is not None
     table.run_to_end()
     assert late.verdict is not None and late.verdict.ok
+
+
+# -- many keys: everyone unseated shares one bucket on top of their own --------------------
+
+
+def test_spectators_and_strangers_share_one_bucket_on_top_of_their_own() -> None:
+    budgets = HostBudgets(HostLimits(spectator_work=Limit(50, 0), unseated_work=Limit(100, 0),
+                                     spectator_frames=Limit(5, 0), stranger_frames=Limit(5, 0),
+                                     unseated_frames=Limit(12, 0)))
+    granted = [budgets.resend(f"k{i}", "spectator", 20, 0.0) for i in range(10)]
+    assert granted == [True] * 5 + [False] * 5  # 100 frames for all of them
+    assert budgets.resend("seat", "seat", 20, 0.0)  # a seat has its own budget only
+    # Frames: 12 for every spectator and stranger together, each key also within its own.
+    gated = [budgets.gate(f"k{i}", "spectator", 0.0) for i in range(10)]
+    gated += [budgets.gate(f"fresh{i}", "stranger", 0.0) for i in range(10)]
+    assert sum(gated) == 12
+    assert budgets.gate("p0", "seat", 0.0)
+
+
+def test_a_request_its_own_bucket_refuses_costs_the_shared_one_nothing() -> None:
+    budgets = HostBudgets(HostLimits(spectator_work=Limit(10, 0), unseated_work=Limit(30, 0)))
+    assert budgets.resend("greedy", "spectator", 10, 0.0)
+    for _ in range(100):
+        assert not budgets.resend("greedy", "spectator", 10, 0.0)
+    assert budgets.resend("a", "spectator", 10, 0.0) and budgets.resend("b", "spectator", 10, 0.0)
+    assert not budgets.resend("c", "spectator", 10, 0.0)
+
+
+def test_thousands_of_keys_over_budget_log_a_few_lines(caplog: pytest.LogCaptureFixture) -> None:
+    budgets = HostBudgets(HostLimits(spectator_work=Limit(1, 0), unseated_work=Limit(100, 0)))
+    with caplog.at_level(logging.WARNING, logger="netplay.budget"):
+        for i in range(5000):
+            for _ in range(3):
+                budgets.resend(f"k{i}", "spectator", 1, 0.0)
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) <= LOG_PEERS + 3, lines
+    assert any("every spectator together is over its resend budget" in line for line in lines)
+    assert budgets.work["spectator"].dropped("k50") == 2  # counted, though not logged
+
+
+def test_after_the_end_a_small_fixed_cap_holds_across_all_keys() -> None:
+    limits = HostLimits()
+    budgets = HostBudgets(limits)
+    budgets.game_over(batches=50, now=0.0)
+    sent = sum(50 for i in range(5000) if budgets.resend(f"k{i}", "spectator", 50, float(i)))
+    assert sent <= limits.ended_unseated_histories * (50 + SNAPSHOT_COST)
+    assert budgets.resend("p0", "seat", 50, 10_000.0)  # a seat's own allowance is intact
+
+
+def test_a_thousand_keys_joined_as_spectators_get_one_bucket_of_the_hosts_work() -> None:
+    table = _playing_table()
+    host = table.host
+    keys = [Identity.from_seed(i.to_bytes(32, "big")) for i in range(1000)]
+    for key in keys:  # paced: every join passes the gates
+        table.clock += 0.03
+        host.receive(table.topics.outbox(key.peer_id), forge(key, "join", {
+            "name": "k", "entropy_commit": bytes(32), "password": None, "watch": True,
+            "at": 0}), table.clock)
+    assert len(host.spectators) == host.budgets.limits.max_spectators
+    table.pump()
+    mark = len(table.broker.log)
+    for key in keys:
+        topic = table.topics.outbox(key.peer_id)
+        host.receive(topic, forge(key, "heartbeat", {"at": 0}), table.clock)
+        host.receive(topic, forge(key, "resync", {"from": 1, "snapshot": False,
+                                                  "reason": "gap"}), table.clock)
+    table.pump()
+    inboxes = {table.topics.inbox(key.peer_id) for key in keys}
+    sent = sum(1 for t, _ in table.broker.log[mark:] if t in inboxes)
+    # Each of 256 spectators could have had a snapshot and 64 batches on its own budget
+    # (16,640 frames): they share one bucket.
+    assert sent <= host.budgets.limits.unseated_work.burst < 1000
+    player = table.at_seat(0)
+    mark = len(table.broker.log)
+    table.to_host(forge(player.identity, "resync", {"from": player.applied - 3,
+                                                    "snapshot": False, "reason": "gap"}),
+                  table.out_topic(player))
+    assert _inbox_frames(table, player.peer_id, mark) == 4
+    table.run_to_end()
+    table.assert_in_step([p for p in table.players if not p.watch])

@@ -2,10 +2,11 @@
 
 One run: a game without attack, the same table with a flood of 5,000 messages from a
 rogue process (heartbeats and resyncs of a joined spectator that each would cost the
-host a snapshot, joins from fresh keys, garbage), and a hijack of the table's retained
-announcement. It reports the game's duration and the longest gap between public batches
-(as a spectator receives them) with and without the flood, and how long the host takes
-to put its announcement back.
+host a snapshot, joins from fresh keys, garbage), the same table with 5,000 fresh keys
+of one rogue each joining as a spectator and asking for the history twice, and a hijack
+of the table's retained announcement. It reports the game's duration and the longest
+gap between public batches (as a spectator receives them) with and without the floods,
+and how long the host takes to put its announcement back.
 
 The hostile-peer tests (``tests/e2e/test_hostile.py``) run the same pieces.
 """
@@ -36,8 +37,12 @@ from netplay.wire import Sender
 
 THINK = 0.1
 """Seconds each bot thinks before it acts: a game of a few hundred batches lasts ~15 s."""
-FLOODS = ("heartbeat", "resync", "join", "chat", "garbage", "mixed")
-"""What the rogue can flood with (``stacks bench hostile --kind``)."""
+FLOODS = ("heartbeat", "resync", "join", "chat", "garbage", "mixed", "keys")
+"""What the rogue can flood with (``stacks bench hostile --kind``); ``keys``: a third of
+the messages are joins of fresh keys as spectators, then each key sends a heartbeat
+``at: 0`` and a resync from batch 1 (budgets per key alone would let them all through)."""
+KEY_JOINS_SETTLE = 1.0
+"""Seconds without a new welcome after which the many-keys rogue stops waiting for them."""
 
 
 @dataclass
@@ -56,6 +61,28 @@ class GameRun:
 # -- the rogue (a process of its own: its sending must not load the table's loop) ------------
 
 
+def _join(fresh: Identity, table: str, name: str) -> tuple[str, bytes]:
+    return (Topics(table).outbox(fresh.peer_id), Sender(fresh, table).frame("join", {
+        "name": name, "entropy_commit": os.urandom(32), "password": None, "watch": True,
+        "at": 0}))
+
+
+def _many_keys(count: int, table: str) -> tuple[list[tuple[str, bytes]],
+                                                 list[tuple[str, bytes]]]:
+    """The many-keys flood: joins of ``count // 3`` fresh keys, then a heartbeat ``at: 0``
+    and a resync from batch 1 from each (``count`` messages in all)."""
+    topics = Topics(table)
+    keys = [Identity.generate() for _ in range(max(1, count // 3))]
+    joins = [_join(key, table, f"k{i}") for i, key in enumerate(keys)]
+    asks: list[tuple[str, bytes]] = []
+    for key in keys:
+        sender = Sender(key, table)
+        asks.append((topics.outbox(key.peer_id), sender.frame("heartbeat", {"at": 0})))
+        asks.append((topics.outbox(key.peer_id), sender.frame("resync", {
+            "from": 1, "snapshot": False, "reason": "gap"})))
+    return joins, asks[: max(0, count - len(joins))]
+
+
 def _frames(kind: str, count: int, table: str, rogue: Identity) -> list[tuple[str, bytes]]:
     topics = Topics(table)
     sender = Sender(rogue, table)
@@ -70,10 +97,7 @@ def _frames(kind: str, count: int, table: str, rogue: Identity) -> list[tuple[st
             frames.append((out, sender.frame("resync", {"from": 1, "snapshot": False,
                                                         "reason": "gap"})))
         elif what == "join":
-            fresh = Identity.generate()
-            frames.append((topics.outbox(fresh.peer_id), Sender(fresh, table).frame(
-                "join", {"name": f"r{i}", "entropy_commit": os.urandom(32), "password": None,
-                         "watch": True})))
+            frames.append(_join(Identity.generate(), table, f"r{i}"))
         elif what == "chat":
             frames.append((topics.chat, sender.frame("chat", {"text": f"spam {i}",
                                                               "name": "rogue"})))
@@ -90,7 +114,11 @@ async def rogue_flood(url: str, table: str, kind: str, count: int, start_at: int
     address = BrokerAddress.parse(url)
     rogue = Identity.generate()
     topics = Topics(table)
-    frames = _frames(kind, count, table, rogue)
+    joins: list[tuple[str, bytes]] = []
+    if kind == "keys":
+        joins, frames = _many_keys(count, table)
+    else:
+        frames = _frames(kind, count, table, rogue)
     async with aiomqtt.Client(address.host, address.port, identifier=f"rogue-{os.getpid()}",
                               max_queued_outgoing_messages=count + 100) as client:
         await client.subscribe(topics.announce, qos=1)
@@ -98,9 +126,36 @@ async def rogue_flood(url: str, table: str, kind: str, count: int, start_at: int
         sender = Sender(rogue, table)
         async with asyncio.timeout(60):
             await _wait_for_game(client, topics, sender, rogue, start_at)
+        if joins:
+            await _join_all(client, topics, joins)
         for topic, payload in frames:
             await client.publish(topic, payload, qos=0)
-    return len(frames)
+    return len(joins) + len(frames)
+
+
+async def _join_all(client: aiomqtt.Client, topics: Topics,
+                    joins: list[tuple[str, bytes]]) -> int:
+    """Send every join, then wait until the host's welcomes stop coming (as many of the
+    keys as it takes in are then spectators); how many were welcomed."""
+    await client.subscribe(topics.inbox("+"), qos=0)
+    for topic, payload in joins:
+        await client.publish(topic, payload, qos=0)
+    welcomed: set[str] = set()
+    loop = asyncio.get_running_loop()
+    quiet_until = loop.time() + 5 * KEY_JOINS_SETTLE  # the first welcome may take a while
+    messages = aiter(client.messages)
+    with contextlib.suppress(TimeoutError):
+        while True:
+            message = await asyncio.wait_for(anext(messages),
+                                             max(0.0, quiet_until - loop.time()))
+            payload = message.payload
+            if not isinstance(payload, bytes) or not message.topic.matches(topics.inbox("+")):
+                continue
+            with contextlib.suppress(FrameError):
+                if decode(payload).type == "welcome":
+                    welcomed.add(message.topic.value)
+                    quiet_until = loop.time() + KEY_JOINS_SETTLE
+    return len(welcomed)
 
 
 async def _wait_for_game(client: aiomqtt.Client, topics: Topics, sender: Sender,
@@ -260,6 +315,9 @@ async def _bench(args: argparse.Namespace) -> dict[str, object]:
         url = mosquitto.url
         quiet = await live_game(url, "quiet")
         flooded = await live_game(url, "flooded", flood=args.kind, count=args.messages)
+        many = None
+        if args.keys > 0:
+            many = await live_game(url, "many-keys", flood="keys", count=3 * args.keys)
         restores = []
         async with Host(table_settings("hijacked"), broker=url):
             for _ in range(args.hijacks):
@@ -274,6 +332,10 @@ async def _bench(args: argparse.Namespace) -> dict[str, object]:
                     "max_gap_s": round(flooded.max_gap, 3), "batches": flooded.batches,
                     "verified": flooded.verified, "flood": args.kind,
                     "messages": flooded.flood_sent},
+        "many_keys": None if many is None else {
+            "duration_s": round(many.duration, 2), "max_gap_s": round(many.max_gap, 3),
+            "batches": many.batches, "verified": many.verified, "keys": args.keys,
+            "messages": many.flood_sent},
         "restore_ms": {"median": round(sorted(restores)[len(restores) // 2], 2),
                        "max": round(max(restores), 2), "runs": len(restores)},
     }
@@ -294,6 +356,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"{flooded['messages']} x {flooded['flood']:<9}: game {flooded['duration_s']} s, "
           f"longest gap {flooded['max_gap_s']} s, {flooded['batches']} batches, "
           f"verified {flooded['verified']}")
+    many = result["many_keys"]
+    if isinstance(many, dict):
+        print(f"{many['keys']} fresh keys ({many['messages']} messages): game "
+              f"{many['duration_s']} s, longest gap {many['max_gap_s']} s, "
+              f"{many['batches']} batches, verified {many['verified']}")
     print(f"hijacked announcement restored in {restore['median']} ms (median of "
           f"{restore['runs']}, max {restore['max']} ms)")
     return 0
