@@ -60,21 +60,9 @@ from engine.events import (
 from engine.reducer import apply
 from engine.rng import Rng
 from engine.state import NEW_PILE, Phase, PileId, Seat, State, Termination, Zone
+from engine.stepping import Emitter, Stepper
 
-
-class _Emitter:
-    """Applies each event to the state as it is produced and keeps the list."""
-
-    __slots__ = ("events", "rng", "state")
-
-    def __init__(self, state: State, rng: Rng) -> None:
-        self.state = state
-        self.rng = rng
-        self.events: list[Event] = []
-
-    def __call__(self, event: Event) -> None:
-        apply(self.state, event)
-        self.events.append(event)
+_Emitter = Emitter[State, Event]
 
 
 # -- the deal -------------------------------------------------------------------------------
@@ -88,13 +76,7 @@ def deal(state: State, rng: Rng, dealer: Seat | None = None) -> list[Event]:
     and re-derived from the same seed. The player left of the dealer starts, unless the
     table sets ``first_player``.
     """
-    if state.phase != Phase.SETUP:
-        raise IllegalActionError("the cards have already been dealt")
-    if dealer is not None and not 0 <= dealer < state.players:
-        raise IllegalActionError(f"there is no seat {dealer} to deal")
-    emit = _Emitter(state, rng)
-    order = list(state.deck)
-    rng.shuffle(order)
+    emit, order = _STEPPER.begin_deal(state, rng, dealer)
     if dealer is None:
         dealer = rng.below(state.players)
     emit(DrawPileFormed(tuple(order)))
@@ -113,38 +95,22 @@ def step(state: State, action: Action, rng: Rng) -> list[Event]:
 
     Raises :class:`IllegalActionError` (state untouched) when the rules don't allow it.
     """
-    validate(state, action)
-    emit = _Emitter(state, rng)
-    _RESOLVERS[type(action)](emit, action)
-    return emit.events
+    return _STEPPER.step(state, action, rng)
 
 
 def step_trusted(state: State, action: Action, rng: Rng) -> None:
     """:func:`step` without the legality check and without the event list, for searches
     that only play actions :func:`legal_actions` listed for that very state."""
-    _RESOLVERS[type(action)](_Emitter(state, rng), action)
+    _STEPPER.step_trusted(state, action, rng)
 
 
 def validate(state: State, action: Action) -> None:
     """Raise :class:`IllegalActionError` with the reason when ``action`` is not legal now."""
-    if state.phase == Phase.GAME_OVER:
-        raise IllegalActionError("the game is over")
-    if state.phase == Phase.SETUP:
-        raise IllegalActionError("the cards have not been dealt yet")
-    check = _VALIDATORS.get(type(action))
-    if check is None:
-        raise IllegalActionError(f"unknown action {type(action).__name__}")
-    if type(action) is not CloseBlockWindow and not 0 <= action.seat < state.players:
-        raise IllegalActionError(f"there is no seat {action.seat} at this table")
-    check(state, action)
+    _STEPPER.validate(state, action)
 
 
 def is_legal(state: State, action: Action) -> bool:
-    try:
-        validate(state, action)
-    except IllegalActionError:
-        return False
-    return True
+    return _STEPPER.is_legal(state, action)
 
 
 def _name(card: CardId) -> str:
@@ -342,18 +308,9 @@ _VALIDATORS: dict[type[Action], Callable[[State, Any], None]] = {
 
 
 def _draw(emit: _Emitter, seat: Seat, count: int) -> None:
-    """Draw ``count`` cards, reshuffling the pool when the pile runs out (§1.8)."""
-    state = emit.state
-    while count > 0:
-        if not state.draw_pile:
-            if not state.has_reshuffle_pool():
-                return  # A17: nothing to draw; play goes on
-            pool = state.reshuffle_pool()
-            emit.rng.shuffle(pool)
-            emit(Reshuffled(tuple(pool)))
-        take = min(count, len(state.draw_pile))
-        emit(CardsDrawn(seat, tuple(state.draw_pile[-1 : -take - 1 : -1])))
-        count -= take
+    """Draw ``count`` cards, reshuffling the pool when the pile runs out (§1.8); A17:
+    with nothing to draw, play goes on."""
+    _STEPPER.draw(emit, seat, count)
 
 
 def _after_hand_play(emit: _Emitter, seat: Seat, zone: Zone) -> None:
@@ -568,6 +525,19 @@ def _check_stalemate(emit: _Emitter) -> bool:
             winner = totals.index(best)
     emit(GameOver(Termination.STALEMATE, winner))
     return True
+
+
+_STEPPER: Stepper[State, Event] = Stepper(
+    apply=apply,
+    validators=_VALIDATORS,
+    resolvers=_RESOLVERS,
+    setup=Phase.SETUP,
+    game_over=Phase.GAME_OVER,
+    pool=State.reshuffle_pool,
+    reshuffled=Reshuffled,
+    drawn=CardsDrawn,
+    unseated=(CloseBlockWindow,),
+)
 
 
 # -- legal actions --------------------------------------------------------------------------

@@ -44,21 +44,9 @@ from engine.classic.state import EMPTY, Phase, SequenceState, Team, team_name
 from engine.errors import IllegalActionError
 from engine.rng import Rng
 from engine.state import Seat, Termination
+from engine.stepping import Emitter, Stepper
 
-
-class _Emitter:
-    """Applies each event to the state as it is produced and keeps the list."""
-
-    __slots__ = ("events", "rng", "state")
-
-    def __init__(self, state: SequenceState, rng: Rng) -> None:
-        self.state = state
-        self.rng = rng
-        self.events: list[SequenceEvent] = []
-
-    def __call__(self, event: SequenceEvent) -> None:
-        apply(self.state, event)
-        self.events.append(event)
+_Emitter = Emitter[SequenceState, SequenceEvent]
 
 
 # -- the deal -------------------------------------------------------------------------------
@@ -73,13 +61,7 @@ def deal(state: SequenceState, rng: Rng, dealer: Seat | None = None) -> list[Seq
     drawn right after the shuffle. Each seat from the dealer's left takes its whole hand
     from the top in turn; the player on the dealer's left starts.
     """
-    if state.phase != Phase.SETUP:
-        raise IllegalActionError("the cards have already been dealt")
-    if dealer is not None and not 0 <= dealer < state.players:
-        raise IllegalActionError(f"there is no seat {dealer} to deal")
-    emit = _Emitter(state, rng)
-    order = list(state.deck)
-    rng.shuffle(order)
+    emit, order = _STEPPER.begin_deal(state, rng, dealer)
     if dealer is None:
         dealer = state.config.dealer
     emit(DealerCut(rng.below(state.players) if dealer is None else dealer))
@@ -98,34 +80,17 @@ def step(state: SequenceState, action: SequenceAction, rng: Rng) -> list[Sequenc
 
     Raises :class:`IllegalActionError` (state untouched) when the rules don't allow it.
     """
-    validate(state, action)
-    emit = _Emitter(state, rng)
-    _RESOLVERS[type(action)](emit, action)
-    return emit.events
+    return _STEPPER.step(state, action, rng)
 
 
 def validate(state: SequenceState, action: SequenceAction) -> None:
-    """Raise :class:`IllegalActionError` with the reason when ``action`` is not legal now."""
-    if state.phase == Phase.GAME_OVER:
-        raise IllegalActionError("the game is over")
-    if state.phase == Phase.SETUP:
-        raise IllegalActionError("the cards have not been dealt yet")
-    check = _VALIDATORS.get(type(action))
-    if check is None:
-        raise IllegalActionError(f"unknown action {type(action).__name__}")
-    if not 0 <= action.seat < state.players:
-        raise IllegalActionError(f"there is no seat {action.seat} at this table")
-    if action.seat != state.current:
-        raise IllegalActionError(f"it is seat {state.current}'s turn, not seat {action.seat}'s")
-    check(state, action)
+    """Raise :class:`IllegalActionError` with the reason when ``action`` is not legal now
+    (every action is the current player's)."""
+    _STEPPER.validate(state, action)
 
 
 def is_legal(state: SequenceState, action: SequenceAction) -> bool:
-    try:
-        validate(state, action)
-    except IllegalActionError:
-        return False
-    return True
+    return _STEPPER.is_legal(state, action)
 
 
 def _held(state: SequenceState, seat: Seat, card: CardId) -> str:
@@ -284,18 +249,13 @@ def default_claim(state: SequenceState, cell: Cell, team: Team) -> tuple[int, ..
 
 
 def _draw(emit: _Emitter, seat: Seat, count: int) -> None:
-    """Draw ``count`` cards, reshuffling every discard pile when the pile runs out (§3.5)."""
-    state = emit.state
-    while count > 0:
-        if not state.draw_pile:
-            pool = [card for pile in state.discards for card in pile]
-            if not pool:
-                return  # can't happen with two decks (§3.5); play would go on regardless
-            emit.rng.shuffle(pool)
-            emit(Reshuffled(tuple(pool)))
-        take = min(count, len(state.draw_pile))
-        emit(CardsDrawn(seat, tuple(state.draw_pile[-1 : -take - 1 : -1])))
-        count -= take
+    """Draw ``count`` cards, reshuffling every discard pile when the pile runs out (§3.5;
+    with two decks the discards are never all empty then, and play would go on)."""
+    _STEPPER.draw(emit, seat, count)
+
+
+def _discard_pool(state: SequenceState) -> list[CardId]:
+    return [card for pile in state.discards for card in pile]
 
 
 def _resolve_exchange(emit: _Emitter, action: ExchangeDeadCard) -> None:
@@ -352,6 +312,19 @@ _RESOLVERS: dict[type[SequenceAction], Callable[[_Emitter, Any], None]] = {
     DiscardUnplayable: _resolve_discard,
     PassTurn: _resolve_pass,
 }
+
+
+_STEPPER: Stepper[SequenceState, SequenceEvent] = Stepper(
+    apply=apply,
+    validators=_VALIDATORS,
+    resolvers=_RESOLVERS,
+    setup=Phase.SETUP,
+    game_over=Phase.GAME_OVER,
+    pool=_discard_pool,
+    reshuffled=Reshuffled,
+    drawn=CardsDrawn,
+    own_turn=True,
+)
 
 
 # -- legal actions --------------------------------------------------------------------------
