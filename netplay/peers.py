@@ -21,7 +21,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Any, Protocol, Self
 
 from engine.actions import Action
 from engine.games import AnyAction, TableBot
@@ -450,6 +450,7 @@ class BotPeer(Player):
         self.think = think
         self._in_flight: float | None = None
         self._decide_at: float | None = None
+        self._thinking: asyncio.Task[None] | None = None
 
     @property
     def bot(self) -> TableBot:
@@ -485,6 +486,8 @@ class BotPeer(Player):
             return  # wait for the answer to the last action (resend after 2 s)
         if self.player.pending.batches:
             return  # catching up: decide on the latest view only
+        if self._thinking is not None:
+            return  # deciding already
         definition = self.player.definition
         legal = definition.legal_actions(view, seat)
         if not legal:
@@ -496,9 +499,28 @@ class BotPeer(Player):
             return
         self._decide_at = None
         self._in_flight = now
-        action = self.bot.choose(view, seat, legal)  # the table's game is known by now
-        self._acted(action)
-        self.player.act(action)
+        # The bot thinks on a copy of the view, in a worker thread: the loop goes on
+        # receiving (and the session updating its view) meanwhile.
+        self._thinking = asyncio.create_task(
+            self._think(view.copy(), seat, legal, self.player.applied), name="bot-think")
+
+    async def _think(self, view: Any, seat: int, legal: list[Any], applied: int) -> None:
+        try:
+            action = await asyncio.to_thread(self.bot.choose, view, seat, legal)
+        finally:
+            self._thinking = None
+        if self.player.applied != applied or self.player.view is None:
+            self._in_flight = None  # the table moved on meanwhile: decide again
+        else:
+            self._acted(action)
+            self.player.act(action)
+        self.poke()
+
+    async def close(self) -> None:
+        thinking, self._thinking = self._thinking, None
+        if thinking is not None:
+            thinking.cancel()
+        await super().close()
 
     def _acted(self, action: Action) -> None:
         """Hook for subclasses: an action is about to be sent."""
