@@ -1,6 +1,7 @@
 """Events: what happened. The reducer applies them; the host redacts them per audience.
 
-Hidden card ids travel as :data:`~engine.cards.HIDDEN` to audiences that may not see them.
+Hidden card ids travel as :data:`~engine.cards.HIDDEN` to audiences that may not see them
+(:mod:`engine.redaction`: the bases :class:`FaceDown` and :class:`DrawnCards`).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from engine.cards import HIDDEN, CardId, Colour
+from engine.redaction import DrawnCards, FaceDown
 from engine.state import HOST, Audience, PileId, Seat, Termination, Zone
 from engine.wire import Record
 
@@ -24,44 +26,29 @@ class Event(Record):
         return self
 
 
-def _hide(cards: tuple[CardId, ...]) -> tuple[CardId, ...]:
-    return (HIDDEN,) * len(cards)
-
-
 @dataclass(frozen=True, slots=True)
-class DrawPileFormed(Event):
+class DrawPileFormed(FaceDown, Event):
     """The deck was shuffled into the draw pile (bottom to top)."""
 
     TYPE: ClassVar[str] = "draw_pile"
     cards: tuple[CardId, ...]
 
-    def redacted_for(self, audience: Audience) -> Event:
-        return self if audience == HOST else replace(self, cards=_hide(self.cards))
-
 
 @dataclass(frozen=True, slots=True)
-class Reshuffled(Event):
+class Reshuffled(FaceDown, Event):
     """The reshuffle pool became the new draw pile (bottom to top), §1.8."""
 
     TYPE: ClassVar[str] = "reshuffled"
     cards: tuple[CardId, ...]
 
-    def redacted_for(self, audience: Audience) -> Event:
-        return self if audience == HOST else replace(self, cards=_hide(self.cards))
-
 
 @dataclass(frozen=True, slots=True)
-class CardsDrawn(Event):
+class CardsDrawn(DrawnCards, Event):
     """``seat`` drew ``cards`` from the top of the draw pile, in order."""
 
     TYPE: ClassVar[str] = "drawn"
     seat: Seat
     cards: tuple[CardId, ...]
-
-    def redacted_for(self, audience: Audience) -> Event:
-        if audience in (HOST, self.seat):
-            return self
-        return replace(self, cards=_hide(self.cards))
 
 
 @dataclass(frozen=True, slots=True)

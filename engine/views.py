@@ -1,15 +1,12 @@
-"""What each audience may see: views of a state, redacted events, the public hash."""
+"""What each audience may see of a Sequence Stacks table: views of a state, redacted
+events, the public hash (the machinery both games share: :mod:`engine.redaction`)."""
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
-
-from engine.cards import HIDDEN
-from engine.config import RulesConfig
+from engine import redaction
 from engine.events import Event
-from engine.state import HOST, SPECTATOR, Audience, State
+from engine.redaction import config_json, hash_public
+from engine.state import SPECTATOR, Audience, State
 
 
 def view_for(state: State, audience: Audience) -> State:
@@ -18,17 +15,7 @@ def view_for(state: State, audience: Audience) -> State:
     Hidden zones (the draw pile, other players' hands) hold :data:`HIDDEN` in place of
     every card. A view of a view keeps what the narrower audience may not see hidden.
     """
-    if audience != HOST and audience != SPECTATOR and not 0 <= audience < state.players:
-        raise ValueError(f"no seat {audience} at a {state.players}-player table")
-    view = state.copy()
-    view.audience = audience
-    if audience == HOST:
-        return view
-    view.draw_pile = [HIDDEN] * len(state.draw_pile)
-    for seat, hand in enumerate(view.hands):
-        if seat != audience:
-            view.hands[seat] = [HIDDEN] * len(hand)
-    return view
+    return redaction.view_for(state, audience)
 
 
 def spectator_view(state: State) -> State:
@@ -72,13 +59,8 @@ def public_state(state: State) -> list[object]:
         None
         if state.outcome is None
         else [int(state.outcome.termination), state.outcome.winner],
-        _config_json(state.config),
+        config_json(state.config),
     ]
-
-
-@functools.lru_cache(maxsize=32)
-def _config_json(config: RulesConfig) -> str:
-    return json.dumps(config.to_wire(), separators=(",", ":"), sort_keys=True)
 
 
 def public_hash(state: State) -> str:
@@ -86,5 +68,4 @@ def public_hash(state: State) -> str:
 
     Equal on the host and on every view of the same moment of the same game.
     """
-    encoded = json.dumps(public_state(state), separators=(",", ":"), sort_keys=True)
-    return hashlib.sha256(encoded.encode()).hexdigest()[:32]
+    return hash_public(public_state(state))

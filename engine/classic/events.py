@@ -3,14 +3,14 @@ them per audience (a drawn card's face goes only to the drawer)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.classic.board import Cell
 from engine.classic.cards import CardId
 from engine.classic.state import Team
-from engine.events import _hide
-from engine.state import HOST, Audience, Seat, Termination
+from engine.redaction import DrawnCards, FaceDown
+from engine.state import Audience, Seat, Termination
 from engine.wire import Record
 
 
@@ -34,39 +34,28 @@ class DealerCut(SequenceEvent):
 
 
 @dataclass(frozen=True, slots=True)
-class DrawPileFormed(SequenceEvent):
+class DrawPileFormed(FaceDown, SequenceEvent):
     """Both decks were shuffled into the draw pile (bottom to top)."""
 
     TYPE: ClassVar[str] = "draw_pile"
     cards: tuple[CardId, ...]
 
-    def redacted_for(self, audience: Audience) -> SequenceEvent:
-        return self if audience == HOST else replace(self, cards=_hide(self.cards))
-
 
 @dataclass(frozen=True, slots=True)
-class Reshuffled(SequenceEvent):
+class Reshuffled(FaceDown, SequenceEvent):
     """Every discard pile was shuffled into the new draw pile (bottom to top), §3.5."""
 
     TYPE: ClassVar[str] = "reshuffled"
     cards: tuple[CardId, ...]
 
-    def redacted_for(self, audience: Audience) -> SequenceEvent:
-        return self if audience == HOST else replace(self, cards=_hide(self.cards))
-
 
 @dataclass(frozen=True, slots=True)
-class CardsDrawn(SequenceEvent):
+class CardsDrawn(DrawnCards, SequenceEvent):
     """``seat`` drew ``cards`` from the top of the draw pile, in order."""
 
     TYPE: ClassVar[str] = "drawn"
     seat: Seat
     cards: tuple[CardId, ...]
-
-    def redacted_for(self, audience: Audience) -> SequenceEvent:
-        if audience in (HOST, self.seat):
-            return self
-        return replace(self, cards=_hide(self.cards))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,99 @@
+"""What each audience may see, the same in both games: views, redacted events, the hash.
+
+Both games hide the same zones: the draw pile from everyone, and each hand from every
+audience but its seat (a teammate's too, in classic Sequence; table talk is not
+allowed). The host (:data:`~engine.state.HOST`) sees all. An event that carries hidden
+cards says so by its base: :class:`FaceDown` (cards only the host may know: the shuffled
+draw pile) or :class:`DrawnCards` (cards the drawer and the host know).
+
+The public hash of a state is the SHA-256 of the canonical JSON of its public part
+(each game lists that part, :func:`engine.views.public_state`), equal on the host and
+on every view of the same moment.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import replace
+from typing import Any, Protocol, Self, TypeVar
+
+from engine.cards import HIDDEN, CardId
+from engine.state import HOST, SPECTATOR, Audience, Seat
+
+
+class ViewState(Protocol):
+    """What :func:`view_for` reads and hides of a game's state."""
+
+    players: int
+    audience: Audience
+    draw_pile: list[CardId]
+    hands: list[list[CardId]]
+
+    def copy(self) -> Self: ...
+
+
+S = TypeVar("S", bound=ViewState)
+
+
+def view_for(state: S, audience: Audience) -> S:
+    """A copy of ``state`` as ``audience`` (a seat, SPECTATOR or HOST) may see it.
+
+    Hidden zones (the draw pile, other players' hands) hold :data:`HIDDEN` in place of
+    every card. A view of a view keeps what the narrower audience may not see hidden.
+    """
+    if audience != HOST and audience != SPECTATOR and not 0 <= audience < state.players:
+        raise ValueError(f"no seat {audience} at a {state.players}-player table")
+    view = state.copy()
+    view.audience = audience
+    if audience == HOST:
+        return view
+    view.draw_pile = [HIDDEN] * len(state.draw_pile)
+    for seat, hand in enumerate(view.hands):
+        if seat != audience:
+            view.hands[seat] = [HIDDEN] * len(hand)
+    return view
+
+
+def hide(cards: tuple[CardId, ...]) -> tuple[CardId, ...]:
+    return (HIDDEN,) * len(cards)
+
+
+class FaceDown:
+    """An event whose ``cards`` only the host may see (a shuffle into the draw pile)."""
+
+    __slots__ = ()
+    cards: tuple[CardId, ...]
+
+    def redacted_for(self, audience: Audience) -> Self:
+        return self if audience == HOST else replace(self, cards=hide(self.cards))  # type: ignore[type-var]
+
+
+class DrawnCards:
+    """An event whose ``cards`` only the host and the drawing ``seat`` may see."""
+
+    __slots__ = ()
+    seat: Seat
+    cards: tuple[CardId, ...]
+
+    def redacted_for(self, audience: Audience) -> Self:
+        if audience in (HOST, self.seat):
+            return self
+        return replace(self, cards=hide(self.cards))  # type: ignore[type-var]
+
+
+class _Wire(Protocol):
+    def to_wire(self) -> dict[str, Any]: ...
+
+
+@functools.lru_cache(maxsize=64)
+def config_json(config: _Wire) -> str:
+    """A table's rules as canonical JSON (cached: a table keeps its rules)."""
+    return json.dumps(config.to_wire(), separators=(",", ":"), sort_keys=True)
+
+
+def hash_public(public: list[object]) -> str:
+    """SHA-256 (hex, 32 chars) of the canonical JSON of a state's public part."""
+    encoded = json.dumps(public, separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(encoded.encode()).hexdigest()[:32]
