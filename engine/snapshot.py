@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.cards import DECK_SIZE, HIDDEN, Colour
+from engine.cards import DECK_SIZE, Colour
 from engine.config import RulesConfig
-from engine.errors import EngineError, MalformedError
+from engine.errors import MalformedError
 from engine.invariants import check_invariants
 from engine.state import (
     HOST,
@@ -20,12 +20,18 @@ from engine.state import (
     PILE_NAMES,
     SPECTATOR,
     BlockWindow,
-    Outcome,
     Phase,
     Pile,
     State,
-    Termination,
     default_pile_name,
+)
+from engine.wire import (
+    decoding_snapshot,
+    outcome_from_wire,
+    outcome_to_wire,
+    possible,
+    snapshot_cards,
+    snapshot_int,
 )
 
 
@@ -62,22 +68,15 @@ def state_to_wire(state: State) -> dict[str, Any]:
         if window is None
         else [_pile(window.pile), window.seat, window.refill, list(window.eligible),
               sorted(window.passed)],
-        "outcome": None
-        if state.outcome is None
-        else [int(state.outcome.termination), state.outcome.winner],
+        "outcome": outcome_to_wire(state.outcome),
     }
 
 
-def _int(value: object, name: str, low: int, high: int) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise MalformedError(f"snapshot field {name} must be an integer {low}..{high}")
-    return value
+_int = snapshot_int
 
 
 def _cards(value: object, name: str) -> list[int]:
-    if not isinstance(value, list) or len(value) > DECK_SIZE:
-        raise MalformedError(f"snapshot field {name} must be a list of cards")
-    return [_int(v, name, HIDDEN, DECK_SIZE - 1) for v in value]
+    return snapshot_cards(value, name, DECK_SIZE)
 
 
 def _per_seat(value: object, name: str, players: int) -> list[object]:
@@ -109,7 +108,7 @@ def state_from_wire(data: object) -> State:
     """Rebuild a state from :func:`state_to_wire` output (untrusted)."""
     if not isinstance(data, dict):
         raise MalformedError("a snapshot must be a map")
-    try:
+    with decoding_snapshot():
         config = RulesConfig.from_wire(data["config"])
         players = _int(data["players"], "players", MIN_PLAYERS, MAX_PLAYERS)
         state = State.new(config, players)
@@ -172,23 +171,8 @@ def state_from_wire(data: object) -> State:
                 tuple(_int(s, "eligible", 0, players - 1) for s in _list(eligible)),
                 {_int(s, "passed", 0, players - 1) for s in _list(passed)},
             )
-        outcome = data["outcome"]
-        if outcome is not None:
-            if not isinstance(outcome, list) or len(outcome) != 2:
-                raise MalformedError("outcome is [termination, winner]")
-            termination = Termination(_int(outcome[0], "termination", 0, len(Termination) - 1))
-            winner = None if outcome[1] is None else _int(outcome[1], "winner", 0, players - 1)
-            state.outcome = Outcome(termination, winner)
-    except KeyError as exc:
-        raise MalformedError(f"snapshot is missing {exc.args[0]!r}") from None
-    except EngineError as exc:
-        if isinstance(exc, MalformedError):
-            raise
-        raise MalformedError(f"snapshot: {exc}") from exc
-    problems = check_invariants(state)
-    if problems:
-        raise MalformedError(f"snapshot of an impossible state: {problems[0]}")
-    return state
+        state.outcome = outcome_from_wire(data["outcome"], players)
+    return possible(state, check_invariants)
 
 
 def _list(value: object) -> list[object]:

@@ -1,20 +1,30 @@
-"""Plain-data wire form shared by actions and events.
+"""Plain-data wire form shared by actions, events and snapshots, in both games.
 
 A record is a frozen dataclass whose fields are ints, bools, ``IntEnum`` values or
 tuples of ints. ``to_wire()`` gives ``{"type": NAME, field: value, ...}`` with enums as
 ints and tuples as lists; ``from_wire()`` accepts only exactly that shape, so untrusted
 data either becomes a well-typed record or raises :class:`MalformedError`.
+
+A snapshot (a state as plain data, each game's ``snapshot`` module) is decoded field by
+field with :func:`snapshot_int` and its kin, inside :func:`decoding_snapshot`, which
+turns any other failure into a :class:`MalformedError` and refuses an impossible state.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import typing
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import IntEnum
 from types import UnionType
-from typing import Any, ClassVar, Self, get_args, get_origin
+from typing import Any, ClassVar, Self, TypeVar, get_args, get_origin
 
-from engine.errors import MalformedError
+from engine.cards import HIDDEN
+from engine.errors import EngineError, MalformedError
+from engine.state import Outcome, Termination
+
+_S = TypeVar("_S")
 
 MAX_WIRE_INT = 1 << 31
 MAX_WIRE_TUPLE = 256
@@ -154,3 +164,69 @@ class Record:
                 raise MalformedError(f"{tag} is missing field {name!r}")
             values[name] = decode(data[name])
         return record_type(**values)
+
+
+# -- snapshots --------------------------------------------------------------------------------
+
+
+def snapshot_int(value: object, name: str, low: int, high: int) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise MalformedError(f"snapshot field {name} must be an integer {low}..{high}")
+    return value
+
+
+def snapshot_bool(value: object, name: str) -> bool:
+    if type(value) is not bool:
+        raise MalformedError(f"snapshot field {name} must be true or false")
+    return value
+
+
+def snapshot_list(value: object, name: str, most: int) -> list[object]:
+    if not isinstance(value, list) or len(value) > most:
+        raise MalformedError(f"snapshot field {name} must be a list of at most {most}")
+    return value
+
+
+def snapshot_cards(value: object, name: str, deck_size: int) -> list[int]:
+    """A list of card ids of a ``deck_size``-card game, :data:`HIDDEN` allowed."""
+    if not isinstance(value, list) or len(value) > deck_size:
+        raise MalformedError(f"snapshot field {name} must be a list of cards")
+    return [snapshot_int(v, name, HIDDEN, deck_size - 1) for v in value]
+
+
+def outcome_to_wire(outcome: Outcome | None) -> list[int | None] | None:
+    return None if outcome is None else [int(outcome.termination), outcome.winner]
+
+
+def outcome_from_wire(value: object, winners: int) -> Outcome | None:
+    """``[termination, winner]`` or ``null``; the winner (a seat or a team) is
+    ``0..winners-1`` or ``null`` (a draw)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 2:
+        raise MalformedError("outcome is [termination, winner]")
+    termination = Termination(snapshot_int(value[0], "termination", 0, len(Termination) - 1))
+    winner = None if value[1] is None else snapshot_int(value[1], "winner", 0, winners - 1)
+    return Outcome(termination, winner)
+
+
+@contextmanager
+def decoding_snapshot() -> Iterator[None]:
+    """Decode a snapshot's fields inside this: a missing field or any engine error (a
+    bad rules map, say) becomes a :class:`MalformedError`."""
+    try:
+        yield
+    except KeyError as exc:
+        raise MalformedError(f"snapshot is missing {exc.args[0]!r}") from None
+    except EngineError as exc:
+        if isinstance(exc, MalformedError):
+            raise
+        raise MalformedError(f"snapshot: {exc}") from exc
+
+
+def possible(state: _S, check_invariants: Callable[[_S], list[str]]) -> _S:
+    """``state`` if it passes the game's invariants, else a :class:`MalformedError`."""
+    problems = check_invariants(state)
+    if problems:
+        raise MalformedError(f"snapshot of an impossible state: {problems[0]}")
+    return state

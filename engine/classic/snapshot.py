@@ -9,12 +9,22 @@ from __future__ import annotations
 from typing import Any
 
 from engine.classic.board import CELLS, WINDOW_OF
-from engine.classic.cards import DECK_SIZE, HIDDEN
+from engine.classic.cards import DECK_SIZE
 from engine.classic.config import PLAYER_COUNTS, SequenceConfig
 from engine.classic.invariants import check_invariants
 from engine.classic.state import EMPTY, Phase, Sequence, SequenceState
-from engine.errors import EngineError, MalformedError
-from engine.state import HOST, Outcome, Termination
+from engine.errors import MalformedError
+from engine.state import HOST
+from engine.wire import (
+    decoding_snapshot,
+    outcome_from_wire,
+    outcome_to_wire,
+    possible,
+    snapshot_bool,
+    snapshot_cards,
+    snapshot_int,
+    snapshot_list,
+)
 
 
 def state_to_wire(state: SequenceState) -> dict[str, Any]:
@@ -34,39 +44,24 @@ def state_to_wire(state: SequenceState) -> dict[str, Any]:
         "turn": state.turn,
         "exchanges": state.exchanges,
         "played": state.played,
-        "outcome": None
-        if state.outcome is None
-        else [int(state.outcome.termination), state.outcome.winner],
+        "outcome": outcome_to_wire(state.outcome),
     }
 
 
-def _int(value: object, name: str, low: int, high: int) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise MalformedError(f"snapshot field {name} must be an integer {low}..{high}")
-    return value
-
-
-def _bool(value: object, name: str) -> bool:
-    if type(value) is not bool:
-        raise MalformedError(f"snapshot field {name} must be true or false")
-    return value
-
-
-def _list(value: object, name: str, most: int) -> list[object]:
-    if not isinstance(value, list) or len(value) > most:
-        raise MalformedError(f"snapshot field {name} must be a list of at most {most}")
-    return value
+_int = snapshot_int
+_bool = snapshot_bool
+_list = snapshot_list
 
 
 def _cards(value: object, name: str) -> list[int]:
-    return [_int(v, name, HIDDEN, DECK_SIZE - 1) for v in _list(value, name, DECK_SIZE)]
+    return snapshot_cards(value, name, DECK_SIZE)
 
 
 def state_from_wire(data: object) -> SequenceState:
     """Rebuild a state from :func:`state_to_wire` output (untrusted)."""
     if not isinstance(data, dict) or data.get("game") != "sequence":
         raise MalformedError("a Sequence snapshot must be a map with game 'sequence'")
-    try:
+    with decoding_snapshot():
         config = SequenceConfig.from_wire(data["config"])
         players = _int(data["players"], "players", 2, max(PLAYER_COUNTS))
         state = SequenceState.new(config, players)
@@ -103,20 +98,5 @@ def state_from_wire(data: object) -> SequenceState:
         state.turn = _int(data["turn"], "turn", 0, 1 << 30)
         state.exchanges = _int(data["exchanges"], "exchanges", 0, 64)
         state.played = _bool(data["played"], "played")
-        outcome = data["outcome"]
-        if outcome is not None:
-            if not isinstance(outcome, list) or len(outcome) != 2:
-                raise MalformedError("outcome is [termination, winner]")
-            termination = Termination(_int(outcome[0], "termination", 0, len(Termination) - 1))
-            winner = None if outcome[1] is None else _int(outcome[1], "winner", 0, state.teams - 1)
-            state.outcome = Outcome(termination, winner)
-    except KeyError as exc:
-        raise MalformedError(f"snapshot is missing {exc.args[0]!r}") from None
-    except EngineError as exc:
-        if isinstance(exc, MalformedError):
-            raise
-        raise MalformedError(f"snapshot: {exc}") from exc
-    problems = check_invariants(state)
-    if problems:
-        raise MalformedError(f"snapshot of an impossible state: {problems[0]}")
-    return state
+        state.outcome = outcome_from_wire(data["outcome"], state.teams)
+    return possible(state, check_invariants)
