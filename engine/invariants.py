@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
-from engine.cards import COLOUR, HIDDEN
+from engine.cards import COLOUR
+from engine.checks import cards_conserved, phase_problems
 from engine.state import HOST, Phase, State
 
 
@@ -22,19 +21,7 @@ def check_invariants(state: State) -> list[str]:
         zones += p.cards
     if state.window is not None:
         zones += state.window.pile.cards
-    if state.audience == HOST:
-        counts = Counter(zones)
-        dupes = sorted(c for c, n in counts.items() if n > 1)
-        if dupes:
-            problems.append(f"cards in more than one place: {dupes}")
-        missing = sorted(set(state.deck) - counts.keys())
-        if missing:
-            problems.append(f"cards in no zone: {missing}")
-        extra = sorted(counts.keys() - set(state.deck))
-        if extra:
-            problems.append(f"cards that are not in this deck: {extra}")
-    elif len(zones) != len(state.deck):
-        problems.append(f"{len(zones)} cards in zones, the deck has {len(state.deck)}")
+    problems += cards_conserved(zones, state.deck, known=state.audience == HOST)
     # Chips are conserved.
     for colour in (0, 1):
         held = sum(chips[colour] for chips in state.chips)
@@ -61,8 +48,4 @@ def check_invariants(state: State) -> list[str]:
     # Phase.
     if (state.phase == Phase.BLOCK_WINDOW) != (state.window is not None):
         problems.append("a Block window exists exactly in the BLOCK_WINDOW phase")
-    if (state.phase == Phase.GAME_OVER) != (state.outcome is not None):
-        problems.append("an outcome exists exactly in the GAME_OVER phase")
-    if state.audience >= 0 and HIDDEN in state.hands[state.audience]:
-        problems.append("a seat's own hand holds a hidden card")
-    return problems
+    return problems + phase_problems(state, Phase.GAME_OVER)

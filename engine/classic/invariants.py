@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
+from engine.checks import cards_conserved, phase_problems
 from engine.classic.board import CORNERS, WINDOW_OF, cell_name
 from engine.classic.cards import HIDDEN
 from engine.classic.state import EMPTY, Phase, SequenceState
@@ -17,16 +16,8 @@ def check_invariants(state: SequenceState) -> list[str]:
         zones += hand
     for pile in state.discards:
         zones += pile
-    if state.audience < 0 and HIDDEN not in zones:
-        counts = Counter(zones)
-        dupes = sorted(c for c, n in counts.items() if n > 1)
-        if dupes:
-            problems.append(f"cards in more than one place: {dupes}")
-        missing = sorted(set(state.deck) - counts.keys())
-        if missing:
-            problems.append(f"cards in no zone: {missing}")
-    if len(zones) != len(state.deck):
-        problems.append(f"{len(zones)} cards in zones, the decks have {len(state.deck)}")
+    # A spectator's view may know every card too (all hands empty, the pile gone).
+    problems += cards_conserved(zones, state.deck, known=state.audience < 0 and HIDDEN not in zones)
     if state.phase != Phase.SETUP:
         for seat, hand in enumerate(state.hands):
             short = state.hand_size - len(hand)
@@ -51,8 +42,4 @@ def check_invariants(state: SequenceState) -> list[str]:
         locked.update(seq.cells)
     if {c for c, flag in enumerate(state.locked) if flag} != locked:
         problems.append("the locked spaces are not exactly those of the sequences")
-    if (state.phase == Phase.GAME_OVER) != (state.outcome is not None):
-        problems.append("an outcome exists exactly in the GAME_OVER phase")
-    if state.audience >= 0 and HIDDEN in state.hands[state.audience]:
-        problems.append("a seat's own hand holds a hidden card")
-    return problems
+    return problems + phase_problems(state, Phase.GAME_OVER)
