@@ -18,6 +18,7 @@ import uuid
 
 import aiomqtt
 
+from netplay.aio import cancel_and_wait
 from netplay.transport import BrokerAddress
 
 SLOW_MS = 15.0
@@ -62,9 +63,7 @@ async def probe(url: str, *, rounds: int = ROUNDS, timeout: float = 5.0) -> floa
                                 break
                     times.append((time.perf_counter() - started) * 1000)
             finally:
-                echoing.cancel()
-                with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
-                    await echoing
+                await cancel_and_wait(echoing)
     return statistics.median(times) if times else None
 
 

@@ -26,6 +26,7 @@ from typing import Any, Protocol, Self
 from engine.actions import Action
 from engine.games import AnyAction, TableBot
 from engine.state import State
+from netplay.aio import cancel_and_wait
 from netplay.host import BotTurn, HostSession, HostSettings
 from netplay.identity import Identity
 from netplay.journal import Entry, JournalFile
@@ -97,13 +98,9 @@ class _Peer:
         # otherwise publish after them (a host re-announcing a table it just took down).
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
-            except Exception:  # the loop had died on it: still say goodbye and let go
-                log.exception("%s had stopped on an error", type(self).__name__)
+            error = await cancel_and_wait(task)
+            if error is not None:  # the loop had died on it: still say goodbye and let go
+                log.error("%s had stopped on an error", type(self).__name__, exc_info=error)
         self._before_close()
         self._flush()
         with contextlib.suppress(TimeoutError):

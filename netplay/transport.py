@@ -25,6 +25,7 @@ import aiomqtt
 import paho.mqtt.client as mqtt
 from aiomqtt.exceptions import MqttConnectError
 
+from netplay.aio import cancel_and_wait
 from netplay.memory import AsyncMemoryBroker
 from netplay.wire import Outgoing
 
@@ -221,9 +222,7 @@ class MqttTransport:
     async def stop(self) -> None:
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
 
     def publish(self, out: Outgoing) -> None:
         if out.retain:

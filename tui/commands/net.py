@@ -133,6 +133,8 @@ async def _reach(peer: Host | BotPeer | Spectator, url: str, who: str) -> bool:
 
 
 _BACKGROUND: set[asyncio.Task[None]] = set()
+NAGLE_WAIT_AT_END = 5.0
+"""Seconds a headless host that finished its game still waits for the broker probe."""
 
 
 async def _warn_if_broker_holds_messages(url: str) -> None:
@@ -442,6 +444,8 @@ async def _host(args: argparse.Namespace) -> int:
             await asyncio.wait({finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
             reporter.cancel()
             stopped.cancel()
+            if finished.done():  # a short game: the broker's word is still worth saying
+                await asyncio.wait({nagle_check}, timeout=NAGLE_WAIT_AT_END)
             if not finished.done():
                 finished.cancel()
                 host.write_record()
