@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
 from textual.content import Content
 from textual.pilot import Pilot
 
 from engine.actions import Action
 from engine.game import Game
 from engine.state import State
-from tests.tui.states import NAMES, seat_view, story
-from tui.app import StacksApp
+from tests.tui.states import NAMES, mid_game, seat_view, story
+from tui.app import StacksApp, make_app
 from tui.history import History, Step
 from tui.launch import Launch
 from tui.model import SeatPresence, TableModel
@@ -39,6 +43,18 @@ async def show_table(app: StacksApp, game: Game, *, seat: int = 0, away: int | N
         screen.say(line)
     screen.view = seat_view(game, seat)
     return screen
+
+
+@asynccontextmanager
+async def table_on_screen(
+    home: Path, game: Game | None = None, *, size: tuple[int, int] = (80, 24),
+    away: int | None = None,
+) -> AsyncIterator[tuple[StacksApp, Pilot[None], TableScreen]]:
+    """The real app at ``size`` showing ``game`` (a game in the middle by default) from
+    seat 0, with the profiles in ``home``."""
+    app = make_app(profiles=home, frozen=True)
+    async with app.run_test(size=size) as pilot:
+        yield app, pilot, await show_table(app, mid_game() if game is None else game, away=away)
 
 
 async def show_game_over(app: StacksApp, game: Game, *, verdict: bool = True) -> GameOverScreen:

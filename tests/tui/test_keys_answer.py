@@ -18,7 +18,7 @@ from engine.state import NEW_PILE, Phase
 from tests.netplay.harness import Table
 from tests.tui import states
 from tests.tui.conftest import until
-from tests.tui.showcase import Recorder, plain, settle, show_table
+from tests.tui.showcase import Recorder, plain, settle, table_on_screen
 from tui.app import make_app
 from tui.model import TableModel
 from tui.screens.history import HistoryScreen
@@ -47,10 +47,7 @@ def bar(screen: TableScreen) -> str:
 async def test_the_playable_mark_differs_between_a_playable_and_an_unplayable_card(
     stacks_home: Path,
 ) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (app, pilot, screen):
         view = screen.view
         assert view is not None
         hand = screen.query_one(Hand)
@@ -75,10 +72,7 @@ async def test_the_playable_mark_differs_between_a_playable_and_an_unplayable_ca
 
 
 async def test_the_pile_marks_follow_the_selection(stacks_home: Path) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (_app, pilot, screen):
         view = screen.view
         assert view is not None
         for pick in picks(view, 0):
@@ -92,10 +86,8 @@ async def test_the_pile_marks_follow_the_selection(stacks_home: Path) -> None:
 
 
 async def test_every_key_out_of_turn_says_why(stacks_home: Path) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
     game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home, game) as (app, pilot, screen):
         sent = Recorder(app)
         view = screen.view
         assert view is not None
@@ -110,10 +102,7 @@ async def test_every_key_out_of_turn_says_why(stacks_home: Path) -> None:
 
 
 async def test_keys_that_cant_act_on_your_turn_say_why(stacks_home: Path) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (app, pilot, screen):
         sent = Recorder(app)
         view = screen.view
         assert view is not None
@@ -137,10 +126,7 @@ async def test_keys_that_cant_act_on_your_turn_say_why(stacks_home: Path) -> Non
 
 
 async def test_b_just_after_the_window_closed_says_how_long_ago(stacks_home: Path) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.block_window()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home, states.block_window()) as (app, pilot, screen):
         await until(pilot, lambda: screen._prompted is not None, "the Block prompt")
         view = screen.view
         assert view is not None
@@ -154,10 +140,7 @@ async def test_b_just_after_the_window_closed_says_how_long_ago(stacks_home: Pat
 async def test_discarding_a_card_that_could_go_on_a_pile_asks_once_more(
     stacks_home: Path,
 ) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (app, pilot, screen):
         sent = Recorder(app)
         view = screen.view
         assert view is not None
@@ -175,10 +158,7 @@ async def test_discarding_a_card_that_could_go_on_a_pile_asks_once_more(
 
 
 async def test_below_80x24_a_plain_notice_instead_of_a_broken_table(stacks_home: Path) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(60, 20)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home, size=(60, 20)) as (_app, pilot, screen):
         await pilot.pause()
         notice = screen.query_one(TooSmall)
         assert notice.region.height > 0
@@ -194,10 +174,9 @@ async def test_below_80x24_a_plain_notice_instead_of_a_broken_table(stacks_home:
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_a_complete_pile_of_five_fits_its_slot(stacks_home: Path,
                                                      size: tuple[int, int]) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.block_window()
-    async with app.run_test(size=size) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home, states.block_window(), size=size) as (
+        _app, pilot, screen,
+    ):
         await settle(pilot)
         complete = [v for v in screen.query(SlotView) if v.slot is not None and v.slot.complete]
         assert complete
@@ -245,10 +224,7 @@ async def test_the_leave_question_shows_every_word(stacks_home: Path,
                                                    size: tuple[int, int]) -> None:
     from tui.screens.choice import ChoiceScreen
 
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=size) as pilot:
-        await show_table(app, game)
+    async with table_on_screen(stacks_home, size=size) as (app, pilot, _):
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
         await pilot.pause()
@@ -260,10 +236,7 @@ async def test_the_log_scrolls_back_by_keys_and_stays_there_while_lines_come(
 ) -> None:
     from tui.widgets.log import TableLog
 
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (_app, pilot, screen):
         await settle(pilot)
         log = screen.query_one(TableLog)
         end = log.max_scroll_y

@@ -24,7 +24,7 @@ from engine.state import NEW_PILE, Phase, Zone
 from engine.views import spectator_view
 from tests.tui import states
 from tests.tui.conftest import until
-from tests.tui.showcase import Recorder, plain, show_table
+from tests.tui.showcase import Recorder, plain, show_table, table_on_screen
 from tui.app import make_app
 from tui.screens.block import BlockPrompt
 from tui.screens.choice import ChoiceScreen
@@ -40,10 +40,7 @@ pytestmark = pytest.mark.asyncio
 async def test_table_at_80x24_shows_every_opponent_the_piles_your_hand_and_whose_turn(
     stacks_home: Path,
 ) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game, away=2)
+    async with table_on_screen(stacks_home, away=2) as (_app, pilot, screen):
         await pilot.pause()
         view = screen.view
         assert view is not None
@@ -79,10 +76,7 @@ async def test_table_at_80x24_shows_every_opponent_the_piles_your_hand_and_whose
 async def test_a_number_key_picks_a_card_and_a_pile_letter_plays_it_there(
     stacks_home: Path,
 ) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (app, pilot, screen):
         sent = Recorder(app)
         view = screen.view
         assert view is not None
@@ -102,10 +96,7 @@ async def test_a_number_key_picks_a_card_and_a_pile_letter_plays_it_there(
 async def test_a_card_that_does_not_fit_a_pile_is_explained_in_the_engines_words(
     stacks_home: Path,
 ) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (app, pilot, screen):
         sent = Recorder(app)
         view = screen.view
         assert view is not None
@@ -127,10 +118,7 @@ async def test_a_card_that_does_not_fit_a_pile_is_explained_in_the_engines_words
 async def test_x_discards_the_picked_card_and_enter_does_the_highlighted_choice(
     stacks_home: Path,
 ) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (app, pilot, screen):
         sent = Recorder(app)
         view = screen.view
         assert view is not None
@@ -199,10 +187,7 @@ async def test_steal_a_chip_asks_whom_and_which_colour(stacks_home: Path) -> Non
 
 
 async def test_i_hints_the_bots_move_and_enter_plays_it(stacks_home: Path) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (app, pilot, screen):
         sent = Recorder(app)
         await pilot.press("i")
         assert screen.hint is not None
@@ -212,10 +197,7 @@ async def test_i_hints_the_bots_move_and_enter_plays_it(stacks_home: Path) -> No
 
 
 async def test_the_block_prompt_blocks_with_b(stacks_home: Path) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.block_window()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await show_table(app, game)
+    async with table_on_screen(stacks_home, states.block_window()) as (app, pilot, _):
         sent = Recorder(app)
         await until(pilot, lambda: isinstance(app.screen, BlockPrompt), "the Block prompt")
         await pilot.pause()
@@ -230,10 +212,8 @@ async def test_the_block_prompt_blocks_with_b(stacks_home: Path) -> None:
 async def test_the_block_prompt_passes_with_p_and_goes_when_the_window_closes(
     stacks_home: Path,
 ) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
     game = states.block_window()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home, game) as (app, pilot, screen):
         sent = Recorder(app)
         await until(pilot, lambda: isinstance(app.screen, BlockPrompt), "the Block prompt")
         await pilot.press("p")
@@ -266,10 +246,7 @@ async def test_without_a_block_in_hand_you_pass_by_yourself(stacks_home: Path) -
 
 
 async def test_t_opens_the_chat_and_enter_sends_the_line(stacks_home: Path) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (app, pilot, screen):
         sent = Recorder(app)
         await pilot.press("t", *"gg all", "enter")
         assert sent.said == ["gg all"]
@@ -310,10 +287,7 @@ async def test_a_large_terminal_gets_a_log_column_and_big_cards(stacks_home: Pat
 
 
 async def test_the_mouse_picks_a_card_and_a_click_on_a_pile_plays_it(stacks_home: Path) -> None:
-    app = make_app(profiles=stacks_home, frozen=True)
-    game = states.mid_game()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await show_table(app, game)
+    async with table_on_screen(stacks_home) as (app, pilot, screen):
         sent = Recorder(app)
         view = screen.view
         assert view is not None
