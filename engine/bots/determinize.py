@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 
 from engine.cards import HIDDEN, CardId
 from engine.state import HOST, SPECTATOR, State
@@ -45,15 +46,46 @@ def known_cards(view: State) -> list[CardId]:
 
 def unknown_cards(view: State) -> list[CardId]:
     """The cards of the deck the view does not show: what fills its hidden slots."""
-    seen = Counter(known_cards(view))
-    extra = seen - Counter(view.deck)
+    return unseen_cards(view.deck, known_cards(view))
+
+
+def unseen_cards(deck: Sequence[CardId], known: list[CardId]) -> list[CardId]:
+    """The cards of ``deck`` not in ``known`` (any game); raises :class:`ViewError` when
+    ``known`` shows a card twice or one outside the deck."""
+    seen = Counter(known)
+    extra = seen - Counter(deck)
     if extra:
         raise ViewError(f"the view shows cards twice or outside the deck: {sorted(extra)}")
-    return [c for c in view.deck if c not in seen]
+    return [c for c in deck if c not in seen]
 
 
 def hidden_slots(view: State) -> int:
-    return sum(hand.count(HIDDEN) for hand in view.hands) + view.draw_pile.count(HIDDEN)
+    return count_hidden(view.hands, view.draw_pile)
+
+
+def count_hidden(hands: list[list[CardId]], draw_pile: list[CardId]) -> int:
+    return sum(hand.count(HIDDEN) for hand in hands) + draw_pile.count(HIDDEN)
+
+
+def deal_hidden(
+    hands: list[list[CardId]], draw_pile: list[CardId], unseen: list[CardId],
+    rng: random.Random,
+) -> list[CardId]:
+    """Deal ``unseen`` uniformly at random into the hidden slots of ``hands`` (in place)
+    and of ``draw_pile``; returns the draw pile filled (any game whose hidden cards are
+    the opponents' hands and the draw pile)."""
+    cards = list(unseen)
+    # A uniform permutation: sorting by independent uniform keys (ties have
+    # probability ~0) costs a tenth of ``rng.shuffle``'s rejection sampling per card.
+    draw = rng.random
+    cards.sort(key=lambda _: draw())
+    take = iter(cards)
+    for hand in hands:
+        if HIDDEN in hand:
+            hand[:] = [next(take) if c == HIDDEN else c for c in hand]
+    if HIDDEN in draw_pile:
+        return [next(take) if c == HIDDEN else c for c in draw_pile]
+    return draw_pile
 
 
 class Determinizer:
@@ -74,14 +106,7 @@ class Determinizer:
     def sample(self, rng: random.Random) -> State:
         """A full state (``audience == HOST``) that agrees with the view everywhere it shows
         a card, with the unseen cards dealt uniformly at random into the hidden slots."""
-        cards = list(self._unknown)
-        rng.shuffle(cards)
         state = self.view.copy()
         state.audience = HOST
-        take = iter(cards)
-        for hand in state.hands:
-            if HIDDEN in hand:
-                hand[:] = [next(take) if c == HIDDEN else c for c in hand]
-        if HIDDEN in state.draw_pile:
-            state.draw_pile = [next(take) if c == HIDDEN else c for c in state.draw_pile]
+        state.draw_pile = deal_hidden(state.hands, state.draw_pile, self._unknown, rng)
         return state

@@ -7,16 +7,25 @@
   (more for lines nearer five, the win above all) and the opponents' (blocks a line of
   four, then of three); keeps jacks for what only a jack can do (a sequence, a block,
   breaking a line of four), turns in dead cards at once, discards the least useful card.
+- ``hard``: the search of Sequence Stacks' ``hard`` (:mod:`engine.bots.ismcts`) on this
+  game: it samples the hands and draw pile it can't see from the cards it has not seen,
+  searches with medium's choice as the prior and medium playing the playouts, and scores
+  a position by the sequences made and the open lines of five each side holds.
 
 Ties are broken with the bot's own generator, so equal seats don't always play alike.
 """
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Callable
+import random
+import time
+from collections.abc import Callable, Hashable
 from typing import Final, Protocol
 
+from engine.bots.determinize import ViewError, count_hidden, deal_hidden, unseen_cards
+from engine.bots.ismcts import Search, SearchStats, favourite_priors, uniform_priors
 from engine.classic.actions import (
     DiscardUnplayable,
     ExchangeDeadCard,
@@ -25,10 +34,11 @@ from engine.classic.actions import (
     SequenceAction,
 )
 from engine.classic.board import CORNERS, THROUGH, WINDOWS
-from engine.classic.cards import JACKS, CardId, JackKind
-from engine.classic.state import EMPTY, SequenceState
+from engine.classic.cards import CODES, HIDDEN, JACKS, CardId, JackKind
+from engine.classic.rules import legal_actions, step
+from engine.classic.state import EMPTY, Phase, SequenceState
 from engine.rng import Rng
-from engine.state import Seat
+from engine.state import HOST, SPECTATOR, Seat
 
 
 class SequenceBot(Protocol):
@@ -225,7 +235,194 @@ class EasySequenceBot:
         return legal[rng.below(len(legal))]
 
 
-SEQUENCE_BOT_NAMES: Final[tuple[str, ...]] = ("random", "easy", "medium")
+DEFAULT_BUDGET: Final = 0.5
+"""Seconds per decision of ``hard`` (as in Sequence Stacks)."""
+DEFAULT_HORIZON: Final = 4
+"""Turns a playout runs before the position is scored."""
+_SAFETY: Final = 0.85
+_MEDIUM_PRIOR: Final = 0.5
+_LINE_WORTH: Final = (0.0, 0.5, 2.0, 6.0, 20.0, 0.0)
+"""Worth to a side of an open window (no other side's chip) holding ``n`` of its chips
+(corners count); a completed window is worth its sequence."""
+_SEQUENCE_WORTH: Final = 60.0
+_SPREAD: Final = 20.0
+"""A worth lead of ``_SPREAD`` is a reward of about 0.73 (logistic)."""
+
+
+class SequenceSampler:
+    """Samples full states for one classic view: the cards it has not seen are dealt at
+    random into the hidden hands and the draw pile (discard piles and the board are
+    public)."""
+
+    __slots__ = ("_unknown", "view")
+
+    def __init__(self, view: SequenceState) -> None:
+        if view.audience == SPECTATOR:
+            raise ViewError("a spectator's view has no seat to sample for")
+        self.view = view
+        known = [c for hand in view.hands for c in hand if c != HIDDEN]
+        for pile in view.discards:
+            known.extend(pile)
+        known.extend(c for c in view.draw_pile if c != HIDDEN)
+        self._unknown = unseen_cards(view.deck, known)
+        slots = count_hidden(view.hands, view.draw_pile)
+        if len(self._unknown) != slots:
+            raise ViewError(f"{slots} hidden slots but {len(self._unknown)} unseen cards")
+
+    def sample(self, rng: random.Random) -> SequenceState:
+        state = self.view.copy()
+        state.audience = HOST
+        state.draw_pile = deal_hidden(state.hands, state.draw_pile, self._unknown, rng)
+        return state
+
+
+def sequence_key(action: SequenceAction) -> Hashable:
+    """What a classic action means: copies of a card are one choice (two-eyed jacks
+    too, and every one-eyed jack)."""
+    if isinstance(action, PlaceChip):
+        jack = JACKS[action.card]
+        return (0, "J2" if jack is JackKind.TWO_EYED else CODES[action.card], action.cell,
+                action.claim)
+    if isinstance(action, RemoveChip):
+        return (1, action.cell)
+    if isinstance(action, ExchangeDeadCard):
+        return (2, CODES[action.card])
+    if isinstance(action, DiscardUnplayable):
+        return (3, CODES[action.card])
+    return (4,)
+
+
+def sequence_worth(state: SequenceState, team: int) -> float:
+    """A side's position: its sequences, and its open lines weighted by how full they are."""
+    chips = state.chips
+    worth = _SEQUENCE_WORTH * state.sequence_count(team)
+    for cells in WINDOWS:
+        mine = 0
+        for cell in cells:
+            holder = chips[cell]
+            if holder == team or cell in CORNERS:
+                mine += 1
+            elif holder != EMPTY:
+                break
+        else:
+            worth += _LINE_WORTH[mine]
+    return worth
+
+
+def sequence_rewards(state: SequenceState) -> list[float]:
+    """Each seat's reward: 1 for its side's win, else the logistic of its side's worth
+    lead over the best other side."""
+    outcome = state.outcome
+    teams = [state.team_of(seat) for seat in range(state.players)]
+    if outcome is not None:
+        if outcome.winner is None:
+            return [1.0 / state.teams] * state.players
+        return [1.0 if team == outcome.winner else 0.0 for team in teams]
+    worth = [sequence_worth(state, team) for team in range(state.teams)]
+    out = []
+    for team in teams:
+        rival = max(w for t, w in enumerate(worth) if t != team)
+        out.append(1.0 / (1.0 + math.exp((rival - worth[team]) / _SPREAD)))
+    return out
+
+
+class SequenceGameForSearch:
+    """Classic Sequence for the search (:class:`engine.bots.ismcts.Game`)."""
+
+    __slots__ = ("policy",)
+
+    def __init__(self, policy: MediumSequenceBot) -> None:
+        self.policy = policy
+
+    def sampler(self, view: SequenceState) -> SequenceSampler:
+        return SequenceSampler(view)
+
+    def decider(self, state: SequenceState) -> tuple[Seat, list[SequenceAction]]:
+        return state.current, legal_actions(state, state.current)
+
+    def key(self, state: SequenceState, action: SequenceAction) -> Hashable:
+        return sequence_key(action)
+
+    def priors(
+        self, state: SequenceState, actor: Seat, legal: list[SequenceAction],
+        options: dict[Hashable, SequenceAction],
+    ) -> dict[Hashable, float]:
+        if len(options) == 1:
+            return uniform_priors(options)
+        favourite = sequence_key(self.policy.choose(state, actor, legal))
+        return favourite_priors(options, favourite, _MEDIUM_PRIOR)
+
+    def step(self, state: SequenceState, action: SequenceAction, rng: Rng) -> None:
+        step(state, action, rng)
+
+    def over(self, state: SequenceState) -> bool:
+        return state.outcome is not None
+
+    def turn(self, state: SequenceState) -> int:
+        return state.turn
+
+    def playout(
+        self, state: SequenceState, actor: Seat, legal: list[SequenceAction]
+    ) -> SequenceAction:
+        return self.policy.choose(state, actor, legal)
+
+    def rewards(self, state: SequenceState) -> list[float]:
+        return sequence_rewards(state)
+
+    def position(self, state: SequenceState, seat: Seat) -> Hashable | None:
+        if state.phase != Phase.PLAY:
+            return None
+        return (seat, state.turn, state.exchanges)
+
+    def next_position(self, state: SequenceState, seat: Seat) -> Hashable | None:
+        if state.phase != Phase.PLAY:
+            return None
+        return (seat, state.turn, state.exchanges + 1)
+
+
+class HardSequenceBot:
+    """Level ``hard``: the search. ``iterations`` replaces the time ``budget`` by a fixed
+    count (the same seed then gives the same decisions)."""
+
+    name = "hard"
+
+    def __init__(
+        self, seed: bytes = b"hard-sequence-bot", *, budget: float = DEFAULT_BUDGET,
+        iterations: int | None = None, horizon: int | None = DEFAULT_HORIZON,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if budget <= 0:
+            raise ValueError("the search budget must be more than 0 seconds")
+        if iterations is not None and iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        self.budget = budget
+        self.iterations = iterations
+        self._clock = clock
+        rng = random.Random(seed)
+        policy = MediumSequenceBot(rng.randbytes(16))
+        self._search = Search(SequenceGameForSearch(policy), rng, horizon=horizon, clock=clock)
+
+    @property
+    def stats(self) -> SearchStats:
+        return self._search.stats
+
+    def choose(
+        self, view: SequenceState, seat: Seat, legal: list[SequenceAction]
+    ) -> SequenceAction:
+        started = self._clock()
+        search = self._search
+        options = search.options(view, legal)
+        search.stats = SearchStats(choices=len(options))
+        if len(options) == 1:
+            search.forget()
+            return legal[0]
+        deadline = math.inf if self.iterations is not None else (
+            started + self.budget * _SAFETY)
+        return search.choose(view, seat, legal, options, started=started, deadline=deadline,
+                             iterations=self.iterations)
+
+
+SEQUENCE_BOT_NAMES: Final[tuple[str, ...]] = ("random", "easy", "medium", "hard")
 
 _FACTORIES: Final[dict[str, Callable[[bytes], SequenceBot]]] = {
     "random": RandomSequenceBot,
@@ -234,12 +431,20 @@ _FACTORIES: Final[dict[str, Callable[[bytes], SequenceBot]]] = {
 }
 
 
-def make_sequence_bot(name: str, seed: bytes | None = None) -> SequenceBot:
-    """A new classic bot by name; ``seed`` feeds its tie-breaking generator (``None``:
-    from the OS, so nobody can predict its choices)."""
+def make_sequence_bot(
+    name: str, seed: bytes | None = None, *, budget: float | None = None,
+    iterations: int | None = None,
+) -> SequenceBot:
+    """A new classic bot by name; ``seed`` feeds its generator (``None``: from the OS, so
+    nobody can predict its choices); ``budget`` (seconds) or ``iterations`` bound a
+    ``hard`` decision."""
+    seed = os.urandom(16) if seed is None else seed
+    if name == "hard":
+        return HardSequenceBot(seed, budget=DEFAULT_BUDGET if budget is None else budget,
+                               iterations=iterations)
     try:
         factory = _FACTORIES[name]
     except KeyError:
         names = ", ".join(SEQUENCE_BOT_NAMES)
         raise ValueError(f"unknown Sequence bot {name!r}; choose from {names}") from None
-    return factory(os.urandom(16) if seed is None else seed)
+    return factory(seed)

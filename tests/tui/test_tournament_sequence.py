@@ -29,7 +29,7 @@ def test_a_sequence_tournament_rotates_seats_and_counts_every_game(
     ("args", "words"),
     [
         (["--players", "4"], "between individuals: 2 or 3 players (not 4"),
-        (["--bots", "hard,medium"], "Sequence has no 'hard' bot"),
+        (["--bots", "grandmaster,medium"], "Sequence has no 'grandmaster' bot"),
     ],
 )
 def test_a_sequence_tournament_refuses_in_words(

@@ -152,7 +152,9 @@ def play_one(job: Job) -> GameOutcome:
     for seat, name in enumerate(job.seats):
         seed = derive_seed(job.seed, label=f"tournament-bot-{job.index}-{seat}")
         if job.game == "sequence":
-            bots.append(TimedBot(make_sequence_bot(name, seed), None))
+            limit = job.budget if name == "hard" and job.iterations is None else None
+            bots.append(TimedBot(make_sequence_bot(name, seed, budget=job.budget,
+                                                   iterations=job.iterations), limit))
             continue
         level = canonical(name)
         bot = make_bot(level, seed, budget=job.budget, iterations=job.iterations)

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import random
+from collections import Counter
+
 import pytest
 
+from engine.cards import HIDDEN
 from engine.classic.actions import ExchangeDeadCard, PlaceChip, RemoveChip, SequenceAction
 from engine.classic.board import parse_cell
-from engine.classic.bots import SEQUENCE_BOT_NAMES, make_sequence_bot
+from engine.classic.bots import (
+    SEQUENCE_BOT_NAMES,
+    HardSequenceBot,
+    SequenceBot,
+    SequenceSampler,
+    make_sequence_bot,
+)
 from engine.classic.config import PLAYER_COUNTS
+from engine.classic.game import SequenceGame
 from engine.classic.rules import legal_actions
 from engine.classic.runner import SequenceTally, play_sequence_game
 from engine.classic.state import SequenceState, default_teams
@@ -21,10 +32,15 @@ from tests.engine.classic.scenario import Cards, table
 def test_every_bot_plays_legal_games_to_the_end_at_every_player_count(
     name: str, players: int
 ) -> None:
-    bots = [make_sequence_bot(name, bytes([s])) for s in range(players)]
+    bots = [_make(name, bytes([s])) for s in range(players)]
     result = play_sequence_game(players, bots, game_seed(3, players), check=True)
     assert result.invariant_violations == 0
     assert result.termination == "win" and result.winner is not None
+
+
+def _make(name: str, seed: bytes) -> SequenceBot:
+    """A bot of the named level; ``hard`` with a small fixed search (a test's time)."""
+    return make_sequence_bot(name, seed, iterations=3 if name == "hard" else None)
 
 
 def _tally(players: int, names: tuple[str, str], games: int) -> SequenceTally:
@@ -45,10 +61,11 @@ def test_each_level_beats_the_one_below_it(strong: str, weak: str) -> None:
 
 def _bot_choice(name: str, state: SequenceState, seat: int = 0) -> SequenceAction:
     view = view_for(state, seat)
-    return make_sequence_bot(name, b"t").choose(view, seat, legal_actions(view, seat))
+    bot = make_sequence_bot(name, b"t", iterations=40 if name == "hard" else None)
+    return bot.choose(view, seat, legal_actions(view, seat))
 
 
-@pytest.mark.parametrize("name", ["easy", "medium"])
+@pytest.mark.parametrize("name", ["easy", "medium", "hard"])
 def test_bots_make_the_sequence_one_card_makes(name: str) -> None:
     c = Cards()
     card = c("6S")
@@ -85,7 +102,7 @@ def test_medium_keeps_a_two_eyed_jack_when_a_plain_card_does_as_well() -> None:
     assert isinstance(choice, PlaceChip) and choice.card != jack
 
 
-@pytest.mark.parametrize("name", ["easy", "medium"])
+@pytest.mark.parametrize("name", ["easy", "medium", "hard"])
 def test_bots_turn_in_a_dead_card_first(name: str) -> None:
     c = Cards()
     dead = c("5H")
@@ -94,5 +111,58 @@ def test_bots_turn_in_a_dead_card_first(name: str) -> None:
 
 
 def test_an_unknown_bot_is_refused_with_the_choices() -> None:
-    with pytest.raises(ValueError, match="random, easy, medium"):
+    with pytest.raises(ValueError, match="random, easy, medium, hard"):
         make_sequence_bot("grandmaster")
+
+
+def _positions(players: int, count: int) -> list[tuple[SequenceState, int]]:
+    """Host states along a game between medium bots, each with the seat to move."""
+    game = SequenceGame.new(players, game_seed(8, players))
+    bots = [make_sequence_bot("medium", bytes([s])) for s in range(players)]
+    out: list[tuple[SequenceState, int]] = []
+    while game.state.outcome is None and len(out) < count:
+        state = game.state
+        seat = state.current
+        out.append((state.copy(), seat))
+        view = view_for(state, seat)
+        game.act(bots[seat].choose(view, seat, legal_actions(view, seat)))
+    return out
+
+
+def test_hard_samples_agree_with_the_view_and_deal_only_unseen_cards() -> None:
+    for host, seat in _positions(2, 30)[::6]:
+        view = view_for(host, seat)
+        sampler = SequenceSampler(view)
+        for k in range(3):
+            sample = sampler.sample(random.Random(k))
+            assert Counter(c for hand in sample.hands for c in hand) + Counter(
+                sample.draw_pile) + Counter(c for pile in sample.discards for c in pile) \
+                == Counter(host.deck)
+            assert sample.hands[seat] == view.hands[seat]
+            assert sample.discards == view.discards and sample.chips == view.chips
+            for other in range(2):
+                assert len(sample.hands[other]) == len(host.hands[other])
+                assert HIDDEN not in sample.hands[other]
+            assert len(sample.draw_pile) == len(host.draw_pile)
+
+
+def test_hard_decides_the_same_with_the_same_seed_and_legally() -> None:
+    def decisions(seed: bytes) -> list[SequenceAction]:
+        chosen: list[SequenceAction] = []
+        for host, seat in _positions(2, 12)[::3]:
+            view = view_for(host, seat)
+            legal = legal_actions(view, seat)
+            action = HardSequenceBot(seed, iterations=10).choose(view, seat, legal)
+            assert action in legal
+            chosen.append(action)
+        return chosen
+
+    assert decisions(b"one") == decisions(b"one")
+
+
+def test_hard_searches_the_given_number_of_iterations() -> None:
+    host, seat = _positions(2, 1)[0]
+    view = view_for(host, seat)
+    bot = HardSequenceBot(b"n", iterations=17)
+    bot.choose(view, seat, legal_actions(view, seat))
+    assert bot.stats.iterations == 17
