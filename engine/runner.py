@@ -1,4 +1,5 @@
-"""Headless games between bots: the loop behind ``stacks simulate`` and the benchmarks.
+"""Headless Sequence Stacks games between bots: ``stacks simulate`` and the benchmarks
+(the loop both games share: :mod:`engine.headless`).
 
 In a local game there is no network race: when a pile completes, the eligible
 opponents are asked in seat order after the completer, and the first to Block wins
@@ -13,15 +14,13 @@ from dataclasses import dataclass
 from engine.actions import Action, PassBlock
 from engine.bots.base import Bot
 from engine.config import RulesConfig
-from engine.errors import IllegalActionError
-from engine.events import Event
 from engine.game import Game
+from engine.headless import Totals, game_seed, play_out
 from engine.invariants import check_invariants
-from engine.reducer import apply
-from engine.rng import derive_seed
-from engine.rules import legal_actions, step
+from engine.rules import legal_actions
 from engine.state import Phase, Seat, State
-from engine.views import public_hash, view_for
+
+__all__ = ["GameResult", "InvariantViolation", "Tally", "game_seed", "play_game"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +39,6 @@ class InvariantViolation(AssertionError):
     """Raised by :func:`play_game` in strict mode."""
 
 
-def game_seed(seed: int, index: int) -> bytes:
-    """The seed of game ``index`` of a simulation run with ``seed``."""
-    return derive_seed(seed, label=f"game{index}")
-
-
 def play_game(
     players: int,
     bots: Sequence[Bot],
@@ -61,58 +55,28 @@ def play_game(
     redacted events), as on the network; switch it off only to benchmark the engine
     without that cost, since bots then read the host state.
     """
-    if len(bots) != players:
-        raise ValueError(f"{players} players need {players} bots, got {len(bots)}")
-    game = Game.new(players, seed, config, keep_log=False)
-    state = game.state
-    violations = 0
-    views: list[State] | None = None
-    if bot_views:
-        views = [view_for(state, seat) for seat in range(players)]
-    actions = 0
-    events = 0
 
-    shadow = state.copy() if check else None
+    def block_round(state: State, views: list[State] | None) -> tuple[Seat, Action] | None:
+        if state.phase != Phase.BLOCK_WINDOW:
+            return None
+        action = _block_round(state, bots, views)
+        return action.seat, action
 
-    def deliver(new_events: list[Event]) -> None:
-        nonlocal violations, events
-        events += len(new_events)
-        if views is not None:
-            for seat, view in enumerate(views):
-                for event in new_events:
-                    apply(view, event.redacted_for(seat))
-        if shadow is not None:
-            # Replay on a shadow copy so that the state after *every* event is checked.
-            for event in new_events:
-                apply(shadow, event)
-                violations += len(check_invariants(shadow))
-            if views is not None:
-                expected = public_hash(shadow)
-                violations += sum(1 for view in views if public_hash(view) != expected)
-
-    while state.outcome is None:
-        if state.phase == Phase.BLOCK_WINDOW:
-            action = _block_round(state, bots, views)
-        else:
-            seat = state.current
-            view = views[seat] if views is not None else state
-            legal = legal_actions(view, seat)
-            action = bots[seat].choose(view, seat, legal)
-        try:
-            new_events = step(state, action, game.rng)
-        except IllegalActionError as exc:  # a bot bug must not hang the run
-            raise RuntimeError(f"{bots[action.seat].name} chose an illegal action: {exc}") from exc
-        actions += 1
-        deliver(new_events)
+    played = play_out(
+        Game, players, bots, seed, config, check=check, bot_views=bot_views,
+        check_invariants=check_invariants, chooser=block_round,
+    )
+    state: State = played.table.state
     outcome = state.outcome
+    assert outcome is not None
     return GameResult(
         players=players,
         winner=outcome.winner,
         termination=outcome.termination.name.lower(),
         turns=state.turn,
-        actions=actions,
-        events=events,
-        invariant_violations=violations,
+        actions=played.actions,
+        events=played.events,
+        invariant_violations=played.invariant_violations,
         chips=tuple((c[0], c[1]) for c in state.chips),
     )
 
@@ -138,33 +102,14 @@ def _block_round(state: State, bots: Sequence[Bot], views: list[State] | None) -
 
 
 @dataclass(slots=True)
-class Tally:
+class Tally(Totals):
     """Running totals over many games (the numbers ``stacks simulate`` reports)."""
 
     players: int
     bots: tuple[str, ...]
-    games: int = 0
-    draws: int = 0
-    turns: int = 0
-    actions: int = 0
-    invariant_violations: int = 0
-    wins: list[int] | None = None
-    terminations: dict[str, int] | None = None
 
     def add(self, result: GameResult) -> None:
-        if self.wins is None:
-            self.wins = [0] * self.players
-        if self.terminations is None:
-            self.terminations = {}
-        self.games += 1
-        self.turns += result.turns
-        self.actions += result.actions
-        self.invariant_violations += result.invariant_violations
-        self.terminations[result.termination] = self.terminations.get(result.termination, 0) + 1
-        if result.winner is None:
-            self.draws += 1
-        else:
-            self.wins[result.winner] += 1
+        self.count(result, self.players)
 
     def wins_by_bot(self) -> dict[str, int]:
         totals = dict.fromkeys(self.bots, 0)
@@ -173,16 +118,9 @@ class Tally:
         return totals
 
     def summary(self) -> dict[str, object]:
-        games = max(self.games, 1)
         return {
             "games": self.games,
             "players": self.players,
             "bots": list(self.bots),
-            "wins": list(self.wins or [0] * self.players),
-            "wins_by_bot": self.wins_by_bot(),
-            "draws": self.draws,
-            "terminations": dict(sorted((self.terminations or {}).items())),
-            "mean_turns": round(self.turns / games, 2),
-            "mean_actions": round(self.actions / games, 2),
-            "invariant_violations": self.invariant_violations,
+            **self.totals(self.players, self.wins_by_bot()),
         }

@@ -1,20 +1,17 @@
-"""Headless classic games between bots: the loop behind ``stacks simulate --game sequence``."""
+"""Headless classic games between bots: ``stacks simulate --game sequence`` (the loop
+both games share: :mod:`engine.headless`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.classic.bots import SequenceBot
 from engine.classic.config import SequenceConfig
-from engine.classic.events import SequenceEvent
 from engine.classic.game import SequenceGame
 from engine.classic.invariants import check_invariants
-from engine.classic.reducer import apply
-from engine.classic.rules import legal_actions
 from engine.classic.state import SequenceState, Team
-from engine.classic.views import public_hash, view_for
-from engine.errors import IllegalActionError
+from engine.headless import Totals, play_out
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,91 +44,37 @@ def play_sequence_game(
     after each, and that every view's public hash equals the host's. ``bot_views``
     keeps one view per seat with the redacted events, as on the network.
     """
-    if len(bots) != players:
-        raise ValueError(f"{players} players need {players} bots, got {len(bots)}")
-    game = SequenceGame.new(players, seed, config, keep_log=check)
-    state = game.state
-    views: list[SequenceState] | None = None
-    if bot_views:
-        views = [view_for(state, seat) for seat in range(players)]
-    shadow: SequenceState | None = None
-    violations = 0
-    if check:
-        shadow = SequenceState.new(state.config, players)
-        for event in game.log:
-            apply(shadow, event)
-            violations += len(check_invariants(shadow))
-        game.keep_log = False
-    actions = events = 0
-
-    def deliver(new: list[SequenceEvent]) -> None:
-        nonlocal violations, events
-        events += len(new)
-        if views is not None:
-            for seat, view in enumerate(views):
-                for event in new:
-                    apply(view, event.redacted_for(seat))
-        if shadow is not None:
-            for event in new:
-                apply(shadow, event)
-                violations += len(check_invariants(shadow))
-            if views is not None:
-                expected = public_hash(shadow)
-                violations += sum(1 for view in views if public_hash(view) != expected)
-
-    while state.outcome is None:
-        seat = state.current
-        view = views[seat] if views is not None else state
-        action = bots[seat].choose(view, seat, legal_actions(view, seat))
-        try:
-            new = game.act(action)
-        except IllegalActionError as exc:  # a bot bug must not hang the run
-            raise RuntimeError(f"{bots[seat].name} chose an illegal action: {exc}") from exc
-        actions += 1
-        deliver(new)
+    played = play_out(
+        SequenceGame, players, bots, seed, config, check=check, bot_views=bot_views,
+        check_invariants=check_invariants,
+    )
+    state: SequenceState = played.table.state
     outcome = state.outcome
+    assert outcome is not None
     return SequenceResult(
         players=players,
         teams=state.teams,
         winner=outcome.winner,
         termination=outcome.termination.name.lower(),
         turns=state.turn,
-        actions=actions,
-        events=events,
-        invariant_violations=violations,
+        actions=played.actions,
+        events=played.events,
+        invariant_violations=played.invariant_violations,
         sequences=tuple(state.sequence_count(t) for t in range(state.teams)),
     )
 
 
 @dataclass(slots=True)
-class SequenceTally:
-    """Running totals over many classic games."""
+class SequenceTally(Totals):
+    """Running totals over many classic games; ``wins`` counts by team."""
 
     players: int
     teams: int
     bots: tuple[str, ...]
     """Bot name per seat."""
-    games: int = 0
-    draws: int = 0
-    turns: int = 0
-    actions: int = 0
-    invariant_violations: int = 0
-    wins: list[int] = field(default_factory=list)
-    """Wins per team."""
-    terminations: dict[str, int] = field(default_factory=dict)
 
     def add(self, result: SequenceResult) -> None:
-        if not self.wins:
-            self.wins = [0] * self.teams
-        self.games += 1
-        self.turns += result.turns
-        self.actions += result.actions
-        self.invariant_violations += result.invariant_violations
-        self.terminations[result.termination] = self.terminations.get(result.termination, 0) + 1
-        if result.winner is None:
-            self.draws += 1
-        else:
-            self.wins[result.winner] += 1
+        self.count(result, self.teams)
 
     def team_bots(self, team: Team) -> tuple[str, ...]:
         """The bots seated in ``team`` (seats ``team``, ``team + teams``, ...), distinct."""
@@ -146,7 +89,6 @@ class SequenceTally:
         return totals
 
     def summary(self) -> dict[str, object]:
-        games = max(self.games, 1)
         return {
             "game": "sequence",
             "games": self.games,
@@ -154,11 +96,5 @@ class SequenceTally:
             "teams": self.teams,
             "bots": list(self.bots),
             "team_bots": [list(self.team_bots(t)) for t in range(self.teams)],
-            "wins": list(self.wins or [0] * self.teams),
-            "wins_by_bot": self.wins_by_bot(),
-            "draws": self.draws,
-            "terminations": dict(sorted(self.terminations.items())),
-            "mean_turns": round(self.turns / games, 2),
-            "mean_actions": round(self.actions / games, 2),
-            "invariant_violations": self.invariant_violations,
+            **self.totals(self.teams, self.wins_by_bot()),
         }
