@@ -24,7 +24,7 @@ from engine.classic.runner import SequenceTally, play_sequence_game
 from engine.classic.state import SequenceState, default_teams
 from engine.classic.views import view_for
 from engine.runner import game_seed
-from tests.engine.classic.scenario import Cards, table
+from tests.engine.scenario import SequenceCards, sequence_table
 
 
 @pytest.mark.parametrize("name", SEQUENCE_BOT_NAMES)
@@ -67,26 +67,26 @@ def _bot_choice(name: str, state: SequenceState, seat: int = 0) -> SequenceActio
 
 @pytest.mark.parametrize("name", ["easy", "medium", "hard"])
 def test_bots_make_the_sequence_one_card_makes(name: str) -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("6S")
-    state = table(2, hands={0: [card]}, chips=dict.fromkeys(["B1", "C1", "D1", "E1"], 0))
+    state = sequence_table(2, hands={0: [card]}, chips=dict.fromkeys(["B1", "C1", "D1", "E1"], 0))
     assert _bot_choice(name, state) == PlaceChip(0, card, parse_cell("F1"))
 
 
 def test_medium_blocks_an_open_line_of_four() -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("6S")
-    state = table(2, hands={0: [card]}, chips=dict.fromkeys(["B1", "C1", "D1", "E1"], 1))
+    state = sequence_table(2, hands={0: [card]}, chips=dict.fromkeys(["B1", "C1", "D1", "E1"], 1))
     assert _bot_choice("medium", state) == PlaceChip(0, card, parse_cell("F1"))
 
 
 def test_medium_breaks_a_line_of_four_it_cannot_block_with_a_one_eyed_jack() -> None:
-    c = Cards()
+    c = SequenceCards()
     jack = c("JS")
     hand = [jack, *c.many("2H", "3H", "4H", "5H", "6H", "7H")]
     # Green's B3..E3 plus F3 (5D) would win; we hold no 5D, and A3's 7C is ours already.
     chips = dict.fromkeys(["B3", "C3", "D3", "E3"], 1) | {"A3": 0}
-    state = table(2, hands={0: hand}, chips=chips)
+    state = sequence_table(2, hands={0: hand}, chips=chips)
     choice = _bot_choice("medium", state)
     assert isinstance(choice, RemoveChip) and choice.cell in {
         parse_cell(n) for n in ("B3", "C3", "D3", "E3")
@@ -94,19 +94,19 @@ def test_medium_breaks_a_line_of_four_it_cannot_block_with_a_one_eyed_jack() -> 
 
 
 def test_medium_keeps_a_two_eyed_jack_when_a_plain_card_does_as_well() -> None:
-    c = Cards()
+    c = SequenceCards()
     jack = c("JD")
     hand = [jack, *c.many("2H", "3H", "4H", "5H", "6H", "7H")]
-    state = table(2, hands={0: hand})
+    state = sequence_table(2, hands={0: hand})
     choice = _bot_choice("medium", state)
     assert isinstance(choice, PlaceChip) and choice.card != jack
 
 
 @pytest.mark.parametrize("name", ["easy", "medium", "hard"])
 def test_bots_turn_in_a_dead_card_first(name: str) -> None:
-    c = Cards()
+    c = SequenceCards()
     dead = c("5H")
-    state = table(2, hands={0: [dead]}, chips={"E5": 1, "I7": 1})
+    state = sequence_table(2, hands={0: [dead]}, chips={"E5": 1, "I7": 1})
     assert _bot_choice(name, state) == ExchangeDeadCard(0, dead)
 
 

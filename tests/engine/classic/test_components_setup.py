@@ -26,7 +26,7 @@ from engine.classic.rules import deal
 from engine.classic.state import EMPTY, SequenceState, team_name
 from engine.errors import ConfigError, IllegalActionError
 from engine.rng import Rng, derive_seed
-from tests.engine.classic.scenario import Cards, act, cells, table
+from tests.engine.scenario import SequenceCards, act, cells, sequence_table
 
 STANDARD = BOARDS["standard"]
 
@@ -95,10 +95,10 @@ def test_board_has_every_line_of_five_across_down_and_both_diagonals() -> None:
 
 def test_chip_supply_is_unlimited_by_default() -> None:
     # 60 blue chips is more than either edition's 50 / 48; a 61st still goes down.
-    c = Cards()
+    c = SequenceCards()
     free = [cell_name(x) for x in range(100) if x not in CORNERS]
     blue = {name: 0 for name in free[:60] if name not in ("E5", "I7")}
-    state = table(2, hands={0: c.many("5H")}, chips=blue)
+    state = sequence_table(2, hands={0: c.many("5H")}, chips=blue)
     target = parse_cell("E5")
     assert state.chips[target] == EMPTY
 
@@ -218,8 +218,8 @@ def test_a_named_dealer_draws_nothing_from_the_generator() -> None:
 def test_play_goes_clockwise() -> None:
 
 
-    c = Cards()
-    state = table(3, hands={1: c.many("5H")}, current=1)
+    c = SequenceCards()
+    state = sequence_table(3, hands={1: c.many("5H")}, current=1)
     events = act(state, PlaceChip(1, state.hands[1][0], parse_cell("E5")))
     assert events[-1] == TurnStarted(2)
     assert state.current == 2

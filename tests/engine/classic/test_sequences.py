@@ -14,7 +14,7 @@ from engine.classic.reducer import apply_checked
 from engine.classic.rules import legal_actions
 from engine.classic.state import SequenceState
 from engine.errors import InvalidEventError
-from tests.engine.classic.scenario import Cards, act, cells, illegal, of_type, one, table
+from tests.engine.scenario import SequenceCards, act, cells, illegal, of_type, one, sequence_table
 
 
 def made(events: list[SequenceEvent], team: int = 0) -> list[tuple[int, ...]]:
@@ -26,62 +26,62 @@ def line(*names: str) -> tuple[int, ...]:
 
 
 def test_sequence_across() -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("6S")
-    state = table(2, hands={0: [card]}, chips=dict.fromkeys(["B1", "C1", "D1", "E1"], 0))
+    state = sequence_table(2, hands={0: [card]}, chips=dict.fromkeys(["B1", "C1", "D1", "E1"], 0))
     events = act(state, PlaceChip(0, card, parse_cell("F1")))
     assert made(events) == [line("B1", "C1", "D1", "E1", "F1")]
     assert all(state.locked[cell] for cell in cells("B1", "C1", "D1", "E1", "F1"))
 
 
 def test_sequence_down() -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("10S")
-    state = table(2, hands={0: [card]}, chips=dict.fromkeys(["B2", "B3", "B4", "B5"], 0))
+    state = sequence_table(2, hands={0: [card]}, chips=dict.fromkeys(["B2", "B3", "B4", "B5"], 0))
     events = act(state, PlaceChip(0, card, parse_cell("B6")))
     assert made(events) == [line("B2", "B3", "B4", "B5", "B6")]
 
 
 def test_sequence_diagonal_down_right_through_a_corner_needs_only_four_chips() -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("5H")
-    state = table(2, hands={0: [card]}, chips=dict.fromkeys(["B2", "C3", "D4"], 0))
+    state = sequence_table(2, hands={0: [card]}, chips=dict.fromkeys(["B2", "C3", "D4"], 0))
     events = act(state, PlaceChip(0, card, parse_cell("E5")))
     assert made(events) == [line("A1", "B2", "C3", "D4", "E5")]
 
 
 def test_sequence_diagonal_down_left() -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("4H")
-    state = table(2, hands={0: [card]}, chips=dict.fromkeys(["I2", "H3", "G4"], 0))
+    state = sequence_table(2, hands={0: [card]}, chips=dict.fromkeys(["I2", "H3", "G4"], 0))
     events = act(state, PlaceChip(0, card, parse_cell("F5")))
     assert made(events) == [line("J1", "I2", "H3", "G4", "F5")]
 
 
 def test_four_in_a_row_without_a_corner_is_no_sequence() -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("5S")
-    state = table(2, hands={0: [card]}, chips=dict.fromkeys(["B1", "C1", "D1"], 0))
+    state = sequence_table(2, hands={0: [card]}, chips=dict.fromkeys(["B1", "C1", "D1"], 0))
     assert made(act(state, PlaceChip(0, card, parse_cell("E1")))) == [
         line("A1", "B1", "C1", "D1", "E1")  # ... but the corner A1 makes it five
     ]
-    c = Cards()
+    c = SequenceCards()
     card = c("6S")
-    state = table(2, hands={0: [card]}, chips=dict.fromkeys(["C1", "D1", "E1"], 0))
+    state = sequence_table(2, hands={0: [card]}, chips=dict.fromkeys(["C1", "D1", "E1"], 0))
     assert made(act(state, PlaceChip(0, card, parse_cell("F1")))) == []
 
 
 def test_an_opponent_chip_breaks_the_line() -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("6S")
-    state = table(2, hands={0: [card]}, chips={"B1": 0, "C1": 1, "D1": 0, "E1": 0})
+    state = sequence_table(2, hands={0: [card]}, chips={"B1": 0, "C1": 1, "D1": 0, "E1": 0})
     assert made(act(state, PlaceChip(0, card, parse_cell("F1")))) == []
 
 
 def test_several_teams_may_use_the_same_corner_in_different_lines() -> None:
-    c = Cards()
+    c = SequenceCards()
     blue, green = c("5S"), c("9C")
-    state = table(
+    state = sequence_table(
         2, hands={0: [blue], 1: [green]},
         chips={"B1": 0, "C1": 0, "D1": 0, "A2": 1, "A3": 1, "A4": 1},
     )
@@ -92,11 +92,11 @@ def test_several_teams_may_use_the_same_corner_in_different_lines() -> None:
 
 
 def test_a_completed_sequence_cannot_be_broken_by_a_one_eyed_jack() -> None:
-    c = Cards()
+    c = SequenceCards()
     jack = c("JS")
     chips = dict.fromkeys(["B1", "C1", "D1", "E1", "F1"], 1) | {"G1": 1}
-    state = table(2, hands={0: [jack]}, chips=chips,
-                  sequences=[(1, ["B1", "C1", "D1", "E1", "F1"])])
+    state = sequence_table(2, hands={0: [jack]}, chips=chips,
+                           sequences=[(1, ["B1", "C1", "D1", "E1", "F1"])])
     illegal(state, RemoveChip(0, jack, parse_cell("C1")), "completed sequence")
     assert {a.cell for a in legal_actions(state, 0) if isinstance(a, RemoveChip)} == {
         parse_cell("G1")
@@ -105,22 +105,22 @@ def test_a_completed_sequence_cannot_be_broken_by_a_one_eyed_jack() -> None:
 
 def test_second_sequence_may_reuse_one_space_of_the_first() -> None:
     # Blue has B1..F1; F2..F5 under F1 make a second sequence through the shared F1.
-    c = Cards()
+    c = SequenceCards()
     card = c("4H")
     chips = dict.fromkeys(["B1", "C1", "D1", "E1", "F1", "F2", "F3", "F4"], 0)
-    state = table(2, hands={0: [card]}, chips=chips,
-                  sequences=[(0, ["B1", "C1", "D1", "E1", "F1"])])
+    state = sequence_table(2, hands={0: [card]}, chips=chips,
+                           sequences=[(0, ["B1", "C1", "D1", "E1", "F1"])])
     events = act(state, PlaceChip(0, card, parse_cell("F5")))
     assert made(events) == [line("F1", "F2", "F3", "F4", "F5")]
     assert one(events, GameOver).winner == 0  # two sequences win a 2-sided game
 
 
 def test_second_sequence_may_not_share_two_spaces_runs_of_six_to_eight_count_once() -> None:
-    c = Cards()
+    c = SequenceCards()
     g1, h1, i1 = c("7S"), c("8S"), c("9S")
     chips = dict.fromkeys(["B1", "C1", "D1", "E1", "F1"], 0)
     first = [(0, ["B1", "C1", "D1", "E1", "F1"])]
-    state = table(2, hands={0: [g1, h1, i1]}, chips=chips, sequences=first)
+    state = sequence_table(2, hands={0: [g1, h1, i1]}, chips=chips, sequences=first)
     assert made(act(state, PlaceChip(0, g1, parse_cell("G1")))) == []  # run of 6
     state.current = 0
     assert made(act(state, PlaceChip(0, h1, parse_cell("H1")))) == []  # run of 7
@@ -131,20 +131,20 @@ def test_second_sequence_may_not_share_two_spaces_runs_of_six_to_eight_count_onc
 
 
 def test_a_run_of_nine_made_at_once_counts_two_sequences_sharing_the_middle() -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("5H")
     chips = dict.fromkeys(["A5", "B5", "C5", "D5", "F5", "G5", "H5", "I5"], 0)
-    state = table(2, hands={0: [card]}, chips=chips)
+    state = sequence_table(2, hands={0: [card]}, chips=chips)
     events = act(state, PlaceChip(0, card, parse_cell("E5")))
     assert made(events) == [line("A5", "B5", "C5", "D5", "E5"), line("E5", "F5", "G5", "H5", "I5")]
     assert one(events, GameOver).winner == 0
 
 
 def test_one_chip_may_complete_sequences_in_two_lines_at_once() -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("5H")
     chips = dict.fromkeys(["A5", "B5", "C5", "D5", "E1", "E2", "E3", "E4"], 0)
-    state = table(2, hands={0: [card]}, chips=chips)
+    state = sequence_table(2, hands={0: [card]}, chips=chips)
     events = act(state, PlaceChip(0, card, parse_cell("E5")))
     assert sorted(made(events)) == sorted(
         [line("E1", "E2", "E3", "E4", "E5"), line("A5", "B5", "C5", "D5", "E5")]
@@ -152,21 +152,21 @@ def test_one_chip_may_complete_sequences_in_two_lines_at_once() -> None:
 
 
 def test_longer_run_default_takes_the_lowest_start_when_overlaps_tie() -> None:
-    c = Cards()
+    c = SequenceCards()
     card = c("6H")
     chips = dict.fromkeys(["A5", "B5", "C5", "E5", "F5"], 0)
-    state = table(3, hands={0: [card]}, chips=chips)
+    state = sequence_table(3, hands={0: [card]}, chips=chips)
     events = act(state, PlaceChip(0, card, parse_cell("D5")))
     assert made(events) == [line("A5", "B5", "C5", "D5", "E5")]
 
 
 def _overlap_position() -> tuple[SequenceState, CardId]:
     # Blue's sequence A1..A5 (column A) ends on A5; row 5 holds A5, B5, C5, E5, F5.
-    c = Cards()
+    c = SequenceCards()
     card = c("6H")
     chips = dict.fromkeys(["A2", "A3", "A4", "A5", "B5", "C5", "E5", "F5"], 0)
-    state = table(2, config=SequenceConfig(sequences_to_win=3), hands={0: [card]},
-                  chips=chips, sequences=[(0, ["A1", "A2", "A3", "A4", "A5"])])
+    state = sequence_table(2, config=SequenceConfig(sequences_to_win=3), hands={0: [card]},
+                           chips=chips, sequences=[(0, ["A1", "A2", "A3", "A4", "A5"])])
     return state, card
 
 
