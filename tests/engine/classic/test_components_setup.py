@@ -155,6 +155,14 @@ def test_teams_must_be_the_same_size(players: int, teams: int) -> None:
         SequenceState.new(SequenceConfig(teams=teams), players)
 
 
+@pytest.mark.parametrize(("players", "teams"), [(12, 4), (12, 6), (8, 4), (4, 4), (6, 6),
+                                                  (6, 1)])
+def test_there_are_at_most_three_teams(players: int, teams: int) -> None:
+    # 12 players could sit as 4 teams of 3 or 6 of 2, all the same size: still refused.
+    with pytest.raises(ConfigError, match="teams must be 2 or 3"):
+        SequenceState.new(SequenceConfig(teams=teams), players)
+
+
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
 def test_hand_size_depends_on_the_player_count(players: int) -> None:
     game = SequenceGame.new(players, derive_seed(players, label="hands"))

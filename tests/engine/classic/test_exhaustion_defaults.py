@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engine.classic.actions import (
     DiscardUnplayable,
     ExchangeDeadCard,
@@ -10,7 +12,7 @@ from engine.classic.actions import (
     RemoveChip,
 )
 from engine.classic.board import CORNERS, cell_name, parse_cell
-from engine.classic.config import NoPlay, SequenceConfig
+from engine.classic.config import HAND_SIZES, PLAYER_COUNTS, NoPlay, SequenceConfig
 from engine.classic.events import (
     CardDiscarded,
     CardsDrawn,
@@ -73,6 +75,16 @@ def test_a_dead_card_turned_in_on_an_empty_draw_pile_joins_the_reshuffle() -> No
     state = sequence_table(2, hands={0: [dead]}, chips={"E5": 1, "I7": 1}, rest=1)
     events = act(state, ExchangeDeadCard(0, dead))
     assert dead in one(events, Reshuffled).cards
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_cards_live_in_three_places_and_hands_hold_14_to_36_cards(players: int) -> None:
+    game = SequenceGame.new(players, CLASSIC_SEED)
+    state = game.state
+    held = sum(len(hand) for hand in state.hands)
+    assert held == players * HAND_SIZES[players] and 14 <= held <= 36
+    assert len(state.draw_pile) + held + sum(len(d) for d in state.discards) == 104
+    assert state.draw_pile  # the draw and discard piles are never both empty
 
 
 # -- §3.6 defaults -------------------------------------------------------------------------

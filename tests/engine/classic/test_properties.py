@@ -48,6 +48,18 @@ def cards_conserved(table: Table) -> None:
     assert Counter(zones) == Counter(range(104)), table.where()
 
 
+def piles_never_both_empty(table: Table) -> None:
+    """§3.5: cards live in the draw pile, the hands and the discard piles; hands hold at
+    most ``players x hand size`` cards, so the draw and discard piles are never both
+    empty once the cards are dealt."""
+    state = table.shadow
+    if state.phase == Phase.SETUP:
+        return
+    held = sum(len(hand) for hand in state.hands)
+    assert held <= state.players * state.hand_size, table.where()
+    assert state.draw_pile or any(state.discards), table.where()
+
+
 def hashes_agree(table: Table) -> None:
     expected = public_hash(table.shadow)
     for view in table.views:
@@ -72,6 +84,14 @@ def views_hide_hands(table: Table) -> None:
 @given(seed=SEEDS, players=st.sampled_from(PLAYERS))
 def test_cards_conserved_and_invariants_hold_after_every_event(seed: int, players: int) -> None:
     Table(seed, players, [cards_conserved, invariants_everywhere]).play()
+
+
+@GAMES
+@given(seed=SEEDS, players=st.sampled_from(PLAYERS))
+def test_draw_and_discard_piles_are_never_both_empty_after_every_event(
+    seed: int, players: int
+) -> None:
+    Table(seed, players, [piles_never_both_empty]).play()
 
 
 @GAMES
