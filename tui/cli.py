@@ -121,7 +121,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                      help="players per game (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 or 12 "
                      "for sequence")
     sim.add_argument("--teams", type=int, choices=(2, 3), default=None,
-                     help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
+                     help="sequence: the number of sides; 2 and 3 players play alone "
+                     "(--teams 2 or 3 = the player count), 4, 8 and 10 in 2 teams, 9 in 3, "
+                     "6 and 12 in 2 (default) or 3")
     sim.add_argument(
         "--bots",
         type=_name_list,
@@ -132,7 +134,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     sim.add_argument("--seed", type=int, default=0, help="seed; the same seed gives the same games")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
-    sim.add_argument(
+    checks = sim.add_mutually_exclusive_group()
+    checks.add_argument(
+        "--checks",
+        dest="no_checks",
+        action="store_false",
+        default=False,
+        help="check the invariants after every event and every view's hash (the default)",
+    )
+    checks.add_argument(
         "--no-checks",
         action="store_true",
         help="skip the per-event invariant checks (faster; invariant_violations is then 0)",

@@ -73,3 +73,18 @@ def test_simulate_sequence_prints_a_table_by_team(capsys: pytest.CaptureFixture[
     assert main(["simulate", "--game", "sequence", "--games", "2", "--players", "4"]) == 0
     out = capsys.readouterr().out
     assert "Blue (B)" in out and "Green (G)" in out and "0, 2" in out and "games/s" in out
+
+
+@pytest.mark.parametrize(("players", "teams"), [("2", "2"), ("3", "3"), ("4", "2")])
+def test_simulate_sequence_names_the_sides_and_checks_on_or_off(
+    capsys: pytest.CaptureFixture[str], players: str, teams: str
+) -> None:
+    # The figures: 2 and 3 players alone (teams of one), 4 in two teams.
+    code, on = run_json(capsys, "--games", "1", "--players", players, "--teams", teams, "--checks")
+    assert code == 0 and on["teams"] == int(teams) and on["checks"] is True
+    code, off = run_json(capsys, "--games", "1", "--players", players, "--teams", teams,
+                         "--no-checks")
+    assert code == 0 and off["checks"] is False
+    assert off["wins"] == on["wins"] and off["mean_turns"] == on["mean_turns"]
+    code, default = run_json(capsys, "--games", "1", "--players", players)
+    assert code == 0 and default["checks"] is True and default["teams"] == int(teams)

@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
         tally, seconds = play()
     summary = tally.summary()
     summary["seed"] = args.seed
+    summary["checks"] = not args.no_checks
     summary["seconds"] = round(seconds, 3)
     summary["games_per_second"] = round(tally.games / seconds, 2) if seconds > 0 else None
     if args.json:
