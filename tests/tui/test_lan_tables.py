@@ -37,7 +37,10 @@ async def test_the_join_form_lists_lan_tables_and_a_pick_fills_the_form(
             await until(pilot, lambda: found.option_count > 0, "the LAN tables", timeout=20)
             prompt = str(found.get_option_at_index(0).prompt)
             assert prompt.startswith("fridaynight@") and "(password)" in prompt  # + fingerprint
-            found.focus()
+            # The line says Enter picks one, so the list has the focus, not the Table field.
+            await until(pilot, lambda: found.has_focus, "the found tables to take the focus")
+            go = form.query_one("#connect-go")
+            assert go.region.bottom <= 24 and go.region.height > 0, go.region  # on screen
             await pilot.press("enter")
             await pilot.pause()
             assert form.query_one("#connect-table", Input).value == "fridaynight"

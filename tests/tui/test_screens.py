@@ -53,6 +53,12 @@ async def test_the_join_form_checks_the_table_name_and_esc_goes_back(stacks_home
         await until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the form")
         form = app.screen
         assert form.query_one("#connect-name", Input).value == "Bo"
+        table = form.query_one("#connect-table", Input)
+        assert table.has_focus
+        await pilot.press("enter")  # Enter in a field goes on to the next one, never joins
+        await pilot.pause()
+        assert isinstance(app.screen, ConnectScreen)
+        assert form.query_one("#connect-broker", Input).has_focus
         form.query_one("#connect-table", Input).value = "Friday Night"
         await pilot.press("ctrl+s")
         await pilot.pause()

@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.markup import escape
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
@@ -20,6 +21,9 @@ from netplay.transport import BrokerAddress
 from tui.discovery import find_tables
 from tui.launch import DEFAULT_BROKER, Launch
 from tui.messages import Start
+
+LOOK_AGAIN = 3.0
+"""Seconds between looks for tables on the LAN while none has been found."""
 
 
 class ConnectScreen(Screen[None]):
@@ -39,6 +43,7 @@ class ConnectScreen(Screen[None]):
         self.defaults = defaults
         self.ask_password = ask_password
         self._found: list[TableInfo] = []
+        self._again: Timer | None = None
 
     def compose(self) -> ComposeResult:
         d = self.defaults
@@ -74,6 +79,9 @@ class ConnectScreen(Screen[None]):
 
     def action_search(self) -> None:
         """Look for tables on the LAN's brokers (and on the broker given, if any)."""
+        if self._again is not None:
+            self._again.stop()
+            self._again = None
         self.query_one("#connect-found-title", Label).update("Looking for tables on the LAN…")
         self.run_worker(self._search(), exclusive=True, group="search")
 
@@ -88,9 +96,11 @@ class ConnectScreen(Screen[None]):
         found = self.query_one("#connect-found", OptionList)
         found.clear_options()
         if not self._found:
-            title.update("No table found on the LAN (ctrl+r looks again): type the table "
-                         "and the broker address.")
+            title.update("No table found on the LAN yet, still looking (ctrl+r looks now): "
+                         "or type the table and the broker address.")
             found.display = False
+            # A table started after the form opened (or still announcing) turns up by itself.
+            self._again = self.set_timer(LOOK_AGAIN, self.action_search)
             return
         title.update("Tables found: ↑↓ and Enter pick one (ctrl+r looks again), or type "
                      "the table below:")
