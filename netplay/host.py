@@ -13,7 +13,7 @@ import hmac
 import logging
 import os
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -243,6 +243,9 @@ class HostSession:
         self.seats: list[SeatInfo | None] = [None] * settings.players
         self.journal: list[Entry] = []
         """Entries for the driver to write (and fsync) before it publishes anything."""
+        self.on_journal: Callable[[], None] | None = None
+        """Called as soon as an entry is added: a driver may start writing it to disk
+        while the session goes on to seal and sign the frames that depend on it."""
         self.boot = os.urandom(8)
         """This incarnation of the host: announced, so peers join a resumed host again."""
         self.resumed = restore is not None
@@ -1201,6 +1204,8 @@ class HostSession:
 
     def _journal(self, entry: Entry) -> None:
         self.journal.append(entry)
+        if self.on_journal is not None:
+            self.on_journal()
 
     def _seat(self, seat: Seat, info: SeatInfo, strategy: str | None) -> None:
         self.seats[seat] = info

@@ -1,9 +1,10 @@
 """The host's journal: an append-only file from which a crashed table is brought back.
 
 The host session (``netplay.host``) hands its driver journal entries, like frames; the
-driver appends them here and fsyncs once per batch of work, *before* it publishes the
-frames that depend on them (a seat's welcome, a batch). So whatever a peer has seen, the
-journal holds, and ``stacks host --resume TABLE`` rebuilds the table from it.
+driver writes them here as they come and makes them durable (``fdatasync``, in a worker
+thread, while the session seals and signs the frames) *before* it publishes the frames
+that depend on them (a seat's welcome, a batch). So whatever a peer has seen, the journal
+holds, and ``stacks host --resume TABLE`` rebuilds the table from it.
 
 The file is JSON lines (bytes as ``{"hex": ...}``, as in game records): a first line
 that names the file (``journal``), then the session's entries (``table``, ``seat``,
@@ -120,15 +121,28 @@ def _lock(fd: int, path: Path) -> None:
         ) from None
 
 
+_datasync = getattr(os, "fdatasync", os.fsync)
+"""Data, and the metadata needed to read it back (an appended file's size), on disk."""
+
+
 class JournalFile:
-    """An open journal, held (flock) by this process until :meth:`close`."""
+    """An open journal, held (flock) by this process until :meth:`close`.
+
+    :meth:`append` writes and syncs; a driver that overlaps the disk with other work
+    writes with :meth:`write`, hands :meth:`sync_written` to a worker thread, and takes what it
+    returns to :meth:`mark_synced`: entries up to :attr:`synced` bytes are durable.
+    """
 
     def __init__(self, path: Path, fd: int) -> None:
         self.path = path
         self._fd: int | None = fd
         self.writes = 0
         self.write_seconds = 0.0
-        """Time spent writing and fsyncing (for the benchmarks)."""
+        """Time spent writing and fsyncing in :meth:`append` (for the benchmarks)."""
+        self.written = 0
+        """Bytes written by this process (since it opened the file)."""
+        self.synced = 0
+        """Of those, the bytes known to be durable."""
 
     @classmethod
     def create(cls, table: str, *, folder: Path | None = None, **header: Any) -> JournalFile:
@@ -176,21 +190,46 @@ class JournalFile:
         return cls(path, fd), entries
 
     def append(self, entries: Iterable[Entry]) -> None:
-        """Write ``entries`` and fsync: when this returns they survive a crash."""
+        """Write ``entries`` and sync: when this returns they survive a crash."""
+        started = time.perf_counter()
+        if not self.write(entries):
+            return
+        self.mark_synced(self.sync_written())
+        self.writes += 1
+        self.write_seconds += time.perf_counter() - started
+
+    def write(self, entries: Iterable[Entry]) -> int:
+        """Write ``entries`` without waiting for the disk; the bytes written (0: none).
+        They are durable once :meth:`sync_written` has covered them."""
         fd = self._fd
         if fd is None:
             raise JournalError(f"the journal {self.path} is closed")
         data = b"".join(encode_entry(e) for e in entries)
-        if not data:
-            return
-        started = time.perf_counter()
         view = memoryview(data)
         while view:
             written = os.write(fd, view)
             view = view[written:]
-        os.fsync(fd)
-        self.writes += 1
-        self.write_seconds += time.perf_counter() - started
+        self.written += len(data)
+        return len(data)
+
+    @property
+    def unsynced(self) -> bool:
+        """Something written is not yet known to be durable."""
+        return self.synced < self.written
+
+    def sync_written(self) -> int:
+        """Make everything written so far durable (``fdatasync``); the byte count it
+        covers, for :meth:`mark_synced`. May run in a worker thread (it releases the GIL);
+        the file must not be closed meanwhile."""
+        fd = self._fd
+        if fd is None:
+            raise JournalError(f"the journal {self.path} is closed")
+        target = self.written  # what was written before the sync began: it covers that
+        _datasync(fd)
+        return target
+
+    def mark_synced(self, upto: int) -> None:
+        self.synced = max(self.synced, upto)
 
     def close(self) -> None:
         fd, self._fd = self._fd, None

@@ -18,7 +18,9 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self
@@ -29,7 +31,7 @@ from engine.state import State
 from netplay.aio import cancel_and_wait
 from netplay.host import BotTurn, HostSession, HostSettings
 from netplay.identity import Identity
-from netplay.journal import Entry, JournalFile
+from netplay.journal import Entry, JournalError, JournalFile
 from netplay.listing import QUERY as LISTING_QUERY
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import Applied, GameEnded, Notice, PlayerSession, Rejected, Verified
@@ -104,6 +106,7 @@ class _Peer:
         self._before_close()
         self._flush()
         with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._published(), 2.0)
             await asyncio.wait_for(self.transport.flushed(), 2.0)
         await self.transport.stop()
         self._stopped.set()
@@ -154,6 +157,7 @@ class _Peer:
                         self.session.receive(topic, payload, now)
                     self._after_input()
                     self._flush()  # answers first, before timers and bots add more
+                    await self._published()
                 if wake in done:
                     wake = None
                     self._wake.clear()
@@ -165,6 +169,9 @@ class _Peer:
                 if task is not None:
                     task.cancel()
 
+    async def _published(self) -> None:
+        """Hook for subclasses: wait until what :meth:`_flush` held back is published."""
+
     def _after_input(self) -> None:
         """Hook for subclasses: look at the session after each input or tick."""
 
@@ -173,12 +180,19 @@ class _Peer:
         return float("inf")
 
 
+_SYNCS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="journal-sync")
+"""Where journals are synced: ``fdatasync`` releases the GIL, so the loop goes on (the
+host seals and signs its frames, other tables of the process play) while the disk works."""
+
+
 class Host(_Peer):
     """The table's authority, with its own bots.
 
-    With a ``journal`` it writes the session's journal entries and fsyncs them before it
-    publishes the frames of the same turn of its loop (see ``netplay.journal``), so the
-    table can be brought back with :meth:`resume` after a crash.
+    With a ``journal`` it writes each journal entry as soon as the session makes it,
+    syncs it in a worker thread while the session seals and signs the frames, and
+    publishes no frame made after an entry before that entry is durable (see
+    ``netplay.journal``), so the table can be brought back with :meth:`resume` after a
+    crash. Entries written while a sync runs go to disk together in the next one.
     """
 
     def __init__(
@@ -209,6 +223,12 @@ class Host(_Peer):
         )
         self.host.offload = True
         self._thinking: asyncio.Task[None] | None = None
+        self._held: deque[tuple[int, Outgoing]] = deque()
+        """Frames waiting for the journal: (bytes of it that must be durable, frame)."""
+        self._syncing: asyncio.Future[int] | None = None
+        self._all_out = asyncio.Event()
+        self._all_out.set()
+        self.host.on_journal = self._write_journal
         self._over = asyncio.Event()
         self._recorded = False
         self.record_note: str | None = None
@@ -249,21 +269,95 @@ class Host(_Peer):
         if thinking is not None:
             thinking.cancel()
         await super().close()
+        syncing = self._syncing
+        if syncing is not None:  # the worker thread still has the file: let it finish
+            with contextlib.suppress(Exception):
+                await asyncio.shield(syncing)
         if self.journal is not None:
             self.journal.close()
 
     def _flush(self) -> None:
+        self._write_journal()
+        frames = self.session.data_to_send()
+        journal = self.journal
+        if journal is None or not (journal.unsynced or self._held):
+            for out in frames:
+                self.transport.publish(out)
+            return
+        need = journal.written
+        self._held.extend((need, out) for out in frames)
+        if self._held:
+            self._all_out.clear()
+        self._start_sync()
+
+    async def _published(self) -> None:
+        if self._held:
+            await self._all_out.wait()
+
+    def _write_journal(self) -> None:
+        """Write the session's new entries now and start syncing them (no waiting)."""
+        journal = self.journal
         entries = self.host.journal_to_write()
-        if entries and self.journal is not None:
+        if not entries or journal is None:
+            return
+        try:
+            journal.write(entries)
+        except OSError as exc:
+            self._journal_failed(exc)
+            return
+        self._start_sync()
+
+    def _start_sync(self) -> None:
+        journal = self.journal
+        if journal is None or self._syncing is not None or not journal.unsynced:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # driven from outside a loop: sync here and now
             try:
-                self.journal.append(entries)
-            except OSError as exc:
-                # Stopping the game would lose it for everyone; going on only loses resume.
-                log.error("can't write the table's journal %s (%s): the game goes on, but "
-                          "it can no longer be resumed after a crash", self.journal.path, exc)
-                self.journal.close()
-                self.journal = None
-        super()._flush()
+                journal.mark_synced(journal.sync_written())
+            except (OSError, JournalError) as exc:
+                self._journal_failed(exc)
+            self._release()
+            return
+        syncing = loop.run_in_executor(_SYNCS, journal.sync_written)
+        self._syncing = syncing
+        syncing.add_done_callback(self._synced)
+
+    def _synced(self, syncing: asyncio.Future[int]) -> None:
+        self._syncing = None
+        try:
+            upto = syncing.result()
+        except (OSError, JournalError) as exc:
+            self._journal_failed(exc)
+        else:
+            if self.journal is not None:
+                self.journal.mark_synced(upto)
+        self._release()
+        self._start_sync()  # what was written meanwhile: one sync for all of it
+
+    def _release(self) -> None:
+        """Publish, in order, the held frames whose journal entries are durable."""
+        journal = self.journal
+        held = self._held
+        durable = journal.synced if journal is not None else None
+        while held and (durable is None or held[0][0] <= durable):
+            self.transport.publish(held.popleft()[1])
+        if not held:
+            self._all_out.set()
+
+    def _journal_failed(self, exc: BaseException) -> None:
+        # Stopping the game would lose it for everyone; going on only loses resume.
+        journal, self.journal = self.journal, None
+        if journal is None:
+            return
+        log.error("can't write the table's journal %s (%s): the game goes on, but it can no "
+                  "longer be resumed after a crash", journal.path, exc)
+        if self._syncing is None:
+            journal.close()
+        else:  # a worker thread still syncs it: close it after
+            self._syncing.add_done_callback(lambda _: journal.close())
+        self._release()
 
     def _after_input(self) -> None:
         if self.host.over:
@@ -331,6 +425,7 @@ class Host(_Peer):
                 self.journal.append([entry])
             except OSError as exc:
                 log.error("can't write the table's journal %s: %s", self.journal.path, exc)
+            self._release()  # the sync covered whatever was held too
 
 
 class Player(_Peer):

@@ -33,6 +33,9 @@ async def test_resume_lists_the_profiles_unfinished_table_and_brings_it_back(
                     is not None, "the deal")
         assert session.host is not None
         host = session.host.host
+        # The host's bot has played (its moves go out once journaled): Ana's turn.
+        await until(pilot, lambda: host._deciders() == [0] and not host._in_window(),
+                    "Ana's turn")
         commit, key, batches = host.commit, host.identity.key, len(host.batches)
     # The interface is gone in the middle of the game: the table is unfinished.
     (journal,) = list_tables(profile="ana")
@@ -62,7 +65,8 @@ async def test_hosting_over_an_unfinished_table_asks_first(stacks_home: Path) ->
                     bots=1, broker=MEMORY, bot_delay=0.0, block_window=0.2)
     app = make_app(launch, profiles=stacks_home, memory=broker)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen)
+                    and app.screen._ready, "the table")
     menu = make_app(None, defaults=Launch(role="play", name="Ana", profile="ana",
                                           broker=MEMORY), profiles=stacks_home, memory=broker)
     async with menu.run_test(size=(100, 30)) as pilot:

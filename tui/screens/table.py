@@ -162,7 +162,13 @@ class TableScreen(Screen[None]):
         yield TooSmall()
 
     def on_mount(self) -> None:
-        opponents = self.query_one(Opponents)
+        try:
+            opponents = self.query_one(Opponents)
+        except NoMatches:
+            # A busy loop can mount the screen before the widgets nested in its
+            # containers: set them up once they are there.
+            self.call_after_refresh(self.on_mount)
+            return
         opponents.names = self.names
         opponents.me = self.me
         self.query_one(Hand).me = self.me

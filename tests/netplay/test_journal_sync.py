@@ -1,0 +1,135 @@
+"""The host syncs its journal beside the game, never ahead of it: no frame that depends on
+a journal entry is published before that entry is on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from netplay.codec import decode
+from netplay.host import HostSettings
+from netplay.identity import Identity
+from netplay.journal import Entry, JournalFile
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import BotPeer, Host
+from netplay.record import from_json
+from tests.netplay.harness import SHORT
+
+
+class SlowDisk(JournalFile):
+    """A journal whose syncs take a while in the worker thread, and which knows how many of
+    its bytes really are durable (set only once the real sync has returned)."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        super().__init__(path, fd)
+        self.durable = 0
+        self.syncs = 0
+        self.threads: set[str] = set()
+        self.lock = threading.Lock()
+
+    def sync_written(self) -> int:
+        time.sleep(0.004)  # a slow disk: frames pile up behind the sync
+        upto = super().sync_written()
+        with self.lock:
+            self.durable = max(self.durable, upto)
+            self.syncs += 1
+            self.threads.add(threading.current_thread().name)
+        return upto
+
+    def durable_entries(self) -> list[Entry]:
+        """The entries in the part of the file known to be on disk (whole lines: each
+        write is whole entries)."""
+        with self.lock:
+            durable = self.durable
+        data = self.path.read_bytes()[:durable]
+        return [from_json(json.loads(line)) for line in data.split(b"\n") if line]
+
+
+class CheckingBroker(AsyncMemoryBroker):
+    """Checks, at each publish of a batch or a welcome, that the journal entries it rests
+    on are durable."""
+
+    def __init__(self, host_key: bytes, journal: SlowDisk) -> None:
+        super().__init__()
+        self.host_key = host_key
+        self.journal = journal
+        self.checked: dict[str, int] = {"events": 0, "welcome": 0}
+        self.failures: list[str] = []
+
+    def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:
+        if payload:
+            frame = decode(payload)
+            if frame.sender == self.host_key and frame.type in ("events", "welcome"):
+                self._check(self.journal, frame.type, frame.body, topic)
+        super().publish(topic, payload, retain)
+
+    def _check(self, journal: SlowDisk, kind: str, body: dict[str, Any], topic: str) -> None:
+        entries = journal.durable_entries()
+        if kind == "events":
+            ok = any(e["t"] == "batch" and e["n"] == body["n"] for e in entries)
+        else:
+            seat = body["seat"]
+            ok = seat is None or any(e["t"] == "seat" and e["seat"] == seat for e in entries)
+        self.checked[kind] += 1
+        if not ok:
+            self.failures.append(f"{kind} on {topic} published before its journal entry "
+                                 f"was durable ({body.get('n', body.get('seat'))})")
+
+
+@pytest.mark.asyncio
+async def test_no_frame_is_published_before_its_journal_entry_is_durable(
+    tmp_path: Path,
+) -> None:
+    table = "durable"
+    journal = SlowDisk.create(table, folder=tmp_path)
+    assert isinstance(journal, SlowDisk)
+    identity = Identity.generate()
+    broker = CheckingBroker(identity.key, journal)
+    settings = HostSettings(table, 3, bots=("greedy",), rules=SHORT, block_window=0.2)
+    host = Host(settings, broker=broker, identity=identity, journal=journal)
+    async with host:
+        players = [BotPeer(Identity.generate(), table, broker=broker, name=f"p{i}")
+                   for i in range(2)]
+        async with players[0], players[1]:
+            await asyncio.wait_for(asyncio.gather(*(p.ended.wait() for p in players)), 60)
+            await asyncio.wait_for(host.finished(verify_wait=10), 30)
+    assert broker.failures == []
+    # Every batch went out on the public stream after its entry was on disk, and each
+    # seat's welcome after its seat entry.
+    assert broker.checked["events"] == len(host.host.batches) > 5
+    assert broker.checked["welcome"] >= 2
+    # The game's syncs ran beside the loop, in a worker thread.
+    assert any(name.startswith("journal-sync") for name in journal.threads)
+
+
+@pytest.mark.asyncio
+async def test_a_journal_that_fails_to_sync_lets_the_game_go_on_without_resume(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    class BrokenDisk(JournalFile):
+        broken = False
+
+        def sync_written(self) -> int:
+            if self.broken:
+                raise OSError(5, "Input/output error")
+            return super().sync_written()
+
+    table = "broken"
+    broker = AsyncMemoryBroker()
+    journal = BrokenDisk.create(table, folder=tmp_path)
+    assert isinstance(journal, BrokenDisk)
+    journal.broken = True
+    settings = HostSettings(table, 2, bots=("greedy",), rules=SHORT, block_window=0.2)
+    host = Host(settings, broker=broker, journal=journal)
+    async with host, BotPeer(Identity.generate(), table, broker=broker, name="ana") as ana:
+        await asyncio.wait_for(ana.ended.wait(), 60)
+        await asyncio.wait_for(host.finished(verify_wait=10), 30)
+    assert host.journal is None
+    assert "can no longer be resumed after a crash" in caplog.text
+    assert host.host.over
