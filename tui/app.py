@@ -19,6 +19,7 @@ from tui.control import Control
 from tui.launch import Launch
 from tui.messages import (
     Act,
+    BrokerNote,
     CloseTable,
     FillWithBots,
     Health,
@@ -123,6 +124,9 @@ class StacksApp(App[None]):
     def on_waiting(self, message: Waiting) -> None:
         if self.control.table is not None:
             self.control.table.waiting = message.line
+
+    def on_broker_note(self, message: BrokerNote) -> None:
+        self.control.broker_note(message.text)
 
     def on_session_ready(self, message: SessionReady) -> None:
         self.control.ready(message.where)

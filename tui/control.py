@@ -44,7 +44,7 @@ from tui.launch import Launch
 from tui.messages import Problem
 from tui.model import TableModel
 from tui.serve_link import SERVED_EXTRAS
-from tui.words import Narrator, short_name
+from tui.words import Narrator, broker_line, short_name
 
 if TYPE_CHECKING:
     from tui.app import StacksApp
@@ -73,6 +73,8 @@ class Control:
         self.history: History | None = None
         """The live log's story (the history screen retells it from every batch held)."""
         self.notes: list[Line] = []
+        self.broker_warning = ""
+        """What the session found wrong with the broker (``BrokerNote``), or ""."""
         """Lines that are not events (Block races), to merge into a retold history."""
         self.history_screen: HistoryScreen | None = None
         self.lobby: LobbyScreen | None = None
@@ -118,6 +120,7 @@ class Control:
                                 players=launch.players if launch.hosting else 0)
         self.history = None
         self.notes = []
+        self.broker_warning = ""
         self.table = None
         self.gameover = None
         self.problem = None
@@ -285,6 +288,15 @@ class Control:
             if self.session is not None:
                 self.lobby.profile = self.session.profile_name
 
+    def broker_note(self, text: str) -> None:
+        """The session measured the broker: said in the lobby (and the table's log when
+        the game is on), once."""
+        self.broker_warning = text
+        if self.lobby is not None:
+            self.lobby.note = text
+        if self.table is not None:
+            self.table.say(broker_line(text))
+
     def health(self, problem: Problem | None) -> None:
         self.problem = problem
         for screen in (self.lobby, self.table):
@@ -439,6 +451,8 @@ class Control:
         self.table.seats = tuple(model.seats)
         self.table.problem = self.problem
         await self.show(self.table)
+        if self.broker_warning:  # the lobby said it, maybe too briefly to be read
+            self.table.say(broker_line(self.broker_warning))
         self.lobby = None
         self._view()
 

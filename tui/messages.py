@@ -108,6 +108,14 @@ class SessionReady(Message):
         self.where = where
 
 
+class BrokerNote(Message):
+    """Said once about the broker itself (it holds small messages back), in words."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
 class SessionFailed(Message):
     """The session could not start or ended on an error."""
 

@@ -12,9 +12,10 @@ import contextlib
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from textual.message import Message
 from textual.worker import Worker
@@ -37,6 +38,7 @@ from netplay.wire import Outgoing
 from tui import words
 from tui.launch import MEMORY, Launch, ProfileLock, default_profile
 from tui.messages import (
+    BrokerNote,
     Health,
     NetNotice,
     Problem,
@@ -201,6 +203,8 @@ class TableSession:
             await stack.enter_async_context(player)
             self.player = player
             self.post(SessionReady(where))
+            if launch.hosting or launch.held:
+                self._later(self._check_broker())
             watchdog = asyncio.create_task(self._watchdog())
             finisher = asyncio.create_task(self._finish()) if self.host else None
             try:
@@ -356,6 +360,29 @@ class TableSession:
         )
         self._bots.append(bot)
         return bot
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` beside the session; it ends with it."""
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _check_broker(self) -> None:
+        """Our table's broker (hosted here, or the server's of a held table): does it hold
+        small messages back? Measured once beside the game; said once, in words, in the
+        lobby (``netplay.nagle``: the shipped configs and the embedded broker don't)."""
+        from netplay.nagle import SLOW_MS, probe, slow_words
+
+        url = self.url
+        if not url.startswith("mqtt"):
+            return
+        given = self.launch.broker
+        try:
+            delay = await asyncio.wait_for(probe(given if given and given != MEMORY else url), 15)
+        except TimeoutError:
+            return
+        if delay is not None and delay > SLOW_MS:
+            self.post(BrokerNote(slow_words(url, delay)))
 
     async def _add_bot(self, seat: int) -> None:
         assert self._stack is not None

@@ -353,3 +353,8 @@ def wait_line(waits: Sequence[Wait], names: Sequence[str], me: Seat | None,
             else:
                 parts.append(f"waiting for {who} — {_secs(wait.left)} left{then}")
     return "; ".join(parts)
+
+
+def broker_line(text: str) -> str:
+    """The session's word about a slow broker (``tui.messages.BrokerNote``), as markup."""
+    return f"[b]Slow broker:[/] {escape(text)}"

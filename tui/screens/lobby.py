@@ -110,6 +110,8 @@ class LobbyScreen(Screen[None]):
     where: reactive[str] = reactive("")
     profile: reactive[str] = reactive("")
     problem: reactive[Problem | None] = reactive(None)
+    note: reactive[str] = reactive("")
+    """What is wrong with the broker, in words (the session measured it), or ""."""
 
     def __init__(self, launch: Launch, model: TableModel) -> None:
         super().__init__()
@@ -163,6 +165,9 @@ class LobbyScreen(Screen[None]):
     def watch_profile(self) -> None:
         self._refresh()
 
+    def watch_note(self) -> None:
+        self._refresh()
+
     def watch_problem(self, problem: Problem | None) -> None:
         for banner in self.query(Banner):
             banner.problem = problem
@@ -210,7 +215,10 @@ class LobbyScreen(Screen[None]):
         )
         if not self.editing:
             self.query_one("#lobby-summary", Static).update(self._summary())
-        self.query_one("#lobby-hint", Static).update(self._hint())
+        hint = self._hint()
+        if self.note:
+            hint = words.broker_line(self.note) + ("\n" + hint if hint else "")
+        self.query_one("#lobby-hint", Static).update(hint)
         self.refresh_bindings()
 
     def _where(self) -> str:
