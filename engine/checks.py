@@ -6,6 +6,7 @@ end of the game, and a seat's own view never hides its own hand.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
@@ -32,6 +33,8 @@ def cards_conserved(zones: Sequence[CardId], deck: tuple[CardId, ...], known: bo
     and nothing else; else (a view) as many cards as the deck."""
     problems: list[str] = []
     if known:
+        if len(zones) == len(deck) and sorted(zones) == _in_order(deck):
+            return problems  # the usual case, cheaply: exactly the deck
         counts = Counter(zones)
         dupes = sorted(c for c, n in counts.items() if n > 1)
         if dupes:
@@ -45,6 +48,11 @@ def cards_conserved(zones: Sequence[CardId], deck: tuple[CardId, ...], known: bo
     elif len(zones) != len(deck):
         problems.append(f"{len(zones)} cards in zones, the deck has {len(deck)}")
     return problems
+
+
+@functools.lru_cache(maxsize=16)
+def _in_order(deck: tuple[CardId, ...]) -> list[CardId]:
+    return sorted(deck)
 
 
 def phase_problems(state: CheckedState, game_over: int) -> list[str]:

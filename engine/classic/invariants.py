@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import compress
+
 from engine.checks import cards_conserved, phase_problems
 from engine.classic.board import CORNERS, WINDOW_OF, cell_name
 from engine.classic.cards import HIDDEN
@@ -24,11 +26,17 @@ def check_invariants(state: SequenceState) -> list[str]:
             # Between its play (or dead card) and its draw, the player to move is one short.
             if short != 0 and not (short == 1 and seat == state.current):
                 problems.append(f"seat {seat} holds {len(hand)} cards, not {state.hand_size}")
-    for cell, owner in enumerate(state.chips):
-        if owner != EMPTY and not 0 <= owner < state.teams:
-            problems.append(f"{cell_name(cell)} holds a chip of no team ({owner})")
-        if cell in CORNERS and owner != EMPTY:
-            problems.append(f"corner {cell_name(cell)} holds a chip")
+    chips = state.chips
+    if (
+        min(chips) < EMPTY
+        or max(chips) >= state.teams
+        or any(chips[corner] != EMPTY for corner in CORNERS)
+    ):
+        for cell, owner in enumerate(chips):
+            if owner != EMPTY and not 0 <= owner < state.teams:
+                problems.append(f"{cell_name(cell)} holds a chip of no team ({owner})")
+            if cell in CORNERS and owner != EMPTY:
+                problems.append(f"corner {cell_name(cell)} holds a chip")
     locked: set[int] = set()
     for index, seq in enumerate(state.sequences):
         if seq.cells not in WINDOW_OF:
@@ -40,6 +48,6 @@ def check_invariants(state: SequenceState) -> list[str]:
             if other.team == seq.team and len(set(other.cells) & set(seq.cells)) > 1:
                 problems.append(f"sequence {index} shares more than one space with another")
         locked.update(seq.cells)
-    if {c for c, flag in enumerate(state.locked) if flag} != locked:
+    if set(compress(range(len(state.locked)), state.locked)) != locked:
         problems.append("the locked spaces are not exactly those of the sequences")
     return problems + phase_problems(state, Phase.GAME_OVER)
