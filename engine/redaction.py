@@ -87,13 +87,17 @@ class _Wire(Protocol):
     def to_wire(self) -> dict[str, Any]: ...
 
 
+_CANONICAL = json.JSONEncoder(separators=(",", ":"), sort_keys=True, check_circular=False)
+"""``json.dumps(data, separators=(",", ":"), sort_keys=True)``, byte for byte, for the
+plain (acyclic) data of states, made once: the hash runs after every action."""
+
+
 @functools.lru_cache(maxsize=64)
 def config_json(config: _Wire) -> str:
     """A table's rules as canonical JSON (cached: a table keeps its rules)."""
-    return json.dumps(config.to_wire(), separators=(",", ":"), sort_keys=True)
+    return _CANONICAL.encode(config.to_wire())
 
 
 def hash_public(public: list[object]) -> str:
     """SHA-256 (hex, 32 chars) of the canonical JSON of a state's public part."""
-    encoded = json.dumps(public, separators=(",", ":"), sort_keys=True)
-    return hashlib.sha256(encoded.encode()).hexdigest()[:32]
+    return hashlib.sha256(_CANONICAL.encode(public).encode()).hexdigest()[:32]
