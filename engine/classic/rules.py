@@ -364,36 +364,56 @@ def legal_actions(view: SequenceState, seat: Seat) -> list[SequenceAction]:
     empty: list[Cell] | None = None
     removable: list[Cell] | None = None
     actions: list[SequenceAction] = []
-
-    def place(card: CardId, cell: Cell) -> None:
-        actions.append(PlaceChip(seat, card, cell))
-        if choose:
-            actions.extend(
-                PlaceChip(seat, card, cell, opt) for opt in _claim_options(view, cell, team) if opt
-            )
+    places, removes = _PLACES, _REMOVES
 
     for card in view.hands[seat]:
         jack = JACKS[card]
+        key = (seat * DECK_SIZE + card) * CELLS
         if jack is JackKind.NONE:
             open_cells = [c for c in spaces[CODES[card]] if chips[c] == EMPTY]
-            for cell in open_cells:
-                place(card, cell)
-            if not open_cells and can_exchange:
-                actions.append(ExchangeDeadCard(seat, card))
+            if not open_cells:
+                if can_exchange:
+                    actions.append(ExchangeDeadCard(seat, card))
+                continue
         elif jack is JackKind.TWO_EYED:
             if empty is None:
                 empty = [c for c in range(CELLS) if chips[c] == EMPTY and c not in CORNERS]
-            for cell in empty:
-                place(card, cell)
+            open_cells = empty
         else:
             if removable is None:
                 locked = view.locked
                 removable = [
                     c for c, o in enumerate(chips) if o != EMPTY and o != team and not locked[c]
                 ]
-            actions.extend(RemoveChip(seat, card, cell) for cell in removable)
+            actions.extend([removes.get(key + c) or _remove(seat, card, c) for c in removable])
+            continue
+        if not choose:
+            actions.extend([places.get(key + c) or _place(seat, card, c) for c in open_cells])
+            continue
+        for cell in open_cells:
+            actions.append(places.get(key + cell) or _place(seat, card, cell))
+            actions.extend(
+                PlaceChip(seat, card, cell, opt) for opt in _claim_options(view, cell, team) if opt
+            )
     if actions:
         return actions
     if view.config.no_play is NoPlay.PASS:
         return [PassTurn(seat)]
     return [DiscardUnplayable(seat, card) for card in view.hands[seat]]
+
+
+# Actions are values: the chip placements and removals without a claim, which
+# legal_actions lists by the dozen at every turn, are made once each and kept (at most
+# a few thousand: seats x cards x the spaces a card may take).
+_PLACES: dict[int, PlaceChip] = {}
+_REMOVES: dict[int, RemoveChip] = {}
+
+
+def _place(seat: Seat, card: CardId, cell: Cell) -> PlaceChip:
+    action = _PLACES[(seat * DECK_SIZE + card) * CELLS + cell] = PlaceChip(seat, card, cell)
+    return action
+
+
+def _remove(seat: Seat, card: CardId, cell: Cell) -> RemoveChip:
+    action = _REMOVES[(seat * DECK_SIZE + card) * CELLS + cell] = RemoveChip(seat, card, cell)
+    return action
