@@ -13,21 +13,34 @@ tests/broker/test_mosquitto_acl.py).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 from collections.abc import AsyncIterator
 from typing import Any
 
+import aiomqtt
 import pytest
 import pytest_asyncio
 
 from broker.embedded import free_port
 from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
+from engine.actions import Block
+from engine.events import PileBlocked
+from engine.state import Phase, State
 from netplay.codec import decode
 from netplay.host import HostSettings
 from netplay.identity import Identity
-from netplay.peers import BotPeer, Host, Spectator
-from netplay.player import Impostor, Notice, TableClosed
-from tui.commands.bench_hostile import hijack_restore_time, live_game, table_settings
+from netplay.peers import BotPeer, Host, Player, Spectator
+from netplay.player import Applied, Impostor, Notice, RaceResult, Rejected, TableClosed
+from netplay.topics import Topics
+from netplay.transport import BrokerAddress
+from tui.commands.bench_hostile import (
+    hijack_restore_time,
+    host_process,
+    live_game,
+    table_settings,
+)
 
 SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 FLOOD = int(os.environ.get("STACKS_HOSTILE_FLOOD", "3000"))
@@ -139,3 +152,152 @@ async def test_a_flood_from_many_fresh_keys_does_not_stall_the_table(mosquitto: 
     """Budgets per key alone would let each of a rogue's fresh keys join as a spectator and
     cost the host a history or a snapshot: every spectator and stranger shares one."""
     await _many_keys(mosquitto, "many-keys", KEYS)
+
+
+# -- a late Block -------------------------------------------------------------------------------
+
+
+class LateBlocker(BotPeer):
+    """A seated rogue that, the first time a Block window opens while it holds a Block,
+    keeps still (no pass, no heartbeat) and lets the test press Block for it too late."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.window_open = asyncio.Event()
+        self.holding = False
+        self.done = False
+        self.press: Block | None = None
+        self.opened_at = 0.0
+        self.pressed_at = 0.0
+        self.pile = -1
+        self.heard_at_hold = 0
+        self.heard: list[Notice] = []
+
+    def _on_notice(self, notice: Notice) -> None:
+        self.heard.append(notice)
+        super()._on_notice(notice)
+
+    def _flush(self) -> None:
+        if self.holding:
+            self.session.data_to_send()  # silent: nothing of ours reaches the host first
+            return
+        super()._flush()
+
+    def _after_input(self) -> None:
+        view, seat = self.player.view, self.player.seat
+        if self.holding or (not self.done and view is not None and seat is not None
+                            and view.phase == Phase.BLOCK_WINDOW and view.window is not None
+                            and view.window.seat != seat and self._hold(view, seat)):
+            Player._after_input(self)  # notices only: the bot does not act
+            return
+        super()._after_input()
+
+    def _hold(self, view: State, seat: int) -> bool:
+        blocks = [a for a in self.player.definition.legal_actions(view, seat)
+                  if isinstance(a, Block)]
+        if not blocks:
+            return False
+        self.press, self.holding, self.opened_at = blocks[0], True, self.loop_time
+        assert view.window is not None
+        self.pile = view.window.pile.id
+        self.heard_at_hold = len(self.heard)
+        self.window_open.set()
+        return True
+
+
+@contextlib.asynccontextmanager
+async def _outbox_listener(url: str, topic: str) -> AsyncIterator[asyncio.Queue[float]]:
+    """A client that notes when each frame on ``topic`` reaches subscribers."""
+    address = BrokerAddress.parse(url)
+    heard: asyncio.Queue[float] = asyncio.Queue()
+    async with aiomqtt.Client(address.host, address.port,
+                              identifier=f"ear-{os.getpid()}") as client:
+        await client.subscribe(topic, qos=1)
+
+        async def listen() -> None:
+            async for _message in client.messages:
+                heard.put_nowait(asyncio.get_running_loop().time())
+
+        task = asyncio.create_task(listen())
+        try:
+            yield heard
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def _late_block_game(url: str, table: str, window: float) -> LateBlocker | None:
+    """One game with the rogue at seat 0 (the host's bot at seat 1); the rogue when it has
+    pressed late and the game was verified, ``None`` if no window gave it the chance."""
+    settings = HostSettings(table, 2, bots=("greedy",), block_window=window, bot_delay=0.05)
+    host = host_process(url, table, settings)
+    rogue = LateBlocker(Identity.generate(), table, broker=url, name="rogue", think=0.05)
+    try:
+        async with _outbox_listener(url, Topics(table).outbox(rogue.identity.peer_id)) \
+                as heard, rogue:
+            opened = asyncio.create_task(rogue.window_open.wait())
+            ended = asyncio.create_task(rogue.ended.wait())
+            async with asyncio.timeout(180 * SCALE):
+                await asyncio.wait({opened, ended}, return_when=asyncio.FIRST_COMPLETED)
+            opened.cancel()
+            ended.cancel()
+            if not rogue.window_open.is_set():
+                return None
+            os.kill(host.pid, signal.SIGSTOP)
+            try:
+                # The attack is to be late: wait past the deadline on the host's clock (the
+                # same monotonic clock: one machine).
+                await asyncio.sleep(max(0.0, rogue.opened_at + window + 0.4 - rogue.loop_time))
+                while not heard.empty():
+                    heard.get_nowait()
+                rogue.holding, rogue.done = False, True
+                assert rogue.press is not None
+                rogue.pressed_at = rogue.loop_time
+                rogue.act(rogue.press)
+                async with asyncio.timeout(10 * SCALE):
+                    await heard.get()  # the press is at the broker and on its way to the host
+            finally:
+                os.kill(host.pid, signal.SIGCONT)
+            async with asyncio.timeout(180 * SCALE):
+                await rogue.verified.wait()
+        assert await asyncio.to_thread(host.wait, 60) == 0
+    finally:
+        if host.returncode is None:
+            host.kill()
+            await asyncio.to_thread(host.wait)
+    return rogue
+
+
+@pytest.mark.asyncio
+async def test_a_late_block_is_refused_though_the_hosts_timer_has_not_run(
+    mosquitto: str,
+) -> None:
+    """The rogue seat presses Block 0.4 s after the window's deadline on the host's clock.
+    The host process is stopped (SIGSTOP) from the window's opening until the press has
+    reached the broker, so that when it runs again its timer is overdue and the press is
+    waiting in its socket. Whichever its loop takes first, the press is late: judged on
+    arrival (the window closes at its deadline first, as if the timer had fired on
+    time), or after the timer. Before the fix, a press read first won the window.
+    (tests/netplay/test_block_race.py has the exact interleaving, on a fake clock.)"""
+    window = 1.0
+    for attempt in range(4):  # a game may have no window where the rogue holds a Block
+        rogue = await _late_block_game(mosquitto, f"late-block-{attempt}", window)
+        if rogue is not None:
+            break
+    else:
+        pytest.fail("four games without a window in which the rogue held a Block")
+    assert rogue.pressed_at > rogue.opened_at + window
+    # The window's race: nobody won it, and the rogue's press, if the host got it while
+    # the race was still listed, is late (on the host's clock, past the window).
+    after = rogue.heard[rogue.heard_at_hold:]
+    at = next(i for i, n in enumerate(after) if isinstance(n, RaceResult) and n.pile == rogue.pile)
+    race = after[at]
+    assert isinstance(race, RaceResult) and race.winner is None, race
+    assert all(result == "late" and offset > window * 1000
+               for _, kind, offset, result in race.presses if kind == "block"), race
+    assert not any(isinstance(e, PileBlocked)
+                   for n in after[:at] if isinstance(n, Applied) for e in n.events)
+    # Without the judgement on arrival, a press read first won the window (2 runs of 3).
+    assert any(isinstance(n, Rejected) for n in rogue.heard)
+    assert rogue.player.verdict is not None and rogue.player.verdict.ok, rogue.player.verdict

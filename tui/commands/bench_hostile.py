@@ -196,18 +196,23 @@ def table_settings(table: str) -> HostSettings:
     return HostSettings(table, 3, bots=("greedy",), block_window=0.5, bot_delay=THINK)
 
 
-def _host_process(url: str, table: str) -> subprocess.Popen[bytes]:
-    """``stacks host --headless`` for ``table`` in a process of its own, as in a real game:
-    what the flood costs the host is then not mixed with what it costs the players."""
-    settings = table_settings(table)
+def host_process(url: str, table: str, settings: HostSettings | None = None, *,
+                 log: str | None = None) -> subprocess.Popen[bytes]:
+    """``stacks host --headless`` for ``table`` (``settings``' seats, bots, Block window and
+    bot delay) in a process of its own, as in a real game: what the flood costs the host
+    is then not mixed with what it costs the players. Its output goes to ``log`` (or
+    nowhere): a pipe nobody reads would stop the host once it is full."""
+    settings = settings or table_settings(table)
     code = "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.Popen(
-        [sys.executable, "-c", code, "host", "--headless", "--table", table,
-         "--players", str(settings.players), "--bots", str(len(settings.bots)),
-         "--block-window", str(settings.block_window), "--bot-delay", str(settings.bot_delay),
-         "--broker", url, "--record", os.devnull, "--no-advertise", "--verify-wait", "10"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
+    with open(log or os.devnull, "ab") as out:  # the child keeps its own copy
+        return subprocess.Popen(
+            [sys.executable, "-c", code, "host", "--headless", "--table", table,
+             "--players", str(settings.players), "--bots", str(len(settings.bots)),
+             "--block-window", str(settings.block_window),
+             "--bot-delay", str(settings.bot_delay), "--broker", url, "--record", os.devnull,
+             "--no-advertise", "--verify-wait", "10", "--new"],
+            stdout=out, stderr=subprocess.STDOUT,
+        )
 
 
 async def live_game(url: str, table: str, *, flood: str | None = None, count: int = 5000,
@@ -217,7 +222,7 @@ async def live_game(url: str, table: str, *, flood: str | None = None, count: in
     arrivals: list[float] = []
     loop = asyncio.get_running_loop()
     rogue: subprocess.Popen[bytes] | None = None
-    host = _host_process(url, table)
+    host = host_process(url, table)
     watcher = Spectator(Identity.generate(), table, "gauge", broker=url)
     players = [BotPeer(Identity.generate(), table, broker=url, name=f"p{i}", think=THINK)
                for i in range(2)]
