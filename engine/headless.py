@@ -48,6 +48,20 @@ class Played:
     events: int
     invariant_violations: int
 
+    def totals(self) -> dict[str, Any]:
+        """What every game's result says: the winner (a seat or a team), how the game
+        ended, its turns, the actions and events it took, the invariant violations."""
+        outcome = self.table.state.outcome
+        assert outcome is not None
+        return {
+            "winner": outcome.winner,
+            "termination": outcome.termination.name.lower(),
+            "turns": self.table.state.turn,
+            "actions": self.actions,
+            "events": self.events,
+            "invariant_violations": self.invariant_violations,
+        }
+
 
 def play_out(
     table_type: type[Table[Any, Any, Any, Any]],

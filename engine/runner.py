@@ -66,18 +66,9 @@ def play_game(
         Game, players, bots, seed, config, check=check, bot_views=bot_views,
         check_invariants=check_invariants, chooser=block_round,
     )
-    state: State = played.table.state
-    outcome = state.outcome
-    assert outcome is not None
+    chips = played.table.state.chips
     return GameResult(
-        players=players,
-        winner=outcome.winner,
-        termination=outcome.termination.name.lower(),
-        turns=state.turn,
-        actions=played.actions,
-        events=played.events,
-        invariant_violations=played.invariant_violations,
-        chips=tuple((c[0], c[1]) for c in state.chips),
+        players=players, chips=tuple((c[0], c[1]) for c in chips), **played.totals()
     )
 
 

@@ -49,18 +49,11 @@ def play_sequence_game(
         check_invariants=check_invariants,
     )
     state: SequenceState = played.table.state
-    outcome = state.outcome
-    assert outcome is not None
     return SequenceResult(
         players=players,
         teams=state.teams,
-        winner=outcome.winner,
-        termination=outcome.termination.name.lower(),
-        turns=state.turn,
-        actions=played.actions,
-        events=played.events,
-        invariant_violations=played.invariant_violations,
         sequences=tuple(state.sequence_count(t) for t in range(state.teams)),
+        **played.totals(),
     )
 
 
