@@ -4,6 +4,11 @@ Vocabulary: :mod:`engine.cards` (card ids and faces), :mod:`engine.config` (hous
 :mod:`engine.state` (zones and phases), :mod:`engine.actions` / :mod:`engine.events`
 (wire values), :mod:`engine.rules` (``deal``, ``step``, ``legal_actions``),
 :mod:`engine.reducer` (``apply``), :mod:`engine.views` (views, redaction, ``public_hash``).
+
+Shared by both games (Sequence Stacks here, classic Sequence in :mod:`engine.classic`):
+:mod:`engine.table`, :mod:`engine.stepping`, :mod:`engine.reducing`,
+:mod:`engine.redaction`, :mod:`engine.wire`, :mod:`engine.checks`, :mod:`engine.headless`;
+:mod:`engine.games` names both games' definitions.
 """
 
 from engine.actions import (

@@ -1,9 +1,13 @@
 """Classic Sequence (the Jax board game, RULES.md §3) on the engine's shared machinery.
 
 Shared with Sequence Stacks: seats and audiences, :data:`~engine.cards.HIDDEN`, the
-seeded generator (docs/rng.md), the wire records (:mod:`engine.wire`), the error tree,
-outcomes, and the shape of views, redaction and ``public_hash``. Its own: the cards
-(two 52-card decks), the board as data, teams, jacks, dead cards and sequences.
+seeded generator (docs/rng.md), the error tree, outcomes, and the machinery both games
+run on: the table driver (:mod:`engine.table`), ``step`` around the validators and
+resolvers (:mod:`engine.stepping`), the reducer's skeleton and the draw pile and hands
+(:mod:`engine.reducing`), views, redaction and the public hash (:mod:`engine.redaction`),
+the wire records and snapshot fields (:mod:`engine.wire`), the invariants both share
+(:mod:`engine.checks`) and the headless loop (:mod:`engine.headless`). Its own: the
+cards (two 52-card decks), the board as data, teams, jacks, dead cards and sequences.
 
 Vocabulary: :mod:`engine.classic.cards`, :mod:`engine.classic.board`,
 :mod:`engine.classic.config`, :mod:`engine.classic.state`; actions and events;
