@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import math
 import random
+import threading
+import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -154,6 +156,10 @@ class Search(Generic[S, A]):
         # count, only the rest is searched.
         todo = None if iterations is None else max(1, iterations - root.visits)
         clock = self.clock
+        # In a worker thread (a host's bot: netplay.peers), give the interpreter's lock
+        # away after each iteration: the thread running the event loop then waits about
+        # one iteration for it, not the interpreter's 5 ms switch interval, each time.
+        yield_lock = threading.current_thread() is not threading.main_thread()
         while True:
             if todo is not None:
                 if done >= todo:
@@ -162,6 +168,8 @@ class Search(Generic[S, A]):
                 break
             self._iterate(root, sampler.sample(self.rng), seat, options, root_prior, deadline)
             done += 1
+            if yield_lock:
+                time.sleep(0)
         self.stats.iterations = done
         self.stats.seconds = clock() - started
         best = max(
@@ -253,6 +261,22 @@ def favourite_priors(
         return uniform_priors(options)
     rest = (1.0 - weight) / (len(options) - 1)
     return {k: weight if k == favourite else rest for k in options}
+
+
+def ranked_priors(
+    scores: dict[Hashable, float], weights: Sequence[float], rest: float
+) -> dict[Hashable, float]:
+    """Progressive widening by the policy's own ranking: the best-scored options get
+    ``weights`` (best first), every other one an equal share of ``rest``; with few
+    iterations the search then compares the few moves worth comparing."""
+    ranked = sorted(scores, key=lambda k: -scores[k])
+    top = len(weights)
+    others = len(ranked) - top
+    share = rest / others if others > 0 else 0.0
+    out = dict.fromkeys(ranked, share)
+    for key, weight in zip(ranked, weights, strict=False):
+        out[key] = weight
+    return out
 
 
 def _select(node: Node, options: dict[Hashable, Any], prior: dict[Hashable, float]) -> Hashable:
