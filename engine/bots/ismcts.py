@@ -263,22 +263,6 @@ def favourite_priors(
     return {k: weight if k == favourite else rest for k in options}
 
 
-def ranked_priors(
-    scores: dict[Hashable, float], weights: Sequence[float], rest: float
-) -> dict[Hashable, float]:
-    """Progressive widening by the policy's own ranking: the best-scored options get
-    ``weights`` (best first), every other one an equal share of ``rest``; with few
-    iterations the search then compares the few moves worth comparing."""
-    ranked = sorted(scores, key=lambda k: -scores[k])
-    top = len(weights)
-    others = len(ranked) - top
-    share = rest / others if others > 0 else 0.0
-    out = dict.fromkeys(ranked, share)
-    for key, weight in zip(ranked, weights, strict=False):
-        out[key] = weight
-    return out
-
-
 def _select(node: Node, options: dict[Hashable, Any], prior: dict[Hashable, float]) -> Hashable:
     if len(options) == 1:
         only: Hashable = next(iter(options))
