@@ -59,9 +59,16 @@ class Identity:
     def open_sealed(self, box: bytes) -> bytes:
         """Open a SealedBox addressed to this identity; ``FrameError`` if it isn't."""
         try:
-            return _unsealer(bytes(self.signing_key)).decrypt(box)
+            return self._unsealer.decrypt(box)
         except CryptoError:
             raise FrameError("a sealed box that does not open with our key") from None
+
+    @functools.cached_property
+    def _unsealer(self) -> SealedBox[PrivateKey]:
+        # Once per identity, not per box: the key conversion costs more than the opening,
+        # and a process with many peers (stacks serve, the load bench) has many identities.
+        private = self.signing_key.to_curve25519_private_key()
+        return SealedBox(PrivateKey(bytes(private)))
 
 
 def verify(key: bytes, data: bytes, signature: bytes) -> None:
@@ -72,20 +79,15 @@ def verify(key: bytes, data: bytes, signature: bytes) -> None:
         raise FrameError("bad signature") from None
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=4096)
 def _sealer(key: bytes) -> SealedBox[PublicKey]:
-    # The Ed25519 -> X25519 conversion costs as much as the sealing: do it once per key.
+    # The Ed25519 -> X25519 conversion costs as much as the sealing: do it once per key
+    # (and keep enough of them for a process hosting hundreds of tables).
     try:
         public = VerifyKey(key).to_curve25519_public_key()
     except (ValueError, TypeError, CryptoError) as exc:
         raise ValueError(f"not a usable public key: {exc}") from exc
     return SealedBox(PublicKey(bytes(public)))
-
-
-@functools.lru_cache(maxsize=8)
-def _unsealer(seed: bytes) -> SealedBox[PrivateKey]:
-    private = SigningKey(seed).to_curve25519_private_key()
-    return SealedBox(PrivateKey(bytes(private)))
 
 
 def seal(key: bytes, data: bytes) -> bytes:
