@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -29,6 +30,7 @@ from engine.actions import Action
 from netplay.identity import Identity
 from netplay.peers import BotPeer
 from netplay.player import Applied, Notice
+from netplay.transport import MqttTransport
 from tui.argtypes import percentile
 from tui.commands.bench_echo import measure_floor
 
@@ -83,25 +85,57 @@ def broker_process(kind: str) -> Iterator[tuple[str, int]]:
                 proc.kill()
 
 
+class _Stamped(asyncio.Queue[tuple[str, bytes]]):
+    """The transport's queue of received messages, noting when the first one on ``topic``
+    came in after :meth:`arm`."""
+
+    def __init__(self, topic: str) -> None:
+        super().__init__()
+        self.topic = topic
+        self.arrived: float | None = None
+        self._armed = False
+
+    def arm(self) -> None:
+        self._armed, self.arrived = True, None
+
+    def put_nowait(self, item: tuple[str, bytes]) -> None:
+        if self._armed and item[0] == self.topic:
+            self.arrived, self._armed = time.perf_counter(), False
+        super().put_nowait(item)
+
+
 class _TimingBot(BotPeer):
-    """A greedy player that records action -> own-view latencies (seconds)."""
+    """A greedy player that records action -> own-view latencies (seconds), and splits each
+    in two: until the host's answer reached this process (out through the broker, the
+    host, back through the broker), and from there to the view updated (this peer)."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.samples: list[float] = []
+        self.stages: list[tuple[float, float]] = []
         self._sent: tuple[Action, float] | None = None
+        self._stamps: _Stamped | None = None
+        if isinstance(self.transport, MqttTransport):
+            self._stamps = _Stamped(self.player.topics.inbox(self.identity.peer_id))
+            self.transport._incoming = self._stamps
 
     def _acted(self, action: Action) -> None:
+        if self._stamps is not None:
+            self._stamps.arm()
         self._sent = (action, time.perf_counter())
 
     def _on_notice(self, notice: Notice) -> None:
         if isinstance(notice, Applied) and self._sent and notice.action == self._sent[0]:
-            self.samples.append(time.perf_counter() - self._sent[1])
+            now = time.perf_counter()
+            self.samples.append(now - self._sent[1])
+            arrived = self._stamps.arrived if self._stamps is not None else None
+            if arrived is not None and self._sent[1] <= arrived <= now:
+                self.stages.append((arrived - self._sent[1], now - arrived))
             self._sent = None
         super()._on_notice(notice)
 
 
-async def _one_game(url: str, table: str, records: Path) -> list[float]:
+async def _one_game(url: str, table: str, records: Path) -> _TimingBot:
     host = subprocess.Popen(
         [sys.executable, "-m", "tui.cli", "host", "--headless", "--players", "2", "--bots", "1",
          "--table", table, "--broker", url, "--block-window", "1", "--verify-wait", "1",
@@ -112,7 +146,7 @@ async def _one_game(url: str, table: str, records: Path) -> list[float]:
         bot = _TimingBot(Identity.generate(), table, broker=url, name="bench")
         async with bot:
             await asyncio.wait_for(bot.ended.wait(), 120)
-        return bot.samples
+        return bot
     finally:
         try:
             host.wait(10)
@@ -120,18 +154,42 @@ async def _one_game(url: str, table: str, records: Path) -> list[float]:
             host.kill()
 
 
-async def _measure(url: str, actions: int) -> tuple[list[float], int, list[float]]:
-    """Action samples, games played, and floor samples (half before, half after)."""
+@dataclass
+class _Measured:
+    samples: list[float]
+    stages: list[tuple[float, float]]
+    games: int
+    floor: list[float]
+
+
+async def _measure(url: str, actions: int) -> _Measured:
+    """Action samples and their stages, games played, and floor samples (half before,
+    half after)."""
     floor_count = max(200, actions // 3)
     floor = await measure_floor(url, floor_count // 2)
     samples: list[float] = []
+    stages: list[tuple[float, float]] = []
     games = 0
     with tempfile.TemporaryDirectory(prefix="stacks-bench-") as records:
         while len(samples) < actions:
             games += 1
-            samples += await _one_game(url, f"bench{os.getpid()}g{games}", Path(records))
+            bot = await _one_game(url, f"bench{os.getpid()}g{games}", Path(records))
+            samples += bot.samples
+            stages += bot.stages
     floor += await measure_floor(url, floor_count - floor_count // 2)
-    return samples, games, floor
+    return _Measured(samples, stages, games, floor)
+
+
+def _stage_fields(stages: list[tuple[float, float]]) -> dict[str, float]:
+    """p50/p99 of each half of an action's trip: ``answer`` (sent until the host's answer
+    is in this process: broker, host, broker) and ``apply`` (from there to the view)."""
+    out: dict[str, float] = {}
+    for index, name in enumerate(("answer", "apply")):
+        values = sorted(stage[index] for stage in stages)
+        if values:
+            out[f"{name}_p50_ms"] = round(percentile(values, 0.50) * 1000, 3)
+            out[f"{name}_p99_ms"] = round(percentile(values, 0.99) * 1000, 3)
+    return out
 
 
 def run_net(args: argparse.Namespace) -> int:
@@ -139,12 +197,13 @@ def run_net(args: argparse.Namespace) -> int:
     try:
         if kind in ("embedded", "mosquitto"):
             with broker_process(kind) as (url, _pid):
-                samples, games, floor = asyncio.run(_measure(url, args.actions))
+                measured = asyncio.run(_measure(url, args.actions))
         else:
-            samples, games, floor = asyncio.run(_measure(kind, args.actions))
+            measured = asyncio.run(_measure(kind, args.actions))
     except RuntimeError as exc:
         print(f"stacks bench net: {exc}", file=sys.stderr)
         return 2
+    samples, games, floor = measured.samples, measured.games, measured.floor
     ordered = sorted(samples)
     p50, p99 = percentile(ordered, 0.50) * 1000, percentile(ordered, 0.99) * 1000
     report: dict[str, object] = {
@@ -167,6 +226,7 @@ def run_net(args: argparse.Namespace) -> int:
         "floor_p99_ms": round(floor_p99, 3),
         "ratio_p50": round(p50 / floor_p50, 2),
         "ratio_p99": round(p99 / floor_p99, 2),
+        **_stage_fields(measured.stages),
         "load_average": round(os.getloadavg()[0], 2),
     }
     if args.json:
@@ -180,6 +240,10 @@ def run_net(args: argparse.Namespace) -> int:
             f"{report['floor_echoes']} echoes): p50 {report['floor_p50_ms']} ms, "
             f"p99 {report['floor_p99_ms']} ms\n"
             f"ratio to the floor: p50 {report['ratio_p50']}x, p99 {report['ratio_p99']}x "
-            f"(load average {report['load_average']})"
+            f"(load average {report['load_average']})\n"
+            f"of which: until the host's answer is in (broker, host, broker) p50 "
+            f"{report.get('answer_p50_ms')} ms, p99 {report.get('answer_p99_ms')} ms; "
+            f"from there to the view updated p50 {report.get('apply_p50_ms')} ms, "
+            f"p99 {report.get('apply_p99_ms')} ms"
         )
     return 0
