@@ -1,19 +1,24 @@
 """A rogue peer on a real broker (a Mosquitto of the test's own) during live games.
 
-One test per attack: floods of heartbeats, resyncs, joins, chat and garbage from a rogue
-process (the game finishes and verifies, and no gap between public batches grows past
-what the table's own pace explains), and a rogue retained announcement and an empty one
-(the host restores its own at once, its players are warned, late spectators and
-returning players follow the real host). The late Block, entropy changed after
-committing, ``--seed`` and the per-table ACL have their own tests
-(tests/netplay/test_block_race.py, test_commit_reveal.py, tests/tui/test_insecure_seed.py,
-tests/broker/test_mosquitto_acl.py).
+One test per attack, rogue clients speaking the wire protocol with keys of their own:
+floods of heartbeats, resyncs, joins, chat and garbage from a rogue process, and a flood
+from hundreds of fresh keys each joining as a spectator (the game finishes and verifies,
+and no gap between public batches grows past what the table's own pace explains); a
+rogue retained announcement and an empty one (the host restores its own at once, its
+players are warned, late spectators and returning players follow the real host); a late
+Block (refused, though the host's timer had not run); a joiner that reveals another
+entropy than it committed to (caught by everyone, nothing dealt) and a host that chose
+its bot's entropy (every player's verification names it). ``--seed`` for a joinable
+table is refused by the command line (tests/tui/test_insecure_seed.py); the per-table
+ACL on a real Mosquitto is tests/broker/test_mosquitto_acl.py. The ``slow`` versions
+(``-m slow``) flood with 5,000 messages of each kind, 5,000 keys, and game after game.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 from collections.abc import AsyncIterator
@@ -29,12 +34,23 @@ from engine.actions import Block
 from engine.events import PileBlocked
 from engine.state import Phase, State
 from netplay.codec import decode
+from netplay.entropy import entropy_commitment
+from netplay.errors import FrameError
 from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.peers import BotPeer, Host, Player, Spectator
-from netplay.player import Applied, Impostor, Notice, RaceResult, Rejected, TableClosed
+from netplay.player import (
+    Applied,
+    Impostor,
+    Notice,
+    RaceResult,
+    Rejected,
+    TableClosed,
+    Unseated,
+)
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress
+from netplay.wire import Sender
 from tui.commands.bench_hostile import (
     hijack_restore_time,
     host_process,
@@ -43,7 +59,11 @@ from tui.commands.bench_hostile import (
 )
 
 SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
-FLOOD = int(os.environ.get("STACKS_HOSTILE_FLOOD", "3000"))
+FLOOD = int(os.environ.get("STACKS_HOSTILE_FLOOD", "1000"))
+"""Messages of each default-suite flood; the ``slow`` versions send LONG_FLOOD."""
+LONG_FLOOD = int(os.environ.get("STACKS_HOSTILE_LONG_FLOOD", "5000"))
+GAMES = int(os.environ.get("STACKS_HOSTILE_GAMES", "5"))
+"""Games of the slow many-games trial, each under a LONG_FLOOD mixed flood."""
 
 
 @pytest_asyncio.fixture
@@ -56,17 +76,37 @@ async def mosquitto() -> AsyncIterator[str]:
         yield broker.url
 
 
-@pytest.mark.asyncio
-@pytest.mark.parametrize("kind", ["heartbeat", "resync", "join", "chat", "garbage"])
-async def test_a_flood_does_not_stall_the_table(mosquitto: str, kind: str) -> None:
-    run = await live_game(mosquitto, f"flood-{kind}", flood=kind, count=FLOOD,
-                          timeout=240 * SCALE)
-    assert run.flood_sent == FLOOD
+KINDS = ["heartbeat", "resync", "join", "chat", "garbage"]
+
+
+async def _flooded_game(url: str, table: str, kind: str, count: int) -> None:
+    run = await live_game(url, table, flood=kind, count=count, timeout=240 * SCALE)
+    assert run.flood_sent == count
     assert run.verified
     # The table's own pace: a Block window nobody blocks (0.5 s) and the race's settle
     # are its longest waits. Before budgets, 3,000 heartbeats stalled a table for 8 s.
     pace = table_settings("x").block_window + table_settings("x").race_settle
     assert run.max_gap < pace + 1.5 * SCALE, (run.max_gap, sorted(run.gaps)[-5:])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_flood_does_not_stall_the_table(mosquitto: str, kind: str) -> None:
+    await _flooded_game(mosquitto, f"flood-{kind}", kind, FLOOD)
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_long_flood_does_not_stall_the_table(mosquitto: str, kind: str) -> None:
+    await _flooded_game(mosquitto, f"long-flood-{kind}", kind, LONG_FLOOD)
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_game_after_game_under_a_mixed_flood(mosquitto: str) -> None:
+    for game in range(GAMES):
+        await _flooded_game(mosquitto, f"games-{game}", "mixed", LONG_FLOOD)
 
 
 class Listening(BotPeer):
@@ -136,7 +176,20 @@ async def test_an_empty_retained_announcement_closes_nothing(mosquitto: str) -> 
     await _hijacked_table(mosquitto, "emptied", b"")
 
 
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_hijack_after_hijack_is_restored_each_time(mosquitto: str) -> None:
+    async with Host(table_settings("hijacks"), broker=mosquitto) as host:
+        for attempt in range(GAMES * 6):
+            seconds, restored = await hijack_restore_time(
+                mosquitto, "hijacks", rogue_payload=b"" if attempt % 2 else None)
+            assert seconds < 1.0 * SCALE
+            assert decode(restored).sender == host.identity.key
+
+
 KEYS = int(os.environ.get("STACKS_HOSTILE_KEYS", "300"))
+"""Fresh keys of the default-suite many-keys flood (each joins, then asks twice)."""
+LONG_KEYS = int(os.environ.get("STACKS_HOSTILE_LONG_KEYS", "5000"))
 
 
 async def _many_keys(url: str, table: str, keys: int) -> None:
@@ -152,6 +205,14 @@ async def test_a_flood_from_many_fresh_keys_does_not_stall_the_table(mosquitto: 
     """Budgets per key alone would let each of a rogue's fresh keys join as a spectator and
     cost the host a history or a snapshot: every spectator and stranger shares one."""
     await _many_keys(mosquitto, "many-keys", KEYS)
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_a_flood_from_thousands_of_fresh_keys_does_not_stall_the_table(
+    mosquitto: str,
+) -> None:
+    await _many_keys(mosquitto, "thousands-of-keys", LONG_KEYS)
 
 
 # -- a late Block -------------------------------------------------------------------------------
@@ -301,3 +362,108 @@ async def test_a_late_block_is_refused_though_the_hosts_timer_has_not_run(
     # Without the judgement on arrival, a press read first won the window (2 runs of 3).
     assert any(isinstance(n, Rejected) for n in rogue.heard)
     assert rogue.player.verdict is not None and rogue.player.verdict.ok, rogue.player.verdict
+
+
+# -- entropy changed after committing -----------------------------------------------------------
+
+
+async def _rogue_joiner(url: str, table: str, reveal: bytes,
+                        seen: asyncio.Queue[tuple[str, dict[str, Any]]]) -> None:
+    """A rogue that joins ``table`` committing to one entropy and reveals ``reveal`` (speaking
+    the wire protocol itself, signing with its own key); every frame for it on ``seen``."""
+    rogue = Identity.generate()
+    topics = Topics(table)
+    sender = Sender(rogue, table)
+    out = topics.outbox(rogue.peer_id)
+    address = BrokerAddress.parse(url)
+    async with aiomqtt.Client(address.host, address.port, identifier=f"cheat-{os.getpid()}",
+                              username=rogue.peer_id) as client:
+        await client.subscribe(topics.inbox(rogue.peer_id), qos=1)
+        await client.subscribe(topics.events, qos=1)
+        await client.publish(out, sender.frame("join", {
+            "name": "cheat", "entropy_commit": entropy_commitment(os.urandom(32)),
+            "password": None, "watch": False, "at": 0}), qos=1)
+        seat: int | None = None
+        async for message in client.messages:
+            assert isinstance(message.payload, bytes)
+            with contextlib.suppress(FrameError):
+                frame = decode(message.payload)
+                seen.put_nowait((frame.type, frame.body))
+                if frame.type == "welcome":
+                    seat = frame.body["seat"]
+                elif frame.type == "entropy_round" and frame.body["phase"] == "reveal" \
+                        and seat is not None:
+                    await client.publish(out, sender.frame("entropy", {
+                        "round": frame.body["round"], "entropy": reveal}), qos=1)
+                elif frame.type == "refused":
+                    return
+
+
+@pytest.mark.asyncio
+async def test_a_joiner_that_reveals_another_entropy_is_caught_and_nothing_is_dealt(
+    mosquitto: str, caplog: pytest.LogCaptureFixture,
+) -> None:
+    table = "cheat"
+    settings = HostSettings(table, 3, bots=("greedy",), block_window=0.5, bot_delay=0.05)
+    seen: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+    with caplog.at_level(logging.WARNING, logger="netplay.host"):
+        async with Host(settings, broker=mosquitto) as host, \
+                Listening(Identity.generate(), table, broker=mosquitto, name="honest") as honest:
+            async with asyncio.timeout(30 * SCALE):
+                while host.host.seats[0] is None:
+                    await asyncio.sleep(0.02)
+                await _rogue_joiner(mosquitto, table, os.urandom(32), seen)
+                while not any(isinstance(n, Unseated) for n in honest.heard):
+                    await asyncio.sleep(0.02)
+            frames = []
+            while not seen.empty():
+                frames.append(seen.get_nowait())
+            # Caught by everyone: the seat is free again, every player was told why, the
+            # rogue was refused, and no deal went out.
+            assert host.host.game is None and host.host.seats[1] is None
+            (unseated,) = [n for n in honest.heard if isinstance(n, Unseated)]
+            assert unseated.name == "cheat" and "had not committed to" in unseated.why
+            (refusal,) = [body for t, body in frames if t == "refused"]
+            assert "lost your seat" in refusal["reason"]
+            assert not any(t == "start" for t, _ in frames)
+            assert honest.player.facts is None
+            # An honest player takes the seat: everyone commits afresh, and it deals.
+            async with BotPeer(Identity.generate(), table, broker=mosquitto, name="next") as nxt:
+                async with asyncio.timeout(60 * SCALE):
+                    while honest.player.facts is None or nxt.player.facts is None:
+                        await asyncio.sleep(0.02)
+                assert host.host.round.number == 1
+                facts = honest.player.facts
+                assert all(c is None or entropy_commitment(e) == c
+                           for e, c in zip(facts.entropies, facts.entropy_commits, strict=True))
+    assert any("revealed an entropy that is not the one it committed to" in r.getMessage()
+               for r in caplog.records)
+
+
+@pytest.mark.asyncio
+async def test_a_host_that_changes_its_bots_entropy_is_caught_by_every_player(
+    mosquitto: str,
+) -> None:
+    """The host grinds the deal: its bot's entropy is chosen after it committed to its
+    secret (which fixes that entropy). Every player's verification names it."""
+    table = "ground"
+    settings = HostSettings(table, 3, bots=("greedy",), block_window=0.3)
+    async with Host(settings, broker=mosquitto) as host:
+        bot = host.host.seats[2]
+        assert bot is not None and bot.is_bot
+        bot.entropy = os.urandom(32)  # chosen, not the one SHA-256(secret || seat) fixes
+        players = [BotPeer(Identity.generate(), table, broker=mosquitto, name=f"p{i}")
+                   for i in range(2)]
+        try:
+            for player in players:
+                await player.__aenter__()
+            async with asyncio.timeout(120 * SCALE):
+                for player in players:
+                    await player.verified.wait()
+        finally:
+            for player in players:
+                await player.close()
+    for player in players:
+        verdict = player.player.verdict
+        assert verdict is not None and not verdict.ok
+        assert "host's secret fixes" in verdict.detail, verdict
