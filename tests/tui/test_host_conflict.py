@@ -45,3 +45,25 @@ async def test_a_second_host_key_is_shown_and_followed_only_when_chosen(
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
                         and app.screen.me == 0, "a seat at the real table")
             assert real.host.seats[0] is not None and real.host.seats[0].name == "Bo"
+
+
+async def test_a_rogue_announcement_mid_lobby_is_put_right_and_the_player_warned(
+    stacks_home: Path,
+) -> None:
+    broker = AsyncMemoryBroker()
+    launch = Launch(role="join", table="sunday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    real = Host(HostSettings("sunday", 3, bots=("greedy",), title="real sunday"), broker=broker)
+    async with real, app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and app.screen.me == 0, "a seat")
+        rogue = HostSession(Identity.generate(), HostSettings("sunday", 3, title="fake"), 0.0)
+        announce = next(o for o in rogue.data_to_send() if o.topic == rogue.topics.announce)
+        broker.publish(announce.topic, announce.payload, True)
+
+        def warned() -> bool:
+            return any("impersonating this table" in str(n.message) for n in app._notifications)
+
+        await until(pilot, warned, "the impostor warning")
+        assert isinstance(app.screen, LobbyScreen) and app.screen.me == 0  # still here
+        assert real.host.seats[0] is not None and real.host.seats[0].name == "Bo"
