@@ -1,5 +1,6 @@
 """Budgets: a token bucket per peer for everything that costs the host work; a flood costs
-the flooder its own budget, never anyone else's, and is logged once, not per message."""
+the flooder its own budget (and, for everyone unseated, the one bucket they share), never a
+seated player's, and is logged once, not per message nor per key."""
 
 from __future__ import annotations
 
