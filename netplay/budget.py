@@ -200,9 +200,9 @@ class HostLimits:
     """Frames resent per spectator: a late spectator catches up at 64 batches a second."""
     joins: Limit = Limit(4, 0.5)
     """Join requests per key (a join during a game costs a snapshot too)."""
-    unseated_frames: Limit = Limit(400, 100)
+    unseated_frames: Limit = Limit(200, 100)
     """Frames of every spectator and stranger together (each also has its own bucket)."""
-    unseated_work: Limit = Limit(512, 192)
+    unseated_work: Limit = Limit(256, 128)
     """Frames resent to every spectator together: a few late spectators catch up at once,
     a thousand keys of one rogue get no more."""
     ended_histories: int = 3

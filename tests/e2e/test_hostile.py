@@ -195,9 +195,12 @@ LONG_KEYS = int(os.environ.get("STACKS_HOSTILE_LONG_KEYS", "5000"))
 async def _many_keys(url: str, table: str, keys: int) -> None:
     run = await live_game(url, table, flood="keys", count=3 * keys, timeout=240 * SCALE)
     assert run.flood_sent == 3 * keys
-    assert run.verified
+    assert run.verified  # the spectators too: every one got the whole game in the end
+    # Seated players have budgets of their own: the flood does not slow them. (Spectators
+    # share a bucket with the rogue's keys: theirs may wait for a resend it refused.)
     pace = table_settings("x").block_window + table_settings("x").race_settle
-    assert run.max_gap < pace + 1.5 * SCALE, (run.max_gap, sorted(run.gaps)[-5:])
+    assert run.seat_max_gap < pace + 1.5 * SCALE, (
+        run.seat_max_gap, sorted(run.seat_gaps)[-5:], "spectator", run.max_gap)
 
 
 @pytest.mark.asyncio
