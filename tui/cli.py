@@ -278,7 +278,14 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
         "broker inside this "
         "process: nothing to set up.",
     )
-    play.add_argument("--players", type=_players, default=4, help="players, you included (4)")
+    play.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                      help="stacks (Sequence Stacks, default) or sequence (classic Sequence, "
+                      "the board game)")
+    play.add_argument("--players", type=_sim_players, default=4,
+                      help="players, you included (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 "
+                      "or 12 for sequence")
+    play.add_argument("--teams", type=int, choices=(2, 3), default=None,
+                      help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
     play.add_argument("--bots", type=_bot_list, default=["medium"], metavar="LEVELS",
                       help="the bots' levels, comma separated and cycled over their seats: "
                       f"{', '.join(LEVELS)} (medium)")
@@ -403,8 +410,8 @@ def _add_net_commands(
     host.add_argument("--headless", action="store_true", help="no interface: print progress")
     host.add_argument("--name", help="your name at the table (interface only)")
     host.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
-                      help="stacks (Sequence Stacks, default) or sequence (classic Sequence: "
-                      "--headless only for now)")
+                      help="stacks (Sequence Stacks, default) or sequence (classic Sequence, "
+                      "the board game)")
     host.add_argument("--players", type=_sim_players, default=4,
                       help="seats at the table (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 or "
                       "12 for sequence")
@@ -559,16 +566,21 @@ def host_game_problem(args: argparse.Namespace) -> str | None:
         definition.check_players(args.players)
     except ConfigError as exc:
         return str(exc)
+    levels = host_bot_levels(args) if args.command == "host" else tuple(args.bots)
     if definition.name != "stacks":
-        for level in host_bot_levels(args):
+        for level in levels:
             if level not in definition.bot_names:
                 return (f"{definition.title} has no {level!r} bot; choose from "
                         f"{', '.join(definition.bot_names)}")
     if args.game == "stacks":
         return "--teams is for --game sequence" if args.teams is not None else None
-    if not args.headless:
-        return ("classic Sequence has no board screen yet: host it with --headless, and "
-                "seat bots (--bots, stacks bot) or watch it with stacks watch --headless")
+    if args.teams is not None:
+        from engine.classic import SequenceConfig, SequenceState
+
+        try:
+            SequenceState.new(SequenceConfig(teams=args.teams), args.players)
+        except ConfigError as exc:
+            return str(exc)
     return None
 
 
@@ -589,7 +601,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     refusal = insecure_seed(args)
     if refusal:
         parser.error(refusal)
-    if args.command == "host" and not args.resume:
+    if (args.command == "host" and not args.resume) or args.command == "play":
         refusal = host_game_problem(args)
         if refusal:
             parser.error(refusal)

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from textual.screen import Screen
 from textual.worker import Worker
 
-from engine.actions import Action, Block, PassBlock
+from engine.actions import Block, PassBlock
 from engine.events import Event
+from engine.games import AnyAction
 from netplay.memory import AsyncMemoryBroker
 from netplay.player import (
     Applied,
@@ -39,6 +40,7 @@ from netplay.player import (
     Unseated,
     Verified,
 )
+from tui.classic_words import ClassicNarrator
 from tui.history import History, Line, Step, history_of
 from tui.launch import Launch
 from tui.messages import Problem
@@ -48,6 +50,7 @@ from tui.words import Narrator, broker_line, short_name
 
 if TYPE_CHECKING:
     from tui.app import StacksApp
+    from tui.screens.board import BoardScreen
     from tui.screens.gameover import GameOverScreen
     from tui.screens.history import HistoryScreen
     from tui.screens.lobby import LobbyScreen
@@ -78,14 +81,15 @@ class Control:
         """Lines that are not events (Block races), to merge into a retold history."""
         self.history_screen: HistoryScreen | None = None
         self.lobby: LobbyScreen | None = None
-        self.table: TableScreen | None = None
+        self.table: TableScreen | BoardScreen | None = None
+        """The game's screen: the Sequence Stacks table, or a classic Sequence board."""
         self.gameover: GameOverScreen | None = None
         self.problem: Problem | None = None
         self._desynced = False
-        self._away: Narrator | None = None
+        self._away: Narrator | ClassicNarrator | None = None
         self._away_next = 0
         self._closing: Worker[None] | None = None
-        self._sent: Action | None = None
+        self._sent: AnyAction | None = None
         """The last action sent, to word the host's refusal of it."""
 
     # -- screens -------------------------------------------------------------------------------
@@ -117,7 +121,8 @@ class Control:
             launch = await self._ours(launch)
         self.launch = launch
         self.model = TableModel(table=launch.table, spectator=launch.role == "watch",
-                                players=launch.players if launch.hosting else 0)
+                                players=launch.players if launch.hosting else 0,
+                                game=launch.variant if launch.hosting else "stacks")
         self.history = None
         self.notes = []
         self.broker_warning = ""
@@ -146,6 +151,7 @@ class Control:
                 block_window=launch.block_window, bot_delay=launch.bot_delay,
                 password=launch.password, rules=launch.rules.to_wire(),
                 dealer=None if launch.dealer is None else launch.dealer % launch.players,
+                **({"game": launch.variant} if launch.variant != "stacks" else {}),
             )
         except LinkError as exc:
             return str(exc)
@@ -200,6 +206,7 @@ class Control:
         self.launch = replace(launch, table_open=True)
         if self.model is not None:
             self.model.players = launch.players
+            self.model.game = launch.variant
         self._run(self.launch)
 
     def _run(self, launch: Launch, *, skip_host: bytes | None = None) -> None:
@@ -261,7 +268,7 @@ class Control:
         if self.gameover is not None and self.app.screen is not self.gameover:
             await self.app.push_screen(self.gameover)
 
-    def act(self, action: Action) -> None:
+    def act(self, action: AnyAction) -> None:
         if self.session is not None:
             self._sent = action
             self.session.act(action)
@@ -355,8 +362,10 @@ class Control:
         elif isinstance(notice, Rejected):
             self._rejected(notice.reason)
         elif isinstance(notice, RaceResult):
-            if self.history is not None and self.table is not None:
-                line = self.history.narrator.race(notice.pile, notice.winner, notice.presses)
+            narrator = self.history.narrator if self.history is not None else None
+            if isinstance(narrator, Narrator) and self.history is not None \
+                    and self.table is not None:
+                line = narrator.race(notice.pile, notice.winner, notice.presses)
                 if line:
                     self.notes.append(self.history.note(line))
                     self.table.say(line)
@@ -432,7 +441,19 @@ class Control:
             if self.table is not None and view is not None:
                 self.table.view = view
 
+    def game(self) -> str:
+        """The table's game: the one our player follows (else the announced one)."""
+        player = self.session.player.player if self.session and self.session.player else None
+        if player is not None:
+            return player.definition.name
+        return self.model.game if self.model is not None else "stacks"
+
+    def _teams(self) -> int | None:
+        view = self.model.view if self.model is not None else None
+        return getattr(view, "teams", None)
+
     async def _game_started(self, names: tuple[str, ...]) -> None:
+        from tui.screens.board import BoardScreen
         from tui.screens.table import TableScreen
 
         model = self.model
@@ -445,9 +466,13 @@ class Control:
         if self.session is not None and self.session.player is not None:
             model.me = self.session.player.seat
         model.stats.ensure(len(names))
-        self.history = History(names, model.me)
-        self.table = TableScreen(model.table, names, model.me,
-                                 block_window=model.block_window, frozen=self.frozen)
+        game = model.game = self.game()
+        self.history = History(names, model.me, game)
+        if game == "stacks":
+            self.table = TableScreen(model.table, names, model.me,
+                                     block_window=model.block_window, frozen=self.frozen)
+        else:
+            self.table = BoardScreen(model.table, names, model.me, frozen=self.frozen)
         self.table.seats = tuple(model.seats)
         self.table.problem = self.problem
         await self.show(self.table)
@@ -455,15 +480,16 @@ class Control:
             self.table.say(broker_line(self.broker_warning))
         self.lobby = None
         self._view()
+        if game != "stacks" and model.view is not None:
+            self.history.narrator.learn(model.view)  # its teams
 
     def _applied(self, notice: Applied) -> None:
         model, history, table = self.model, self.history, self.table
         if model is None:
             return
         for event in notice.events:
-            if not isinstance(event, Event):
-                continue  # the interface shows Sequence Stacks tables only
-            model.stats.add(event)
+            if isinstance(event, Event):  # the counts of the game-over screen (Stacks')
+                model.stats.add(event)
         if history is not None:
             lines = history.add(Step.of(notice.n, notice.action, notice.events, notice.standin))
             if table is not None:
@@ -480,13 +506,20 @@ class Control:
             return
         narrator = self._away
         if narrator is None or notice.n != self._away_next:
-            narrator = self._away = Narrator(model.names, model.me)
-            self._learn_piles(narrator, notice.n)
+            if model.game == "stacks":
+                narrator = self._away = Narrator(model.names, model.me)
+                self._learn_piles(narrator, notice.n)
+            else:
+                narrator = self._away = ClassicNarrator(model.names, model.me,
+                                                        self._teams() or 2)
             table.say(f"[b]While you were away[/] [dim](from batch {notice.n}; "
                       "stand-in moves marked ⟲)[/]:")
         self._away_next = notice.n + 1
         for event in notice.events:
-            line = narrator.describe(event) if isinstance(event, Event) else None
+            if isinstance(narrator, Narrator):
+                line = narrator.describe(event) if isinstance(event, Event) else None
+            else:
+                line = narrator.describe(event)
             if line:
                 table.say(f"[dim]⟲[/] {line}" if notice.standin else f"[dim]·[/] {line}")
         self._refresh_history()
@@ -526,7 +559,8 @@ class Control:
             return []
         if player is None or not player.received:
             return list(self.history.lines) if self.history is not None else []
-        told = history_of(player.received, model.names, model.me, upto=player.applied).lines
+        told = history_of(player.received, model.names, model.me, upto=player.applied,
+                          game=model.game, teams=self._teams()).lines
         notes = sorted(self.notes, key=lambda line: line.n)
         merged: list[Line] = []
         for line in told:

@@ -11,10 +11,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.actions import Action
+from engine.classic.actions import SequenceAction
+from engine.classic.events import SequenceEvent
+from engine.classic.events import TurnStarted as ClassicTurnStarted
+from engine.classic.state import default_teams
 from engine.events import Event, TurnSkipped, TurnStarted
+from engine.games import AnyAction, AnyEvent
 from engine.state import Seat
 from netplay.batch import Batch
+from tui.classic_words import ClassicNarrator
 from tui.words import Narrator
+
+HEADERS = (TurnStarted, TurnSkipped, ClassicTurnStarted)
+"""The events that start a turn (a header line), of either game."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,17 +31,17 @@ class Step:
     """One batch of events: what one action (or the deal) caused."""
 
     n: int
-    action: Action | None
-    events: tuple[Event, ...]
+    action: AnyAction | None
+    events: tuple[AnyEvent, ...]
     standin: bool = False
     """The host's stand-in bot played for an absent player."""
 
     @classmethod
     def of(cls, n: int, action: object, events: Iterable[object], standin: bool = False,
            ) -> Step:
-        """A batch of the wire (any game's): the Sequence Stacks part of it."""
-        return cls(n, action if isinstance(action, Action) else None,
-                   tuple(e for e in events if isinstance(e, Event)), standin)
+        """A batch of the wire (either game's): its actions and events, nothing else."""
+        return cls(n, action if isinstance(action, Action | SequenceAction) else None,
+                   tuple(e for e in events if isinstance(e, Event | SequenceEvent)), standin)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +60,14 @@ class Line:
 class History:
     """Lines told so far, in order; a gap says which batches this peer never received."""
 
-    def __init__(self, names: Sequence[str], me: Seat | None) -> None:
+    def __init__(self, names: Sequence[str], me: Seat | None, game: str = "stacks",
+                 teams: int | None = None) -> None:
         self.names = tuple(names)
         self.me = me
-        self.narrator = Narrator(names, me)
+        self.game = game
+        self.narrator: Narrator | ClassicNarrator = (
+            Narrator(names, me) if game == "stacks"
+            else ClassicNarrator(names, me, teams or default_teams(max(2, len(names)))))
         self.lines: list[Line] = []
         self.turn = 0
         self.last = 0
@@ -72,12 +85,12 @@ class History:
             if isinstance(seat, int):
                 standin = f" [dim](a bot stood in for {self.narrator.who(seat)})[/]"
         for event in step.events:
-            if isinstance(event, TurnStarted | TurnSkipped):
+            header = isinstance(event, HEADERS)
+            if header:
                 self.turn += 1
-            text = self.narrator.describe(event)
+            text = self.narrator.describe(event)  # type: ignore[arg-type]
             if text is None:
                 continue
-            header = isinstance(event, TurnStarted | TurnSkipped)
             if header:
                 number = f"{self.turn}. " if self.counted else ""
                 text = f"[dim]── {number}[/]{text.removeprefix('[dim]──[/] ')}"
@@ -114,9 +127,10 @@ class History:
 
 
 def history_of(batches: Mapping[int, Batch], names: Sequence[str], me: Seat | None,
-               upto: int | None = None) -> History:
+               upto: int | None = None, game: str = "stacks",
+               teams: int | None = None) -> History:
     """The history told from a peer's received batches, in order (up to batch ``upto``)."""
-    history = History(names, me)
+    history = History(names, me, game, teams)
     last = upto if upto is not None else max(batches, default=0)
     for n in sorted(k for k in batches if k <= last):
         batch = batches[n]

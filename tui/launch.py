@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 from engine.config import RulesConfig
 
@@ -50,7 +50,12 @@ class Launch:
     turn_clock: float = 60.0
     """Seconds per turn before the stand-in plays it (0: off); never on in ``play``."""
     spectator_delay: float = 0.0
-    rules: RulesConfig = field(default_factory=RulesConfig)
+    variant: str = "stacks"
+    """Which game a host deals (``engine.games.GAMES``): ``stacks`` (Sequence Stacks) or
+    ``sequence`` (classic Sequence). Joining and watching follow the table's."""
+    rules: Any = field(default_factory=RulesConfig)
+    """The table rules: a ``RulesConfig``, or a ``SequenceConfig`` for classic Sequence
+    (a default ``RulesConfig`` stands for the default rules of either game)."""
     seed: int | None = None
     """Makes the deal reproducible (the host's secret and every seat's entropy)."""
     bind: str = "127.0.0.1"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from engine.actions import Action
+from engine.games import AnyAction
 from netplay.player import Notice
 from tui.launch import Launch
 
@@ -40,7 +40,7 @@ class Start(Message):
 class Act(Message):
     """Send this action to the host."""
 
-    def __init__(self, action: Action) -> None:
+    def __init__(self, action: AnyAction) -> None:
         super().__init__()
         self.action = action
 

@@ -22,7 +22,8 @@ from engine.events import (
     PileBlocked,
     PileCompleted,
 )
-from engine.state import Seat, State
+from engine.games import game_def
+from engine.state import Seat
 from tui.words import short_name
 
 
@@ -109,10 +110,14 @@ class TableModel:
     """Our seat; ``None`` for a spectator (or before the host seats us)."""
     spectator: bool = False
     names: tuple[str, ...] = ()
-    view: State | None = None
+    view: Any = None
+    """The engine's view of our seat: a ``State`` (Sequence Stacks) or ``SequenceState``."""
     seats: list[SeatPresence | None] = field(default_factory=list)
     players: int = 0
-    rules: RulesConfig = field(default_factory=RulesConfig)
+    game: str = "stacks"
+    """The table's game as announced (``engine.games.GAMES``): ``stacks`` or ``sequence``."""
+    rules: Any = field(default_factory=RulesConfig)
+    """The announced rules: the game's config type."""
     block_window: float = 3.0
     turn_clock: float = 0.0
     """Seconds per turn on the host's clock (0: off), as announced."""
@@ -139,10 +144,16 @@ class TableModel:
         status = announce.get("status")
         if isinstance(status, str):
             self.status = status
+        variant = announce.get("variant", "stacks")
+        with contextlib.suppress(EngineError):  # a game we don't know: the player refuses it
+            definition = game_def(variant if isinstance(variant, str) else "")
+            if definition.name != self.game:
+                self.game = definition.name
+                self.rules = definition.config_type()
         rules = announce.get("rules")
         if isinstance(rules, dict):
             with contextlib.suppress(EngineError):  # an odd announcement is shown as default
-                self.rules = RulesConfig.from_wire(rules)
+                self.rules = game_def(self.game).config_from_wire(rules)
 
     def name(self, seat: Seat) -> str:
         if 0 <= seat < len(self.names):

@@ -16,18 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from engine.actions import Action
-from engine.config import RulesConfig
+from engine.classic.actions import SequenceAction
 from engine.errors import EngineError
-from engine.events import Event, TurnSkipped, TurnStarted
-from engine.game import Game
-from engine.reducer import apply
-from engine.state import HOST, Audience, Seat, State
-from engine.views import view_for
+from engine.games import DEFAULT_GAME, AnyEvent, GameDef, game_def
+from engine.state import HOST, Audience, Seat
 from netplay.batch import Batch
 from netplay.errors import FrameError
 from netplay.record import read_record
 from netplay.verify import GameFacts, deal_seed
-from tui.history import History, Line, Step
+from tui.history import HEADERS, History, Line, Step
 from tui.words import short_name
 
 
@@ -39,8 +36,9 @@ class ReplayError(ValueError):
 class Moment:
     """The table right after one event (index 0: before the deal)."""
 
-    state: State
-    event: Event | None
+    state: Any
+    """The game's state (``State``, or ``SequenceState`` for classic Sequence)."""
+    event: AnyEvent | None
     batch: int
     turn: int
     """Turns started or skipped so far."""
@@ -49,14 +47,17 @@ class Moment:
 class Replay:
     """Every moment of one game, from one audience (``HOST``: every hand)."""
 
-    def __init__(self, title: str, names: Sequence[str], start: State,
-                 steps: Sequence[Step]) -> None:
+    def __init__(self, title: str, names: Sequence[str], start: Any,
+                 steps: Sequence[Step], game: str = DEFAULT_GAME) -> None:
         self.title = title
         self.names = tuple(names)
         self.steps = tuple(steps)
+        self.game = game
+        self.definition: GameDef[Any, Any, Any, Any] = game_def(game)
         self.audience: Audience = start.audience
         state = start.copy()
         moments = [Moment(state.copy(), None, 0, 0)]
+        apply = self.definition.apply
         try:
             for step in steps:
                 for event in step.events:
@@ -66,7 +67,7 @@ class Replay:
             raise ReplayError(f"event {len(moments)} does not apply: {exc}") from None
         self.moments = tuple(moments)
         self.turn_starts = tuple(
-            i for i, m in enumerate(self.moments) if isinstance(m.event, TurnStarted | TurnSkipped)
+            i for i, m in enumerate(self.moments) if isinstance(m.event, HEADERS)
         )
 
     @property
@@ -77,12 +78,12 @@ class Replay:
     def last(self) -> int:
         return len(self.moments) - 1
 
-    def view(self, at: int, seat: Seat | None) -> State:
+    def view(self, at: int, seat: Seat | None) -> Any:
         """The table at moment ``at`` as ``seat`` saw it (``None``: every hand, if known)."""
         state = self.moments[at].state
         if seat is None or not self.every_hand:
             return state
-        return view_for(state, seat)
+        return self.definition.view_for(state, seat)
 
     def next_turn(self, at: int) -> int:
         return next((i for i in self.turn_starts if i > at), self.last)
@@ -93,7 +94,8 @@ class Replay:
     def story(self, seat: Seat | None) -> tuple[list[Line], list[int]]:
         """The history's lines as ``seat`` reads them (``None``: a spectator's words with
         every hand named), and for each moment how many lines it has told."""
-        history = History(self.names, seat)
+        history = History(self.names, seat, self.game,
+                          getattr(self.moments[0].state, "teams", None))
         told = [0]
         for step in self.steps:
             for event in step.events:
@@ -103,11 +105,11 @@ class Replay:
         return history.lines, told
 
 
-def _batches(bodies: object) -> dict[int, Batch]:
+def _batches(bodies: object, game: GameDef[Any, Any, Any, Any]) -> dict[int, Batch]:
     if not isinstance(bodies, list):
         raise ReplayError("the record holds no batches")
     try:
-        batches = {b.n: b for b in (Batch.from_body(body) for body in bodies)}
+        batches = {b.n: b for b in (Batch.from_body(body, game) for body in bodies)}
     except (FrameError, EngineError, KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"a batch of the record is malformed: {exc}") from None
     missing = [n for n in range(1, len(batches) + 1) if n not in batches]
@@ -119,16 +121,17 @@ def _batches(bodies: object) -> dict[int, Batch]:
 def replay_record(record: Mapping[str, Any], title: str = "") -> Replay:
     """A host's game record (``netplay.record``): every event, every hand."""
     try:
+        game = game_def(record.get("game", DEFAULT_GAME))
         players = int(record["players"])
-        rules = RulesConfig.from_wire(record["rules"])
+        rules = game.config_from_wire(record["rules"])
         names = [short_name(str(n)) for n in record.get("names") or []]
-        start = State.new(rules, players)
+        start = game.new_state(rules, players)
     except (KeyError, TypeError, ValueError, EngineError) as exc:
         raise ReplayError(f"the record is malformed: {exc}") from None
     names += [f"Seat {s}" for s in range(len(names), players)]
-    batches = _batches(record.get("batches"))
+    batches = _batches(record.get("batches"), game)
     steps = [Step.of(n, b.action, b.events, b.standin) for n, b in sorted(batches.items())]
-    return Replay(title or str(record.get("table", "a game")), names, start, steps)
+    return Replay(title or str(record.get("table", "a game")), names, start, steps, game.name)
 
 
 def replay_file(path: Path) -> Replay:
@@ -144,21 +147,24 @@ def replay_game(facts: GameFacts, names: Sequence[str], batches: Mapping[int, Ba
     """What a player or spectator holds: with the revealed ``secret`` every hand (the game
     re-derived from the seed and the batches' actions), else its own view."""
     total = max(batches, default=0)
+    definition = game_def(facts.game)
     if secret is not None and all(n in batches for n in range(1, total + 1)):
         try:
-            game = Game.new(facts.players, deal_seed(secret, facts.entropies), facts.rules)
+            game = definition.new_game(facts.players, deal_seed(secret, facts.entropies),
+                                       facts.rules, facts.dealer)
             steps = [Step(1, None, tuple(game.log))]
             for n in range(2, total + 1):
                 action = batches[n].action
-                if not isinstance(action, Action):
-                    raise ReplayError(f"batch {n} has no Sequence Stacks action")
+                if not isinstance(action, Action | SequenceAction):
+                    raise ReplayError(f"batch {n} has no action")
                 steps.append(Step(n, action, tuple(game.act(action)), batches[n].standin))
-            return Replay(facts.table, names, State.new(facts.rules, facts.players), steps)
+            return Replay(facts.table, names, definition.new_state(facts.rules, facts.players),
+                          steps, definition.name)
         except EngineError:
             pass  # the seed does not give this game: fall back to what we saw
-    start = view_for(State.new(facts.rules, facts.players), audience)
+    start = definition.view_for(definition.new_state(facts.rules, facts.players), audience)
     steps = [Step.of(n, b.action, b.events, b.standin) for n, b in sorted(batches.items())]
-    return Replay(facts.table, names, start, steps)
+    return Replay(facts.table, names, start, steps, definition.name)
 
 
 def recent_records(folder: Path, limit: int = 9) -> list[Path]:

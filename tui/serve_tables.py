@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.config import RulesConfig
 from engine.errors import ConfigError
+from engine.games import DEFAULT_GAME, game_def
 from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.journal import JournalError, JournalFile, list_tables, mark
@@ -444,11 +444,14 @@ def host_settings(request: dict[str, Any]) -> HostSettings:
         key: _seconds(request, key, 0.0, 3600.0)
         for key in SERVED_EXTRAS if key in known and key in request
     }
+    game = request.get("game", DEFAULT_GAME)
     try:
-        rules = RulesConfig.from_wire(request.get("rules", {}))
-        settings = HostSettings(table=name, players=players, bots=("greedy",) * bots,
+        definition = game_def(game if isinstance(game, str) else "")
+        rules = definition.config_from_wire(request.get("rules", {}))
+        bot = "greedy" if definition.name == DEFAULT_GAME else definition.default_bot
+        settings = HostSettings(table=name, players=players, bots=(bot,) * bots,
                                 rules=rules, block_window=window, password=password,
-                                bot_delay=delay, dealer=dealer)
+                                bot_delay=delay, dealer=dealer, game=definition.name)
         return dataclasses.replace(settings, **extras) if extras else settings
     except (ValueError, ConfigError) as exc:
         raise RequestRefused(str(exc)) from None

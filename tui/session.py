@@ -22,7 +22,7 @@ from textual.worker import Worker
 
 from broker.address import lan_address
 from broker.embedded import EmbeddedBroker
-from engine.actions import Action
+from engine.games import AnyAction
 from engine.rng import derive_seed
 from netplay.codec import decode
 from netplay.errors import FrameError, ProfileError
@@ -143,7 +143,7 @@ class TableSession:
         """The key of the host we joined (to skip its table after its game)."""
         return self.player.player.host_key if self.player is not None else None
 
-    def act(self, action: Action) -> None:
+    def act(self, action: AnyAction) -> None:
         if self.player is not None:
             self.player.act(action)
 
@@ -190,7 +190,6 @@ class TableSession:
                 identity, launch.table, launch.display_name(), broker=self.broker,
                 password=launch.password, watch=launch.role == "watch",
             )
-            player.player.games = frozenset({"stacks"})  # no board screen for classic yet
             if launch.seed is not None:
                 player.player.entropy = derive_seed(launch.seed, label=f"player-{launch.game}")
             if self.host is not None:
@@ -281,7 +280,7 @@ class TableSession:
                 launch, table=settings.table, players=settings.players,
                 bots=len(settings.bots), password=settings.password,
                 block_window=settings.block_window, bot_delay=settings.bot_delay,
-                rules=settings.rules,
+                rules=settings.rules, variant=settings.game,
             )
             return journal, entries
         for old in list_tables(table=launch.table):
@@ -335,6 +334,7 @@ class TableSession:
             turn_clock=0.0 if launch.role == "play" else launch.turn_clock,
             spectator_delay=launch.spectator_delay,
             dealer=None if launch.dealer is None else launch.dealer % launch.players,
+            game=launch.variant,
         )
         secret = None
         if launch.seed is not None:

@@ -7,6 +7,7 @@ import logging
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -50,7 +51,7 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
             role="play", name=name, profile=profile, players=args.players,
             bots=args.players - 1, bot_levels=tuple(args.bots), seed=args.seed,
             bot_delay=args.bot_delay,
-            block_window=args.block_window,
+            block_window=args.block_window, variant=args.game, rules=_rules(args),
         )
         return launch, launch, None
     if command == "host":
@@ -64,7 +65,8 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
             role="host", table=args.table, name=name, profile=profile, broker=args.broker,
             password=args.password, players=args.players, bots=bots,
             bot_levels=levels or ("medium",), standin=args.standin,
-            bot_delay=args.bot_delay, block_window=args.block_window, rules=RulesConfig(),
+            bot_delay=args.bot_delay, block_window=args.block_window, rules=_rules(args),
+            variant=args.game,
             turn_clock=args.turn_clock, spectator_delay=args.spectator_delay,
             seed=args.seed, bind=args.bind, port=args.port, record=record,
             verify_wait=args.verify_wait, advertise=not args.no_advertise,
@@ -91,6 +93,16 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
                         profile=profile, broker=args.broker or DEFAULT_BROKER)
         return launch, launch, None
     raise ValueError(f"no interface for {command!r}")
+
+
+def _rules(args: argparse.Namespace) -> Any:
+    """The table rules the command line chose: the default rules of its game, and the
+    teams of a classic Sequence table."""
+    if getattr(args, "game", "stacks") == "sequence":
+        from engine.classic import SequenceConfig
+
+        return SequenceConfig(teams=getattr(args, "teams", None))
+    return RulesConfig()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from engine.cards import Colour
-from tui import words
+from engine.classic.state import SequenceState
+from tui import classic_words, words
 from tui.messages import LeaveTable, Rematch
 from tui.model import TableModel
 
@@ -63,12 +64,18 @@ class GameOverScreen(Screen[None]):
         view = self.model.view
         if view is None or view.outcome is None:
             return "[b]Game over[/]"
-        text = words.outcome_text(view.outcome, self.model.names, self.model.me)
+        if isinstance(view, SequenceState):
+            text = classic_words.outcome_text(view.outcome, view, self.model.names,
+                                              self.model.me)
+        else:
+            text = words.outcome_text(view.outcome, self.model.names, self.model.me)
         return f"[b]Game over — {escape(text)}[/]  [dim]after {view.turn} turns[/]"
 
     def _table(self) -> Table:
         model = self.model
         view = model.view
+        if isinstance(view, SequenceState):
+            return self._board_table(view)
         table = Table(expand=True, show_edge=False, pad_edge=False, box=None,
                       header_style="bold")
         for column, justify in (("Player", "left"), ("Chips", "left"),
@@ -92,6 +99,26 @@ class GameOverScreen(Screen[None]):
                 f"{stats.chips_won[0] + stats.chips_won[1]}", str(stats.completed),
                 str(stats.blocked), str(stats.steals), str(stats.cards_played),
             )
+        return table
+
+    def _board_table(self, view: SequenceState) -> Table:
+        """Classic Sequence: each team's players, sequences and chips on the board."""
+        model = self.model
+        table = Table(expand=True, show_edge=False, pad_edge=False, box=None,
+                      header_style="bold")
+        for column, justify in (("Team", "left"), ("Players", "left"),
+                                ("Sequences", "right"), ("Chips on the board", "right")):
+            table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        winner = view.outcome.winner if view.outcome else None
+        for team in range(view.teams):
+            title = classic_words.team_word(team)
+            if team == winner:
+                title = f"★ {title}"
+            members = classic_words.team_members(view, team, model.names, model.me)
+            chips = sum(1 for owner in view.chips if owner == team)
+            table.add_row(Text.from_markup(title),
+                          Text(members, style="bold" if team == winner else ""),
+                          f"{view.sequence_count(team)} of {view.to_win}", str(chips))
         return table
 
     def _show_verdict(self) -> None:

@@ -24,8 +24,11 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Select, Static
 
 from engine.bots import BOT_NAMES, LEVELS, canonical
+from engine.classic.board import BOARDS
+from engine.classic.config import SequenceConfig
 from engine.config import RulesConfig
 from engine.errors import ConfigError
+from engine.games import GAMES, game_def
 from engine.state import Seat
 from netplay.topics import check_table_name
 from tui import words
@@ -79,15 +82,39 @@ def option_words(member: IntEnum) -> str:
                             member.name.lower().replace("_", " "))
 
 
-def rules_summary(rules: RulesConfig) -> str:
+SEQUENCE_RULE_LABELS: dict[str, str] = {
+    "board": "Board layout",
+    "teams": "Teams (blank = by players)",
+    "hand_size": "Hand size (blank = usual)",
+    "sequences_to_win": "Sequences to win (blank)",
+    "dead_cards_per_turn": "Dead cards per turn",
+    "no_play": "With no play",
+    "dealer": "Dealer seat (blank = cut)",
+    "max_turns": "Turn limit",
+}
+"""The classic Sequence settings the host form offers (``choose_sequences`` stays off:
+the board screen places with the engine's choice of sequence)."""
+_SEQUENCE_NULLABLE = {"teams", "hand_size", "sequences_to_win", "dealer"}
+OPTION_WORDS.update({
+    "NoPlay.DISCARD": "discard a card",
+    "NoPlay.PASS": "pass",
+})
+GAME_CHOICES: tuple[tuple[str, str], ...] = tuple(
+    (GAMES[name].title, name) for name in ("stacks", "sequence"))
+"""The games a host may deal, as the lobby and the menu offer them."""
+
+
+def rules_summary(rules: Any) -> str:
     """The settings that differ from the defaults, in words (or "standard rules")."""
-    default = RulesConfig()
+    default = type(rules)()
+    labels = SEQUENCE_RULE_LABELS if isinstance(rules, SequenceConfig) else RULE_LABELS
     changed = []
-    for field in fields(RulesConfig):
+    for field in fields(rules):
         value = getattr(rules, field.name)
         if value != getattr(default, field.name):
             shown = option_words(value) if isinstance(value, IntEnum) else value
-            changed.append(f"{RULE_LABELS.get(field.name, field.name)}: {shown}")
+            label = labels.get(field.name, field.name).split(" (")[0]
+            changed.append(f"{label}: {shown}")
     return "standard rules" if not changed else "; ".join(changed)
 
 
@@ -144,6 +171,8 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._ready = True
+        if self.editing:
+            self._show_game(self.launch.variant)
         self._refresh()
         if self.editing:
             self.query_one("#set-table" if self.launch.held else "#set-players").focus()
@@ -180,7 +209,8 @@ class LobbyScreen(Screen[None]):
         role = self.launch.role
         table = escape(self.launch.table)
         if role == "play":
-            return f"[b]Sequence Stacks[/] · a game against {self.launch.bots} bot(s)"
+            title = game_def(self.launch.variant).title
+            return f"[b]{title}[/] · a game against {self.launch.bots} bot(s)"
         if role == "host" and self.launch.held:
             return "[b]Open a table on this server[/]"
         if role == "host":
@@ -238,9 +268,16 @@ class LobbyScreen(Screen[None]):
         if not model.players:
             return "[dim]Looking for the table…[/]"
         password = "yes" if model.password else "no"
+        game = model.game
         lines = [
+            f"Game         [b]{escape(game_def(game).title)}[/]",
             f"Players      [b]{model.players}[/]",
-            f"Block window [b]{model.block_window:g} s[/]",
+        ]
+        if isinstance(model.rules, SequenceConfig):
+            lines.append(f"Teams        [b]{escape(_teams_words(model.rules, model.players))}[/]")
+        else:
+            lines.append(f"Block window [b]{model.block_window:g} s[/]")
+        lines += [
             f"Turn clock   [b]{words.clock_setting(model.turn_clock)}[/]",
             f"Password     [b]{password}[/]",
             f"Rules        {escape(rules_summary(model.rules))}",
@@ -287,33 +324,45 @@ class LobbyScreen(Screen[None]):
 
     def _form(self) -> ComposeResult:
         launch = self.launch
+        game = game_def(launch.variant)
         if launch.held:
             # No default: a server holds many tables, so each gets a name of its own.
             yield _row("Table name", Input("", id="set-table", max_length=32,
                                            placeholder="e.g. friday", compact=True))
             yield Label("", id="set-error")  # up here, in sight of the name it is about
+        yield _row("Game", Select(list(GAME_CHOICES), value=game.name, allow_blank=False,
+                                  id="set-game", compact=True))
+        players = launch.players if launch.players in game.player_counts else 4
         yield _row("Players", Select(
-            [(str(n), n) for n in range(2, 7)], value=launch.players, allow_blank=False,
+            [(str(n), n) for n in game.player_counts], value=players, allow_blank=False,
             id="set-players", compact=True))
         yield _row("Bots", Select(
-            [(str(n), n) for n in range(0, 6)], value=launch.bots, allow_blank=False,
-            id="set-bots", compact=True))
+            [(str(n), n) for n in range(0, max(game.player_counts))],
+            value=min(launch.bots, players - 1), allow_blank=False, id="set-bots",
+            compact=True))
         # One level per bot seat (the bots take the last seats), and the stand-in's.
         for index in range(5):
-            yield _row(f"Bot {index + 1} level", _level_select(f"set-level-{index}",
-                                                               launch.bot_level(index)))
+            yield _row(f"Bot {index + 1} level", _level_select(
+                f"set-level-{index}", launch.bot_level(index), game.name))
         yield _row("Stand-in for the away", _level_select("set-standin", launch.standin))
         yield _row("Block window (s)", Input(f"{launch.block_window:g}", id="set-window",
-                                             type="number", compact=True))
+                                             type="number", compact=True),
+                   classes="stacks-only")
         yield _row("Turn clock (s, 0 off)", Input(f"{launch.turn_clock:g}", id="set-clock",
                                                   type="number", compact=True))
         yield _row("Spectator delay (s)", Input(f"{launch.spectator_delay:g}",
                                                 id="set-delay", type="number", compact=True))
         yield _row("Password", Input(launch.password or "", id="set-password",
                                      password=True, placeholder="none", compact=True))
+        stacks_rules = launch.rules if isinstance(launch.rules, RulesConfig) else RulesConfig()
         for field in fields(RulesConfig):
             yield _row(RULE_LABELS.get(field.name, field.name),
-                       _rule_widget(field.name, getattr(launch.rules, field.name)))
+                       _rule_widget(field.name, getattr(stacks_rules, field.name)),
+                       classes="stacks-only")
+        classic = launch.rules if isinstance(launch.rules, SequenceConfig) else SequenceConfig()
+        for name, label in SEQUENCE_RULE_LABELS.items():
+            yield _row(label, _rule_widget(name, getattr(classic, name), prefix="srule"),
+                       classes="sequence-only")
         if not launch.held:
             yield Label("", id="set-error")
 
@@ -323,6 +372,7 @@ class LobbyScreen(Screen[None]):
         try:
             if self.launch.held:
                 table = check_table_name(self.query_one("#set-table", Input).value.strip())
+            game = game_def(str(self.query_one("#set-game", Select).value))
             players = int(self.query_one("#set-players", Select).value)  # type: ignore[arg-type]
             bots = int(self.query_one("#set-bots", Select).value)  # type: ignore[arg-type]
             levels = tuple(str(self.query_one(f"#set-level-{i}", Select).value)
@@ -333,9 +383,21 @@ class LobbyScreen(Screen[None]):
             delay = float(self.query_one("#set-delay", Input).value or "0")
             password = self.query_one("#set-password", Input).value or None
             values: dict[str, Any] = {}
-            for field in fields(RulesConfig):
-                values[field.name] = _read_rule(self, field.name)
-            rules = RulesConfig.from_wire(values)
+            rules: Any
+            if game.name == "stacks":
+                for field in fields(RulesConfig):
+                    values[field.name] = _read_rule(self, field.name)
+                rules = RulesConfig.from_wire(values)
+            else:
+                for name in SEQUENCE_RULE_LABELS:
+                    values[name] = _read_rule(self, name, prefix="srule")
+                rules = game.config_from_wire(values)
+                game.new_state(rules, players)  # teams and dealer for this many, in words
+                unknown = [level for level in levels[:bots] if level not in game.bot_names]
+                if unknown:
+                    raise ValueError(f"{game.title} has no {unknown[0]} bot yet; choose from "
+                                     f"{', '.join(game.bot_names)}")
+            game.check_players(players)
             if bots >= players:
                 raise ValueError(f"{bots} bots leave no seat for you at {players} players")
             if not 0 < window <= 60:
@@ -349,7 +411,7 @@ class LobbyScreen(Screen[None]):
         error.update("")
         return replace(self.launch, table=table, players=players, bots=bots,
                        bot_levels=levels, standin=standin, block_window=window,
-                       turn_clock=clock, spectator_delay=delay,
+                       turn_clock=clock, spectator_delay=delay, variant=game.name,
                        password=password, rules=rules, table_open=True)
 
     # -- keys ----------------------------------------------------------------------------------
@@ -412,6 +474,37 @@ class LobbyScreen(Screen[None]):
             self.post_message(Say(text))
         event.input.value = ""
 
+    @on(Select.Changed, "#set-game")
+    def _game_changed(self, event: Select.Changed) -> None:
+        """Another game: its player counts, its bots and its rules in the form."""
+        if not isinstance(event.value, str):
+            return
+        self._show_game(event.value)
+
+    def _show_game(self, name: str) -> None:
+        game = game_def(name)
+        try:
+            players = self.query_one("#set-players", Select)
+        except NoMatches:
+            return
+        self.set_class(name != "stacks", "-classic")
+        for row in self.query(".stacks-only"):
+            row.display = name == "stacks"
+        for row in self.query(".sequence-only"):
+            row.display = name != "stacks"
+        current = players.value if isinstance(players.value, int) else 4
+        value = current if current in game.player_counts else \
+            min(game.player_counts, key=lambda n: abs(n - current))
+        players.set_options([(str(n), n) for n in game.player_counts])
+        players.value = value
+        levels = _levels_of(name)
+        for index in range(5):
+            select = self.query_one(f"#set-level-{index}", Select)
+            was = select.value
+            select.set_options([(LEVEL_WORDS.get(level, level), level) for level in levels])
+            select.value = was if was in levels else "medium" if "medium" in levels \
+                else levels[0]
+
     @on(Select.Changed, "#set-players")
     def _players_changed(self, event: Select.Changed) -> None:
         try:
@@ -423,23 +516,48 @@ class LobbyScreen(Screen[None]):
             bots.value = players - 1
 
 
-def _row(label: str, widget: Widget) -> Horizontal:
-    return Horizontal(Label(escape(label), classes="set-label"), widget, classes="set-row")
+def _row(label: str, widget: Widget, classes: str = "") -> Horizontal:
+    return Horizontal(Label(escape(label), classes="set-label"), widget,
+                      classes=f"set-row {classes}".strip())
+
+
+def _teams_words(rules: SequenceConfig, players: int) -> str:
+    """``2 teams of 2``, ``each plays alone``: how a classic table sits."""
+    from engine.classic.state import default_teams
+
+    if not players:
+        return "by the number of players"
+    teams = rules.teams or default_teams(players)
+    if teams >= players:
+        return "each plays alone"
+    return f"{teams} teams of {players // teams}"
+
+
+def _levels_of(game: str) -> tuple[str, ...]:
+    """The bot levels a game has, easiest first (Stacks' three, or the game's own)."""
+    if game == "stacks":
+        return LEVELS
+    names = game_def(game).bot_names
+    return tuple(level for level in LEVELS if level in names) or names
 
 
 LEVEL_WORDS: dict[str, str] = {"easy": "easy", "medium": "medium (greedy)",
                                "hard": "hard (search)"}
 
 
-def _level_select(ident: str, value: str) -> Select[str]:
+def _level_select(ident: str, value: str, game: str = "stacks") -> Select[str]:
+    levels = _levels_of(game)
     level = canonical(value) if value in BOT_NAMES else "medium"
-    return Select([(LEVEL_WORDS[name], name) for name in LEVELS],
-                  value=level if level in LEVELS else "medium", allow_blank=False, id=ident,
+    return Select([(LEVEL_WORDS.get(name, name), name) for name in levels],
+                  value=level if level in levels else levels[-1], allow_blank=False, id=ident,
                   compact=True)
 
 
-def _rule_widget(name: str, value: object) -> Widget:
-    ident = f"rule-{name}"
+def _rule_widget(name: str, value: object, prefix: str = "rule") -> Widget:
+    ident = f"{prefix}-{name}"
+    if name == "board" and prefix == "srule":
+        return Select([(board, board) for board in BOARDS], value=str(value),
+                      allow_blank=False, id=ident, compact=True, classes="set-text")
     if isinstance(value, bool):
         return Select([("yes", 1), ("no", 0)], value=int(value), allow_blank=False, id=ident,
                       compact=True, classes="set-bool")
@@ -447,22 +565,29 @@ def _rule_widget(name: str, value: object) -> Widget:
         options = [(option_words(m), int(m)) for m in type(value)]
         return Select(options, value=int(value), allow_blank=False, id=ident, compact=True)
     text = "" if value is None else str(value)
-    placeholder = "none" if name in _NULLABLE else ""
+    nullable = _SEQUENCE_NULLABLE if prefix == "srule" else _NULLABLE
+    placeholder = "usual" if prefix == "srule" and name in nullable else \
+        "none" if name in nullable else ""
     return Input(text, id=ident, type="integer", placeholder=placeholder, compact=True)
 
 
-def _read_rule(screen: LobbyScreen, name: str) -> object:
-    widget = screen.query_one(f"#rule-{name}")
+def _read_rule(screen: LobbyScreen, name: str, prefix: str = "rule") -> object:
+    widget = screen.query_one(f"#{prefix}-{name}")
+    labels = SEQUENCE_RULE_LABELS if prefix == "srule" else RULE_LABELS
+    nullable = _SEQUENCE_NULLABLE if prefix == "srule" else _NULLABLE
+    label = labels.get(name, name).split(" (")[0]
     if isinstance(widget, Select):
+        if widget.has_class("set-text"):
+            return str(widget.value)
         value = int(widget.value)  # type: ignore[arg-type]
         return bool(value) if widget.has_class("set-bool") else value
     assert isinstance(widget, Input)
     text = widget.value.strip()
     if not text:
-        if name in _NULLABLE:
+        if name in nullable:
             return None
-        raise ValueError(f"{RULE_LABELS.get(name, name)}: a number, please")
+        raise ValueError(f"{label}: a number, please")
     try:
         return int(text)
     except ValueError:
-        raise ValueError(f"{RULE_LABELS.get(name, name)}: {text!r} is not a whole number") from None
+        raise ValueError(f"{label}: {text!r} is not a whole number") from None

@@ -1,0 +1,674 @@
+"""The table of a classic Sequence game: the board, the teams, your hand, the log and chat.
+
+The same structure as the Sequence Stacks table (:mod:`tui.screens.table`): a status line,
+the game, your hand with a play bar, the log and chat, and every key answers (a key that
+can't act now says why in the play bar). The screen renders the player's view, set as
+``view`` by the app, and sends only actions from the engine's ``legal_actions`` of that
+view; when a key can't act, the engine's own words say why.
+
+Keys: a card's number picks it and highlights the cells it may take; the arrows move the
+board's cursor, Tab jumps to the next cell the card may take; Enter (or space) plays the
+card on the cursor's cell; ``d`` turns in a dead card, ``x`` discards when nothing can be
+played; ``i`` suggests a move.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import ClassVar
+
+from textual import events
+from textual.actions import parse as parse_action
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
+from textual.markup import escape
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from engine.classic.actions import (
+    DiscardUnplayable,
+    ExchangeDeadCard,
+    PassTurn,
+    PlaceChip,
+    RemoveChip,
+    SequenceAction,
+)
+from engine.classic.board import CORNERS, SIZE, Cell, cell_name
+from engine.classic.cards import FACES, HIDDEN, JackKind
+from engine.classic.rules import legal_actions, validate
+from engine.classic.state import EMPTY, Phase, SequenceState
+from engine.errors import IllegalActionError
+from engine.games import SEQUENCE, TableBot
+from engine.state import Seat
+from tui import classic_words as cw
+from tui.messages import Act, LeaveTable, Problem, Say, ShowResults
+from tui.model import SeatPresence
+from tui.screens.choice import Answer, ChoiceScreen
+from tui.widgets.banner import Banner
+from tui.widgets.board import LEGEND, BoardView
+from tui.widgets.log import TableLog
+from tui.widgets.toosmall import TooSmall, fit
+
+WIDE = 110
+"""From this many columns the chat line is always open under the log."""
+START = 4 * SIZE + 4
+"""Where the cursor starts: E5, near the middle."""
+
+
+def options_for(view: SequenceState, seat: Seat, card: int) -> list[SequenceAction]:
+    """What ``card`` of ``seat``'s hand can do: the engine's legal actions on ``seat``'s
+    turn; on another's turn, what it could do if the turn were ``seat``'s now (a preview,
+    so that a player sees where a card goes while waiting)."""
+    if view.phase != Phase.PLAY or not 0 <= seat < view.players:
+        return []
+    if view.current == seat:
+        actions = legal_actions(view, seat)
+    else:
+        preview = view.copy()
+        preview.current = seat
+        preview.exchanges = 0
+        actions = legal_actions(preview, seat)
+    return [a for a in actions if getattr(a, "card", None) == card]
+
+
+class BoardScreen(Screen[None]):
+    """A classic Sequence game in progress, from one seat (or the rail, for a spectator)."""
+
+    CSS_PATH = "board.tcss"
+    AUTO_FOCUS = ""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "pick(0)", "Card", key_display="1-9"),
+        *[Binding(str(n), f"pick({n - 1})", "Card", show=False) for n in range(2, 10)],
+        Binding("up", "move(0,-1)", "Move", key_display="↑↓←→"),
+        Binding("down", "move(0,1)", "Move", show=False),
+        Binding("left", "move(-1,0)", "Move", show=False),
+        Binding("right", "move(1,0)", "Move", show=False),
+        Binding("tab", "jump(1)", "Next space", key_display="Tab"),
+        Binding("shift+tab", "jump(-1)", "Previous space", show=False),
+        Binding("enter,space", "play", "Play", key_display="⏎"),
+        Binding("d", "dead", "Dead card"),
+        Binding("x", "discard", "Discard"),
+        Binding("i", "hint", "Hint"),
+        Binding("t", "chat", "Talk"),
+        Binding("l", "history", "History"),
+        Binding("pageup,shift+up", "scroll_log(-1)", "Scroll the log", show=False),
+        Binding("pagedown,shift+down", "scroll_log(1)", "Scroll the log", show=False),
+        Binding("escape", "deselect", "Back", show=False),
+        Binding("g", "results", "Results"),
+        Binding("q", "leave", "Leave"),
+    ]
+
+    view: reactive[SequenceState | None] = reactive(None, always_update=True)
+    seats: reactive[tuple[SeatPresence | None, ...]] = reactive(())
+    problem: reactive[Problem | None] = reactive(None)
+    waiting: reactive[str] = reactive("")
+    """Whom the table waits for and how long, or ""."""
+
+    def __init__(self, table: str, names: tuple[str, ...], me: Seat | None, *,
+                 frozen: bool = False) -> None:
+        super().__init__()
+        self.table = table
+        self.names = names
+        self.me = me
+        self.frozen = frozen
+        self.legal: list[SequenceAction] = []
+        self.selected: int | None = None
+        """The card picked (its id), if any."""
+        self.cursor: Cell = START
+        self.last: Cell | None = None
+        self.answer = ""
+        """Why the last key did nothing (in the play bar until the next key)."""
+        self._bot: TableBot = SEQUENCE.make_bot("medium", b"hint")
+        self._ready = False
+        self._keys: tuple[bool, bool] | None = None
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="board-status")
+        yield Banner(id="board-banner")
+        with Horizontal(id="board-body"):
+            with Vertical(id="board-main"):
+                board = BoardView(id="board-board")
+                yield board
+                yield Static(LEGEND, id="board-legend")
+                with Vertical(id="board-you") as you:
+                    you.border_title = "You"
+                    yield Static(id="board-hand")
+                    yield Static(id="board-playbar")
+            with Vertical(id="board-side"):
+                teams = Static(id="board-teams")
+                teams.border_title = "Teams"
+                yield teams
+                log = TableLog(id="board-log")
+                log.border_title = "Log"
+                yield log
+                yield Input(placeholder="Say something (Enter sends)", id="board-chat",
+                            max_length=500)
+        yield Footer(compact=True, show_command_palette=False)
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        self.query_one("#board-chat", Input).can_focus = False
+        if self.me is None:
+            self.query_one("#board-you").border_title = "Watching"
+        self._ready = True
+        self._layout()
+        self._render_all()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._ready:
+            self._layout()
+
+    def _layout(self) -> None:
+        fit(self, self.size)
+        self.set_class(self.size.width >= WIDE, "-wide")
+
+    # -- attributes down -----------------------------------------------------------------------
+
+    def watch_view(self, old: SequenceState | None, view: SequenceState | None) -> None:
+        if view is not None and old is not None and old is not view:
+            changed = [c for c in range(len(view.chips)) if view.chips[c] != old.chips[c]]
+            if changed:
+                self.last = changed[0]
+        me = self.me
+        if view is not None and me is not None and view.current == me:
+            self.legal = legal_actions(view, me)
+        else:
+            self.legal = []
+        if self.selected is not None and (view is None or me is None
+                                          or self.selected not in view.hands[me]):
+            self.selected = None
+        if self._ready:
+            self._render_all()
+
+    def watch_seats(self) -> None:
+        if self._ready:
+            self._render_all()
+
+    def watch_waiting(self) -> None:
+        for status in self.query("#board-status").results(Static):
+            status.update(self._status())
+
+    def watch_problem(self, problem: Problem | None) -> None:
+        for banner in self.query(Banner):
+            banner.problem = problem
+
+    def say(self, markup: str) -> None:
+        for log in self.query(TableLog):
+            log.say(markup)
+
+    def retell(self, lines: Sequence[str]) -> None:
+        for log in self.query(TableLog):
+            log.clear()
+            for line in lines:
+                log.say(line)
+
+    def heard(self, name: str, text: str) -> None:
+        for log in self.query(TableLog):
+            log.chat(name, text)
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def _render_all(self) -> None:
+        with contextlib.suppress(NoMatches):  # the screen is being taken down
+            self._render_widgets()
+
+    def _render_widgets(self) -> None:
+        board = self.query_one(BoardView)
+        board.view = self.view
+        board.last = self.last
+        self._repaint()
+        self.query_one(Banner).problem = self.problem
+        self.query_one("#board-status", Static).update(self._status())
+        self.query_one("#board-teams", Static).update(self._teams())
+        keys = (self._my_turn(), self.view is not None and self.view.outcome is not None)
+        if keys != self._keys:
+            self._keys = keys
+            self.refresh_bindings()
+
+    def _repaint(self) -> None:
+        """What the selection and the cursor change: the board's marks, hand, play bar."""
+        board = self.query_one(BoardView)
+        targets, removable = self._targets()
+        board.targets = targets
+        board.removable = removable
+        board.cursor = self.cursor
+        self.query_one("#board-hand", Static).update(self._hand())
+        self.query_one("#board-playbar", Static).update(self._playbar())
+
+    def _options(self) -> list[SequenceAction]:
+        view, me, card = self.view, self.me, self.selected
+        if view is None or me is None or card is None:
+            return []
+        if view.current == me:
+            return [a for a in self.legal if getattr(a, "card", None) == card]
+        return options_for(view, me, card)
+
+    def _targets(self) -> tuple[frozenset[Cell], frozenset[Cell]]:
+        options = self._options()
+        return (frozenset(a.cell for a in options if isinstance(a, PlaceChip)),
+                frozenset(a.cell for a in options if isinstance(a, RemoveChip)))
+
+    def _my_turn(self) -> bool:
+        view = self.view
+        return (view is not None and self.me is not None and view.phase == Phase.PLAY
+                and view.current == self.me)
+
+    def _seat_name(self, seat: Seat) -> str:
+        if seat == self.me:
+            return "You"
+        return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat + 1}"
+
+    def _status(self) -> str:
+        view = self.view
+        head = f"[b]{escape(self.table)}[/] · Sequence"
+        if view is None or view.phase == Phase.SETUP:
+            return f"{head} · waiting for the deal"
+        parts = [head, f"turn {view.turn}"]
+        if view.outcome is not None:
+            text = cw.outcome_text(view.outcome, view, self.names, self.me)
+            parts.append(f"[b]Game over: {escape(text)}[/] (g: results)")
+        elif self._my_turn():
+            parts.append("[b reverse] Your turn [/]")
+        else:
+            current = view.current
+            parts.append(f"{cw.chip(view.team_of(current))} "
+                         f"{escape(self._seat_name(current))}'s turn")
+        if self.me is not None:
+            team = view.team_of(self.me)
+            parts.append(f"you are {cw.team_word(team)}")
+        else:
+            parts.append("watching")
+        line = " · ".join(parts)
+        if self.waiting and view.outcome is None:
+            line += f" · [b]{escape(self.waiting)}[/]"
+        return line
+
+    def _teams(self) -> str:
+        view = self.view
+        if view is None or view.phase == Phase.SETUP:
+            return "[dim]Waiting for the deal…[/]"
+        need = view.to_win
+        lines = [f"[dim]{need} sequence{'s' if need > 1 else ''} win[/]"]
+        for team in range(view.teams):
+            made = view.sequence_count(team)
+            stars = "★" * made + "·" * max(0, need - made)
+            members = []
+            for seat in view.members(team):
+                name = escape(self._seat_name(seat))
+                if seat == view.current and view.outcome is None:
+                    name = f"[b]▶{name}[/]"
+                info = self.seats[seat] if seat < len(self.seats) else None
+                if info is not None and info.words not in ("online",):
+                    name += f" [dim]{info.words}[/]"
+                members.append(name)
+            lines.append(f"{cw.team_word(team)} {stars} {made}/{need}")
+            lines.append("  " + ", ".join(members))
+        lines.append(f"[dim]Draw pile {len(view.draw_pile)}[/]")
+        return "\n".join(lines)
+
+    def _hand(self) -> str:
+        view, me = self.view, self.me
+        if view is None or view.phase == Phase.SETUP:
+            return "[dim]Waiting for the deal…[/]"
+        if me is None:
+            return "[dim]You are watching: no hand. Arrows move the cursor over the board.[/]"
+        playable = {getattr(a, "card", None) for a in self.legal}
+        cards = []
+        for index, card in enumerate(view.hands[me]):
+            cards.append(self._card(view, index, card, card in playable))
+        hand = " ".join(cards) if cards else "[dim]empty[/]"
+        pile = view.discards[me]
+        top = f"{cw.card(pile[-1])} [dim]({len(pile)})[/]" if pile else "[dim]—[/]"
+        return f"{hand}\n[dim]Your discard pile[/] {top}"
+
+    def _card(self, view: SequenceState, index: int, card: int, playable: bool) -> str:
+        key = str(index + 1) if index < 9 else " "
+        face = FACES[card] if card != HIDDEN else None
+        note = ""
+        if face is not None and face.jack is not JackKind.NONE:
+            note = f"[dim]{cw.JACK_WORDS[face.jack]}[/]"
+        elif face is not None and view.is_dead(face.code):
+            note = "[b]dead[/]"
+        mark = "[b]•[/]" if playable else " "
+        chosen = card == self.selected
+        label = f"[reverse b]{key}[/]" if chosen else (f"[b]{key}[/]" if playable else key)
+        body = cw.card(card)
+        text = f"{label}{mark}{body}" + (f" {note}" if note else "")
+        if chosen:
+            text = f"▸{text}◂"
+        return f"[@click=screen.pick({index})]{text}[/]"
+
+    def _cell_words(self, view: SequenceState, cell: Cell) -> str:
+        code = view.board.codes[cell]
+        name = cell_name(cell)
+        if cell in CORNERS:
+            return f"{name} is a free corner (counts for every team)"
+        team = view.chips[cell]
+        what = f"{name} {cw.short_code(code)}"
+        if team == EMPTY:
+            return f"{what}: empty"
+        locked = " (in a sequence: it stays)" if view.locked[cell] else ""
+        return f"{what}: {cw.team_title(team)} chip{locked}"
+
+    def _playbar(self) -> str:
+        view, me = self.view, self.me
+        if view is None or view.phase == Phase.SETUP:
+            return "[dim]Waiting for the host…[/]"
+        cursor = f"[dim]Cursor {escape(self._cell_words(view, self.cursor))}[/]"
+        if self.answer:
+            return f"[b reverse] ! [/] {self.answer}\n{cursor}"
+        if view.outcome is not None:
+            return f"The game is over: [b]g[/] shows the results.\n{cursor}"
+        if me is None:
+            return f"[dim]You are watching.[/]\n{cursor}"
+        mine = self._my_turn()
+        card = self.selected
+        if card is None:
+            if not mine:
+                first = f"Waiting for {escape(self._seat_name(view.current))}. Pick a card " \
+                        "([b]1-9[/]) to see where it goes."
+            elif self._stuck():
+                first = "[b]Nothing you hold can be played[/]: pick a card, [b]x[/] " \
+                        "discards it."
+            else:
+                first = "[b]Your turn[/]: pick a card ([b]1-9[/]), or move to a cell and " \
+                        "[b]⏎[/] plays the card that fits."
+            return f"{first}\n{cursor}"
+        return f"{self._card_line(view, card, mine)}\n{cursor}"
+
+    def _stuck(self) -> bool:
+        return any(isinstance(a, DiscardUnplayable | PassTurn) for a in self.legal)
+
+    def _card_line(self, view: SequenceState, card: int, mine: bool) -> str:
+        face = FACES[card]
+        name = f"{cw.card(card)} [dim]{escape(face.name)}[/]"
+        options = self._options()
+        places = sorted(a.cell for a in options if isinstance(a, PlaceChip))
+        removes = [a for a in options if isinstance(a, RemoveChip)]
+        act = "[b]⏎[/]" if mine else "on your turn [b]⏎[/]"
+        if any(isinstance(a, DiscardUnplayable) for a in options):
+            return f"{name}: nothing can be played; [b]x[/] discards it."
+        if face.jack is JackKind.TWO_EYED:
+            if not places:
+                return f"{name}: wild, but no space is empty."
+            return f"{name}: wild, any empty space ([b]+[/]). Move there, {act} places it."
+        if face.jack is JackKind.ONE_EYED:
+            if not removes:
+                return f"{name}: removes an opponent's chip; none can be removed now."
+            return (f"{name}: removes an opponent's chip ([b]×[/]); [b]Tab[/] goes to one, "
+                    f"{act} removes it.")
+        if any(isinstance(a, ExchangeDeadCard) for a in options) or (
+                not places and view.is_dead(face.code)):
+            return f"{name} is dead (both spaces covered): [b]d[/] turns it in for another."
+        spaces = " or ".join(cell_name(c) for c in places)
+        return f"{name} goes on {spaces} ([b]+[/]): [b]Tab[/] goes there, {act} places it."
+
+    def tell(self, markup: str) -> None:
+        """Answer a key that can't act now, in the play bar until the next key."""
+        self.answer = markup
+        with contextlib.suppress(NoMatches):
+            self.query_one("#board-playbar", Static).update(self._playbar())
+
+    # -- keys ------------------------------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        """Clear the last answer; answer the keys whose binding can't act now."""
+        if self.query_one("#board-chat", Input).has_focus:
+            return
+        if self.answer:
+            self.answer = ""
+            with contextlib.suppress(NoMatches):
+                self.query_one("#board-playbar", Static).update(self._playbar())
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            name, params = parse_action(binding.action)[1:]
+            if not self.check_action(name, params):
+                self.tell(self._why_not(name))
+                event.stop()
+                return
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("play", "dead", "discard", "hint"):
+            return self._my_turn()
+        if action in ("pick", "jump"):
+            return self.me is not None and self.view is not None \
+                and self.view.phase == Phase.PLAY
+        if action == "results":
+            return self.view is not None and self.view.outcome is not None
+        return True
+
+    def _why_not(self, action: str) -> str:
+        view = self.view
+        if view is None or view.phase == Phase.SETUP:
+            return "The cards are not dealt yet."
+        if view.outcome is not None and action != "results":
+            return "The game is over: [b]g[/] shows the results, [b]q[/] leaves."
+        if action == "results":
+            return "The game is still on: [b]g[/] shows the results at its end."
+        if self.me is None:
+            return "You are watching: no hand to play. Arrows move the cursor."
+        who = escape(self._seat_name(view.current))
+        return f"It's {who}'s turn, not yours: wait for it (the log shows each move)."
+
+    def action_pick(self, index: int) -> None:
+        view, me = self.view, self.me
+        assert view is not None and me is not None
+        hand = view.hands[me]
+        if index >= len(hand):
+            self.tell(f"You hold {len(hand)} cards: [b]1-{len(hand)}[/] pick one.")
+            return
+        card = hand[index]
+        self.selected = None if self.selected == card else card
+        targets, removable = self._targets()
+        spots = sorted(targets | removable)
+        if spots and self.cursor not in spots:
+            self.cursor = spots[0]
+        self._repaint()
+
+    def action_move(self, dx: int, dy: int) -> None:
+        row, col = divmod(self.cursor, SIZE)
+        row = max(0, min(SIZE - 1, row + dy))
+        col = max(0, min(SIZE - 1, col + dx))
+        moved = row * SIZE + col
+        if moved == self.cursor:
+            edge = {(0, -1): "top", (0, 1): "bottom", (-1, 0): "left", (1, 0): "right"}
+            self.tell(f"That is the {edge[(dx, dy)]} edge of the board.")
+            return
+        self.cursor = moved
+        self._repaint()
+
+    def action_cell(self, cell: int) -> None:
+        """A click on a cell: the cursor goes there."""
+        if 0 <= cell < SIZE * SIZE:
+            self.cursor = cell
+            self._repaint()
+
+    def action_jump(self, step: int) -> None:
+        if self.selected is None:
+            self.tell("Pick a card first ([b]1-9[/]); [b]Tab[/] then goes through the cells "
+                      "it may take.")
+            return
+        targets, removable = self._targets()
+        spots = sorted(targets | removable)
+        if not spots:
+            self.tell(f"{cw.card(self.selected)} has no cell to go to now.")
+            return
+        if self.cursor in spots:
+            at = spots.index(self.cursor)
+            self.cursor = spots[(at + step) % len(spots)]
+        else:
+            later = [c for c in spots if (c > self.cursor) == (step > 0) and c != self.cursor]
+            if step > 0:
+                self.cursor = later[0] if later else spots[0]
+            else:
+                self.cursor = later[-1] if later else spots[-1]
+        self._repaint()
+
+    def action_play(self) -> None:
+        view, me = self.view, self.me
+        assert view is not None and me is not None
+        cell = self.cursor
+        at_cell = [a for a in self.legal
+                   if isinstance(a, PlaceChip | RemoveChip) and a.cell == cell]
+        if self.selected is None:
+            if not at_cell:
+                if self._stuck():
+                    self.tell("Nothing you hold can be played: pick a card ([b]1-9[/]), "
+                              "[b]x[/] discards it.")
+                    return
+                self.tell(f"No card of yours fits {cell_name(cell)}: pick a card "
+                          "([b]1-9[/]) to see where it goes.")
+                return
+            # The card that fits: a plain card before a jack (jacks are worth keeping).
+            at_cell.sort(key=lambda a: (FACES[a.card].jack is not JackKind.NONE,
+                                        FACES[a.card].jack))
+            self._send(at_cell[0])
+            return
+        mine = [a for a in at_cell if a.card == self.selected]
+        if mine:
+            self._send(mine[0])
+            return
+        card = self.selected
+        jack = FACES[card].jack
+        action: SequenceAction = (RemoveChip(me, card, cell) if jack is JackKind.ONE_EYED
+                                  else PlaceChip(me, card, cell))
+        self._explain(action)
+
+    def _explain(self, action: SequenceAction) -> None:
+        """Say why ``action`` can't be done, in the engine's words."""
+        assert self.view is not None
+        try:
+            validate(self.view, action)
+        except IllegalActionError as exc:
+            self.tell(escape(_sentence(str(exc))))
+        else:
+            self.tell("That can't be done now.")
+
+    def action_dead(self) -> None:
+        view, me = self.view, self.me
+        assert view is not None and me is not None
+        if self.selected is None:
+            dead = [c for c in view.hands[me]
+                    if FACES[c].jack is JackKind.NONE and view.is_dead(FACES[c].code)]
+            if dead:
+                self.tell(f"Pick the dead card first ({', '.join(cw.card(c) for c in dead)}), "
+                          "then [b]d[/].")
+            else:
+                self.tell("You hold no dead card (one whose two spaces are both covered).")
+            return
+        for action in self.legal:
+            if isinstance(action, ExchangeDeadCard) and action.card == self.selected:
+                self._send(action)
+                return
+        self._explain(ExchangeDeadCard(me, self.selected))
+
+    def action_discard(self) -> None:
+        view, me = self.view, self.me
+        assert view is not None and me is not None
+        for action in self.legal:
+            if isinstance(action, PassTurn):
+                self._send(action)
+                return
+        if not self._stuck():
+            self.tell("You can play a card (or turn in a dead one): only a player who can "
+                      "play nothing discards.")
+            return
+        if self.selected is None:
+            self.tell("Pick the card to discard ([b]1-9[/]), then [b]x[/].")
+            return
+        for action in self.legal:
+            if isinstance(action, DiscardUnplayable) and action.card == self.selected:
+                self._send(action)
+                return
+        self._explain(DiscardUnplayable(me, self.selected))
+
+    def action_hint(self) -> None:
+        view, me = self.view, self.me
+        assert view is not None and me is not None
+        if not self.legal:
+            return
+        hint = self._bot.choose(view, me, list(self.legal))
+        card = getattr(hint, "card", None)
+        self.selected = card
+        cell = getattr(hint, "cell", None)
+        if isinstance(cell, int):
+            self.cursor = cell
+        self._repaint()
+        if isinstance(hint, ExchangeDeadCard):
+            self.tell(f"Hint: {cw.card(hint.card)} is dead: [b]d[/] turns it in.")
+        elif isinstance(hint, DiscardUnplayable | PassTurn):
+            self.tell("Hint: nothing can be played: [b]x[/] discards the card picked.")
+        elif isinstance(cell, int):
+            self.tell(f"Hint: {cw.card(card) if card is not None else ''} on "
+                      f"{cell_name(cell)}: [b]⏎[/] plays it.")
+
+    def action_deselect(self) -> None:
+        chat = self.query_one("#board-chat", Input)
+        if chat.has_class("-open"):
+            self._close_chat()
+            return
+        if self.selected is None:
+            self.tell("Nothing picked. [b]q[/] leaves the table.")
+            return
+        self.selected = None
+        self._repaint()
+
+    def action_chat(self) -> None:
+        chat = self.query_one("#board-chat", Input)
+        chat.add_class("-open")
+        chat.can_focus = True
+        chat.focus()
+
+    def _close_chat(self) -> None:
+        chat = self.query_one("#board-chat", Input)
+        chat.remove_class("-open")
+        chat.value = ""
+        chat.can_focus = False
+        self.set_focus(None)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if text:
+            self.post_message(Say(text))
+        self._close_chat()
+
+    def action_history(self) -> None:
+        from tui.messages import ShowHistory
+
+        self.post_message(ShowHistory())
+
+    def action_scroll_log(self, step: int) -> None:
+        self.query_one(TableLog).page(step)
+
+    def action_results(self) -> None:
+        self.post_message(ShowResults())
+
+    def action_leave(self) -> None:
+        view = self.view
+        if view is None or view.outcome is not None or self.me is None:
+            self.post_message(LeaveTable())
+            return
+        answers = [Answer("Stay", False), Answer("Leave the table", True)]
+
+        def chosen(leave: bool | None) -> None:
+            if leave:
+                self.post_message(LeaveTable())
+
+        self.app.push_screen(ChoiceScreen(
+            "Leave the game? A bot plays your seat once you are away; a host's leaving "
+            "ends the table for everyone.", answers), chosen)
+
+    def _send(self, action: SequenceAction) -> None:
+        self.selected = None
+        self.post_message(Act(action))
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")

@@ -1,0 +1,125 @@
+"""The 10x10 board of classic Sequence: card codes, chips, corners, sequences, targets.
+
+Each cell is five columns wide: an edge, the card's code in two characters (``QH``, ``TS``
+for the ten of spades, ``**`` for a free corner), a chip slot, an edge. Every cue reads
+without colour too:
+
+- a chip is its team's letter in the slot (``QHB``), white on the team's colour;
+- a cell the selected card may take has ``+`` in the slot, on gold;
+- a chip the selected one-eyed jack may remove has ``×`` edges;
+- a chip of a completed sequence has ``[`` ``]`` edges (a run of them outlines it);
+- the cursor has ``▸`` ``◂`` edges, in reverse video.
+
+Columns are lettered A-J and rows numbered 1-10, as the engine names cells (``E4``). A
+click on a cell moves the cursor there.
+"""
+
+from __future__ import annotations
+
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from engine.classic.board import CORNERS, FREE, SIZE, Cell
+from engine.classic.state import EMPTY, SequenceState
+from tui.classic_words import RED_SUIT, TEAM_BG, short_code, team_letter
+
+COLUMNS = "ABCDEFGHIJ"
+CELL_WIDTH = 5
+LABEL_WIDTH = 3
+WIDTH = LABEL_WIDTH + SIZE * CELL_WIDTH
+"""Columns the board takes (53)."""
+TARGET_BG = "#c8a020"
+CORNER_STYLE = "bold #c8a020"
+TARGET = "+"
+REMOVE = ("×", "×")
+LOCKED = ("[", "]")
+CURSOR = ("▸", "◂")
+
+LEGEND = (
+    "[b]QHB[/] chip (team letter)  [b]\\[..][/] sequence  [b]+[/] card fits  "
+    "[b]×[/] removable  [b]**[/] free corner"
+)
+
+
+def sequence_cells(view: SequenceState) -> frozenset[Cell]:
+    """Every cell of a completed sequence (corners included)."""
+    return frozenset(cell for seq in view.sequences for cell in seq.cells)
+
+
+class BoardView(Widget):
+    """The board as one block of markup (11 lines: the column letters, then 10 rows)."""
+
+    DEFAULT_CSS = """
+    BoardView {
+        height: auto;
+        width: auto;
+        link-style: none;
+        link-background: transparent;
+        link-color: $text;
+        link-style-hover: none;
+        link-background-hover: $boost;
+        link-color-hover: $text;
+    }
+    """
+
+    view: reactive[SequenceState | None] = reactive(None, always_update=True)
+    targets: reactive[frozenset[Cell]] = reactive(frozenset())
+    """Empty cells the selected card may take."""
+    removable: reactive[frozenset[Cell]] = reactive(frozenset())
+    """Chips the selected one-eyed jack may remove."""
+    cursor: reactive[Cell | None] = reactive(None)
+    last: reactive[Cell | None] = reactive(None)
+    """The cell of the last move (shown underlined)."""
+    clickable: bool = True
+
+    def render(self) -> str:
+        view = self.view
+        if view is None:
+            return "[dim]Waiting for the deal…[/]"
+        in_sequence = sequence_cells(view)
+        header = " " * LABEL_WIDTH + "".join(f"  {c}  " for c in COLUMNS)
+        lines = [f"[dim]{header}[/]"]
+        for row in range(SIZE):
+            cells = "".join(self._cell(view, row * SIZE + col, in_sequence)
+                            for col in range(SIZE))
+            lines.append(f"[dim]{row + 1:>2}[/] {cells}")
+        return "\n".join(lines)
+
+    def _cell(self, view: SequenceState, cell: Cell, in_sequence: frozenset[Cell]) -> str:
+        code = view.board.codes[cell]
+        team = view.chips[cell]
+        corner = code == FREE or cell in CORNERS
+        body = "**" if corner else short_code(code)
+        slot = " "
+        if team != EMPTY:
+            slot = team_letter(team)
+        elif cell in self.targets:
+            slot = TARGET
+        left, right = " ", " "
+        if cell in in_sequence:
+            left, right = LOCKED
+        if cell in self.removable:
+            left, right = REMOVE
+        if cell == self.cursor:
+            left, right = CURSOR
+        if team != EMPTY:
+            style = f"bold #ffffff on {TEAM_BG[team] if team < len(TEAM_BG) else '#606060'}"
+        elif cell in self.targets:
+            style = f"bold #1b1b1b on {TARGET_BG}"
+        elif corner:
+            style = CORNER_STYLE
+        elif code[-1] in "HD":
+            style = RED_SUIT
+        else:
+            style = ""
+        if cell in in_sequence:
+            style += " underline"
+        if cell == self.last:
+            style += " italic"
+        if cell == self.cursor:
+            style += " reverse"
+        text = f"{left}{body}{slot}{right}".replace("[", "\\[")  # markup's escape misses "[QH"
+        styled = f"[{style.strip()}]{text}[/]" if style.strip() else text
+        if self.clickable:
+            return f"[@click=screen.cell({cell})]{styled}[/]"
+        return styled
