@@ -55,6 +55,8 @@ from tui.widgets.toosmall import TooSmall, fit
 
 WIDE = 110
 """From this many columns the chat line is always open under the log."""
+TALL = 36
+"""From this many lines (and WIDE columns) the board's cells are two lines tall."""
 START = 4 * SIZE + 4
 """Where the cursor starts: E5, near the middle."""
 
@@ -140,6 +142,7 @@ class BoardScreen(Screen[None]):
                     you.border_title = "You"
                     yield Static(id="board-hand")
                     yield Static(id="board-playbar")
+                    yield Static(id="board-last")
             with Vertical(id="board-side"):
                 teams = Static(id="board-teams")
                 teams.border_title = "Teams"
@@ -166,7 +169,11 @@ class BoardScreen(Screen[None]):
 
     def _layout(self) -> None:
         fit(self, self.size)
-        self.set_class(self.size.width >= WIDE, "-wide")
+        wide = self.size.width >= WIDE
+        big = wide and self.size.height >= TALL
+        self.set_class(wide, "-wide")
+        self.set_class(big, "-big")
+        self.query_one(BoardView).big = big
 
     # -- attributes down -----------------------------------------------------------------------
 
@@ -201,6 +208,10 @@ class BoardScreen(Screen[None]):
     def say(self, markup: str) -> None:
         for log in self.query(TableLog):
             log.say(markup)
+        if "──" not in markup and not markup.startswith("You drew"):
+            # The latest move, under the play bar too (the log column is narrow).
+            for last in self.query("#board-last").results(Static):
+                last.update(f"[dim]Last:[/] {markup}")
 
     def retell(self, lines: Sequence[str]) -> None:
         for log in self.query(TableLog):
@@ -342,7 +353,7 @@ class BoardScreen(Screen[None]):
         text = f"{label}{mark}{body}" + (f" {note}" if note else "")
         if chosen:
             text = f"▸{text}◂"
-        return f"[@click=screen.pick({index})]{text}[/]"
+        return text
 
     def _cell_words(self, view: SequenceState, cell: Cell) -> str:
         code = view.board.codes[cell]
@@ -372,15 +383,21 @@ class BoardScreen(Screen[None]):
         if card is None:
             if not mine:
                 first = f"Waiting for {escape(self._seat_name(view.current))}. Pick a card " \
-                        "([b]1-9[/]) to see where it goes."
+                        f"({self._keys_words()}) to see where it goes."
             elif self._stuck():
                 first = "[b]Nothing you hold can be played[/]: pick a card, [b]x[/] " \
                         "discards it."
             else:
-                first = "[b]Your turn[/]: pick a card ([b]1-9[/]), or move to a cell and " \
-                        "[b]⏎[/] plays the card that fits."
+                first = f"[b]Your turn[/]: pick a card ({self._keys_words()}), or move to a " \
+                        "cell and [b]⏎[/] plays the card that fits."
             return f"{first}\n{cursor}"
         return f"{self._card_line(view, card, mine)}\n{cursor}"
+
+    def _keys_words(self) -> str:
+        """``[b]1-7[/]``: the number keys of the hand held now."""
+        view, me = self.view, self.me
+        count = len(view.hands[me]) if view is not None and me is not None else 0
+        return f"[b]1-{min(9, count)}[/]" if count > 1 else "[b]1[/]"
 
     def _stuck(self) -> bool:
         return any(isinstance(a, DiscardUnplayable | PassTurn) for a in self.legal)
@@ -482,16 +499,15 @@ class BoardScreen(Screen[None]):
         self.cursor = moved
         self._repaint()
 
-    def action_cell(self, cell: int) -> None:
+    def on_board_view_clicked(self, message: BoardView.Clicked) -> None:
         """A click on a cell: the cursor goes there."""
-        if 0 <= cell < SIZE * SIZE:
-            self.cursor = cell
-            self._repaint()
+        self.cursor = message.cell
+        self._repaint()
 
     def action_jump(self, step: int) -> None:
         if self.selected is None:
-            self.tell("Pick a card first ([b]1-9[/]); [b]Tab[/] then goes through the cells "
-                      "it may take.")
+            self.tell(f"Pick a card first ({self._keys_words()}); [b]Tab[/] then goes "
+                      "through the cells it may take.")
             return
         targets, removable = self._targets()
         spots = sorted(targets | removable)
@@ -518,11 +534,11 @@ class BoardScreen(Screen[None]):
         if self.selected is None:
             if not at_cell:
                 if self._stuck():
-                    self.tell("Nothing you hold can be played: pick a card ([b]1-9[/]), "
-                              "[b]x[/] discards it.")
+                    self.tell("Nothing you hold can be played: pick a card "
+                              f"({self._keys_words()}), [b]x[/] discards it.")
                     return
                 self.tell(f"No card of yours fits {cell_name(cell)}: pick a card "
-                          "([b]1-9[/]) to see where it goes.")
+                          f"({self._keys_words()}) to see where it goes.")
                 return
             # The card that fits: a plain card before a jack (jacks are worth keeping).
             at_cell.sort(key=lambda a: (FACES[a.card].jack is not JackKind.NONE,
@@ -579,7 +595,7 @@ class BoardScreen(Screen[None]):
                       "play nothing discards.")
             return
         if self.selected is None:
-            self.tell("Pick the card to discard ([b]1-9[/]), then [b]x[/].")
+            self.tell(f"Pick the card to discard ({self._keys_words()}), then [b]x[/].")
             return
         for action in self.legal:
             if isinstance(action, DiscardUnplayable) and action.card == self.selected:

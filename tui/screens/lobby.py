@@ -273,8 +273,9 @@ class LobbyScreen(Screen[None]):
             f"Game         [b]{escape(game_def(game).title)}[/]",
             f"Players      [b]{model.players}[/]",
         ]
-        if isinstance(model.rules, SequenceConfig):
-            lines.append(f"Teams        [b]{escape(_teams_words(model.rules, model.players))}[/]")
+        if game != "stacks":
+            rules = model.rules if isinstance(model.rules, SequenceConfig) else SequenceConfig()
+            lines.append(f"Teams        [b]{escape(_teams_words(rules, model.players))}[/]")
         else:
             lines.append(f"Block window [b]{model.block_window:g} s[/]")
         lines += [
@@ -331,7 +332,7 @@ class LobbyScreen(Screen[None]):
                                            placeholder="e.g. friday", compact=True))
             yield Label("", id="set-error")  # up here, in sight of the name it is about
         yield _row("Game", Select(list(GAME_CHOICES), value=game.name, allow_blank=False,
-                                  id="set-game", compact=True))
+                                  id="set-game", compact=True), classes="set-game-row")
         players = launch.players if launch.players in game.player_counts else 4
         yield _row("Players", Select(
             [(str(n), n) for n in game.player_counts], value=players, allow_blank=False,

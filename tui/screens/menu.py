@@ -26,6 +26,7 @@ LOGO = """\
 [b]└─┘└─┘└─┘└└─┘└─┘┘└┘└─┘└─┘  └─┘ ┴ ┴ ┴└─┘┴ ┴└─┘[/]"""
 
 ITEMS = [
+    ("game", "g", "Game", ""),
     ("play", "p", "Play against bots", "you and three bots, right now"),
     ("host", "h", "Host a table", "friends join from other terminals"),
     ("join", "j", "Join a table", "a table someone hosts"),
@@ -37,8 +38,22 @@ ITEMS = [
 ]
 
 
+GAMES_OFFERED = (("stacks", "Sequence Stacks"), ("sequence", "Sequence"))
+"""The games the menu plays and hosts: ``g`` switches between them."""
+
+
+def game_prompt(variant: str) -> str:
+    """The menu's game line: the game Play and Host deal, and what ``g`` switches to."""
+    title = dict(GAMES_OFFERED).get(variant, variant)
+    if variant == "sequence":
+        title = "Sequence (classic, the board)"
+    other = next(t for name, t in GAMES_OFFERED if name != variant)
+    return f"[b]g[/]  Game: [b]{title}[/]  [dim]g: {other}[/]"
+
+
 class MenuScreen(Screen[None]):
-    """Pick what to do; each item has a key, arrows and Enter work too."""
+    """Pick what to do; each item has a key, arrows and Enter work too. ``g`` chooses the
+    game that Play and Host deal (Sequence Stacks or classic Sequence)."""
 
     CSS_PATH = "menu.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -51,11 +66,22 @@ class MenuScreen(Screen[None]):
             yield Label(LOGO, id="menu-logo")
             yield Label("[dim]Goliath's card game, in the terminal[/]", id="menu-tagline")
             yield OptionList(
-                *[Option(f"[b]{key}[/]  {title}  [dim]{more}[/]", id=ident)
+                *[Option(self._prompt(ident, key, title, more), id=ident)
                   for ident, key, title, more in ITEMS],
                 id="menu-options",
             )
         yield Footer(compact=True)
+
+    def _prompt(self, ident: str, key: str, title: str, more: str) -> str:
+        if ident == "game":
+            return game_prompt(self._variant())
+        return f"[b]{key}[/]  {title}  [dim]{more}[/]"
+
+    def _variant(self) -> str:
+        from tui.app import StacksApp
+
+        app = self.app
+        return app.defaults.variant if isinstance(app, StacksApp) else "stacks"
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -68,12 +94,24 @@ class MenuScreen(Screen[None]):
         app = self.app
         assert isinstance(app, StacksApp)
         defaults = app.defaults
+        if ident == "game":
+            names = [name for name, _ in GAMES_OFFERED]
+            variant = names[(names.index(self._variant()) + 1) % len(names)] \
+                if self._variant() in names else names[0]
+            app.defaults = replace(defaults, variant=variant, rules=_default_rules(variant))
+            self.query_one("#menu-options", OptionList).replace_option_prompt(
+                "game", game_prompt(variant))
+            return
         if ident == "quit":
             app.exit()
         elif ident == "rules":
             app.action_rules()
         elif ident == "play":
+            from engine.games import game_def
+
             players = defaults.players if defaults.role == "play" else 4
+            if players not in game_def(defaults.variant).player_counts:
+                players = 4
             self.post_message(Start(replace(defaults, role="play", players=players,
                                             bots=players - 1, broker=None, table_open=True)))
         elif ident == "host" and app.link is not None:
@@ -139,6 +177,12 @@ class MenuScreen(Screen[None]):
         self.app.push_screen(ChoiceScreen(
             "Resume which table?", [Answer(escape(j.line()), j) for j in found],
         ), answered)
+
+
+def _default_rules(variant: str) -> object:
+    from engine.games import game_def
+
+    return game_def(variant).config_type()
 
 
 def _resumed(defaults: Launch, journal: TableJournal) -> Launch:

@@ -11,11 +11,13 @@ without colour too:
 - the cursor has ``▸`` ``◂`` edges, in reverse video.
 
 Columns are lettered A-J and rows numbered 1-10, as the engine names cells (``E4``). A
-click on a cell moves the cursor there.
+click on a cell moves the cursor there (:class:`BoardView.Clicked`).
 """
 
 from __future__ import annotations
 
+from textual import events
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -28,6 +30,9 @@ CELL_WIDTH = 5
 LABEL_WIDTH = 3
 WIDTH = LABEL_WIDTH + SIZE * CELL_WIDTH
 """Columns the board takes (53)."""
+BIG_CELL = 6
+BIG_WIDTH = LABEL_WIDTH + SIZE * BIG_CELL
+"""Columns the big board takes (63; 21 lines)."""
 TARGET_BG = "#c8a020"
 CORNER_STYLE = "bold #c8a020"
 TARGET = "+"
@@ -36,9 +41,9 @@ LOCKED = ("[", "]")
 CURSOR = ("▸", "◂")
 
 LEGEND = (
-    "[b]QHB[/] chip (team letter)  [b]\\[..][/] sequence  [b]+[/] card fits  "
-    "[b]×[/] removable  [b]**[/] free corner"
+    "[b]QHB[/] chip  [b]\\[..][/] sequence  [b]+[/] fits  [b]×[/] removable  [b]**[/] free"
 )
+"""One line under the board (53 columns)."""
 
 
 def sequence_cells(view: SequenceState) -> frozenset[Cell]:
@@ -53,39 +58,55 @@ class BoardView(Widget):
     BoardView {
         height: auto;
         width: auto;
-        link-style: none;
-        link-background: transparent;
-        link-color: $text;
-        link-style-hover: none;
-        link-background-hover: $boost;
-        link-color-hover: $text;
     }
     """
 
-    view: reactive[SequenceState | None] = reactive(None, always_update=True)
+    view: reactive[SequenceState | None] = reactive(None, always_update=True, layout=True)
     targets: reactive[frozenset[Cell]] = reactive(frozenset())
     """Empty cells the selected card may take."""
     removable: reactive[frozenset[Cell]] = reactive(frozenset())
     """Chips the selected one-eyed jack may remove."""
     cursor: reactive[Cell | None] = reactive(None)
     last: reactive[Cell | None] = reactive(None)
-    """The cell of the last move (shown underlined)."""
-    clickable: bool = True
+    """The cell of the last move (shown in italics)."""
+    big: reactive[bool] = reactive(False, layout=True)
+    """Cells two lines tall and six columns wide (the chip on a line of its own), for
+    roomy terminals (:data:`BIG_WIDTH` columns)."""
+
+    class Clicked(Message):
+        """A click on a cell (the screen moves its cursor there)."""
+
+        def __init__(self, cell: Cell) -> None:
+            super().__init__()
+            self.cell = cell
+
+    def on_click(self, event: events.Click) -> None:
+        width, height = (BIG_CELL, 2) if self.big else (CELL_WIDTH, 1)
+        col = (event.x - LABEL_WIDTH) // width
+        row = (event.y - 1) // height
+        if event.x >= LABEL_WIDTH and 0 <= col < SIZE and 0 <= row < SIZE:
+            self.post_message(self.Clicked(row * SIZE + col))
 
     def render(self) -> str:
         view = self.view
         if view is None:
             return "[dim]Waiting for the deal…[/]"
         in_sequence = sequence_cells(view)
-        header = " " * LABEL_WIDTH + "".join(f"  {c}  " for c in COLUMNS)
+        width = BIG_CELL if self.big else CELL_WIDTH
+        header = " " * LABEL_WIDTH + "".join(f"{c:^{width}}" for c in COLUMNS)
         lines = [f"[dim]{header}[/]"]
         for row in range(SIZE):
-            cells = "".join(self._cell(view, row * SIZE + col, in_sequence)
-                            for col in range(SIZE))
-            lines.append(f"[dim]{row + 1:>2}[/] {cells}")
+            cells = [self._cell(view, row * SIZE + col, in_sequence) for col in range(SIZE)]
+            if self.big:
+                lines.append(f"[dim]{row + 1:>2}[/] " + "".join(top for top, _ in cells))
+                lines.append("   " + "".join(bottom for _, bottom in cells))
+            else:
+                lines.append(f"[dim]{row + 1:>2}[/] " + "".join(one for one, _ in cells))
         return "\n".join(lines)
 
-    def _cell(self, view: SequenceState, cell: Cell, in_sequence: frozenset[Cell]) -> str:
+    def _cell(self, view: SequenceState, cell: Cell,
+              in_sequence: frozenset[Cell]) -> tuple[str, str]:
+        """The cell's markup: one line (and "" ), or its two lines when big."""
         code = view.board.codes[cell]
         team = view.chips[cell]
         corner = code == FREE or cell in CORNERS
@@ -118,8 +139,14 @@ class BoardView(Widget):
             style += " italic"
         if cell == self.cursor:
             style += " reverse"
-        text = f"{left}{body}{slot}{right}".replace("[", "\\[")  # markup's escape misses "[QH"
-        styled = f"[{style.strip()}]{text}[/]" if style.strip() else text
-        if self.clickable:
-            return f"[@click=screen.cell({cell})]{styled}[/]"
-        return styled
+        style = style.strip()
+        if self.big:
+            mark = "" if slot == " " else slot * 2
+            return (_styled(f"{left} {body} {right}", style),
+                    _styled(f"{left} {mark:^2} {right}", style))
+        return _styled(f"{left}{body}{slot}{right}", style), ""
+
+
+def _styled(text: str, style: str) -> str:
+    text = text.replace("[", "\\[")  # markup's escape misses "[QH"
+    return f"[{style}]{text}[/]" if style else text
