@@ -17,6 +17,8 @@ from tui.app import make_app
 from tui.launch import MEMORY, Launch
 from tui.screens.board import BoardScreen
 from tui.screens.gameover import GameOverScreen
+from tui.screens.history import HistoryScreen
+from tui.screens.replay import ReplayScreen
 
 pytestmark = pytest.mark.asyncio
 
@@ -53,3 +55,23 @@ async def test_a_sequence_game_against_a_bot_is_played_by_keys_to_the_end_and_ve
         assert "Blue" in table and "Green" in table and "Sequences" in table, table
         await until(pilot, lambda: screen.verdict is not None, "the fair-deal verdict")
         assert screen.verdict is not None and screen.verdict[0], screen.verdict
+        # v replays the game just played, every hand known (the host revealed its secret).
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        replay_screen = app.screen
+        assert isinstance(replay_screen, ReplayScreen)
+        assert replay_screen.replay.game == "sequence" and replay_screen.replay.every_hand
+        final = replay_screen.replay.moments[-1].state
+        assert final.chips == view.chips and final.outcome == view.outcome
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "game over again")
+        # t goes back to the board, l tells the whole game.
+        await pilot.press("t")
+        await until(pilot, lambda: app.screen is board, "the board again")
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
+        history = app.screen
+        assert isinstance(history, HistoryScreen)
+        told = "\n".join(plain(line.markup) for line in history.lines)
+        assert "made a sequence" in told and "── 1. " in told
+        assert "Game over" in told

@@ -14,6 +14,7 @@ from typing import ClassVar
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.markup import escape
 from textual.reactive import reactive
@@ -22,10 +23,14 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from engine.cards import HIDDEN, Colour
+from engine.classic.events import ChipPlaced, ChipRemoved
+from engine.classic.state import Phase as ClassicPhase
+from engine.classic.state import SequenceState
 from engine.state import Phase, Seat, State
-from tui import words
+from tui import classic_words, words
 from tui.replay import Replay
 from tui.screens.choice import Answer, ChoiceScreen
+from tui.widgets.board import BoardView
 from tui.widgets.piles import Piles, SlotMap
 from tui.widgets.toosmall import TooSmall, fit
 
@@ -76,7 +81,15 @@ class ReplayScreen(Screen[None]):
         self._slot_map = SlotMap()
         self._story = replay.story(self.seat)
 
+    @property
+    def classic(self) -> bool:
+        """A classic Sequence game: the board instead of the piles."""
+        return self.replay.game != "stacks"
+
     def compose(self) -> ComposeResult:
+        if self.classic:
+            yield from self._compose_board()
+            return
         yield Static(id="replay-status")
         seats = Static(id="replay-seats")
         seats.border_title = "Seats"
@@ -90,13 +103,34 @@ class ReplayScreen(Screen[None]):
         yield Footer(compact=True, show_command_palette=False)
         yield TooSmall()
 
+    def _compose_board(self) -> ComposeResult:
+        yield Static(id="replay-status")
+        with Horizontal(id="replay-body"):
+            board = BoardView(id="replay-board")
+            board.border_title = "Board"
+            yield board
+            with Vertical(id="replay-side"):
+                seats = Static(id="replay-seats")
+                seats.border_title = "Teams"
+                yield seats
+                log = ReplayLog(id="replay-log")
+                log.border_title = "History"
+                yield log
+        yield Footer(compact=True, show_command_palette=False)
+        yield TooSmall()
+
     def on_mount(self) -> None:
+        self.set_class(self.classic, "-classic")
         fit(self, self.size)
         self._show()
 
     def on_resize(self, event: events.Resize) -> None:
         fit(self, event.size)
-        self.query_one(Piles).big = event.size.width >= 110 and event.size.height >= 40
+        big = event.size.width >= 110 and event.size.height >= 40
+        if self.classic:
+            self.query_one(BoardView).big = event.size.width >= 110 and event.size.height >= 30
+        else:
+            self.query_one(Piles).big = big
         self._show()
 
     # -- keys --------------------------------------------------------------------------------
@@ -140,10 +174,17 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         view = replay.view(self.at, self.seat)
         self.query_one("#replay-status", Static).update(self._status(view))
-        self.query_one("#replay-seats", Static).update(self._seats(view))
-        piles = self.query_one(Piles)
-        piles.view = view
-        piles.slots = self._slot_map.slots(view)
+        if isinstance(view, SequenceState):
+            self.query_one("#replay-seats", Static).update(self._teams(view))
+            board = self.query_one(BoardView)
+            board.view = view
+            event = replay.moments[self.at].event
+            board.last = event.cell if isinstance(event, ChipPlaced | ChipRemoved) else None
+        else:
+            self.query_one("#replay-seats", Static).update(self._seats(view))
+            piles = self.query_one(Piles)
+            piles.view = view
+            piles.slots = self._slot_map.slots(view)
         lines, told = self._story
         shown = lines[max(0, told[self.at] - LOG_LINES):told[self.at]]
         text = [line.markup for line in shown]
@@ -151,11 +192,14 @@ class ReplayScreen(Screen[None]):
             text[-1] = f"[reverse]{text[-1]}[/]"
         self.query_one(ReplayLog).lines = tuple(text) or ("[dim]Before the deal.[/]",)
 
-    def _status(self, view: State) -> str:
+    def _status(self, view: State | SequenceState) -> str:
         replay = self.replay
         moment = replay.moments[self.at]
         who = "every hand" if self.seat is None else f"{escape(self._seat_name(self.seat))}'s view"
-        if view.phase == Phase.GAME_OVER and view.outcome is not None:
+        if isinstance(view, SequenceState) and view.outcome is not None:
+            now = escape(classic_words.outcome_text(view.outcome, view, replay.names))
+        elif isinstance(view, State) and view.phase == Phase.GAME_OVER \
+                and view.outcome is not None:
             now = escape(words.outcome_text(view.outcome, replay.names))
         elif view.phase == Phase.SETUP:
             now = "before the deal"
@@ -167,6 +211,24 @@ class ReplayScreen(Screen[None]):
     def _seat_name(self, seat: Seat) -> str:
         names = self.replay.names
         return names[seat] if 0 <= seat < len(names) else f"Seat {seat}"
+
+    def _teams(self, view: SequenceState) -> str:
+        """Each team: its sequences; each seat: its hand (every card, when known)."""
+        out = []
+        for team in range(view.teams):
+            made = view.sequence_count(team)
+            out.append(f"{classic_words.team_word(team)} {made}/{view.to_win} sequences")
+            for seat in view.members(team):
+                marker = "[b]▶[/]" if view.current == seat and view.phase == ClassicPhase.PLAY \
+                    else " "
+                hand = view.hands[seat]
+                if hand and HIDDEN not in hand:
+                    cards = " ".join(classic_words.card(c) for c in hand)
+                else:
+                    cards = f"[dim]hand {len(hand)}[/]"
+                name = escape(self._seat_name(seat)[:12])
+                out.append(f"{marker} [b]{name:<12}[/] {cards}")
+        return "\n".join(out)
 
     def _seats(self, view: State) -> str:
         out = []
