@@ -52,7 +52,7 @@ async def test_a_sequence_record_replays_event_by_event_with_every_hand(tmp_path
 async def test_the_history_of_a_sequence_game_tells_turns_chips_and_sequences(
     tmp_path: Path,
 ) -> None:
-    table, path = _record(tmp_path)
+    _table, path = _record(tmp_path)
     replay = replay_file(path)
     history = History(replay.names, 0, "sequence")
     history.extend(replay.steps)
