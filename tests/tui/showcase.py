@@ -10,14 +10,17 @@ from textual.content import Content
 from textual.pilot import Pilot
 
 from engine.actions import Action
+from engine.classic import SequenceGame, SequenceState
 from engine.game import Game
 from engine.state import State
+from tests.tui import board_states
 from tests.tui.states import NAMES, mid_game, seat_view, story
 from tui.app import StacksApp, make_app
 from tui.history import History, Step
 from tui.launch import Launch
 from tui.model import SeatPresence, TableModel
 from tui.replay import Replay
+from tui.screens.board import BoardScreen
 from tui.screens.gameover import GameOverScreen
 from tui.screens.history import HistoryScreen
 from tui.screens.lobby import LobbyScreen
@@ -173,5 +176,36 @@ async def show_replay(app: StacksApp, game: Game, *, turn: int = 12,
     """A replay of a finished game, at the start of turn ``turn``."""
     replay = replay_of(game)
     screen = ReplayScreen(replay, seat=seat, at=replay.turn_starts[turn - 1])
+    await app.control.show(screen)
+    return screen
+
+
+# -- classic Sequence ------------------------------------------------------------------------
+
+
+async def show_board(app: StacksApp, game: SequenceGame, *, seat: int = 0,
+                     away: int | None = None) -> BoardScreen:
+    """The board screen of a classic game, from ``seat``, with the log of its last events."""
+    players = game.state.players
+    screen = BoardScreen("friday", NAMES[:players], seat, frozen=True)
+    screen.seats = presence(players, away)
+    await app.control.show(screen)
+    for line in board_states.story(game, seat):
+        screen.say(line)
+    screen.view = board_states.seat_view(game, seat)
+    return screen
+
+
+def board_replay_of(game: SequenceGame) -> Replay:
+    players = game.state.players
+    steps = [Step(n, None, (e,)) for n, e in enumerate(game.log, start=1)]
+    return Replay("friday", NAMES[:players], SequenceState.new(game.state.config, players),
+                  steps, "sequence")
+
+
+async def show_board_replay(app: StacksApp, game: SequenceGame, *,
+                            turn: int = 30) -> ReplayScreen:
+    replay = board_replay_of(game)
+    screen = ReplayScreen(replay, at=replay.turn_starts[turn - 1])
     await app.control.show(screen)
     return screen

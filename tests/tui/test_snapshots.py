@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.tui import states
+from tests.tui import board_states, states
 from tests.tui.showcase import (
     settle,
+    show_board,
+    show_board_replay,
     show_game_over,
     show_history,
     show_lobby,
@@ -108,3 +110,41 @@ def test_snapshot_too_small(snap_compare: Compare, size: tuple[int, int]) -> Non
     game = states.mid_game()
     assert snap_compare(_app(), terminal_size=size,
                         run_before=_before(lambda app: show_table(app, game)))
+
+
+# -- classic Sequence: the board -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_board_mid_game(snap_compare: Compare, size: tuple[int, int]) -> None:
+    game = board_states.mid_game()
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_board(app, game, away=2)))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_board_card_picked(snap_compare: Compare, size: tuple[int, int]) -> None:
+    """The first card picked: its two cells marked ``+`` and the cursor on the first."""
+    game = board_states.mid_game()
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_board(app, game), "1"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_board_jack_picked(snap_compare: Compare, size: tuple[int, int]) -> None:
+    """A one-eyed jack picked: the chips it may remove edged with ``×``."""
+    game = board_states.mid_game()
+    view = board_states.seat_view(game)
+    from engine.classic.cards import FACES, JackKind
+
+    key = next(str(i + 1) for i, c in enumerate(view.hands[0])
+               if FACES[c].jack is JackKind.ONE_EYED)
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_board(app, game), key))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_board_replay(snap_compare: Compare, size: tuple[int, int]) -> None:
+    game = board_states.finished()
+    assert snap_compare(_app(), terminal_size=size,
+                        run_before=_before(lambda app: show_board_replay(app, game), "right"))

@@ -227,7 +227,7 @@ class ReplayScreen(Screen[None]):
                 else:
                     cards = f"[dim]hand {len(hand)}[/]"
                 name = escape(self._seat_name(seat)[:12])
-                out.append(f"{marker} [b]{name:<12}[/] {cards}")
+                out.append(f"{marker} [b]{name}[/] {cards}")
         return "\n".join(out)
 
     def _seats(self, view: State) -> str:
