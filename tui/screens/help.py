@@ -35,6 +35,24 @@ HOW = (
     "Click a card to pick it and a pile to play it there; click the keys in the footer."
 )
 
+HOW_BOARD = (
+    "[b]Classic Sequence: how a turn goes[/]\n"
+    "Pick a card with its number: the cells it may take get a [b]+[/] (on gold), the chips "
+    "a one-eyed jack may take get [b]×[/] edges. [b]Tab[/] jumps the cursor (▸ ◂) to the "
+    "next of them, the arrows move it anywhere; [b]Enter[/] (or space) plays the card "
+    "there. With no card picked, Enter plays the card that fits the cursor's cell (a "
+    "plain card before a jack). [b]d[/] turns in a dead card (both its cells covered) for "
+    "a new one, before you play; [b]x[/] discards a card when nothing at all can be "
+    "played. [b]i[/] shows what a bot would do. You may pick cards while others play, to "
+    "see where they go.\n\n"
+    "[b]The board[/]\n"
+    "Each cell is its card's code ([b]QH[/] queen of hearts, [b]TS[/] ten of spades; "
+    "hearts and diamonds in red); [b]**[/] is a free corner, everyone's chip. A chip is "
+    "its team's letter after the code ([b]QHB[/]: Blue, G Green, R Red) on its colour; "
+    "chips of a completed sequence are in [b]\\[ ][/] and underlined. Columns A-J, rows "
+    "1-10: the log names cells so (E4)."
+)
+
 LONGER = {
     "pick": "pick a card of your hand",
     "pick_top": "pick the top of your discard pile",
@@ -62,16 +80,40 @@ LONGER = {
 }
 
 
-def binding_rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
+BOARD_LONGER = {
+    "pick": "pick a card of your hand (again: put it back)",
+    "move": "move the board's cursor",
+    "jump": "the cursor to the next (previous) cell the picked card may take",
+    "play": "play the picked card on the cursor's cell (or the card that fits it)",
+    "dead": "turn in the picked dead card for a new one",
+    "discard": "discard the picked card (only when nothing can be played)",
+    "hint": "show what a bot would do",
+    "chat": "say something to the table",
+    "history": "the whole game so far, turn by turn",
+    "scroll_log": "scroll the log",
+    "deselect": "put the picked card back",
+    "results": "the results again, once the game is over",
+    "leave": "leave the table",
+}
+
+
+def binding_rows(bindings: list[BindingType],
+                 longer: dict[str, str] = LONGER) -> list[tuple[str, str]]:
     """One row per thing to do, with every key that does it (``right / tab``)."""
     rows: dict[str, list[str]] = {}
     for binding in Binding.make_bindings(bindings):
         action = binding.action.split("(")[0]
+        if longer is BOARD_LONGER:
+            if action in ("move", "jump") and not binding.show:
+                continue  # the arrows and shift+tab: one row each, under the first key
+            rows.setdefault(longer.get(action, binding.description),
+                            []).append(binding.key_display or binding.key)
+            continue
         if binding.key in ("2", "3", "4", "5", "6", "7", "8", "9"):
             continue
         if binding.action.startswith("slot(") and binding.key != "a":
             continue
-        description = LONGER.get(action, binding.description or binding.action)
+        description = longer.get(action, binding.description or binding.action)
         if action in ("move", "cursor", "scroll_log", "step", "turn", "page", "scroll"):
             forward = binding.action.endswith("(1)")
             description = f"{description} ({'on' if forward else 'back'})"
@@ -96,6 +138,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         from tui.app import StacksApp
         from tui.screens.block import BlockPrompt
+        from tui.screens.board import BoardScreen
         from tui.screens.gameover import GameOverScreen
         from tui.screens.history import HistoryScreen
         from tui.screens.lobby import LobbyScreen
@@ -103,24 +146,27 @@ class HelpScreen(ModalScreen[None]):
         from tui.screens.replay import ReplayScreen
         from tui.screens.table import TableScreen
 
+        board = any(isinstance(s, BoardScreen) for s in self.app.screen_stack)
+        stacks = ("At the table", TableScreen.BINDINGS, LONGER)
+        classic = ("At the Sequence board", BoardScreen.BINDINGS, BOARD_LONGER)
         with VerticalScroll(id="help-box"):
             yield Static("[b]Keys[/]  [dim](Esc closes, r shows the rules)[/]", id="help-title")
-            yield Static(HOW, id="help-how")
-            for title, bindings in (
-                ("At the table", TableScreen.BINDINGS),
-                ("Block prompt", BlockPrompt.BINDINGS),
-                ("Lobby", LobbyScreen.BINDINGS),
-                ("Game over", GameOverScreen.BINDINGS),
-                ("The whole game (l)", HistoryScreen.BINDINGS),
-                ("Replay", ReplayScreen.BINDINGS),
-                ("Main menu", MenuScreen.BINDINGS),
-                ("Everywhere", StacksApp.BINDINGS),
+            yield Static(HOW_BOARD if board else HOW, id="help-how")
+            for title, bindings, longer in (
+                *((classic, stacks) if board else (stacks, classic)),
+                ("Block prompt", BlockPrompt.BINDINGS, LONGER),
+                ("Lobby", LobbyScreen.BINDINGS, LONGER),
+                ("Game over", GameOverScreen.BINDINGS, LONGER),
+                ("The whole game (l)", HistoryScreen.BINDINGS, LONGER),
+                ("Replay", ReplayScreen.BINDINGS, LONGER),
+                ("Main menu", MenuScreen.BINDINGS, LONGER),
+                ("Everywhere", StacksApp.BINDINGS, LONGER),
             ):
                 table = Table(title=title, title_justify="left", title_style="bold",
                               show_header=False, box=None, pad_edge=False)
                 table.add_column("key", style="bold", min_width=14)
                 table.add_column("what")
-                for key, what in binding_rows(list(bindings)):
+                for key, what in binding_rows(list(bindings), longer):
                     table.add_row(key, what)
                 yield Static(table, classes="help-table")
         yield Footer(compact=True)
