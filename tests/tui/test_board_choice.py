@@ -196,3 +196,30 @@ async def test_play_and_host_take_the_game_on_the_command_line(
         assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "not 5" in err and "can't form 3 teams" in err
+
+
+async def test_help_over_the_board_tells_a_board_turn_and_lists_its_keys(
+    stacks_home: Path,
+) -> None:
+    from tests.tui import board_states
+    from tests.tui.showcase import show_board
+    from tui.screens.help import BOARD_LONGER, HOW_BOARD, HelpScreen, binding_rows
+
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await show_board(app, board_states.mid_game())
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+        await until(pilot, lambda: bool(app.screen.query("#help-how")), "its text")
+        how = app.screen.query_one("#help-how", Static)
+        assert plain(how.render()) == plain(HOW_BOARD)
+        assert len(app.screen.query(".help-table")) == 9
+        rows = dict((what, key) for key, what in binding_rows(list(BoardScreen.BINDINGS),
+                                                              BOARD_LONGER))
+        assert rows["move the board's cursor"] == "↑↓←→"
+        assert rows["turn in the picked dead card for a new one"] == "d"
+        assert rows["the cursor to the next (previous) cell the picked card may take"] == \
+            "Tab / shift+tab"
+        assert "⏎" in rows["play the picked card on the cursor's cell (or the card that fits it)"]
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, BoardScreen), "the board")

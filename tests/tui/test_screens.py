@@ -89,7 +89,7 @@ async def test_help_lists_every_key_of_the_table(stacks_home: Path) -> None:
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
         await pilot.pause()
-        assert len(app.screen.query(".help-table")) == 8
+        assert len(app.screen.query(".help-table")) == 9  # the Sequence board's keys too
         text = "\n".join(f"{key} {what}" for bindings in (
             TableScreen.BINDINGS, BlockPrompt.BINDINGS, GameOverScreen.BINDINGS)
             for key, what in help_rows(list(bindings)))

@@ -89,7 +89,7 @@ class BoardScreen(Screen[None]):
         Binding("down", "move(0,1)", "Move", show=False),
         Binding("left", "move(-1,0)", "Move", show=False),
         Binding("right", "move(1,0)", "Move", show=False),
-        Binding("tab", "jump(1)", "Next space", key_display="Tab"),
+        Binding("tab", "jump(1)", "Next space", key_display="Tab", show=False),
         Binding("shift+tab", "jump(-1)", "Previous space", show=False),
         Binding("enter,space", "play", "Play", key_display="⏎"),
         Binding("d", "dead", "Dead card"),

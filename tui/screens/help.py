@@ -104,8 +104,8 @@ def binding_rows(bindings: list[BindingType],
     for binding in Binding.make_bindings(bindings):
         action = binding.action.split("(")[0]
         if longer is BOARD_LONGER:
-            if action in ("move", "jump") and not binding.show:
-                continue  # the arrows and shift+tab: one row each, under the first key
+            if action == "move" and not binding.show:
+                continue  # the four arrows: one row, under the first one's ↑↓←→
             rows.setdefault(longer.get(action, binding.description),
                             []).append(binding.key_display or binding.key)
             continue

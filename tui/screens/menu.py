@@ -26,9 +26,9 @@ LOGO = """\
 [b]└─┘└─┘└─┘└└─┘└─┘┘└┘└─┘└─┘  └─┘ ┴ ┴ ┴└─┘┴ ┴└─┘[/]"""
 
 ITEMS = [
-    ("game", "g", "Game", ""),
     ("play", "p", "Play against bots", "you and three bots, right now"),
     ("host", "h", "Host a table", "friends join from other terminals"),
+    ("game", "g", "Game", ""),
     ("join", "j", "Join a table", "a table someone hosts"),
     ("resume", "e", "Resume a table", "bring back an unfinished table you hosted"),
     ("watch", "w", "Watch a table", "follow a game as a spectator"),
