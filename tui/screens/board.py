@@ -15,7 +15,6 @@ played; ``i`` suggests a move.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
 from typing import ClassVar
 
 from textual import events
@@ -26,7 +25,6 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.markup import escape
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
 from engine.classic.actions import (
@@ -45,9 +43,9 @@ from engine.errors import IllegalActionError
 from engine.games import SEQUENCE, TableBot
 from engine.state import Seat
 from tui import classic_words as cw
-from tui.messages import Act, LeaveTable, Problem, Say, ShowResults
+from tui.messages import Act, Problem
 from tui.model import SeatPresence
-from tui.screens.choice import Answer, ChoiceScreen
+from tui.screens.seated import SeatedScreen, sentence
 from tui.widgets.banner import Banner
 from tui.widgets.board import LEGEND, BoardView
 from tui.widgets.log import TableLog
@@ -77,11 +75,12 @@ def options_for(view: SequenceState, seat: Seat, card: int) -> list[SequenceActi
     return [a for a in actions if getattr(a, "card", None) == card]
 
 
-class BoardScreen(Screen[None]):
+class BoardScreen(SeatedScreen):
     """A classic Sequence game in progress, from one seat (or the rail, for a spectator)."""
 
     CSS_PATH = "board.tcss"
     AUTO_FOCUS = ""
+    CHAT = "#board-chat"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "pick(0)", "Card", key_display="1-9"),
         *[Binding(str(n), f"pick({n - 1})", "Card", show=False) for n in range(2, 10)],
@@ -206,22 +205,11 @@ class BoardScreen(Screen[None]):
             banner.problem = problem
 
     def say(self, markup: str) -> None:
-        for log in self.query(TableLog):
-            log.say(markup)
+        super().say(markup)
         if "──" not in markup and not markup.startswith("You drew"):
             # The latest move, under the play bar too (the log column is narrow).
             for last in self.query("#board-last").results(Static):
                 last.update(f"[dim]Last:[/] {markup}")
-
-    def retell(self, lines: Sequence[str]) -> None:
-        for log in self.query(TableLog):
-            log.clear()
-            for line in lines:
-                log.say(line)
-
-    def heard(self, name: str, text: str) -> None:
-        for log in self.query(TableLog):
-            log.chat(name, text)
 
     # -- drawing -------------------------------------------------------------------------------
 
@@ -561,7 +549,7 @@ class BoardScreen(Screen[None]):
         try:
             validate(self.view, action)
         except IllegalActionError as exc:
-            self.tell(escape(_sentence(str(exc))))
+            self.tell(escape(sentence(str(exc))))
         else:
             self.tell("That can't be done now.")
 
@@ -624,8 +612,7 @@ class BoardScreen(Screen[None]):
                       f"{cell_name(cell)}: [b]⏎[/] plays it.")
 
     def action_deselect(self) -> None:
-        chat = self.query_one("#board-chat", Input)
-        if chat.has_class("-open"):
+        if self._chat_open():
             self._close_chat()
             return
         if self.selected is None:
@@ -634,57 +621,7 @@ class BoardScreen(Screen[None]):
         self.selected = None
         self._repaint()
 
-    def action_chat(self) -> None:
-        chat = self.query_one("#board-chat", Input)
-        chat.add_class("-open")
-        chat.can_focus = True
-        chat.focus()
-
-    def _close_chat(self) -> None:
-        chat = self.query_one("#board-chat", Input)
-        chat.remove_class("-open")
-        chat.value = ""
-        chat.can_focus = False
-        self.set_focus(None)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        text = event.value.strip()
-        if text:
-            self.post_message(Say(text))
-        self._close_chat()
-
-    def action_history(self) -> None:
-        from tui.messages import ShowHistory
-
-        self.post_message(ShowHistory())
-
-    def action_scroll_log(self, step: int) -> None:
-        self.query_one(TableLog).page(step)
-
-    def action_results(self) -> None:
-        self.post_message(ShowResults())
-
-    def action_leave(self) -> None:
-        view = self.view
-        if view is None or view.outcome is not None or self.me is None:
-            self.post_message(LeaveTable())
-            return
-        answers = [Answer("Stay", False), Answer("Leave the table", True)]
-
-        def chosen(leave: bool | None) -> None:
-            if leave:
-                self.post_message(LeaveTable())
-
-        self.app.push_screen(ChoiceScreen(
-            "Leave the game? A bot plays your seat once you are away; a host's leaving "
-            "ends the table for everyone.", answers), chosen)
-
     def _send(self, action: SequenceAction) -> None:
         self.selected = None
         self.post_message(Act(action))
 
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")

@@ -21,7 +21,6 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.markup import escape
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
@@ -43,10 +42,11 @@ from engine.errors import IllegalActionError
 from engine.rules import legal_actions, validate
 from engine.state import NEW_PILE, Phase, PileId, Seat, State, Zone
 from tui import words
-from tui.messages import Act, LeaveTable, Problem, Say, ShowResults
+from tui.messages import Act, Problem
 from tui.model import SeatPresence
 from tui.screens.block import BlockPrompt, Decision
 from tui.screens.choice import Answer, ChoiceScreen
+from tui.screens.seated import SeatedScreen, sentence
 from tui.turn import Choice, Turn, could_go_on, why_not
 from tui.widgets.banner import Banner
 from tui.widgets.hand import Hand, Pick, picks
@@ -64,7 +64,7 @@ AUTO_PASS = (0.4, 1.2)
 a pass says little about your hand)."""
 
 
-class TableScreen(Screen[None]):
+class TableScreen(SeatedScreen):
     """A game in progress, from one seat (or from the rail, for a spectator)."""
 
     CSS_PATH = "table.tcss"
@@ -232,22 +232,6 @@ class TableScreen(Screen[None]):
         for banner in self.query(Banner):
             banner.problem = problem
 
-    def say(self, markup: str) -> None:
-        """Add a line to the log."""
-        for log in self.query(TableLog):
-            log.say(markup)
-
-    def retell(self, lines: Sequence[str]) -> None:
-        """The log again from these lines (the whole game, once a rejoin's history came)."""
-        for log in self.query(TableLog):
-            log.clear()
-            for line in lines:
-                log.say(line)
-
-    def heard(self, name: str, text: str) -> None:
-        for log in self.query(TableLog):
-            log.chat(name, text)
-
     def _render_all(self) -> None:
         with contextlib.suppress(NoMatches):  # the screen is being taken down (the app is closing)
             self._render_widgets()
@@ -396,8 +380,7 @@ class TableScreen(Screen[None]):
             self._repaint_choice()
 
     def action_deselect(self) -> None:
-        chat = self.query_one("#table-chat", Input)
-        if chat.has_class("-open"):
+        if self._chat_open():
             self._close_chat()
             return
         self.selected = None
@@ -442,7 +425,7 @@ class TableScreen(Screen[None]):
         try:
             validate(self.view, PlayCard(self.me, self.selected.card, pile))
         except IllegalActionError as exc:
-            self.tell(escape(_sentence(str(exc))))
+            self.tell(escape(sentence(str(exc))))
         else:
             self.tell("That can't be done now.")
 
@@ -495,14 +478,6 @@ class TableScreen(Screen[None]):
             return
         self.tell("[b]b[/] Blocks only while a Block window is open (after a pile completes).")
 
-    def action_history(self) -> None:
-        from tui.messages import ShowHistory
-
-        self.post_message(ShowHistory())
-
-    def action_scroll_log(self, step: int) -> None:
-        self.query_one(TableLog).page(step)
-
     def action_end_turn(self) -> None:
         for action in self.legal:
             if isinstance(action, EndTurn):
@@ -530,44 +505,6 @@ class TableScreen(Screen[None]):
         self.selected = next((p for p in picks(view, me) if p.card == card), None)
         self.cursor = 0
         self._repaint_choice()
-
-    def action_chat(self) -> None:
-        chat = self.query_one("#table-chat", Input)
-        chat.add_class("-open")
-        chat.can_focus = True
-        chat.focus()
-
-    def _close_chat(self) -> None:
-        chat = self.query_one("#table-chat", Input)
-        chat.remove_class("-open")
-        chat.value = ""
-        chat.can_focus = False
-        self.set_focus(None)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        text = event.value.strip()
-        if text:
-            self.post_message(Say(text))
-        self._close_chat()
-
-    def action_results(self) -> None:
-        self.post_message(ShowResults())
-
-    def action_leave(self) -> None:
-        view = self.view
-        if view is None or view.outcome is not None or self.me is None:
-            self.post_message(LeaveTable())
-            return
-        answers = [Answer("Stay", False), Answer("Leave the table", True)]
-
-        def chosen(leave: bool | None) -> None:
-            if leave:
-                self.post_message(LeaveTable())
-
-        self.app.push_screen(ChoiceScreen(
-            "Leave the game? A bot plays your seat once you are away; a host's leaving "
-            "ends the table for everyone.", answers), chosen)
 
     # -- doing things --------------------------------------------------------------------------
 
@@ -709,7 +646,3 @@ class TableScreen(Screen[None]):
         if prompt is not None:
             prompt.expire()
 
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return (text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else "."))

@@ -1,0 +1,98 @@
+"""What both games' table screens share: the log, the chat line, leaving, the results.
+
+:class:`tui.screens.table.TableScreen` (Sequence Stacks) and
+:class:`tui.screens.board.BoardScreen` (classic Sequence) draw their games their own way;
+the talk around the table and the keys that are not about the game work alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from textual.screen import Screen
+from textual.widgets import Input
+
+from engine.state import Seat
+from tui.messages import LeaveTable, Say, ShowResults
+from tui.screens.choice import Answer, ChoiceScreen
+from tui.widgets.log import TableLog
+
+
+class SeatedScreen(Screen[None]):
+    """A game's screen, from one seat (``me``) or the rail (``me`` is ``None``)."""
+
+    CHAT: ClassVar[str] = "#table-chat"
+    """The selector of the screen's chat line (an ``Input``, opened by ``t``)."""
+    me: Seat | None
+
+    def say(self, markup: str) -> None:
+        """Add a line to the log."""
+        for log in self.query(TableLog):
+            log.say(markup)
+
+    def retell(self, lines: Sequence[str]) -> None:
+        """The log again from these lines (the whole game, once a rejoin's history came)."""
+        for log in self.query(TableLog):
+            log.clear()
+            for line in lines:
+                log.say(line)
+
+    def heard(self, name: str, text: str) -> None:
+        for log in self.query(TableLog):
+            log.chat(name, text)
+
+    def action_chat(self) -> None:
+        chat = self.query_one(self.CHAT, Input)
+        chat.add_class("-open")
+        chat.can_focus = True
+        chat.focus()
+
+    def _close_chat(self) -> None:
+        chat = self.query_one(self.CHAT, Input)
+        chat.remove_class("-open")
+        chat.value = ""
+        chat.can_focus = False
+        self.set_focus(None)
+
+    def _chat_open(self) -> bool:
+        return self.query_one(self.CHAT, Input).has_class("-open")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if text:
+            self.post_message(Say(text))
+        self._close_chat()
+
+    def action_history(self) -> None:
+        from tui.messages import ShowHistory
+
+        self.post_message(ShowHistory())
+
+    def action_scroll_log(self, step: int) -> None:
+        self.query_one(TableLog).page(step)
+
+    def action_results(self) -> None:
+        self.post_message(ShowResults())
+
+    def action_leave(self) -> None:
+        view: Any = getattr(self, "view", None)
+        if view is None or view.outcome is not None or self.me is None:
+            self.post_message(LeaveTable())
+            return
+        answers = [Answer("Stay", False), Answer("Leave the table", True)]
+
+        def chosen(leave: bool | None) -> None:
+            if leave:
+                self.post_message(LeaveTable())
+
+        self.app.push_screen(ChoiceScreen(
+            "Leave the game? A bot plays your seat once you are away; a host's leaving "
+            "ends the table for everyone.", answers), chosen)
+
+
+def sentence(text: str) -> str:
+    """The engine's reason as a sentence: a capital first, a full stop last."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
