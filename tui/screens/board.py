@@ -45,7 +45,7 @@ from engine.state import Seat
 from tui import classic_words as cw
 from tui.messages import Act, Problem
 from tui.model import SeatPresence
-from tui.screens.seated import SeatedScreen, sentence
+from tui.seated import SeatedScreen, sentence
 from tui.widgets.banner import Banner
 from tui.widgets.board import LEGEND, BoardView
 from tui.widgets.log import TableLog

@@ -46,7 +46,7 @@ from tui.messages import Act, Problem
 from tui.model import SeatPresence
 from tui.screens.block import BlockPrompt, Decision
 from tui.screens.choice import Answer, ChoiceScreen
-from tui.screens.seated import SeatedScreen, sentence
+from tui.seated import SeatedScreen, sentence
 from tui.turn import Choice, Turn, could_go_on, why_not
 from tui.widgets.banner import Banner
 from tui.widgets.hand import Hand, Pick, picks
