@@ -20,6 +20,7 @@ import contextlib
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -115,6 +116,10 @@ def _raise_file_limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
 
 
+def _exit_on_term(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run_load(args: argparse.Namespace) -> int:
     names = [part.strip() for given in (args.broker or []) for part in given.split(",")
              if part.strip()]
@@ -123,12 +128,21 @@ def run_load(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     _raise_file_limit()
+    # Stopped by a signal (Ctrl-C, or a TERM from a script's timeout): unwind, so that
+    # the workers are killed and the brokers started here stopped, not left running.
+    previous = signal.signal(signal.SIGTERM, _exit_on_term)
     try:
         with _brokers(names) as (urls, pids, label):
             report = _run(args, urls, pids)
     except (RuntimeError, ValueError, OSError) as exc:
         print(f"stacks bench load: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("stacks bench load: stopped; its brokers and workers are stopped too",
+              file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     report["broker"] = label
     if args.json:
         print(json.dumps(report))
