@@ -215,6 +215,9 @@ async def test_a_flood_from_many_fresh_keys_does_not_stall_the_table(mosquitto: 
 async def test_a_flood_from_thousands_of_fresh_keys_does_not_stall_the_table(
     mosquitto: str,
 ) -> None:
+    """15,000 frames: even dropped at the gate, the host's loop must receive each one
+    (paho and the gate, tens of microseconds a frame). On the shared 2-core machine at
+    load 12-20 that alone gave a seated player gaps of 3-6 s: run it on a quiet one."""
     await _many_keys(mosquitto, "thousands-of-keys", LONG_KEYS)
 
 
