@@ -98,7 +98,18 @@ class StacksApp(App[None]):
         from tui.screens.rules import RulesScreen
 
         if not isinstance(self.screen, RulesScreen):
-            self.push_screen(RulesScreen())
+            self.push_screen(RulesScreen(self._game_shown()))
+
+    def _game_shown(self) -> str:
+        """The game the rules are about: the table's (a board on screen: classic
+        Sequence), else the one the menu deals."""
+        from tui.screens.board import BoardScreen
+
+        if any(isinstance(screen, BoardScreen) for screen in self.screen_stack):
+            return "sequence"
+        if self.control.model is not None and self.control.worker is not None:
+            return self.control.model.game
+        return self.defaults.variant
 
     async def action_quit(self) -> None:
         """Leave the table properly (a host clears its announcement), then quit."""

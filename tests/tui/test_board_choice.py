@@ -223,3 +223,24 @@ async def test_help_over_the_board_tells_a_board_turn_and_lists_its_keys(
         assert "⏎" in rows["play the picked card on the cursor's cell (or the card that fits it)"]
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, BoardScreen), "the board")
+
+
+async def test_f1_over_the_board_shows_the_classic_rules(stacks_home: Path) -> None:
+    from textual.widgets import Markdown
+
+    from tests.tui import board_states
+    from tests.tui.showcase import show_board
+    from tui.screens.rules import RulesScreen, rules_text
+
+    root = Path(__file__).resolve().parents[2]
+    assert rules_text("sequence") == (root / "docs" / "sequence.md").read_text(
+        encoding="utf-8"), "tui/sequence.md is a copy of docs/sequence.md: copy it again"
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await show_board(app, board_states.mid_game())
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, RulesScreen), "the rules")
+        await until(pilot, lambda: bool(app.screen.query(Markdown)), "their text")
+        assert app.screen.query_one(Markdown).source.startswith("# Classic Sequence")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, BoardScreen), "the board")

@@ -175,6 +175,9 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
     def action_rules(self) -> None:
+        from tui.app import StacksApp
         from tui.screens.rules import RulesScreen
 
-        self.app.push_screen(RulesScreen())
+        app = self.app
+        game = app._game_shown() if isinstance(app, StacksApp) else "stacks"
+        self.app.push_screen(RulesScreen(game))

@@ -11,10 +11,15 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Markdown
 
+RULES_FILES = {"stacks": "rules.md", "sequence": "sequence.md"}
+"""Each game's rules in the package: copies of ``docs/rules.md`` and ``docs/sequence.md``
+(a test keeps them equal)."""
 
-def rules_text() -> str:
-    """``tui/rules.md``: a copy of ``docs/rules.md`` (a test keeps them equal)."""
-    return resources.files("tui").joinpath("rules.md").read_text(encoding="utf-8")
+
+def rules_text(game: str = "stacks") -> str:
+    """``tui/rules.md`` (Sequence Stacks) or ``tui/sequence.md`` (classic Sequence)."""
+    name = RULES_FILES.get(game, RULES_FILES["stacks"])
+    return resources.files("tui").joinpath(name).read_text(encoding="utf-8")
 
 
 class RulesScreen(Screen[None]):
@@ -27,9 +32,13 @@ class RulesScreen(Screen[None]):
         Binding("up,k", "scroll(-1)", "Scroll", show=False),
     ]
 
+    def __init__(self, game: str = "stacks") -> None:
+        super().__init__()
+        self.game = game
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="rules-scroll"):
-            yield Markdown(rules_text(), id="rules-text")
+            yield Markdown(rules_text(self.game), id="rules-text")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
