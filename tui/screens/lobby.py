@@ -326,13 +326,15 @@ class LobbyScreen(Screen[None]):
     def _form(self) -> ComposeResult:
         launch = self.launch
         game = game_def(launch.variant)
+        # The game first: the rest of the form is that game's. (Focus starts on the next
+        # field; Shift+Tab reaches the game.)
+        yield _row("Game", Select(list(GAME_CHOICES), value=game.name, allow_blank=False,
+                                  id="set-game", compact=True), classes="set-game-row")
         if launch.held:
             # No default: a server holds many tables, so each gets a name of its own.
             yield _row("Table name", Input("", id="set-table", max_length=32,
                                            placeholder="e.g. friday", compact=True))
             yield Label("", id="set-error")  # up here, in sight of the name it is about
-        yield _row("Game", Select(list(GAME_CHOICES), value=game.name, allow_blank=False,
-                                  id="set-game", compact=True), classes="set-game-row")
         players = launch.players if launch.players in game.player_counts else 4
         yield _row("Players", Select(
             [(str(n), n) for n in game.player_counts], value=players, allow_blank=False,
