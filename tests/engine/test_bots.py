@@ -364,3 +364,25 @@ def test_the_search_steals_a_chip_from_the_player_about_to_win() -> None:
     legal = legal_actions(view, 1)
     choice = SearchBot(b"c", iterations=300).choose(view, 1, legal)
     assert isinstance(choice, StealChip) and choice.target == 2, choice
+
+
+def test_a_decision_after_the_bots_own_move_tops_up_the_reused_subtree() -> None:
+    """The subtree of the move just made holds iterations of the next decision of the
+    same turn: with a fixed count only the rest is searched, never more than the count."""
+    counts: list[int] = []
+
+    class Recorder:
+        name = "hard"
+
+        def __init__(self) -> None:
+            self.bot = SearchBot(b"reuse", iterations=30)
+
+        def choose(self, view: State, seat: Seat, legal: list[Action]) -> Action:
+            action = self.bot.choose(view, seat, legal)
+            if self.bot.stats.iterations:
+                counts.append(self.bot.stats.iterations)
+            return action
+
+    play_game(2, [Recorder(), GreedyBot(b"fixed")], game_seed(14, 1))
+    assert counts and max(counts) == 30
+    assert any(n < 30 for n in counts), counts
