@@ -64,6 +64,13 @@ class TableBot(Protocol):
     def choose(self, view: Any, seat: Seat, legal: list[Any]) -> Any: ...
 
 
+def searches(bot: object) -> bool:
+    """Whether ``bot`` thinks for a time budget (a search bot): a peer runs its decisions
+    off the event loop. The others decide in well under a millisecond, inline (handing
+    hundreds of seats' decisions to a thread pool costs more than it saves)."""
+    return bool(getattr(bot, "SEARCHES", False))
+
+
 S = TypeVar("S")
 """The game's state type (host state and views alike)."""
 A = TypeVar("A")

@@ -31,6 +31,7 @@ from engine.games import (
     TableBot,
     TableGame,
     game_def,
+    searches,
 )
 from engine.state import SPECTATOR, Audience, Phase, Seat, State
 from netplay import budget
@@ -1144,7 +1145,7 @@ class HostSession:
         legal = self.definition.legal_actions(view, seat)
         if legal:
             standin = info is not None and not info.is_bot
-            if self.offload:
+            if self.offload and searches(bot):
                 self._bot_turn = self._thinking = BotTurn(
                     seat, bot, view, legal, standin, len(self.batches))
                 return

@@ -26,7 +26,7 @@ from types import TracebackType
 from typing import Any, Protocol, Self
 
 from engine.actions import Action
-from engine.games import AnyAction, TableBot
+from engine.games import AnyAction, TableBot, searches
 from engine.state import State
 from netplay.aio import cancel_and_wait
 from netplay.host import BotTurn, HostSession, HostSettings
@@ -591,6 +591,9 @@ class BotPeer(Player):
             return
         self._decide_at = None
         self._in_flight = now
+        if not searches(self.bot):  # decided in well under a millisecond
+            self._play(self.bot.choose(view, seat, legal))
+            return
         # The bot thinks on a copy of the view, in a worker thread: the loop goes on
         # receiving (and the session updating its view) meanwhile.
         self._thinking = asyncio.create_task(
@@ -604,9 +607,12 @@ class BotPeer(Player):
         if self.player.applied != applied or self.player.view is None:
             self._in_flight = None  # the table moved on meanwhile: decide again
         else:
-            self._acted(action)
-            self.player.act(action)
+            self._play(action)
         self.poke()
+
+    def _play(self, action: Any) -> None:
+        self._acted(action)
+        self.player.act(action)
 
     async def close(self) -> None:
         thinking, self._thinking = self._thinking, None

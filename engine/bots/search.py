@@ -259,6 +259,9 @@ class SearchBot:
     """Level ``hard``. ``seed`` feeds its generator (``None``: from the OS, so nobody can
     predict it); ``iterations`` replaces the time ``budget`` by a fixed count."""
 
+    SEARCHES = True
+    """It thinks for its budget: peers decide with it off their event loop."""
+
     name = "hard"
 
     def __init__(

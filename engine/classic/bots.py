@@ -384,6 +384,9 @@ class HardSequenceBot:
     """Level ``hard``: the search. ``iterations`` replaces the time ``budget`` by a fixed
     count (the same seed then gives the same decisions)."""
 
+    SEARCHES = True
+    """It thinks for its budget: peers decide with it off their event loop."""
+
     name = "hard"
 
     def __init__(

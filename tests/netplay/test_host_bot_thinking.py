@@ -38,6 +38,7 @@ class HeldSearch:
     """A real search bot whose clock stands still until ``release`` is set."""
 
     name = "hard"
+    SEARCHES = SearchBot.SEARCHES
 
     def __init__(self) -> None:
         self.release = threading.Event()
