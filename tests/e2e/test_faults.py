@@ -132,6 +132,7 @@ class Trial:
     folder: Path
     procs: list[Proc] = field(default_factory=list)
     live: dict[str, Proc] = field(default_factory=dict)
+    game: str = "stacks"
 
     @property
     def table(self) -> str:
@@ -157,9 +158,10 @@ class Trial:
 
     def run(self) -> bool:
         """Play the trial; False if the game ended before the fault could be made."""
-        host = self.host("--table", self.table, "--players", "3", "--bots", "1",
-                         "--block-window", "0.3", "--bot-delay", "0",
-                         "--record", str(self.record))
+        rules = ["--game", "sequence"] if self.game == "sequence" else [
+            "--block-window", "0.3"]
+        host = self.host("--table", self.table, "--players", "3", "--bots", "1", *rules,
+                         "--bot-delay", "0", "--record", str(self.record))
         # The spectator starts with the host, so that it is there before the deal.
         watcher = self.start("watch", "watch", self.table, "--headless", "--broker",
                              self.broker.url, "--profile", f"{self.table}-watch")
@@ -214,6 +216,10 @@ class Trial:
                 if i == 0 or n != _batches(self.live["watch"].text())[i - 1]]
         # From the first event: a spectator gets the whole public history.
         assert runs == list(range(1, len(runs) + 1)), f"spectator: {runs}\n{report}"
+        if self.game == "sequence":
+            assert read_record(record)["game"] == "sequence", report
+        if self.fault == "host":
+            assert "resuming table" in self.live["host"].text(), report
         verdict = verify_record(read_record(record))  # what `stacks verify` does
         assert verdict.ok, f"record: {verdict.detail}\n{report}"
         total = int(re.findall(r"(\d+) batches replayed", verdict.detail)[0])
@@ -247,13 +253,14 @@ def broker(tmp_path: Path) -> Iterator[Mosquitto]:
         mosquitto.kill()
 
 
-def _trials(fault: str, count: int, broker: Mosquitto, folder: Path) -> None:
+def _trials(fault: str, count: int, broker: Mosquitto, folder: Path, game: str = "stacks"
+            ) -> None:
     seed = int(os.environ.get("STACKS_FAULT_SEED", str(random.randrange(1 << 30))))
     rng = random.Random(seed)
     survived = 0
     index = 0
     while survived < count:
-        trial = Trial(fault, index, rng, broker, folder / f"trial-{index}")
+        trial = Trial(fault, index, rng, broker, folder / f"trial-{index}", game=game)
         trial.folder.mkdir(parents=True)
         index += 1
         assert index <= 2 * count, "games keep ending before the fault: make them longer"
@@ -274,6 +281,15 @@ def _trials(fault: str, count: int, broker: Mosquitto, folder: Path) -> None:
 @pytest.mark.parametrize("fault", list(DEFAULT))
 def test_a_table_survives(fault: str, broker: Mosquitto, tmp_path: Path) -> None:
     _trials(fault, DEFAULT[fault], broker, tmp_path)
+
+
+@pytest.mark.parametrize("fault", ["host", "player"])
+def test_a_classic_sequence_table_survives(fault: str, broker: Mosquitto, tmp_path: Path
+                                           ) -> None:
+    """Classic Sequence (``--game sequence``): its host killed and ``stacks host --resume``
+    from the journal, or a player killed and back; the game finishes, the spectator's
+    batches run on without a gap or a repeat, every peer and the record verify."""
+    _trials(fault, 2, broker, tmp_path, game="sequence")
 
 
 @pytest.mark.slow
