@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 import aiomqtt
 import paho.mqtt.client as mqtt
 from aiomqtt.exceptions import MqttConnectError
+from paho.mqtt.reasoncodes import ReasonCode
 
 from netplay.aio import cancel_and_wait
 from netplay.memory import AsyncMemoryBroker
@@ -33,6 +34,13 @@ log = logging.getLogger("netplay.transport")
 
 BACKOFF_FIRST = 0.1
 BACKOFF_CAP = 5.0
+SUBSCRIBE_TRIES = 4
+"""Times a subscription the broker refused (SUBACK 0x80) is asked for on one connection
+before the transport reconnects: NATS refuses one while its JetStream cluster is busy
+creating the consumer behind it, and asked again a moment later it accepts."""
+SUBSCRIBE_REFUSALS = 3
+"""Connections in a row on which a subscription was refused before the transport reports a
+refusal (``refusal``, ``refused``) as for a refused login; it keeps trying all the same."""
 
 #: CONNACK refusals (MQTT 3.1.1 codes and the MQTT 5 reason codes paho maps them to).
 _REFUSALS: dict[int, str] = {
@@ -71,6 +79,25 @@ def refusal_words(code: int, address: BrokerAddress) -> str:
             text += (". This broker wants a login: give it in the address, "
                      "mqtt://USER:PASSWORD@HOST:PORT.")
     return text
+
+
+class SubscriptionRefused(aiomqtt.MqttError):
+    """The broker answered a SUBSCRIBE with the failure code (0x80) every time it was asked:
+    a peer that went on would hear nothing on that topic, so it reconnects instead."""
+
+    def __init__(self, topic: str, address: BrokerAddress) -> None:
+        super().__init__(f"the MQTT broker at {address.url} refused the subscription to "
+                         f"{topic!r} (not authorised to read it, or it could not set it up)")
+        self.topic = topic
+
+
+def _granted(codes: Sequence[object]) -> bool:
+    """Whether a SUBACK granted every filter (MQTT 3.1.1: 0-2 granted, 0x80 failure)."""
+    for code in codes:
+        value = code.value if isinstance(code, ReasonCode) else code
+        if not isinstance(value, int) or value >= 0x80:
+            return False
+    return True
 
 
 class Transport(Protocol):
@@ -298,16 +325,18 @@ class MqttTransport:
 
     async def _run(self) -> None:
         delay = BACKOFF_FIRST
+        refused_subscriptions = 0
         while True:
             try:
                 async with self._client() as client:
                     self._hook(client)
                     for topic in self.subscriptions:
-                        await client.subscribe(topic, qos=1)
+                        await self._subscribe(client, topic)
                     self.connects += 1
                     if self.connects > 1:
                         self._republish_retained()
                     self.connected.set()
+                    refused_subscriptions = 0
                     self.refusal = None
                     self.refused.clear()
                     delay = BACKOFF_FIRST
@@ -318,6 +347,12 @@ class MqttTransport:
                 code = refusal_code(exc)
                 if code is not None and self._anonymous_retry(code):
                     continue
+                if isinstance(exc, SubscriptionRefused):
+                    refused_subscriptions += 1
+                    if refused_subscriptions >= SUBSCRIBE_REFUSALS:
+                        # Refused on connection after connection: an ACL, not a busy broker.
+                        self.refusal = str(exc) + ". Check the broker's access rules."
+                        self.refused.set()
                 if code is not None:
                     self.refusal = refusal_words(code, self.address)
                     self.last_error = self.refusal
@@ -327,11 +362,30 @@ class MqttTransport:
                     self.last_error = str(exc)
                 if self.connected.is_set():
                     log.warning("%s lost the broker: %s", self.client_name, exc)
+                elif isinstance(exc, SubscriptionRefused):
+                    log.warning("%s: %s; connecting again", self.client_name, exc)
                 else:
                     log.info("%s can't reach %s: %s", self.client_name, self.address.url, exc)
             self.connected.clear()
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF_CAP)
+
+    async def _subscribe(self, client: aiomqtt.Client, topic: str) -> None:
+        """Subscribe to ``topic`` at QoS 1, asking again while the broker refuses it.
+
+        A refused subscription still gets a SUBACK, so without this check a peer would
+        count itself connected and never hear that topic: a host deaf to its players, a
+        player that never sees the host's answer (seen on a three-node NATS cluster)."""
+        delay = BACKOFF_FIRST
+        for attempt in range(1, SUBSCRIBE_TRIES + 1):
+            if _granted(await client.subscribe(topic, qos=1)):
+                return
+            log.info("%s: the broker refused the subscription to %s (try %d of %d)",
+                     self.client_name, topic, attempt, SUBSCRIBE_TRIES)
+            if attempt < SUBSCRIBE_TRIES:
+                await asyncio.sleep(delay)
+                delay *= 2
+        raise SubscriptionRefused(topic, self.address)
 
     def _anonymous_retry(self, code: int) -> bool:
         """After a login refusal of the peer id sent as user name (no password), try once
