@@ -286,6 +286,9 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
                       "or 12 for sequence")
     play.add_argument("--teams", type=int, choices=(2, 3), default=None,
                       help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
+    play.add_argument("--choose-sequences", action="store_true",
+                      help="sequence: a chip that completes a longer run lets its player "
+                      "choose which five make the sequence (default: the rules' choice)")
     play.add_argument("--bots", type=_bot_list, default=["medium"], metavar="LEVELS",
                       help="the bots' levels, comma separated and cycled over their seats: "
                       f"{', '.join(LEVELS)} (medium)")
@@ -417,6 +420,9 @@ def _add_net_commands(
                       "12 for sequence")
     host.add_argument("--teams", type=int, choices=(2, 3), default=None,
                       help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
+    host.add_argument("--choose-sequences", action="store_true",
+                      help="sequence: a chip that completes a longer run lets its player "
+                      "choose which five make the sequence (default: the rules' choice)")
     host.add_argument("--bots", type=_host_bots, default=0, metavar="N|LEVELS",
                       help="seats played by the host's bots: a count, or their levels "
                       f"comma separated ({', '.join(LEVELS)}) (0)")
@@ -573,6 +579,8 @@ def host_game_problem(args: argparse.Namespace) -> str | None:
                 return (f"{definition.title} has no {level!r} bot; choose from "
                         f"{', '.join(definition.bot_names)}")
     if args.game == "stacks":
+        if getattr(args, "choose_sequences", False):
+            return "--choose-sequences is for --game sequence"
         return "--teams is for --game sequence" if args.teams is not None else None
     if args.teams is not None:
         from engine.classic import SequenceConfig, SequenceState

@@ -343,7 +343,9 @@ async def _host(args: argparse.Namespace) -> int:
                 players=args.players,
                 bots=host_bot_levels(args), standin=args.standin,
                 game=definition.name,
-                rules=SequenceConfig(teams=args.teams) if args.game == "sequence"
+                rules=SequenceConfig(teams=args.teams,
+                                     choose_sequences=args.choose_sequences)
+                if args.game == "sequence"
                 else RulesConfig(),
                 block_window=args.block_window,
                 password=args.password,

@@ -97,11 +97,12 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
 
 def _rules(args: argparse.Namespace) -> Any:
     """The table rules the command line chose: the default rules of its game, and the
-    teams of a classic Sequence table."""
+    teams of a classic Sequence table and whether its players choose their sequences."""
     if getattr(args, "game", "stacks") == "sequence":
         from engine.classic import SequenceConfig
 
-        return SequenceConfig(teams=getattr(args, "teams", None))
+        return SequenceConfig(teams=getattr(args, "teams", None),
+                              choose_sequences=getattr(args, "choose_sequences", False))
     return RulesConfig()
 
 

@@ -9,7 +9,10 @@ view; when a key can't act, the engine's own words say why.
 Keys: a card's number picks it and highlights the cells it may take; the arrows move the
 board's cursor, Tab jumps to the next cell the card may take; Enter (or space) plays the
 card on the cursor's cell; ``d`` turns in a dead card, ``x`` discards when nothing can be
-played; ``i`` suggests a move.
+played; ``i`` suggests a move. At a table whose players choose their sequences
+(``choose_sequences``), a chip that could complete different fives asks which: the
+choices are numbered, a number or Tab shows one on the board, Enter takes the one shown
+(first the rules' own choice), Esc goes back.
 """
 
 from __future__ import annotations
@@ -35,9 +38,9 @@ from engine.classic.actions import (
     RemoveChip,
     SequenceAction,
 )
-from engine.classic.board import CORNERS, SIZE, Cell, cell_name
+from engine.classic.board import CORNERS, SIZE, WINDOWS, Cell, cell_name
 from engine.classic.cards import FACES, HIDDEN, JackKind
-from engine.classic.rules import legal_actions, validate
+from engine.classic.rules import default_claim, legal_actions, validate
 from engine.classic.state import EMPTY, Phase, SequenceState
 from engine.errors import IllegalActionError
 from engine.games import SEQUENCE, TableBot
@@ -123,6 +126,11 @@ class BoardScreen(SeatedScreen):
         self.last: Cell | None = None
         self.answer = ""
         """Why the last key did nothing (in the play bar until the next key)."""
+        self.choices: list[PlaceChip] = []
+        """While the player chooses which five make the sequence: the placements, one for
+        each choice the engine allows (``claim``); empty otherwise."""
+        self.choice = 0
+        """The choice shown on the board."""
         self._bot: TableBot = SEQUENCE.make_bot("medium", b"hint")
         self._ready = False
         self._keys: tuple[bool, bool] | None = None
@@ -189,6 +197,8 @@ class BoardScreen(SeatedScreen):
         if self.selected is not None and (view is None or me is None
                                           or self.selected not in view.hands[me]):
             self.selected = None
+        if self.choices and any(c not in self.legal for c in self.choices):
+            self.choices = []
         if self._ready:
             self._render_all()
 
@@ -237,6 +247,9 @@ class BoardScreen(SeatedScreen):
         board.targets = targets
         board.removable = removable
         board.cursor = self.cursor
+        board.choice = frozenset(
+            cell for w in self.choices[self.choice].claim for cell in WINDOWS[w]
+        ) if self.choices else frozenset()
         self.query_one("#board-hand", Static).update(self._hand())
         self.query_one("#board-playbar", Static).update(self._playbar())
 
@@ -366,6 +379,8 @@ class BoardScreen(SeatedScreen):
             return f"The game is over: [b]g[/] shows the results.\n{cursor}"
         if me is None:
             return f"[dim]You are watching.[/]\n{cursor}"
+        if self.choices:
+            return f"{self._choice_line()}\n{cursor}"
         mine = self._my_turn()
         card = self.selected
         if card is None:
@@ -381,6 +396,18 @@ class BoardScreen(SeatedScreen):
             return f"{first}\n{cursor}"
         return f"{self._card_line(view, card, mine)}\n{cursor}"
 
+    def _choice_line(self) -> str:
+        """The choices of sequence, numbered, the one shown marked."""
+        shown = []
+        for index, action in enumerate(self.choices):
+            words = " + ".join(_window_words(w) for w in action.claim)
+            item = f"[b]{index + 1}[/] {words}"
+            shown.append(f"[reverse]▸{item}◂[/]" if index == self.choice else item)
+        count = len(self.choices)
+        return (f"{cell_name(self.choices[0].cell)} makes a sequence: which five? "
+                f"{' '.join(shown)} ([b]1-{count}[/], [b]Tab[/]: show {{ }}; [b]⏎[/] takes "
+                "it; [b]Esc[/]: back)")
+
     def _keys_words(self) -> str:
         """``[b]1-7[/]``: the number keys of the hand held now."""
         view, me = self.view, self.me
@@ -394,7 +421,7 @@ class BoardScreen(SeatedScreen):
         face = FACES[card]
         name = f"{cw.card(card)} [dim]{escape(face.name)}[/]"
         options = self._options()
-        places = sorted(a.cell for a in options if isinstance(a, PlaceChip))
+        places = sorted({a.cell for a in options if isinstance(a, PlaceChip)})
         removes = [a for a in options if isinstance(a, RemoveChip)]
         act = "[b]⏎[/]" if mine else "on your turn [b]⏎[/]"
         if any(isinstance(a, DiscardUnplayable) for a in options):
@@ -463,6 +490,14 @@ class BoardScreen(SeatedScreen):
     def action_pick(self, index: int) -> None:
         view, me = self.view, self.me
         assert view is not None and me is not None
+        if self.choices:
+            if index >= len(self.choices):
+                self.tell(f"There are {len(self.choices)} choices: [b]1-{len(self.choices)}[/]"
+                          " shows one, [b]Esc[/] goes back.")
+                return
+            self.choice = index
+            self._repaint()
+            return
         hand = view.hands[me]
         if index >= len(hand):
             self.tell(f"You hold {len(hand)} cards: [b]1-{len(hand)}[/] pick one.")
@@ -476,6 +511,7 @@ class BoardScreen(SeatedScreen):
         self._repaint()
 
     def action_move(self, dx: int, dy: int) -> None:
+        self.choices = []
         row, col = divmod(self.cursor, SIZE)
         row = max(0, min(SIZE - 1, row + dy))
         col = max(0, min(SIZE - 1, col + dx))
@@ -489,10 +525,15 @@ class BoardScreen(SeatedScreen):
 
     def on_board_view_clicked(self, message: BoardView.Clicked) -> None:
         """A click on a cell: the cursor goes there."""
+        self.choices = []
         self.cursor = message.cell
         self._repaint()
 
     def action_jump(self, step: int) -> None:
+        if self.choices:
+            self.choice = (self.choice + step) % len(self.choices)
+            self._repaint()
+            return
         if self.selected is None:
             self.tell(f"Pick a card first ({self._keys_words()}); [b]Tab[/] then goes "
                       "through the cells it may take.")
@@ -516,6 +557,9 @@ class BoardScreen(SeatedScreen):
     def action_play(self) -> None:
         view, me = self.view, self.me
         assert view is not None and me is not None
+        if self.choices:
+            self._send(self.choices[self.choice])
+            return
         cell = self.cursor
         at_cell = [a for a in self.legal
                    if isinstance(a, PlaceChip | RemoveChip) and a.cell == cell]
@@ -531,17 +575,32 @@ class BoardScreen(SeatedScreen):
             # The card that fits: a plain card before a jack (jacks are worth keeping).
             at_cell.sort(key=lambda a: (FACES[a.card].jack is not JackKind.NONE,
                                         FACES[a.card].jack))
-            self._send(at_cell[0])
+            self._place([a for a in at_cell if a.card == at_cell[0].card])
             return
         mine = [a for a in at_cell if a.card == self.selected]
         if mine:
-            self._send(mine[0])
+            self._place(mine)
             return
         card = self.selected
         jack = FACES[card].jack
         action: SequenceAction = (RemoveChip(me, card, cell) if jack is JackKind.ONE_EYED
                                   else PlaceChip(me, card, cell))
         self._explain(action)
+
+    def _place(self, actions: list[PlaceChip | RemoveChip]) -> None:
+        """Play one card on one cell: at once, or, when the player may choose between
+        different sequences the chip completes, after asking which."""
+        claims = [a for a in actions if isinstance(a, PlaceChip) and a.claim]
+        if len(claims) < 2:
+            self._send(actions[0])
+            return
+        view = self.view
+        assert view is not None
+        first = claims[0]
+        usual = default_claim(view, first.cell, view.team_of(first.seat))
+        self.choices = claims
+        self.choice = next((i for i, a in enumerate(claims) if a.claim == usual), 0)
+        self._repaint()
 
     def _explain(self, action: SequenceAction) -> None:
         """Say why ``action`` can't be done, in the engine's words."""
@@ -615,6 +674,10 @@ class BoardScreen(SeatedScreen):
         if self._chat_open():
             self._close_chat()
             return
+        if self.choices:
+            self.choices = []
+            self._repaint()
+            return
         if self.selected is None:
             self.tell("Nothing picked. [b]q[/] leaves the table.")
             return
@@ -623,5 +686,12 @@ class BoardScreen(SeatedScreen):
 
     def _send(self, action: SequenceAction) -> None:
         self.selected = None
+        self.choices = []
         self.post_message(Act(action))
 
+
+
+def _window_words(window: int) -> str:
+    """A window by its ends: ``A5-E5``."""
+    cells = WINDOWS[window]
+    return f"{cell_name(cells[0])}-{cell_name(cells[-1])}"

@@ -89,11 +89,12 @@ SEQUENCE_RULE_LABELS: dict[str, str] = {
     "sequences_to_win": "Sequences to win (blank)",
     "dead_cards_per_turn": "Dead cards per turn",
     "no_play": "With no play",
+    "choose_sequences": "Players choose the five",
     "dealer": "Dealer seat (blank = cut)",
     "max_turns": "Turn limit",
 }
-"""The classic Sequence settings the host form offers (``choose_sequences`` stays off:
-the board screen places with the engine's choice of sequence)."""
+"""The classic Sequence settings the host form offers (``choose_sequences``: a chip that
+completes a longer run asks its player which five make the sequence, on the board)."""
 _SEQUENCE_NULLABLE = {"teams", "hand_size", "sequences_to_win", "dealer"}
 OPTION_WORDS.update({
     "NoPlay.DISCARD": "discard a card",

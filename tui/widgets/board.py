@@ -8,7 +8,9 @@ without colour too:
 - a cell the selected card may take has ``+`` in the slot, on gold;
 - a chip the selected one-eyed jack may remove has ``×`` edges;
 - a chip of a completed sequence has ``[`` ``]`` edges (a run of them outlines it);
-- the cursor has ``▸`` ``◂`` edges, in reverse video.
+- the cursor has ``▸`` ``◂`` edges, in reverse video;
+- while a player chooses which five of a run make a sequence, the five shown have ``{``
+  ``}`` edges, on gold.
 
 Columns are lettered A-J and rows numbered 1-10, as the engine names cells (``E4``). A
 click on a cell moves the cursor there (:class:`BoardView.Clicked`).
@@ -38,6 +40,7 @@ CORNER_STYLE = "bold #c8a020"
 TARGET = "+"
 REMOVE = ("×", "×")
 LOCKED = ("[", "]")
+CHOICE = ("{", "}")
 CURSOR = ("▸", "◂")
 
 LEGEND = (
@@ -67,6 +70,8 @@ class BoardView(Widget):
     removable: reactive[frozenset[Cell]] = reactive(frozenset())
     """Chips the selected one-eyed jack may remove."""
     cursor: reactive[Cell | None] = reactive(None)
+    choice: reactive[frozenset[Cell]] = reactive(frozenset())
+    """The cells of the sequence the player is choosing (``{`` ``}`` edges)."""
     last: reactive[Cell | None] = reactive(None)
     """The cell of the last move (shown in italics)."""
     big: reactive[bool] = reactive(False, layout=True)
@@ -121,9 +126,13 @@ class BoardView(Widget):
             left, right = LOCKED
         if cell in self.removable:
             left, right = REMOVE
+        if cell in self.choice:
+            left, right = CHOICE
         if cell == self.cursor:
             left, right = CURSOR
-        if team != EMPTY:
+        if cell in self.choice:
+            style = f"bold #1b1b1b on {TARGET_BG}"
+        elif team != EMPTY:
             style = f"bold #ffffff on {TEAM_BG[team] if team < len(TEAM_BG) else '#606060'}"
         elif cell in self.targets:
             style = f"bold #1b1b1b on {TARGET_BG}"
