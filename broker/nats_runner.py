@@ -9,6 +9,7 @@ starts with ``nats-server -c``; here only their ports and store directory change
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
 import socket
@@ -64,6 +65,12 @@ def render(text: str, ports: dict[int, int], store_dir: Path, bind: str = "127.0
     return re.sub(r"(?m)^(\s*store_dir:).*$", rf"\1 {store_dir}", text)
 
 
+_SHM = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+"""Where the nodes' JetStream lives: in memory where the machine has a tmpfs. These nodes
+are throwaway (tests, benchmarks), and on disk every fsync of the cluster's consensus
+queued behind the machine's other writes."""
+
+
 class NatsServers:
     """One NATS node or the shipped three-node cluster, as child processes.
 
@@ -80,7 +87,7 @@ class NatsServers:
 
     def start(self, timeout: float = 20.0) -> None:
         exe = find_nats()
-        self._dir = tempfile.TemporaryDirectory(prefix="stacks-nats-")
+        self._dir = tempfile.TemporaryDirectory(prefix="stacks-nats-", dir=_SHM)
         folder = Path(self._dir.name)
         free = iter(_free_ports(3 * self.nodes))
         ports: dict[int, int] = {}
