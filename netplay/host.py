@@ -58,6 +58,9 @@ MAX_RESEND = 64
 HISTORY_PATIENCE = 2.0
 """Seconds after a peer asked for a history chunk during which its heartbeats showing it
 behind trigger no resend of their own (the chunk is on its way)."""
+REVEAL_AGAIN = 2.0
+"""Seconds between the reveals sent again to a peer that, after the game, has not said it
+verified (its heartbeats show it still waiting)."""
 ACTION_ORDER = "sealed-actions"
 """The replay guard's name for the order of the action frames inside sealed ones."""
 
@@ -263,6 +266,8 @@ class HostSession:
                 ), strategy)
         self.spectators: dict[bytes, str] = {}
         self._history_asked: dict[bytes, float] = {}
+        self._revealed_to: dict[bytes, float] = {}
+        """When the game's reveal was last sent again to a peer that had not verified."""
         self.clock = TurnClock(settings.turn_clock)
         self._timed_out: tuple[int, Seat] | None = None
         """The turn whose clock ran out: the stand-in bot plays it for the seat."""
@@ -575,12 +580,27 @@ class HostSession:
         at = required(body, "at", int)
         if self.seat_of(key) is None and key not in self.spectators:
             raise FrameError("heartbeat from a peer that has not joined")
-        if self.game is not None and 0 <= at < len(self.batches) and not self.over:
-            asked = self._history_asked.get(key)
-            if asked is not None and self.now - asked < HISTORY_PATIENCE:
-                return  # catching up chunk by chunk: the next chunk is on its way
-            # The peer is behind and did not notice: send what it misses.
-            self._resend(key, at + 1)
+        if self.game is None:
+            return
+        if not self.over:
+            if 0 <= at < len(self.batches):
+                asked = self._history_asked.get(key)
+                if asked is not None and self.now - asked < HISTORY_PATIENCE:
+                    return  # catching up chunk by chunk: the next chunk is on its way
+                # The peer is behind and did not notice: send what it misses.
+                self._resend(key, at + 1)
+            return
+        # The game is over and this peer has not said it verified: it may have missed the
+        # last batches or the reveal (lost with a connection the broker dropped), and it
+        # would wait for them for ever. Sent again at most every REVEAL_AGAIN seconds.
+        sent = self._revealed_to.get(key)
+        if self._who(key) in self.verdicts or (sent is not None and self.now - sent < REVEAL_AGAIN):
+            return
+        self._revealed_to[key] = self.now
+        if 0 <= at < len(self.batches):
+            self._resend(key, at + 1)  # the reveal follows the batches
+        elif self._afford(key, 1):
+            self._reveal(to=self.topics.inbox(peer_id(key)))
 
     def _join(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
         name = player_name(body)
@@ -897,12 +917,16 @@ class HostSession:
         )
         # The peer follows its report with a resync asking for a snapshot: answer that one.
 
+    def _who(self, key: bytes) -> str:
+        """How :attr:`verdicts` names a peer: ``seat N`` or ``spectator NAME``."""
+        seat = self.seat_of(key)
+        return f"seat {seat}" if seat is not None else f"spectator {self.spectators.get(key, '?')}"
+
     def _verified(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
         self._known_peer(key, "verification")
         ok = required(body, "ok", bool)
         detail = required(body, "detail", str)[:300]
-        seat = self.seat_of(key)
-        who = f"seat {seat}" if seat is not None else f"spectator {self.spectators.get(key, '?')}"
+        who = self._who(key)
         if self.verdicts.get(who) != {"ok": ok, "detail": detail}:
             self._journal({"t": "verdict", "who": who, "ok": ok, "detail": detail})
         self.verdicts[who] = {"ok": ok, "detail": detail}

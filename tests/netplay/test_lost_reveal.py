@@ -1,0 +1,54 @@
+"""A player that missed the host's reveal after the last batch still verifies the deal.
+
+Seen on a three-node NATS cluster: the broker dropped the host's connection just as the
+game ended, the reveal was lost with it, and a bot that had applied every batch waited
+for the reveal until it gave up. Its heartbeats (at the last batch, no verdict sent) now
+make the host send the reveal again.
+"""
+
+from __future__ import annotations
+
+from netplay.codec import decode
+from netplay.player import PlayerSession
+
+from .harness import SHORT, Session, Table
+
+
+def _drop_reveals(table: Table, to: PlayerSession, count: int) -> list[str]:
+    """Drop the next ``count`` reveal frames delivered to ``to``; returns their topics."""
+    dropped: list[str] = []
+
+    def reveal_to_player(receiver: Session, topic: str, payload: bytes) -> bool:
+        if receiver is not to or len(dropped) >= count:
+            return False
+        if decode(payload).type != "reveal":
+            return False
+        dropped.append(topic)
+        return True
+
+    table.filters.append(reveal_to_player)
+    return dropped
+
+
+def test_a_lost_reveal_is_sent_again_and_the_player_verifies() -> None:
+    table = Table(2, seed=5, rules=SHORT)
+    player = table.at_seat(0)
+    dropped = _drop_reveals(table, player, count=2)
+    table.run(lambda: table.host.over)
+    table.run(lambda: player.verdict is not None, max_seconds=60.0)
+    assert dropped, "the test dropped no reveal: it proves nothing"
+    assert player.verdict is not None and player.verdict.ok, player.verdict
+    assert table.host.verdicts["seat 0"]["ok"] is True
+    assert table.at_seat(1).verdict is not None and table.at_seat(1).verdict.ok
+
+
+def test_a_verified_player_is_not_sent_the_reveal_again() -> None:
+    table = Table(2, seed=6, rules=SHORT)
+    table.run_to_end()
+    assert sorted(table.host.verdicts) == ["seat 0", "seat 1"]
+    mark = len(table.broker.log)
+    table.advance(10.0)  # ten seconds of heartbeats after the game
+    table.pump()
+    again = [topic for topic, payload in table.broker.log[mark:]
+             if decode(payload).type == "reveal"]
+    assert again == []
