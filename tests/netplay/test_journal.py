@@ -205,3 +205,38 @@ def test_a_spectator_new_to_a_resumed_delayed_table_gets_the_journaled_history()
     table.flush()
     table.pump()
     assert [n.n for n in table.notices_of(late, Applied)] == list(range(1, len(new.batches) + 1))
+
+
+def test_looking_for_unfinished_tables_reads_only_the_journals_that_may_be(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host start and the menu look through every journal kept: the finished ones and
+    other tables' are told from their first line and their tail, not read in full."""
+    from netplay import journal as journal_module
+
+    open_one = JournalFile.create("t1", folder=tmp_path, profile="ana")
+    other_table = JournalFile.create("t2", folder=tmp_path, profile="ana")
+    finished = JournalFile.create("t1", folder=tmp_path, profile="ana")
+    padding = {"t": "note", "text": "x" * 1000}
+    finished.append([padding] * 40 + [{"t": "finished", "at": 1.0}] + [padding] * 3)
+    abandoned = JournalFile.create("t1", folder=tmp_path, profile="bob")
+    for journal in (open_one, other_table, finished, abandoned):
+        journal.close()
+    mark(abandoned.path, "abandoned")
+    read: list[Path] = []
+    real = journal_module.read_entries
+
+    def counting(path: Path) -> tuple[list[Entry], int]:
+        read.append(path)
+        return real(path)
+
+    monkeypatch.setattr(journal_module, "read_entries", counting)
+    assert [j.path for j in list_tables(folder=tmp_path, table="t1")] == [open_one.path]
+    assert read == [open_one.path]
+    read.clear()
+    assert {j.path for j in list_tables(folder=tmp_path)} == {open_one.path,
+                                                                other_table.path}
+    assert sorted(read) == sorted([open_one.path, other_table.path])
+    # Asked for finished ones too, every journal is read and summarized as before.
+    everything = {j.path: j.status for j in list_tables(folder=tmp_path, unfinished=False)}
+    assert everything == {open_one.path: "open", other_table.path: "open",
+                          finished.path: "finished", abandoned.path: "abandoned"}
