@@ -8,6 +8,11 @@ What it knows is its own view only. Its habits:
 - skips the next player, reverses away from the stronger neighbour;
 - discards the card least useful to itself and to anyone who might steal it.
 
+Medium makes every play it can before it discards. With ``hold_below`` (the search
+bot's own policy, engine.bots.search) it ends its turn instead once the best play scores
+below that: it keeps a wild that would not finish a pile, or a fourth card it cannot
+follow with a fifth.
+
 Equal scores are broken with the bot's own generator, never by list order: the legal
 actions list steal targets from seat 0 up, so keeping the first of equals made seat 0
 everyone's default victim.
@@ -42,8 +47,15 @@ class GreedyBot:
 
     name = "medium"
 
-    def __init__(self, seed: bytes | None = None, *, rng: random.Random | None = None) -> None:
+    def __init__(
+        self, seed: bytes | None = None, *, rng: random.Random | None = None,
+        hold_below: float | None = None,
+    ) -> None:
         self._rng = rng or random.Random(os.urandom(16) if seed is None else seed)
+        self.hold_below = hold_below
+        """``None`` (medium): every play is made while one is legal. Else the turn ends
+        (the best discard) once the best play scores below it: a wild that would not
+        finish a pile, a fourth card it cannot follow with a fifth."""
 
     def choose(self, view: State, seat: Seat, legal: list[Action]) -> Action:
         if isinstance(legal[-1], PassBlock) or isinstance(legal[0], Block):
@@ -52,8 +64,18 @@ class GreedyBot:
         # Every play scores above every discard (_DISCARD_BASE), so while something can be
         # played the discards need no scoring (they are most of the list at most decisions).
         plays = [a for a in legal if type(a) is not Discard and type(a) is not EndTurn]
-        if plays:
-            legal = plays
+        if not plays:
+            return self._best(scorer, legal)
+        chosen, score = self._best_scored(scorer, plays)
+        if self.hold_below is not None and score < self.hold_below and len(plays) < len(legal):
+            return self._best(scorer, [a for a in legal if type(a) in (Discard, EndTurn)])
+        return chosen
+
+    def _best(self, scorer: _Scorer, legal: list[Action]) -> Action:
+        return self._best_scored(scorer, legal)[0]
+
+    def _best_scored(self, scorer: _Scorer, legal: list[Action]) -> tuple[Action, float]:
+        """The best-scored action (equal scores: the generator picks) and its score."""
         best = [legal[0]]
         best_score = scorer.score(legal[0])
         for action in legal[1:]:
@@ -62,7 +84,8 @@ class GreedyBot:
                 best, best_score = [action], score
             elif score == best_score:
                 best.append(action)
-        return best[0] if len(best) == 1 else best[self._rng.randrange(len(best))]
+        pick = best[0] if len(best) == 1 else best[self._rng.randrange(len(best))]
+        return pick, best_score
 
     def scores(self, view: State, seat: Seat, legal: list[Action]) -> list[float]:
         """The score of each legal action of the play phase (higher = better)."""

@@ -6,10 +6,15 @@
 - decisions: a turn's play or discard, a Block or a pass in a Block window (the
   opponents asked in seat order after the completer, as in a local game); children keyed
   by what is printed on the card rather than by the card's id, and where it comes from;
-- priors: the move greedy would make gets half the prior mass;
-- playouts: every seat plays greedy (ties broken at random) for ``horizon`` turns, after
-  which the chip race is scored (how many chips each seat still needs; with
-  ``potential``, less a share of the chips each can complete with the cards it holds).
+- its own policy is greedy that holds (:func:`hold_below`: it ends its turn rather than
+  play a wild that would not finish a pile, and at 2 players a fourth card it could not
+  follow with a fifth); the opponents are modelled as medium (greedy, every play made);
+- priors: the move that policy (its own, or medium's for an opponent) would make gets
+  half the prior mass;
+- playouts: its own seat plays its policy, the others medium (ties broken at random),
+  for ``horizon`` turns, after which the chip race is scored (how many chips each seat
+  still needs; with ``potential``, less a share of the chips each can complete with the
+  cards it holds).
 
 It searches for ``budget`` seconds (checked between iterations and every few playout
 steps), or for exactly ``iterations`` iterations, which with the same seed gives the
@@ -202,15 +207,36 @@ def _potential_need(state: State, seat: Seat, need: float) -> float:
     return need - share * (need - after)
 
 
+HOLD_BELOW: dict[int, float] = {2: 0.0}
+"""The search's own policy (its prior, its seat in the playouts) is greedy that ends
+its turn once the best play scores below this (:class:`GreedyBot` ``hold_below``): at 2
+players below 0, keeping a wild it would not finish a pile with and a fourth card it
+could not follow with a fifth; with more, below -10, keeping only the wild (measured,
+greedy alone against medium: docs/bots.md)."""
+_HOLD_BELOW_MORE = -10.0
+
+
+def hold_below(players: int) -> float | None:
+    """The holding threshold of the search's own policy at ``players``."""
+    return HOLD_BELOW.get(players, _HOLD_BELOW_MORE)
+
+
 class StacksGame:
     """Sequence Stacks for the search (:class:`engine.bots.ismcts.Game`): greedy priors
     and playouts (``policy`` shares the bot's generator), the chip race as evaluation."""
 
-    __slots__ = ("policy", "potential")
+    __slots__ = ("me", "own", "policy", "potential")
 
-    def __init__(self, policy: GreedyBot, *, potential: bool) -> None:
+    def __init__(
+        self, policy: GreedyBot, *, potential: bool, own: GreedyBot | None = None,
+        me: Seat = -1,
+    ) -> None:
         self.policy = policy
+        """The opponents' moves (medium)."""
+        self.own = own or policy
+        """The moves of seat ``me`` (the searching bot; ``-1``: ``policy`` for all)."""
         self.potential = potential
+        self.me = me
 
     def sampler(self, view: State) -> Determinizer:
         return Determinizer(view)
@@ -226,7 +252,8 @@ class StacksGame:
     ) -> dict[Hashable, float]:
         if len(options) == 1 or actor < 0:
             return uniform_priors(options)
-        favourite = action_key(state, self.policy.choose(state, actor, legal))
+        policy = self.own if actor == self.me else self.policy
+        favourite = action_key(state, policy.choose(state, actor, legal))
         return favourite_priors(options, favourite, _GREEDY_PRIOR)
 
     def step(self, state: State, action: Action, rng: Rng) -> None:
@@ -239,7 +266,8 @@ class StacksGame:
         return state.turn
 
     def playout(self, state: State, actor: Seat, legal: list[Action]) -> Action:
-        return self.policy.choose(state, actor, legal)
+        policy = self.own if actor == self.me else self.policy
+        return policy.choose(state, actor, legal)
 
     def rewards(self, state: State) -> list[float]:
         return rewards(state, potential=self.potential)
@@ -257,7 +285,9 @@ class StacksGame:
 
 class SearchBot:
     """Level ``hard``. ``seed`` feeds its generator (``None``: from the OS, so nobody can
-    predict it); ``iterations`` replaces the time ``budget`` by a fixed count."""
+    predict it); ``iterations`` replaces the time ``budget`` by a fixed count; ``hold``
+    (the default) makes its own policy greedy that holds (:func:`hold_below`), else it
+    is medium's as for the opponents."""
 
     SEARCHES = True
     """It thinks for its budget: peers decide with it off their event loop."""
@@ -273,6 +303,7 @@ class SearchBot:
         horizon: int | None = DEFAULT_HORIZON,
         method: str = "ismcts",
         potential: bool = False,
+        hold: bool = True,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if budget <= 0:
@@ -291,8 +322,12 @@ class SearchBot:
         """The playouts' tie-breaker in the paired search, re-seeded for each candidate."""
         self._paired_game = StacksGame(GreedyBot(rng=self._ties), potential=potential)
         self._clock = clock
-        self._search = Search(StacksGame(self._policy, potential=potential), self._rng,
-                              horizon=horizon, clock=clock)
+        self.hold = hold
+        self._own = GreedyBot(rng=self._rng)
+        """Its own moves' policy in the tree's prior and its seat in the playouts (greedy
+        that holds, if ``hold``: :func:`hold_below`); the opponents' is medium's."""
+        self._game = StacksGame(self._policy, potential=potential, own=self._own)
+        self._search = Search(self._game, self._rng, horizon=horizon, clock=clock)
 
     @property
     def stats(self) -> SearchStats:
@@ -303,6 +338,8 @@ class SearchBot:
         search = self._search
         options = search.options(view, legal)
         search.stats = SearchStats(choices=len(options))
+        self._game.me = seat
+        self._own.hold_below = hold_below(view.players) if self.hold else None
         if len(options) == 1:
             return legal[0]
         deadline = started + self.budget * _SAFETY

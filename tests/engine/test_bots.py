@@ -12,7 +12,7 @@ from engine.actions import Action, PassBlock, StealCard
 from engine.bots import LEVELS, GreedyBot, SearchBot, canonical, make_bot
 from engine.bots.determinize import Determinizer, ViewError, unknown_cards
 from engine.bots.search import action_key
-from engine.cards import HIDDEN
+from engine.cards import HIDDEN, CardId
 from engine.events import CardTaken, Event
 from engine.game import Game
 from engine.invariants import check_invariants
@@ -386,3 +386,56 @@ def test_a_decision_after_the_bots_own_move_tops_up_the_reused_subtree() -> None
     play_game(2, [Recorder(), GreedyBot(b"fixed")], game_seed(14, 1))
     assert counts and max(counts) == 30
     assert any(n < 30 for n in counts), counts
+
+
+def _wild_only_mid_pile(players: int) -> tuple[State, CardId]:
+    """Seat 0 to play; its only plays put a wild on a red pile it would not finish (both
+    red piles open, at 1 and 2); its blue cards have no pile."""
+    from engine.cards import Colour
+    from tests.engine.scenario import pile
+
+    c = Cards()
+    wild = c("RW")
+    hands = {0: [wild, *c.many("B3", "B4", "B5", "R5")]}
+    for seat in range(1, players):
+        hands[seat] = c.many("B2", "B3", "B4", "B5", "R5")
+    state = table(players, hands=hands, current=0,
+                  piles=[pile(0, Colour.RED, c.many("R1")),
+                         pile(1, Colour.RED, c.many("R1", "R2"))])
+    return state, wild
+
+
+def test_medium_plays_every_play_it_can_and_the_holding_greedy_keeps_the_wild() -> None:
+    from engine.actions import Discard, PlayCard
+
+    state, wild = _wild_only_mid_pile(2)
+    view = view_for(state, 0)
+    legal = legal_actions(view, 0)
+    assert {a.card for a in legal if isinstance(a, PlayCard)} == {wild}
+    assert isinstance(GreedyBot(b"m").choose(view, 0, legal), PlayCard)
+    kept = GreedyBot(b"h", hold_below=0.0).choose(view, 0, legal)
+    assert isinstance(kept, Discard) and kept.card != wild
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_search_prefers_its_own_holding_policy_and_models_opponents_as_medium(
+    players: int,
+) -> None:
+    """With one iteration the search plays its prior's favourite: its own policy keeps a
+    wild it would only play mid-pile; the opponents' moves in its tree and playouts are
+    medium's, which plays it."""
+    from engine.actions import Discard, PlayCard
+    from engine.bots.search import StacksGame, hold_below
+
+    state, wild = _wild_only_mid_pile(players)
+    view = view_for(state, 0)
+    legal = legal_actions(view, 0)
+    choice = SearchBot(b"one", iterations=1).choose(view, 0, legal)
+    assert isinstance(choice, Discard) and choice.card != wild
+    assert hold_below(players) is not None
+    game = StacksGame(GreedyBot(b"m"), potential=False,
+                      own=GreedyBot(b"h", hold_below=hold_below(players)), me=1)
+    host = state.copy()
+    assert isinstance(game.playout(host, 0, legal_actions(host, 0)), PlayCard)
+    game.me = 0
+    assert isinstance(game.playout(host, 0, legal_actions(host, 0)), Discard)
