@@ -26,7 +26,8 @@ def status(app: object) -> str:
     screen = app.screen  # type: ignore[attr-defined]
     if not isinstance(screen, TableScreen):
         return ""
-    return plain(screen.query_one("#table-status").render())
+    found = screen.query("#table-status")  # not there yet while the screen is composed
+    return plain(found.first().render()) if found else ""
 
 
 async def test_the_clock_counts_down_for_you_then_a_stand_in_plays_your_turn(
