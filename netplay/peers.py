@@ -42,6 +42,12 @@ from netplay.wire import Outgoing
 log = logging.getLogger("netplay.peers")
 
 READY_BATCH = 64
+FLUSH_WAIT = 2.0
+"""Seconds a closing peer waits for its last frames to be acknowledged by the broker."""
+SLOW_BROKER_WAIT = 6.0
+"""Seconds more it waits while still connected: a broker that is there but slow to
+acknowledge (a NATS cluster's MQTT stalls 4 s at a time storing a message) would otherwise
+lose a peer's last words, its verdict on the deal among them."""
 """Messages already received that a peer handles in one turn of its loop."""
 
 Broker = str | BrokerAddress | AsyncMemoryBroker
@@ -106,8 +112,13 @@ class _Peer:
         self._before_close()
         self._flush()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._published(), 2.0)
-            await asyncio.wait_for(self.transport.flushed(), 2.0)
+            await asyncio.wait_for(self._published(), FLUSH_WAIT)
+            try:
+                await asyncio.wait_for(self.transport.flushed(), FLUSH_WAIT)
+            except TimeoutError:
+                if not self.transport.connected.is_set():
+                    raise  # no broker to tell: don't keep the user waiting
+                await asyncio.wait_for(self.transport.flushed(), SLOW_BROKER_WAIT)
         await self.transport.stop()
         self._stopped.set()
 
