@@ -139,6 +139,16 @@ class NatsServers:
             lines += log.read_text(errors="replace").splitlines()[-3:]
         return " | ".join(lines)
 
+    def stalls(self) -> int:
+        """How many times the nodes have logged a JetStream request of their MQTT server
+        that timed out (NATS 2.9 in a cluster; docs/deploy.md), so far."""
+        if self._dir is None:
+            return 0
+        count = 0
+        for log in Path(self._dir.name).glob("*.log"):
+            count += log.read_text(errors="replace").count("timeout for request type")
+        return count
+
     def stop(self) -> None:
         procs, self._procs = self._procs, []
         for proc in procs:

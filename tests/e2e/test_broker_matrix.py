@@ -63,7 +63,9 @@ def nodes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
             pytest.skip("nats-server is not installed (apt-get install nats-server; .ci/run "
                         "does)")
         with NatsServers(3 if kind == "nats-cluster" else 1) as servers:
+            _NATS[tuple(servers.urls)] = servers
             yield servers.urls
+            del _NATS[tuple(servers.urls)]
         return
     if kind == "rabbitmq":
         yield [request.getfixturevalue("rabbitmq")]
@@ -103,9 +105,32 @@ def _listed(url: str, table: str, timeout: float) -> dict[str, object]:
     raise AssertionError(f"table {table!r} never listed on {url}: {seen}")
 
 
+_NATS: dict[tuple[str, ...], NatsServers] = {}
+"""The NATS nodes behind each NATS parameter's URLs (to read their logs)."""
+
+
 @pytest.mark.parametrize("nodes", BROKERS, indirect=True)
 def test_a_full_game_on_every_broker(nodes: list[str], tmp_path: Path) -> None:
-    table = "matrix"
+    servers = _NATS.get(tuple(nodes))
+    stalls = servers.stalls() if servers is not None else 0
+    try:
+        _a_full_game(nodes, tmp_path / "first", "matrix")
+    except AssertionError as first:
+        # NATS 2.9's MQTT stalls 4 s at a time in a cluster (docs/deploy.md, "Stalls of
+        # NATS 2.9's MQTT in a cluster"; nats-server#3116) and may drop a peer's
+        # connection or hold its frames past the deal's window. Only when the nodes' own
+        # logs show such a stall during the game is it played once more, on a new table.
+        if servers is None or servers.stalls() == stalls:
+            raise
+        try:
+            _a_full_game(nodes, tmp_path / "again", "matrix2")
+        except AssertionError as again:
+            raise AssertionError(f"failed twice; the first time, during a NATS stall: "
+                                 f"{first}") from again
+
+
+def _a_full_game(nodes: list[str], tmp_path: Path, table: str) -> None:
+    tmp_path.mkdir()
     record = tmp_path / "record.json"
     host_url, watch_url = nodes[0], nodes[-1]
     bot_urls = [nodes[1 % len(nodes)], nodes[2 % len(nodes)]]
