@@ -10,7 +10,11 @@
 - ``hard``: the search of Sequence Stacks' ``hard`` (:mod:`engine.bots.ismcts`) on this
   game: it samples the hands and draw pile it can't see from the cards it has not seen,
   searches with medium's choice as the prior and medium playing the playouts, and scores
-  a position by the sequences made and the open lines of five each side holds.
+  a position by the sequences made and the open lines of five each side holds. At every
+  decision, its own and the sampled opponents', it considers only the few moves medium
+  scores best (``width``): a two-eyed jack's eighty spaces are mostly pointless, and the
+  iterations go to the moves that matter. Medium's scores of a decision are worked out
+  once and serve the pruning, the prior and the playout's move.
 
 Ties are broken with the bot's own generator, so equal seats don't always play alike.
 """
@@ -63,36 +67,59 @@ class RandomSequenceBot:
         return legal[self._rng.below(len(legal))]
 
 
+_CORNERS_IN: Final[tuple[int, ...]] = tuple(sum(c in CORNERS for c in w) for w in WINDOWS)
+_WINDOW_COUNT: Final = len(WINDOWS)
+
+
 class _Lines:
     """Per window of the board: the moving team's count, and who else holds chips."""
 
-    __slots__ = ("mine", "opponent", "rivals", "team")
+    __slots__ = ("_gain", "mine", "opponent", "rivals", "team")
 
     def __init__(self, view: SequenceState, team: int) -> None:
         self.team = team
         chips = view.chips
-        self.mine: list[int] = []
-        self.rivals: list[int] = []
+        mine = list(_CORNERS_IN)
+        rivals = [0] * _WINDOW_COUNT
+        opponent = [EMPTY] * _WINDOW_COUNT
+        mixed: list[int] = []
+        # Only the occupied cells: each adds itself to the windows through it.
+        for cell, holder in enumerate(chips):
+            if holder == EMPTY:
+                continue
+            if holder == team:
+                for w in THROUGH[cell]:
+                    mine[w] += 1
+                continue
+            for w in THROUGH[cell]:
+                rivals[w] += 1
+                owner = opponent[w]
+                if owner == EMPTY:
+                    opponent[w] = holder
+                elif owner != holder:
+                    mixed.append(w)
+        for w in mixed:
+            opponent[w] = EMPTY
+        self.mine = mine
+        self.rivals = rivals
         """Chips of other teams in the window (any of them)."""
-        self.opponent: list[int] = []
+        self.opponent = opponent
         """The one other team holding all the window's other-team chips, or EMPTY."""
-        for cells in WINDOWS:
-            mine = rivals = 0
-            owner = EMPTY
-            mixed = False
-            for cell in cells:
-                holder = chips[cell]
-                if cell in CORNERS or holder == team:
-                    mine += 1
-                elif holder != EMPTY:
-                    rivals += 1
-                    if owner == EMPTY:
-                        owner = holder
-                    elif owner != holder:
-                        mixed = True
-            self.mine.append(mine)
-            self.rivals.append(rivals)
-            self.opponent.append(EMPTY if mixed else owner)
+        self._gain: list[float] | None = None
+
+    def gain(self) -> list[float]:
+        """Per window, the worth of one more chip of ours in it (:data:`_ATTACK` while it
+        is open to us, :data:`_DEFEND` while it is a threat)."""
+        if self._gain is None:
+            mine, rivals, opponent = self.mine, self.rivals, self.opponent
+            gain = [0.0] * _WINDOW_COUNT
+            for w in range(_WINDOW_COUNT):
+                if rivals[w] == 0:
+                    gain[w] = _ATTACK[mine[w]]
+                elif opponent[w] != EMPTY and mine[w] == _CORNERS_IN[w]:
+                    gain[w] = _DEFEND[rivals[w] + _CORNERS_IN[w]]
+            self._gain = gain
+        return self._gain
 
     def threat(self, window: int) -> int:
         """How many chips (corners included) an opponent has in a window free of ours."""
@@ -101,7 +128,6 @@ class _Lines:
         return self.rivals[window] + _corner_count(window)
 
 
-_CORNERS_IN: Final[tuple[int, ...]] = tuple(sum(c in CORNERS for c in w) for w in WINDOWS)
 
 
 def _corner_count(window: int) -> int:
@@ -129,14 +155,10 @@ class _Scorer:
         known = self.cache.get(cell)
         if known is not None:
             return known
-        lines = self.lines
+        gain = self.lines.gain()
         score = 0.0
         for w in THROUGH[cell]:
-            if lines.rivals[w] == 0:
-                score += _ATTACK[lines.mine[w]]
-            threat = lines.threat(w)
-            if threat:
-                score += _DEFEND[threat]
+            score += gain[w]
         self.cache[cell] = score
         return score
 
@@ -239,6 +261,10 @@ DEFAULT_BUDGET: Final = 0.5
 """Seconds per decision of ``hard`` (as in Sequence Stacks)."""
 DEFAULT_HORIZON: Final = 4
 """Turns a playout runs before the position is scored."""
+DEFAULT_WIDTH: Final[int | None] = 6
+"""Moves the search considers at a decision (the best by medium's scores)."""
+DEFAULT_TEMPERATURE: Final[float | None] = None
+"""``None``: medium's favourite gets half the prior (a softmax measured no better)."""
 _SAFETY: Final = 0.85
 _MEDIUM_PRIOR: Final = 0.5
 _LINE_WORTH: Final = (0.0, 0.5, 2.0, 6.0, 20.0, 0.0)
@@ -309,6 +335,29 @@ def sequence_worth(state: SequenceState, team: int) -> float:
     return worth
 
 
+def team_worths(state: SequenceState) -> list[float]:
+    """:func:`sequence_worth` of every side at once (each window counted once)."""
+    teams = state.teams
+    counts = [[0] * _WINDOW_COUNT for _ in range(teams)]
+    total = [0] * _WINDOW_COUNT
+    for cell, holder in enumerate(state.chips):
+        if holder == EMPTY:
+            continue
+        mine = counts[holder]
+        for w in THROUGH[cell]:
+            mine[w] += 1
+            total[w] += 1
+    worths = _LINE_WORTH
+    out = []
+    for team in range(teams):
+        worth = _SEQUENCE_WORTH * state.sequence_count(team)
+        for own, every, corners in zip(counts[team], total, _CORNERS_IN, strict=True):
+            if own == every:
+                worth += worths[own + corners]
+        out.append(worth)
+    return out
+
+
 def sequence_rewards(state: SequenceState) -> list[float]:
     """Each seat's reward: 1 for its side's win, else the logistic of its side's worth
     lead over the best other side."""
@@ -318,7 +367,7 @@ def sequence_rewards(state: SequenceState) -> list[float]:
         if outcome.winner is None:
             return [1.0 / state.teams] * state.players
         return [1.0 if team == outcome.winner else 0.0 for team in teams]
-    worth = [sequence_worth(state, team) for team in range(state.teams)]
+    worth = team_worths(state)
     out = []
     for team in teams:
         rival = max(w for t, w in enumerate(worth) if t != team)
@@ -326,19 +375,88 @@ def sequence_rewards(state: SequenceState) -> list[float]:
     return out
 
 
+def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction]
+           ) -> list[tuple[float, SequenceAction]]:
+    """Medium's score of every legal action, best first (a stable sort: equal scores keep
+    the order of ``legal``)."""
+    scorer = _Scorer(view, seat)
+    score = MediumSequenceBot._score
+    gain = scorer.lines.gain()
+    cells = scorer.cache
+    scored: list[tuple[float, SequenceAction]] = []
+    for action in legal:
+        # Medium's _score inlined for the common case, a placement without a claim.
+        if type(action) is PlaceChip and not action.claim:
+            cell = action.cell
+            value = cells.get(cell)
+            if value is None:
+                value = 0.0
+                for w in THROUGH[cell]:
+                    value += gain[w]
+                cells[cell] = value
+            if JACKS[action.card] is JackKind.TWO_EYED:
+                value -= _TWO_EYED_COST
+            scored.append((value, action))
+        else:
+            scored.append((score(scorer, action), action))
+    scored.sort(key=lambda pair: -pair[0])
+    return scored
+
+
 class SequenceGameForSearch:
-    """Classic Sequence for the search (:class:`engine.bots.ismcts.Game`)."""
+    """Classic Sequence for the search (:class:`engine.bots.ismcts.Game`).
 
-    __slots__ = ("policy",)
+    ``width``: the search considers, at every decision, only the ``width`` actions medium
+    scores best (distinct in meaning); a two-eyed jack's eighty spaces are mostly
+    pointless, and the iterations go to the moves that matter. ``None``: all of them.
+    Medium's scores of a decision are worked out once and serve the pruning, the prior and
+    the playout's move.
+    """
 
-    def __init__(self, policy: MediumSequenceBot) -> None:
+    __slots__ = ("_legal", "_ranked", "policy", "rng", "temperature", "width")
+
+    def __init__(self, policy: MediumSequenceBot, rng: Rng, *, width: int | None = None,
+                 temperature: float | None = None) -> None:
         self.policy = policy
+        self.rng = rng
+        self.width = width
+        self.temperature = temperature
+        self._legal: list[SequenceAction] | None = None
+        self._ranked: list[tuple[float, SequenceAction]] = []
 
     def sampler(self, view: SequenceState) -> SequenceSampler:
         return SequenceSampler(view)
 
+    def prune(self, state: SequenceState, seat: Seat, legal: list[SequenceAction]
+              ) -> list[SequenceAction]:
+        """The actions the search considers (the list :meth:`priors` and :meth:`playout`
+        then recognise)."""
+        if len(legal) == 1:
+            self._legal = None
+            return legal
+        scored = ranked(state, seat, legal)
+        kept: list[SequenceAction] = []
+        if self.width is None:
+            kept = legal
+        else:
+            seen: set[Hashable] = set()
+            top: list[tuple[float, SequenceAction]] = []
+            for pair in scored:
+                key = sequence_key(pair[1])
+                if key in seen:
+                    continue
+                seen.add(key)
+                top.append(pair)
+                if len(top) == self.width:
+                    break
+            scored = top
+            kept = [action for _, action in top]
+        self._legal, self._ranked = kept, scored
+        return kept
+
     def decider(self, state: SequenceState) -> tuple[Seat, list[SequenceAction]]:
-        return state.current, legal_actions(state, state.current)
+        seat = state.current
+        return seat, self.prune(state, seat, legal_actions(state, seat))
 
     def key(self, state: SequenceState, action: SequenceAction) -> Hashable:
         return sequence_key(action)
@@ -349,8 +467,27 @@ class SequenceGameForSearch:
     ) -> dict[Hashable, float]:
         if len(options) == 1:
             return uniform_priors(options)
-        favourite = sequence_key(self.policy.choose(state, actor, legal))
-        return favourite_priors(options, favourite, _MEDIUM_PRIOR)
+        if legal is not self._legal:
+            self.prune(state, actor, legal)
+        scored = self._ranked
+        if self.temperature is None:
+            favourite = sequence_key(self._pick(scored))
+            return favourite_priors(options, favourite, _MEDIUM_PRIOR)
+        top = scored[0][0]
+        weights: dict[Hashable, float] = {}
+        for score, action in scored:
+            key = sequence_key(action)
+            if key in options and key not in weights:
+                weights[key] = math.exp(max(-30.0, (score - top) / self.temperature))
+        for key in options:
+            weights.setdefault(key, 1e-6)
+        total = sum(weights.values())
+        return {k: w / total for k, w in weights.items()}
+
+    def _pick(self, scored: list[tuple[float, SequenceAction]]) -> SequenceAction:
+        top = scored[0][0]
+        best = [a for score, a in scored if score >= top - 1e-9]
+        return best[self.rng.below(len(best))] if len(best) > 1 else best[0]
 
     def step(self, state: SequenceState, action: SequenceAction, rng: Rng) -> None:
         step(state, action, rng)
@@ -364,7 +501,11 @@ class SequenceGameForSearch:
     def playout(
         self, state: SequenceState, actor: Seat, legal: list[SequenceAction]
     ) -> SequenceAction:
-        return self.policy.choose(state, actor, legal)
+        if len(legal) == 1:
+            return legal[0]
+        if legal is not self._legal:
+            self.prune(state, actor, legal)
+        return self._pick(self._ranked)
 
     def rewards(self, state: SequenceState) -> list[float]:
         return sequence_rewards(state)
@@ -382,7 +523,9 @@ class SequenceGameForSearch:
 
 class HardSequenceBot:
     """Level ``hard``: the search. ``iterations`` replaces the time ``budget`` by a fixed
-    count (the same seed then gives the same decisions)."""
+    count (the same seed then gives the same decisions); ``horizon``: playout turns;
+    ``width``: the moves considered at a decision (``None``: all); ``temperature``: a
+    softmax of medium's scores as the prior instead of half of it on medium's favourite."""
 
     SEARCHES = True
     """It thinks for its budget: peers decide with it off their event loop."""
@@ -392,6 +535,7 @@ class HardSequenceBot:
     def __init__(
         self, seed: bytes = b"hard-sequence-bot", *, budget: float = DEFAULT_BUDGET,
         iterations: int | None = None, horizon: int | None = DEFAULT_HORIZON,
+        width: int | None = DEFAULT_WIDTH, temperature: float | None = DEFAULT_TEMPERATURE,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if budget <= 0:
@@ -403,7 +547,9 @@ class HardSequenceBot:
         self._clock = clock
         rng = random.Random(seed)
         policy = MediumSequenceBot(rng.randbytes(16))
-        self._search = Search(SequenceGameForSearch(policy), rng, horizon=horizon, clock=clock)
+        self._game = SequenceGameForSearch(policy, Rng(rng.randbytes(16)), width=width,
+                                           temperature=temperature)
+        self._search = Search(self._game, rng, horizon=horizon, clock=clock)
 
     @property
     def stats(self) -> SearchStats:
@@ -414,6 +560,7 @@ class HardSequenceBot:
     ) -> SequenceAction:
         started = self._clock()
         search = self._search
+        legal = self._game.prune(view, seat, legal)
         options = search.options(view, legal)
         search.stats = SearchStats(choices=len(options))
         if len(options) == 1:

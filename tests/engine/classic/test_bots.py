@@ -11,6 +11,7 @@ from engine.cards import HIDDEN
 from engine.classic.actions import ExchangeDeadCard, PlaceChip, RemoveChip, SequenceAction
 from engine.classic.board import parse_cell
 from engine.classic.bots import (
+    DEFAULT_WIDTH,
     SEQUENCE_BOT_NAMES,
     HardSequenceBot,
     SequenceBot,
@@ -166,3 +167,18 @@ def test_hard_searches_the_given_number_of_iterations() -> None:
     bot = HardSequenceBot(b"n", iterations=17)
     bot.choose(view, seat, legal_actions(view, seat))
     assert bot.stats.iterations == 17
+
+
+def test_hard_searches_only_the_spaces_that_matter_and_blocks_a_four_with_a_wild_jack() -> None:
+    c = SequenceCards()
+    jack = c("JD")
+    hand = [jack, *c.many("2H", "3H", "4H", "6H", "7H", "8H")]
+    # Green's B3..E3 wins on F3 (5D), which we don't hold; A3 (7C) is ours already.
+    chips = dict.fromkeys(["B3", "C3", "D3", "E3"], 1) | {"A3": 0}
+    state = sequence_table(2, hands={0: hand}, chips=chips)
+    view = view_for(state, 0)
+    legal = legal_actions(view, 0)
+    assert len(legal) > 80  # the jack alone may take any of 88 empty spaces
+    bot = HardSequenceBot(b"w", iterations=60)
+    assert bot.choose(view, 0, legal) == PlaceChip(0, jack, parse_cell("F3"))
+    assert DEFAULT_WIDTH is not None and bot.stats.choices == DEFAULT_WIDTH
