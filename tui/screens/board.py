@@ -163,9 +163,18 @@ class BoardScreen(SeatedScreen):
         yield TooSmall()
 
     def on_mount(self) -> None:
-        self.query_one("#board-chat", Input).can_focus = False
+        try:
+            chat = self.query_one("#board-chat", Input)
+            you = self.query_one("#board-you")
+            self.query_one(BoardView)
+        except NoMatches:
+            # A busy loop can mount the screen before the widgets nested in its
+            # containers: set them up once they are all there (as the table screen does).
+            self.call_after_refresh(self.on_mount)
+            return
+        chat.can_focus = False
         if self.me is None:
-            self.query_one("#board-you").border_title = "Watching"
+            you.border_title = "Watching"
         self._ready = True
         self._layout()
         self._render_all()

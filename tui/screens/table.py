@@ -164,18 +164,23 @@ class TableScreen(SeatedScreen):
     def on_mount(self) -> None:
         try:
             opponents = self.query_one(Opponents)
+            hand = self.query_one(Hand)
+            chat = self.query_one("#table-chat", Input)
+            you = self.query_one("#table-you")
+            self.query_one(Piles)
         except NoMatches:
             # A busy loop can mount the screen before the widgets nested in its
-            # containers: set them up once they are there.
+            # containers (each container mounts its own children later): set them up
+            # once they are all there.
             self.call_after_refresh(self.on_mount)
             return
         opponents.names = self.names
         opponents.me = self.me
-        self.query_one(Hand).me = self.me
-        self.query_one("#table-chat", Input).can_focus = False
+        hand.me = self.me
+        chat.can_focus = False
         if self.me is None:  # a spectator: every seat is a player to watch, no hand
             opponents.border_title = "Players"
-            self.query_one("#table-you").display = False
+            you.display = False
         self._ready = True
         self._layout(self.size.width, self.size.height)
         self._render_all()
