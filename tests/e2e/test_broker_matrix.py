@@ -120,8 +120,9 @@ def test_a_full_game_on_every_broker(nodes: list[str], tmp_path: Path) -> None:
         # NATS 2.9's MQTT in a cluster"; nats-server#3116) and may drop a peer's
         # connection or hold its frames past the deal's window; and twice a bot on the
         # three-node cluster heard nothing more of the game with no stall in the nodes'
-        # logs (not understood yet, see docs/deploy.md). On the cluster, and only there,
-        # the game is played once more, on a new table, and must then pass.
+        # logs (not understood yet, see docs/deploy.md). So on the cluster after any
+        # failure, and on one node after a logged stall, the game is played once more,
+        # on a new table, and must then pass.
         if servers is None or (servers.stalls() == stalls and len(nodes) == 1):
             raise
         try:
