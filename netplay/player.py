@@ -276,6 +276,11 @@ class PlayerSession:
         self._join_sent = False
         self._early_round: dict[str, Any] | None = None
         """An entropy round heard before our welcome (see ``_entropy_round``)."""
+        self._revealed: bytes | None = None
+        """The entropy this peer revealed for its seat (since its last commitment)."""
+        self._unfair_deal: str | None = None
+        """Why the start did not deal our seat with the entropy we revealed, if it didn't:
+        the verdict then fails with it (see ``_check_own_entropy``)."""
         self._join_at: float | None = None
         """When the last join went out unanswered (a host over its join budget, say,
         dropped it): it goes again every JOIN_RETRY seconds until welcomed or refused."""
@@ -713,6 +718,22 @@ class PlayerSession:
         )
         if self.view is None:
             self.view = definition.view_for(initial, self.audience)
+        self._check_own_entropy(self.facts)
+
+    def _check_own_entropy(self, facts: GameFacts) -> None:
+        """The deal must use the entropy we revealed for our seat. Nobody else can check
+        it: a host that swapped it (for one of its own with a matching commitment, or for
+        a bot's, saying the seat was away) could otherwise try deals until one suits it."""
+        seat, revealed = self.seat, self._revealed
+        if seat is None or revealed is None or not 0 <= seat < facts.players:
+            return
+        if facts.entropies[seat] != revealed:
+            self._unfair_deal = (
+                f"the host dealt seat {seat} with an entropy that is not the entropy this "
+                "player revealed for it (a host can choose the deal that way; an honest "
+                "one does it only when the reveal never reached it)"
+            )
+            log.warning("table %s: %s", self.table, self._unfair_deal)
 
     def _start(self, body: dict[str, Any]) -> None:
         if self.facts is None:
@@ -916,6 +937,7 @@ class PlayerSession:
         out = self.topics.outbox(self.peer_id)
         if phase == "commit" and ours is None:
             self.entropy = os.urandom(32)
+            self._revealed = None
             self.sender.send(out, "entropy", {"round": number,
                                               "commit": entropy_commitment(self.entropy)})
         elif phase == "reveal":
@@ -924,6 +946,7 @@ class PlayerSession:
                             "not revealing")
                 return
             self.sender.send(out, "entropy", {"round": number, "entropy": self.entropy})
+            self._revealed = self.entropy
 
     def _unseated(self, body: dict[str, Any]) -> None:
         seat = required(body, "seat", int)
@@ -983,6 +1006,8 @@ class PlayerSession:
         self.verdict = verify_game(
             self.facts, self.secret, self.received, self.total, self.audience
         )
+        if self._unfair_deal is not None:
+            self.verdict = Verdict(False, self._unfair_deal)
         self.notices.append(Verified(self.verdict))
         self.sender.send(self.topics.outbox(self.peer_id), "verified",
                          {"ok": self.verdict.ok, "detail": self.verdict.detail})

@@ -4,8 +4,11 @@ game is not dealt until the seat is taken again and everyone committed afresh.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from netplay.codec import decode
 from netplay.entropy import REVEAL_WAIT, bot_entropy, entropy_commitment
+from netplay.host import HostSession
 from netplay.identity import Identity
 from netplay.player import Refused, Unseated
 
@@ -158,3 +161,57 @@ def test_a_host_resumed_during_the_reveal_keeps_commitments_and_reveals() -> Non
     assert new.game is not None
     table.run_to_end()
     assert all(s.verdict is not None and s.verdict.ok for s in table.players)
+
+
+def _deal_with(table: Table, change: Callable[[HostSession], None]) -> None:
+    """The last seat is taken and every reveal is in; ``change`` is what a cheating host
+    does to the seats then, knowing every entropy, just before it deals."""
+    host = table.host
+    deal = host._start
+
+    def cheat() -> None:
+        change(host)
+        deal()
+
+    host._start = cheat  # type: ignore[method-assign]
+    table.add_player("p1")
+    table.pump()
+    assert host.game is not None
+
+
+def test_a_host_that_swaps_a_players_revealed_entropy_for_its_own_is_caught_by_that_player(
+) -> None:
+    # With every reveal in, the host could try entropies for one seat (with a matching
+    # commitment in the start) until the deal suits it: the seat's player checks its own.
+    table = _lobby(2)
+    victim = table.players[0]
+
+    def swap(host: HostSession) -> None:
+        info = host.seats[0]
+        assert info is not None
+        info.entropy = derive(4, "ground")
+        info.commit = entropy_commitment(info.entropy)
+
+    _deal_with(table, swap)
+    table.run_to_end()
+    assert victim.verdict is not None and not victim.verdict.ok
+    assert "not the entropy this player revealed" in victim.verdict.detail
+    other = table.players[1]
+    assert other.verdict is not None and other.verdict.ok  # it can't tell: not its seat
+
+
+def test_a_host_that_deals_a_revealed_seat_as_away_is_caught_by_that_player() -> None:
+    # A seat whose player is away is dealt with the entropy the host's secret fixes: a host
+    # claiming so for a player who revealed could pick, seat by seat, between two deals.
+    table = _lobby(2)
+    victim = table.players[0]
+
+    def away(host: HostSession) -> None:
+        info = host.seats[0]
+        assert info is not None
+        info.commit, info.entropy = None, bot_entropy(host.secret, 0)
+
+    _deal_with(table, away)
+    table.run_to_end()
+    assert victim.verdict is not None and not victim.verdict.ok
+    assert "not the entropy this player revealed" in victim.verdict.detail
