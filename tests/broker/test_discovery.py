@@ -13,6 +13,7 @@ from broker.discovery import Advertiser, find_brokers
 from broker.embedded import EmbeddedBroker
 from netplay.codec import Sequencer, encode
 from netplay.host import HostSettings
+from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.lobby import list_tables, table_from_announcement
 from netplay.peers import Host
@@ -58,7 +59,7 @@ def test_forged_and_foreign_announcements_are_not_listed() -> None:
 async def test_stacks_tables_lists_a_brokers_tables() -> None:
     async with EmbeddedBroker("127.0.0.1", 0) as broker, Host(
         HostSettings("cli-table", 2), broker=broker.url
-    ):
+    ) as host:
         await asyncio.sleep(0.3)
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "tui.cli", "tables", "--broker", broker.url,
@@ -66,4 +67,6 @@ async def test_stacks_tables_lists_a_brokers_tables() -> None:
         )
         out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, err.decode()
-    assert "cli-table" in out.decode() and "2 of 2 seats free" in out.decode()
+    assert "2 of 2 seats free" in out.decode()
+    # The host's fingerprint, as `stacks join TABLE@FINGERPRINT` takes it.
+    assert f"cli-table@{fingerprint(host.identity.key)} on " in out.decode(), out.decode()

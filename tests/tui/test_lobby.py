@@ -9,6 +9,7 @@ from textual.widgets import Input, Select
 
 from netplay.codec import decode
 from netplay.host import HostSettings
+from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Host
@@ -94,6 +95,7 @@ async def test_a_player_joins_a_hosted_table_sees_the_seats_and_the_game_starts(
         await until(pilot, lambda: screen.me == 0, "a seat")
         text = _lobby_text(app)
         assert "Table friday" in text and "Players      3" in text
+        assert f"host {fingerprint(host.identity.key)}" in text  # to compare, or to pin
         assert "1. ● Bo (you)" in text and "3. ● Bot 3 bot" in text
         assert "Waiting for 1 more player(s)." in text
         async with BotPeer(Identity.generate(), "friday", broker=broker, name="Cy"):
