@@ -12,8 +12,9 @@ from engine.events import (
     PileCompleted,
 )
 from engine.state import Zone
+from netplay.clock import Wait
 from tests.tui.showcase import plain
-from tui.words import Narrator, card_code, short_name
+from tui.words import Narrator, card_code, short_name, wait_line
 
 RED_4 = next(i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 4)
 RED_5 = next(i for i, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == 5)
@@ -84,3 +85,23 @@ def test_red_looks_red_and_blue_blue_on_8_and_16_colour_terminals() -> None:
     word_red = colour_word(Colour.RED).split("]")[0].removeprefix("[")
     word_blue = colour_word(Colour.BLUE).split("]")[0].removeprefix("[")
     assert standard(word_red)[0] in (1, 9) and standard(word_blue)[0] in (4, 12)
+
+
+def test_the_waiting_line_says_on_whom_and_how_long_as_the_issue_words_it() -> None:
+    names = ("ana", "bob", "cy")
+    # Bob is away (no heartbeat) on his turn: how long, and when the stand-in plays.
+    assert wait_line([Wait(1, away=12.0, bot_in=8.0, left=40.0)], names, me=0) == \
+        "waiting for bob — away 12 s, bot plays in 8 s"
+    # The stand-in plays now.
+    assert wait_line([Wait(1, away=30.0, bot_in=0.0)], names, me=0) == \
+        "waiting for bob — away 30 s, a bot plays for them"
+    # Present, on the turn clock: the others see his time, he sees his own.
+    assert wait_line([Wait(1, left=25.0, bot_in=25.0)], names, me=0) == \
+        "waiting for bob — 25 s left, then a bot plays"
+    assert wait_line([Wait(1, left=25.0, bot_in=25.0)], names, me=1) == \
+        "25 s left for you, then a bot plays"
+    # No clock and nobody away: nothing to say.
+    assert wait_line([Wait(1)], names, me=0) == ""
+    # A silent host is said first, whoever the table waits for.
+    assert wait_line([Wait(1, away=12.0, bot_in=8.0)], names, me=0, host_silent=6.0) == \
+        "host not responding 6 s"
