@@ -294,6 +294,21 @@ class Control:
             self.lobby.where = where
             if self.session is not None:
                 self.lobby.profile = self.session.profile_name
+        self._profile_in_use()
+
+    def _profile_in_use(self) -> None:
+        """Say so when another running stacks holds the profile asked for: this one plays
+        as another player (``NAME-2``), which ``--profile`` chooses."""
+        session = self.session
+        if session is None or session.profile_in_use is None:
+            return
+        words = (f"Profile {session.profile_in_use!r} is in use by another running stacks: "
+                 f"you are {session.profile_name!r} here")
+        if self.lobby is not None:
+            self.lobby.profile = f"{session.profile_name} ({session.profile_in_use!r} is in use)"
+        if self.app.link is None:  # over ssh the server chooses profiles, not the player
+            words += ". Choose one with --profile NAME."
+        self.app.notify(words, timeout=10)
 
     def broker_note(self, text: str) -> None:
         """The session measured the broker: said in the lobby (and the table's log when

@@ -130,6 +130,9 @@ class TableSession:
         self.broker: Broker | None = None
         self.url = ""
         self.profile_name = ""
+        self.profile_in_use: str | None = None
+        """The profile asked for when another running process held it (this session then
+        runs as ``profile_name``, another player): said to the user, with ``--profile``."""
         self._stack: contextlib.AsyncExitStack | None = None
         self._watched: WatchedTransport | None = None
         self._over = False
@@ -348,6 +351,7 @@ class TableSession:
     def _identity(self, lock: ProfileLock) -> Identity:
         wanted = self.launch.profile or default_profile()
         self.profile_name = lock.acquire(wanted, exact=False)
+        self.profile_in_use = wanted if self.profile_name != wanted else None
         return load_profile(self.profile_name, base=self.profiles)
 
     def _new_bot(self, seat: int) -> BotPeer:
