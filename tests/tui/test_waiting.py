@@ -78,3 +78,26 @@ async def test_a_frozen_host_is_said_not_responding_in_the_status_line(
                     "host not responding", timeout=TIMEOUT)
         assert "host not responding 2 s" in status(app) or "host not responding 3 s" \
             in status(app), status(app)
+
+
+async def test_the_clock_is_off_against_bots_and_on_by_default_at_networked_tables(
+    stacks_home: Path,
+) -> None:
+    from tui.cli import build_parser
+    from tui.commands.ui import launch_from
+
+    assert build_parser("host").parse_args(["host", "--headless"]).turn_clock == 60.0
+    hosted, _, _ = launch_from(build_parser("host").parse_args(["host"]))
+    assert hosted is not None and hosted.turn_clock == 60.0
+    assert Launch(role="host").turn_clock == 60.0  # the menu's host form starts there
+    for role, clock in (("play", 0.0), ("host", 60.0)):
+        launch = Launch(role=role, table="friday", name="Bo", players=2, bots=1,
+                        broker=MEMORY, bot_delay=0.0)
+        app = make_app(launch, profiles=stacks_home, memory=AsyncMemoryBroker())
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda app=app: app.control.session is not None
+                        and app.control.session.host is not None, f"the {role} table",
+                        timeout=TIMEOUT * 2)
+            session = app.control.session
+            assert session is not None and session.host is not None
+            assert session.host.host.settings.turn_clock == clock, role
