@@ -253,3 +253,20 @@ async def test_the_log_scrolls_back_by_keys_and_stays_there_while_lines_come(
         screen.say("another line")
         await settle(pilot)
         assert log.scroll_y == log.max_scroll_y  # back at the end: following again
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_status_line_is_never_cut(stacks_home: Path, size: tuple[int, int]) -> None:
+    # A Block window on an opponent's pile is the longest status: at 80x24 the play order
+    # behind it did not fit and ended in "…".
+    async with table_on_screen(stacks_home, states.block_window(), size=size) as (
+        _app, pilot, screen,
+    ):
+        await settle(pilot)
+        status = screen.query_one("#table-status")
+        text = plain(status.render())
+        assert "Block window on" in text
+        assert Content.from_markup(screen._status()).cell_length <= status.content_region.width
+        await pilot.resize_terminal(200, 40)
+        await settle(pilot)
+        assert "play goes" in plain(status.render())  # the order, wherever it fits

@@ -18,6 +18,7 @@ from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.css.query import NoMatches
 from textual.markup import escape
 from textual.reactive import reactive
@@ -199,6 +200,7 @@ class TableScreen(SeatedScreen):
         self.query_one(Opponents).wide = wide
         self.query_one(Hand).big = big
         self.query_one(Piles).big = big
+        self.query_one("#table-status", Static).update(self._status())
 
     # -- attributes down -----------------------------------------------------------------------
 
@@ -317,7 +319,13 @@ class TableScreen(SeatedScreen):
             return f"[b]{escape(self.table)}[/] · waiting for the deal"
         if self.waiting:
             return f"{self.turn.status(with_order=False)} · [b]{escape(self.waiting)}[/]"
-        return self.turn.status()
+        full = self.turn.status()
+        # The one-line status would end in "…": the play order goes first (the opponents'
+        # list shows it too), never what is happening now.
+        width = self.size.width - 2  # the line's padding
+        if width > 0 and Content.from_markup(full).cell_length > width:
+            return self.turn.status(with_order=False)
+        return full
 
     # -- actions (keys) ------------------------------------------------------------------------
 
