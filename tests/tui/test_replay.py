@@ -104,3 +104,31 @@ async def test_v_at_game_over_replays_the_game_with_every_hand(stacks_home: Path
         assert isinstance(screen, ReplayScreen)
         assert screen.replay.every_hand
         assert "every hand" in plain(screen.query_one("#replay-status").render())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_replay_status_line_shows_every_word(stacks_home: Path,
+                                                       size: tuple[int, int]) -> None:
+    # At the end of a game with names of the usual length, seen from one seat, the status
+    # was longer than 80 columns and ended in "…".
+    from engine.state import State
+    from tests.tui import states
+    from tests.tui.showcase import steps_of
+    from tui.replay import Replay
+
+    game = states.finished()
+    players = game.state.players
+    names = [f"long-name-{seat}-player" for seat in range(players)]
+    replay = Replay("fridaynight", names, State.new(game.state.config, players),
+                    steps_of(game))
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=size) as pilot:
+        screen = ReplayScreen(replay, seat=0, at=replay.last)
+        await app.control.show(screen)
+        await pilot.pause()
+        from tests.tui.test_keys_answer import screen_text
+
+        shown = screen_text(app)
+        status = " ".join(plain(screen.query_one("#replay-status").render()).split())
+        assert status.endswith(f"{names[0]}'s view"), status
+        assert status in shown, shown  # on screen, every word of it
