@@ -220,7 +220,10 @@ async def test_help_over_the_board_tells_a_board_turn_and_lists_its_keys(
         assert rows["turn in the picked dead card for a new one"] == "d"
         assert rows["the cursor to the next (previous) cell the picked card may take"] == \
             "Tab / shift+tab"
-        assert "⏎" in rows["play the picked card on the cursor's cell (or the card that fits it)"]
+        # One row a thing, each key once: not "1-9 / 2 / 3 / ... / 9", not "⏎ / ⏎".
+        assert rows["pick a card of your hand (again: put it back)"] == "1-9"
+        assert rows["play the picked card on the cursor's cell (or the card that fits it)"] \
+            == "⏎ / space"
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, BoardScreen), "the board")
 

@@ -103,13 +103,14 @@ def binding_rows(bindings: list[BindingType],
     rows: dict[str, list[str]] = {}
     for binding in Binding.make_bindings(bindings):
         action = binding.action.split("(")[0]
+        if binding.key in ("2", "3", "4", "5", "6", "7", "8", "9"):
+            continue  # under the 1's "1-9"
         if longer is BOARD_LONGER:
             if action == "move" and not binding.show:
                 continue  # the four arrows: one row, under the first one's ↑↓←→
-            rows.setdefault(longer.get(action, binding.description),
-                            []).append(binding.key_display or binding.key)
-            continue
-        if binding.key in ("2", "3", "4", "5", "6", "7", "8", "9"):
+            keys = rows.setdefault(longer.get(action, binding.description), [])
+            key = binding.key_display or binding.key
+            keys.append(key if key not in keys else binding.key)  # enter,space: "⏎ / space"
             continue
         if binding.action.startswith("slot(") and binding.key != "a":
             continue
