@@ -7,10 +7,22 @@ a peer counts them down from the moment it received them.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Any
 
 from engine.state import Seat
+
+BEAT_JITTER = 0.2
+"""Each heartbeat comes up to this fraction of the interval early, at random. Peers
+started together (a table's bots, a process of many tables) would otherwise beat in step
+for ever, and every beat of a process would queue behind the others in one burst."""
+
+
+def next_beat(now: float, every: float) -> float:
+    """When the heartbeat after one sent at ``now`` is due: never later than ``every``
+    (what timeouts assume), up to ``BEAT_JITTER`` of it sooner."""
+    return now + every * (1.0 - BEAT_JITTER * random.random())
 
 
 class TurnClock:

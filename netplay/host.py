@@ -37,7 +37,7 @@ from engine.state import SPECTATOR, Audience, Phase, Seat, State
 from netplay import budget
 from netplay.batch import Batch
 from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
-from netplay.clock import TurnClock, Wait
+from netplay.clock import TurnClock, Wait, next_beat
 from netplay.codec import Frame, ReplayGuard, decode
 from netplay.entropy import COMMIT, REVEAL, DealRound, bot_entropy, entropy_commitment
 from netplay.errors import FrameError
@@ -428,7 +428,7 @@ class HostSession:
         """Run what is due: heartbeats, the Block window's timer, bots, stand-ins, races."""
         self.now = now
         if now >= self._next_heartbeat:
-            self._next_heartbeat = now + self.settings.heartbeat
+            self._next_heartbeat = next_beat(now, self.settings.heartbeat)
             self._release()
             body: dict[str, Any] = {"at": len(self.batches)}
             if self.settings.spectator_delay > 0:

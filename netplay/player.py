@@ -17,7 +17,7 @@ from engine.games import STACKS, AnyAction, AnyEvent, GameDef, game_def
 from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
-from netplay.clock import Wait
+from netplay.clock import Wait, next_beat
 from netplay.codec import ReplayGuard, decode, frame_type
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
@@ -406,7 +406,7 @@ class PlayerSession:
         if due is not None and now >= due:
             self._send_join()
         if now >= self._next_heartbeat and self.joined:
-            self._next_heartbeat = now + self.heartbeat_every
+            self._next_heartbeat = next_beat(now, self.heartbeat_every)
             self.sender.send(self.topics.outbox(self.peer_id), "heartbeat",
                              {"at": self.applied}, qos=0)
         pending = self.pending
