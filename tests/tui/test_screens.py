@@ -82,6 +82,32 @@ async def test_the_rules_screen_renders_the_rules_document(stacks_home: Path) ->
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
 
 
+async def test_the_rules_page_names_settings_as_the_host_form_does() -> None:
+    """No internal names on the players' page: not RulesConfig's fields (`two_player_deck`)
+    nor its values (`gh`, `no_win_check`), but the rows of the host's form, in italics."""
+    import re
+    from dataclasses import fields
+    from enum import IntEnum
+
+    from engine import config
+    from tui.screens.lobby import RULE_LABELS
+
+    text = rules_text()
+    internal = {f.name for f in fields(config.RulesConfig)}
+    for value in vars(config).values():
+        if isinstance(value, type) and issubclass(value, IntEnum) and value is not IntEnum:
+            internal |= {member.name.lower() for member in value}
+    spans = re.findall(r"`([^`]+)`", text)
+    named = [s for s in spans if set(re.findall(r"\w+", s.lower())) & internal]
+    assert not named, named
+    assert "RulesConfig" not in text and "engine/" not in text
+    labels = {label.split(" (")[0] for label in RULE_LABELS.values()}
+    for setting in ("2-player deck", "Forced play", "Stalemate", "Turn limit",
+                    "Steal a Chip may win", "Plays per turn", "Piles per colour"):
+        assert setting in labels, setting  # the form still calls it so
+        assert f"*{setting}" in text, setting
+
+
 async def test_help_lists_every_key_of_the_table(stacks_home: Path) -> None:
     app = make_app(profiles=stacks_home, frozen=True)
     async with app.run_test(size=(80, 24)) as pilot:
