@@ -105,3 +105,48 @@ def test_the_waiting_line_says_on_whom_and_how_long_as_the_issue_words_it() -> N
     # A silent host is said first, whoever the table waits for.
     assert wait_line([Wait(1, away=12.0, bot_in=8.0)], names, me=0, host_silent=6.0) == \
         "host not responding 6 s"
+
+
+def test_a_block_window_on_your_own_pile_reads_your_pile_not_yous() -> None:
+    from engine.rules import legal_actions
+    from engine.state import Phase
+    from tests.tui.states import NAMES, find, seat_view
+    from tui.turn import Turn, why_not
+    from tui.widgets.piles import SlotMap
+
+    def mine(game: object) -> bool:
+        state = game.state  # type: ignore[attr-defined]
+        return state.phase == Phase.BLOCK_WINDOW and state.window is not None \
+            and state.window.seat == 0
+
+    view = seat_view(find(3, mine), 0)
+    turn = Turn("friday", view, 0, NAMES[:3], legal_actions(view, 0),
+                SlotMap().slots(view))
+    assert view.window is not None
+    pile = f"{view.window.pile.colour.title} pile {view.window.pile.name}"
+    assert f"Block window on your {pile}" in plain(turn.status())
+    assert f"the Block window on your {pile} is open" in plain(why_not(turn, "pick", []))
+    assert "You's" not in plain(turn.status()) + plain(why_not(turn, "pick", []))
+
+
+def test_a_spectator_without_a_name_is_a_spectator_once() -> None:
+    from tui.commands.net import _verdict_label
+
+    names = ["Ana", "Bo"]
+    assert _verdict_label("seat 1", names) == "Bo, seat 1"
+    assert _verdict_label("spectator spectator", names) == "a spectator"
+    assert _verdict_label("spectator Cy", names) == "Cy (spectator)"
+
+
+def test_game_over_offers_each_their_own_next_game() -> None:
+    from tui.model import TableModel
+    from tui.screens.gameover import GameOverScreen
+
+    def keys(*, me: int | None, spectator: bool, hosting: bool) -> str:
+        model = TableModel(table="friday", me=me, names=("Ana", "Bo"), spectator=spectator)
+        return plain(GameOverScreen(model, hosting=hosting)._keys())
+
+    assert keys(me=0, spectator=False, hosting=True).startswith("r play again")
+    assert keys(me=1, spectator=False, hosting=False).startswith("r join the next game")
+    watcher = keys(me=None, spectator=True, hosting=False)
+    assert watcher.startswith("r watch the next game") and "join" not in watcher
