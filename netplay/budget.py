@@ -17,14 +17,16 @@ The host's budgets (:class:`HostBudgets`) come in two layers:
 - a **work** budget after the signature check, keyed by the verified sender, counting
   the frames the host would send back (a resend of ``n`` batches costs ``n``, a snapshot
   :data:`SNAPSHOT_COST`), and a join budget. Once the game is over, a peer may still
-  fetch the whole history (to verify it) but only a fixed number of times.
+  fetch the whole history (to verify it) but only a fixed number of times, and join (or
+  join again) only a fixed number of times.
 
 On top of their own buckets, everyone who is not seated — every spectator and every
 stranger together — shares one **unseated** bucket of frames and one of work: a rogue
 that makes thousands of keys and joins each as a spectator gets one bucket's worth of
 the host's time, however many keys it has; seated players keep their own budgets and
 never feel it. After the end the unseated work is a fixed allowance for all of them
-together (:attr:`HostLimits.ended_unseated_histories` histories).
+together (:attr:`HostLimits.ended_unseated_histories` histories), and so are their joins
+(:attr:`HostLimits.ended_unseated_joins`).
 """
 
 from __future__ import annotations
@@ -209,6 +211,12 @@ class HostLimits:
     """After the end, how many whole histories (plus a snapshot each) a peer may fetch."""
     ended_unseated_histories: int = 8
     """After the end, how many whole histories every spectator together may fetch."""
+    ended_joins: int = 3
+    """After the end, how many joins a key may still make (each answered by a welcome, and
+    a snapshot or the reveal): a fixed allowance, no refill."""
+    ended_unseated_joins: int = 16
+    """After the end, how many joins every spectator and stranger together may make (a
+    seated player's own allowance is not part of it)."""
     max_spectators: int = 256
 
 
@@ -231,6 +239,9 @@ class HostBudgets:
                                       who="every spectator and stranger together is")
         self.unseated_work = Budget("resend", limits.unseated_work,
                                     who="every spectator together is")
+        self.unseated_joins = Budget("join", Limit(limits.ended_unseated_joins, 0),
+                                     who="every spectator and stranger together is")
+        """Used after the end only (before it, the strangers' shared gate paces joins)."""
         self.ended = False
 
     def gate(self, peer: str, role: str, now: float) -> bool:
@@ -246,11 +257,16 @@ class HostBudgets:
             return self.work[SEAT].allow(peer, now, frames)
         return _both(self.work[SPECTATOR], peer, self.unseated_work, now, frames)
 
-    def join(self, peer: str, now: float) -> bool:
-        return self.joins.allow(peer, now)
+    def join(self, peer: str, now: float, *, seated: bool = False) -> bool:
+        """May ``peer`` join (or join again)? After the end a fixed allowance: per key, and
+        for everyone not seated also one shared by all of them."""
+        if not self.ended or seated:
+            return self.joins.allow(peer, now)
+        return _both(self.joins, peer, self.unseated_joins, now)
 
     def game_over(self, batches: int, now: float) -> None:
-        """From now on each peer gets a fixed allowance: a few whole histories, no refill."""
+        """From now on each peer gets a fixed allowance: a few whole histories and a few
+        joins, no refill."""
         if self.ended:
             return
         self.ended = True
@@ -259,6 +275,8 @@ class HostBudgets:
         for budget in self.work.values():
             budget.reset(allowance, now)
         self.unseated_work.reset(Limit(self.limits.ended_unseated_histories * history, 0), now)
+        self.joins.reset(Limit(self.limits.ended_joins, 0), now)
+        self.unseated_joins.reset(Limit(self.limits.ended_unseated_joins, 0), now)
 
 
 def _both(own: Budget, peer: str, shared: Budget, now: float, cost: float = 1.0) -> bool:

@@ -612,10 +612,10 @@ class HostSession:
                              "this host takes a commitment (entropy_commit)")
         commit = key_bytes(body, "entropy_commit")
         watch = required(body, "watch", bool)
-        if not self.budgets.join(peer_id(key), self.now):
+        seat = self.seat_of(key)
+        if not self.budgets.join(peer_id(key), self.now, seated=seat is not None):
             return
         inbox = self.topics.inbox(peer_id(key))
-        seat = self.seat_of(key)
         at = optional(body, "at", int)
         if seat is not None and not watch:
             log.info("%s is back at seat %d", name, seat)

@@ -21,7 +21,7 @@ from netplay.codec import decode
 from netplay.identity import Identity
 from netplay.player import CHAT_OTHERS, ChatLine
 
-from .harness import SHORT, Table, forge
+from .harness import SHORT, Table, forge, opened
 
 
 def test_a_bucket_spends_its_burst_then_refills_at_its_rate() -> None:
@@ -73,6 +73,18 @@ def test_after_the_end_a_fixed_allowance_without_refill() -> None:
     assert budgets.resend("a", "spectator", 50 + 2 * SNAPSHOT_COST, 1.0)
     assert not budgets.resend("a", "spectator", 1, 10_000.0)
     assert budgets.resend("b", "seat", 50, 10_000.0)  # each peer its own
+
+
+def test_after_the_end_joins_get_a_fixed_cap_per_key_and_for_all_unseated_keys() -> None:
+    budgets = HostBudgets(HostLimits(ended_joins=2, ended_unseated_joins=5))
+    assert sum(budgets.join("a", 2.0 * t) for t in range(10)) == 10  # refills before the end
+    budgets.game_over(batches=50, now=0.0)
+    assert [budgets.join("a", 1000.0 * t) for t in range(4)] == [True, True, False, False]
+    granted = sum(budgets.join(f"k{i}", 1000.0 * i) for i in range(100))
+    assert granted == 3  # 5 for every unseated key together, "a" took 2 of them
+    assert budgets.join("p0", 10**6, seated=True)  # a seat's own allowance is intact
+    assert budgets.join("p0", 10**6, seated=True)
+    assert not budgets.join("p0", 10**6, seated=True)
 
 
 def test_the_gate_shares_one_bucket_among_strangers_and_one_per_known_peer() -> None:
@@ -159,6 +171,43 @@ def test_after_the_end_twenty_resyncs_get_a_few_histories_not_twenty() -> None:
             events += 1
     histories = table.host.budgets.limits.ended_histories
     assert total * (histories - 1) <= events <= histories * (total + 1)
+
+
+def test_after_the_end_joins_from_fresh_keys_get_a_small_fixed_number_of_answers() -> None:
+    table = Table(2, seed=3, rules=SHORT)
+    table.run_to_end()
+    host = table.host
+    limits = host.budgets.limits
+    mark = len(table.broker.log)
+    keys = [Identity.from_seed(i.to_bytes(32, "big")) for i in range(200)]
+    for key in keys:  # paced well within the strangers' gate: only the join cap counts
+        table.clock += 1.0
+        host.receive(table.topics.outbox(key.peer_id), forge(key, "join", {
+            "name": "k", "entropy_commit": bytes(32), "password": None, "watch": True,
+            "at": 0}), table.clock)
+    table.pump()
+    welcomed = {t for t, payload in table.broker.log[mark:]
+                if t.endswith("/in") and decode(payload).type == "welcome"}
+    assert len(welcomed) == limits.ended_unseated_joins
+    # One key joining again and again, long after: a few answers, never a steady stream.
+    spy = keys[0]
+    mark = len(table.broker.log)
+    for _ in range(50):
+        table.clock += 100.0
+        host.receive(table.topics.outbox(spy.peer_id), forge(spy, "join", {
+            "name": "k", "entropy_commit": bytes(32), "password": None, "watch": True,
+            "at": 0}), table.clock)
+    assert _inbox_frames(table, spy.peer_id, mark) == 0  # its allowance went on its first
+    # A seated player coming back after the end still gets its welcome and the reveal.
+    player = table.at_seat(1)
+    mark = len(table.broker.log)
+    table.to_host(forge(player.identity, "join", {
+        "name": "p1", "entropy_commit": bytes(32), "password": None, "watch": False,
+        "at": len(host.batches)}), table.out_topic(player))
+    kinds = [opened(player.identity, decode(payload))[0]
+             for t, payload in table.broker.log[mark:]
+             if t == table.topics.inbox(player.peer_id)]
+    assert kinds[:2] == ["welcome", "reveal"]
 
 
 def test_a_chat_flood_shows_a_few_lines_and_a_seated_players_line_still_shows() -> None:
