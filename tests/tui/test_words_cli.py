@@ -56,3 +56,44 @@ def test_the_replay_and_verify_commands_are_in_the_readme(words: tuple[str, ...]
     assert f"`stacks {words[0]} RECORD" in readme
     assert "stacks bench ui" in readme and "stacks --version" in readme
     assert "ruff check ." in readme and "mypy" in readme
+
+
+@pytest.mark.asyncio
+async def test_the_headless_host_says_who_joins_and_when_the_game_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import asyncio
+    from types import SimpleNamespace
+
+    from tui.commands.net import _report_seats
+
+    def seat(name: str, online: bool = True) -> SimpleNamespace:
+        return SimpleNamespace(name=name, online=online)
+
+    session = SimpleNamespace(seats=[seat("Bot 1"), None, None], game=None)
+    reporter = asyncio.create_task(_report_seats(session, every=0.01))  # type: ignore[arg-type]
+    out = ""
+
+    async def printed(line: str) -> None:
+        nonlocal out
+        for _ in range(1000):
+            out += capsys.readouterr().out
+            if line in out:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"{line!r} not in {out!r}")
+
+    try:
+        await asyncio.sleep(0)  # the reporter takes its first look at the seats
+        session.seats[1] = seat("Bo")
+        await printed("Bo joined (seat 1); waiting for 1 more\n")
+        session.seats[2] = seat("Cy")
+        session.game = object()
+        await printed("Cy joined (seat 2)\n")
+        await printed("every seat is taken: the game starts\n")
+        session.seats[1] = seat("Bo", online=False)
+        await printed("Bo is away (seat 1)\n")
+        session.seats[1] = seat("Bo")
+        await printed("Bo is back (seat 1)\n")
+    finally:
+        reporter.cancel()
