@@ -17,15 +17,17 @@ def records_folder() -> Path:
 def add_replay_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     replay = commands.add_parser(
         "replay", help="step through a finished game from its record",
-        description="Open a game record (written by the host, see `stacks host --record`) "
+        description="Open a game record (the host writes one at the end of each game: "
+        "`stacks play` and `stacks host` in the records folder, or `stacks host --record`) "
         "in the interface: → and ← step one event, ] and [ one turn, Home and End go to the "
         "start and the end, v switches between every hand and one seat's view, q quits. "
         "Exit status 2 when the record can't be read.",
     )
-    replay.add_argument("record", help="the record file (default folder: "
-                        "the records folder of `stacks host`)")
+    replay.add_argument("record", help="the record file (a bare name is looked for in "
+                        "the records folder of `stacks play` and `stacks host` too)")
     replay.add_argument("--seat", type=int, metavar="N",
-                        help="start in seat N's view (0 is the dealer) instead of every hand")
+                        help="start in seat N's view (seats count from 0, as the host "
+                        "prints them) instead of every hand")
     replay.add_argument("--end", action="store_true", help="start at the end of the game")
 
 

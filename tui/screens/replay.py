@@ -268,8 +268,9 @@ def pick_record(app: App[None], folder: Path | None = None) -> None:
     folder = folder or records_folder()
     records = recent_records(folder)
     if not records:
-        app.notify(f"No game records yet in {folder}. A host writes one at the end of each "
-                   "game; `stacks replay FILE` opens any other.", timeout=6)
+        app.notify(f"No game records yet in {folder}. Every game you play against bots or "
+                   "host writes one at its end; `stacks replay FILE` opens any other.",
+                   timeout=6)
         return
 
     def chosen(path: Path | None) -> None:
