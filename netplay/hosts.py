@@ -4,7 +4,8 @@
   landing there — a rogue's signed announcement, an empty payload, garbage — is replaced
   by the host's own at once, and the players are told someone impersonates the table.
 - A peer follows one host key per table (:class:`HostTrust`): the pinned one
-  (``TABLE@FINGERPRINT``), else the first it sees. Another key announcing the same table
+  (``TABLE@FINGERPRINT``), else the one its profile remembers from joining that table's
+  game (``netplay.known``), else the first it sees. Another key announcing the same table
   is a conflict the user decides (headless peers stay with the first), unless the first
   host signed its own departure (``closed``/``offline``), which is said, not silent.
 
@@ -146,6 +147,9 @@ class Trust(Enum):
     """Another key claims the table: stay, and ask the user."""
     IGNORE = "ignore"
     """Not the pinned host, or a departed other host: drop."""
+    UNEXPECTED = "unexpected"
+    """Not the host this profile joined the table's game with (remembered): drop, and say
+    so (once per key)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,8 +179,13 @@ class HostTrust:
 
     MAX_OTHERS = 8
 
-    def __init__(self, pin: str | None = None) -> None:
+    def __init__(self, pin: str | None = None, *, remembered: bytes | None = None) -> None:
         self.pin = pin
+        self.remembered = remembered
+        """The host key this profile joined the table's unfinished game with: followed as
+        if pinned (``netplay.known``)."""
+        self.unexpected: set[bytes] = set()
+        """Other keys dropped for not being :attr:`remembered` (each said once)."""
         self.key: bytes | None = None
         self.announce: dict[str, Any] | None = None
         self.others: dict[bytes, dict[str, Any]] = {}
@@ -187,6 +196,11 @@ class HostTrust:
         has seated or welcomed this peer (its game is the one the peer is in)."""
         if self.pin is not None and not matches(key, self.pin):
             return Trust.IGNORE
+        if not self.expects(key):
+            if key in self.unexpected or len(self.unexpected) >= self.MAX_OTHERS:
+                return Trust.IGNORE
+            self.unexpected.add(key)
+            return Trust.UNEXPECTED
         if self.key is None or key == self.key:
             self.key, self.announce = key, body
             return Trust.FOLLOW
@@ -201,6 +215,12 @@ class HostTrust:
             return Trust.IGNORE
         self.others[key] = body
         return Trust.CONFLICT if fresh else Trust.IGNORE
+
+    def expects(self, key: bytes) -> bool:
+        """Whether ``key`` may be followed at all (the pin's, or the remembered one)."""
+        if self.pin is not None and not matches(key, self.pin):
+            return False
+        return self.remembered is None or key == self.remembered
 
     def choose(self, key: bytes) -> dict[str, Any]:
         """The user picked ``key`` (one of :attr:`others`): follow it from now on."""

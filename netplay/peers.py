@@ -30,11 +30,22 @@ from engine.games import AnyAction, TableBot, searches
 from engine.state import State
 from netplay.aio import cancel_and_wait
 from netplay.host import BotTurn, HostSession, HostSettings
+from netplay.hosts import matches, split_pin
 from netplay.identity import Identity
 from netplay.journal import Entry, JournalError, JournalFile
+from netplay.known import KnownHosts
 from netplay.listing import QUERY as LISTING_QUERY
 from netplay.memory import AsyncMemoryBroker
-from netplay.player import Applied, GameEnded, Notice, PlayerSession, Rejected, Verified
+from netplay.player import (
+    Applied,
+    GameEnded,
+    GameStarted,
+    Joined,
+    Notice,
+    PlayerSession,
+    Rejected,
+    Verified,
+)
 from netplay.record import write_new_record, write_record
 from netplay.transport import BrokerAddress, MemoryTransport, MqttTransport, Transport
 from netplay.wire import Outgoing
@@ -453,11 +464,23 @@ class Player(_Peer):
         watch: bool = False,
         pin: str | None = None,
         chat: bool = True,
+        known: KnownHosts | None = None,
     ) -> None:
         super().__init__()
         self.identity = identity
+        self.known = known
+        """The profile's remembered hosts (``netplay.known``): the host that welcomes this
+        peer is remembered until the game ends, and a remembered one followed as if pinned."""
+        remembered = None
+        table_name, pinned = split_pin(table)
+        pin = pin or pinned
+        if known is not None:
+            remembered = known.get(table_name)
+            if remembered is not None and pin is not None and not matches(remembered, pin):
+                known.forget(table_name)  # the user pinned another host: that one it is
+                remembered = None
         self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password,
-                                    pin=pin)
+                                    pin=pin, remembered=remembered)
         self.player.reads_chat = chat
         self.session = self.player
         self.transport = _transport(
@@ -504,8 +527,20 @@ class Player(_Peer):
                 self.ended.set()
             elif isinstance(notice, Verified):
                 self.verified.set()
+            self._remember(notice)
             self._notices.put_nowait(notice)
             self._on_notice(notice)
+
+    def _remember(self, notice: Notice) -> None:
+        """Keep the profile's known host of this table: from the welcome (or a new game's
+        start) until this peer's verdict on the game."""
+        known, host = self.known, self.player.host_key
+        if known is None:
+            return
+        if isinstance(notice, Joined | GameStarted) and host is not None:
+            known.remember(self.player.table, host)
+        elif isinstance(notice, Verified):
+            known.forget(self.player.table)
 
     def _on_notice(self, notice: Notice) -> None:
         """Hook for subclasses."""
@@ -526,8 +561,9 @@ class Player(_Peer):
 class Spectator(Player):
     """Watches the public stream; sees no hand, not even its owner's other seat."""
 
-    def __init__(self, identity: Identity, table: str, name: str, *, broker: Broker) -> None:
-        super().__init__(identity, table, name, broker=broker, watch=True)
+    def __init__(self, identity: Identity, table: str, name: str, *, broker: Broker,
+                 known: KnownHosts | None = None) -> None:
+        super().__init__(identity, table, name, broker=broker, watch=True, known=known)
 
 
 class BotPeer(Player):
@@ -543,10 +579,11 @@ class BotPeer(Player):
         name: str | None = None,
         password: str | None = None,
         think: float = 0.0,
+        known: KnownHosts | None = None,
     ) -> None:
         super().__init__(
             identity, table, name or f"{strategy}-bot", broker=broker, password=password,
-            chat=False,
+            chat=False, known=known,
         )
         self.strategy = strategy
         self._bots: dict[str, TableBot] = {}

@@ -21,7 +21,7 @@ from netplay.clock import Wait, next_beat
 from netplay.codec import ReplayGuard, decode, frame_type
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
-from netplay.hosts import Claim, HostTrust, Trust, fingerprint, matches, split_pin
+from netplay.hosts import Claim, HostTrust, Trust, fingerprint, split_pin
 from netplay.identity import Identity, seal
 from netplay.messages import MAX_CHAT, clean_text, key_bytes, optional, required
 from netplay.topics import Topics
@@ -83,6 +83,24 @@ class HostChanged(Notice):
 
     old: Claim
     new: Claim
+
+
+@dataclass(frozen=True, slots=True)
+class UnexpectedHost(Notice):
+    """Another host key announces the table, but this profile joined the table's game with
+    ``expected`` (remembered until that game ends, ``netplay.known``): it is not followed.
+    Said once per key; pinning ``TABLE@FINGERPRINT`` of the other one overrides."""
+
+    table: str
+    expected: str
+    """The remembered host's fingerprint."""
+    other: Claim
+
+    def words(self) -> str:
+        return (f"table {self.table}: ignoring host {self.other.fingerprint}; this profile "
+                f"joined this table's game with host {self.expected}, not over yet, and "
+                f"follows that one only. To follow {self.other.fingerprint} instead, pin it: "
+                f"{self.table}@{self.other.fingerprint}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,13 +244,16 @@ class PlayerSession:
         password: str | None = None,
         heartbeat: float = 1.0,
         pin: str | None = None,
+        remembered: bytes | None = None,
     ) -> None:
         table, pinned = split_pin(table)
-        self.trust = HostTrust(pin or pinned)
+        self.trust = HostTrust(pin or pinned, remembered=remembered)
+        """Which host key this peer follows (``TABLE@FINGERPRINT`` pins one; ``remembered``,
+        the host this profile joined the table's unfinished game with, is followed as if
+        pinned)."""
         self.reads_chat = True
         """Whether the peer subscribes to chat (a bot shows it nobody: a chat flood then
         costs it nothing)."""
-        """Which host key this peer follows (``TABLE@FINGERPRINT`` pins one)."""
         self.identity = identity
         self.topics = Topics(table)
         self.table = table
@@ -545,8 +566,15 @@ class PlayerSession:
         if host != sender:
             raise FrameError("an announcement not signed by the host it names")
         before = self.trust.announce
+        followed = self.trust.key
         trust = self.trust.consider(host, body, joined=self.joined)
-        if trust is Trust.IGNORE:
+        if trust is Trust.UNEXPECTED:
+            assert self.trust.remembered is not None
+            notice = UnexpectedHost(self.table, fingerprint(self.trust.remembered),
+                                    Claim.of(host, body))
+            log.warning("%s", notice.words())
+            self.notices.append(notice)
+        if trust in (Trust.IGNORE, Trust.UNEXPECTED):
             raise FrameError(f"an announcement of another host ({fingerprint(host)})")
         if trust is Trust.CONFLICT:
             assert self.host_key is not None and self.announce is not None
@@ -560,7 +588,14 @@ class PlayerSession:
             assert self.host_key is not None and before is not None
             self.notices.append(HostChanged(Claim.of(self.host_key, before), Claim.of(host, body)))
             self._join_sent = False
-        self._follow(host, body)
+        try:
+            self._follow(host, body)
+        except FrameError:
+            # Not followed after all (a malformed announcement): the trust must not stay
+            # with a key the session does not follow, or the real host's announcements
+            # would then look like a second host's.
+            self.trust.key, self.trust.announce = followed, before
+            raise
 
     def follow(self, key: bytes) -> None:
         """Follow another host key that announced this table (the user chose it after a
@@ -611,7 +646,7 @@ class PlayerSession:
         followed it); anything the live host sends later undoes it."""
         if key_bytes(body, "host") != sender:
             raise FrameError("a last will not signed by the host it names")
-        if self.trust.pin is not None and not matches(sender, self.trust.pin):
+        if not self.trust.expects(sender):
             raise FrameError(f"the last will of another host ({fingerprint(sender)})")
         if self.host_key is None:
             # A newcomer finds the will retained: the table exists, its host is gone.

@@ -37,6 +37,7 @@ from netplay.player import (
     Rejected,
     Resynced,
     TableSeen,
+    UnexpectedHost,
     Unseated,
     Verified,
 )
@@ -401,6 +402,13 @@ class Control:
             )
         elif isinstance(notice, HostConflict):
             await self._host_conflict(notice)
+        elif isinstance(notice, UnexpectedHost):
+            self.app.notify(
+                f"Another host ({notice.other.fingerprint}) announces this table; you joined "
+                f"its game with host {notice.expected}, so you stay with that one until the "
+                f"game ends. To follow the other instead, join "
+                f"{notice.table}@{notice.other.fingerprint}.", severity="warning", timeout=15,
+            )
         elif isinstance(notice, HostChanged):
             self.app.notify(
                 f"The host {notice.old.fingerprint} closed this table; following its new host "

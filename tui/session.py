@@ -29,6 +29,7 @@ from netplay.errors import FrameError, ProfileError
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity, load_profile, profiles_dir
 from netplay.journal import Entry, JournalError, JournalFile, list_tables, mark
+from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host, Player
 from netplay.player import GameEnded, Notice, TableClosed
@@ -195,16 +196,16 @@ class TableSession:
             except (OSError, ValueError, ProfileError, JournalError) as exc:
                 self.post(SessionFailed(_start_problem(launch, exc)))
                 return
+            # Our own table: a stale announcement of the same name (a crashed host's,
+            # retained by a shared broker) must not take our seat elsewhere.
+            own = self.host.identity.peer_id if self.host is not None else None
             player = Player(
                 identity, launch.table, launch.display_name(), broker=self.broker,
-                password=launch.password, watch=launch.role == "watch",
+                password=launch.password, watch=launch.role == "watch", pin=own,
+                known=KnownHosts((self.profiles or profiles_dir()) / self.profile_name),
             )
             if launch.seed is not None:
                 player.player.entropy = derive_seed(launch.seed, label=f"player-{launch.game}")
-            if self.host is not None:
-                # Our own table: a stale announcement of the same name (a crashed host's,
-                # retained by a shared broker) must not take our seat elsewhere.
-                player.player.trust.pin = self.host.identity.peer_id
             self._watched = WatchedTransport(player.transport, Topics(player.player.table),
                                              skip_host=self.skip_host)
             player.transport = self._watched

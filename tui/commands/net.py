@@ -25,6 +25,7 @@ from engine.rng import derive_seed
 from engine.state import Outcome, Termination
 from netplay.errors import ProfileError
 from netplay.host import HostSession, HostSettings
+from netplay.hosts import fingerprint
 from netplay.identity import KEY_FILE, Identity, load_profile, profiles_dir
 from netplay.journal import (
     Entry,
@@ -35,6 +36,7 @@ from netplay.journal import (
     list_tables,
     mark,
 )
+from netplay.known import KnownHosts
 from netplay.peers import BotPeer, Host, Player, Spectator
 from netplay.player import (
     Applied,
@@ -44,6 +46,7 @@ from netplay.player import (
     Notice,
     Refused,
     TableClosed,
+    UnexpectedHost,
     Verified,
 )
 from netplay.record import read_record, verify_record
@@ -185,10 +188,18 @@ async def _follow(
     started = loop.time()
     closed_at: float | None = None
 
+    remembered = peer.player.trust.remembered
+    if remembered is not None:
+        print(f"{who}: this profile joined table {table!r}'s game with host "
+              f"{fingerprint(remembered)}, not over yet: following that host only "
+              f"(another one: pin it, {table}@FINGERPRINT)", file=sys.stderr, flush=True)
+
     async def notices() -> int:
         nonlocal closed_at
         async for notice in peer.notices():
-            if isinstance(notice, HostOffline):
+            if isinstance(notice, UnexpectedHost):
+                print(f"{who}: {notice.words()}", file=sys.stderr, flush=True)
+            elif isinstance(notice, HostOffline):
                 print(f"{who}: host offline since {clock_time(notice.silent_for)}, waiting "
                       f"for it to come back (giving up after {host_timeout:g} s, "
                       "--host-timeout)", file=sys.stderr, flush=True)
@@ -218,8 +229,13 @@ async def _follow(
             if session.host_key is None or (session.closed and not session.joined):
                 # Nothing announced yet, or only a closed table's last word: it may open.
                 if now - started > host_timeout:
+                    expected = session.trust.remembered
+                    why = "is the name right?" if expected is None or not \
+                        session.trust.unexpected else (
+                        f"only other hosts than {fingerprint(expected)}, the one this "
+                        "profile joined its game with, announced it")
                     print(f"{who}: no table {table!r} announced on the broker after "
-                          f"{host_timeout:g} s (--host-timeout); is the name right?",
+                          f"{host_timeout:g} s (--host-timeout); {why}",
                           file=sys.stderr, flush=True)
                     return EXIT_HOST_GONE
                 continue
@@ -586,7 +602,8 @@ async def _bot(args: argparse.Namespace) -> int:
     stop = asyncio.Event()
     _stop_on_signals(stop)
     async with BotPeer(identity, args.table, broker=args.broker, strategy=args.strategy,
-                       name=name, password=args.password, think=args.think) as bot:
+                       name=name, password=args.password, think=args.think,
+                       known=KnownHosts(profiles_dir() / profile)) as bot:
         if not await _reach(bot, args.broker, "stacks bot"):
             return 1
         def handle(notice: Notice) -> int | None:
@@ -624,7 +641,7 @@ def run_watch(args: argparse.Namespace) -> int:
 
 async def _watch(args: argparse.Namespace) -> int:
     try:
-        _, identity = _held_profile(args, "spectator", "stacks watch")
+        profile, identity = _held_profile(args, "spectator", "stacks watch")
     except ProfileError as exc:
         print(f"stacks watch: {exc}", file=sys.stderr)
         return 2
@@ -632,7 +649,8 @@ async def _watch(args: argparse.Namespace) -> int:
     _stop_on_signals(stop)
     out = sys.stdout
     async with Spectator(identity, args.table, args.name or "spectator",
-                         broker=args.broker) as watcher:
+                         broker=args.broker,
+                         known=KnownHosts(profiles_dir() / profile)) as watcher:
         if not await _reach(watcher, args.broker, "stacks watch"):
             return 1
         def handle(notice: Notice) -> int | None:

@@ -1,0 +1,191 @@
+"""A returning player follows the host it joined, not a rogue: the profile remembers the
+host key of each table where it joined a game not over yet (trust on first use, like
+ssh's known_hosts), and a peer with a remembered key takes the table as pinned to it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from netplay.host import HostSettings
+from netplay.hosts import HostTrust, Trust, fingerprint
+from netplay.identity import Identity
+from netplay.known import KNOWN_FILE, KnownHosts
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import BotPeer, Host
+from netplay.player import HostConflict, PlayerSession, UnexpectedHost
+
+from .harness import SHORT, TABLE, Table, forge
+
+
+def _rogue_announcement() -> tuple[Identity, bytes]:
+    rogue = Identity.from_seed(b"r" * 32)
+    body = {"name": TABLE, "game": "sequence-stacks", "protocol": 1, "host": rogue.key,
+            "players": 2, "seats": [None, None], "status": "lobby", "commit": bytes(32),
+            "password": False, "block_window": 3.0, "rules": {}, "boot": b"b" * 8}
+    return rogue, forge(rogue, "announce", body)
+
+
+def _returning(table: Table, original: PlayerSession, *, remembered: bytes | None
+               ) -> PlayerSession:
+    """The player's new process, started while the rogue's announcement is the retained
+    one: it sees the rogue's first, the host's restored one next."""
+    table.remove(original)
+    _rogue, payload = _rogue_announcement()
+    table.broker.publish(table.topics.announce, payload, True)  # not delivered yet
+    back = table.add_player(original.name, identity=original.identity, start=False)
+    back.trust.remembered = remembered
+    back.start(table.clock)
+    table.pump()
+    return back
+
+
+def test_a_remembered_host_is_followed_and_a_rogue_seen_first_is_not() -> None:
+    table = Table(2, seed=5)
+    table.run(lambda: len(table.host.batches) >= 5)
+    host = table.host_identity.key
+    back = _returning(table, table.at_seat(0), remembered=host)
+    assert back.joined and back.seat == 0 and back.host_key == host
+    (said,) = table.notices_of(back, UnexpectedHost)
+    rogue = Identity.from_seed(b"r" * 32).key
+    assert said.other.key == rogue and said.expected == fingerprint(host)
+    assert f"{TABLE}@{fingerprint(rogue)}" in said.words()  # how to override
+    assert fingerprint(host) in said.words()
+    assert not table.notices_of(back, HostConflict)
+    # The rogue goes on re-publishing: never followed, said only once.
+    _rogue, payload = _rogue_announcement()
+    for _ in range(5):
+        table.inject(table.topics.announce, payload, retain=True)
+    assert back.host_key == host and len(table.notices_of(back, UnexpectedHost)) == 1
+    table.run_to_end()
+    table.assert_in_step([back, table.at_seat(1)])
+
+
+def test_without_a_remembered_host_the_first_key_seen_is_taken() -> None:
+    # What the memory is for: a fresh process with nothing remembered follows the rogue it
+    # sees first and never gets its seat back (the real host's is then only a conflict).
+    table = Table(2, seed=5)
+    table.run(lambda: len(table.host.batches) >= 5)
+    back = _returning(table, table.at_seat(0), remembered=None)
+    assert back.host_key == Identity.from_seed(b"r" * 32).key and not back.joined
+    assert table.notices_of(back, HostConflict)
+
+
+def test_a_malformed_announcement_seen_first_does_not_keep_the_real_host_out() -> None:
+    # A signed announcement the session can't follow (no ``boot``) once left the trust
+    # with the rogue's key while the session followed nobody: the real host's restored
+    # announcement then failed as a "second host" (an internal error) every time.
+    table = Table(2, seed=5)
+    table.run(lambda: len(table.host.batches) >= 5)
+    original = table.at_seat(0)
+    table.remove(original)
+    rogue = Identity.from_seed(b"r" * 32)
+    body = {"name": TABLE, "host": rogue.key, "players": 2, "seats": [None, None],
+            "status": "lobby"}
+    table.broker.publish(table.topics.announce, forge(rogue, "announce", body), True)
+    back = table.add_player("p0", identity=original.identity)
+    table.pump()
+    assert back.joined and back.seat == 0 and back.host_key == table.host_identity.key
+    assert "internal error (logged)" not in back.dropped
+
+
+def test_a_remembered_host_refuses_another_hosts_last_will() -> None:
+    trust = HostTrust(remembered=b"h" * 32)
+    assert not trust.expects(b"o" * 32) and trust.expects(b"h" * 32)
+    other = Identity.from_seed(b"o" * 32)
+    session = PlayerSession(Identity.generate(), TABLE, "p", 0.0,
+                            remembered=Identity.from_seed(b"h" * 32).key)
+    will = forge(other, "offline", {"host": other.key, "name": TABLE, "players": 2})
+    session.receive(Table(2, join=False).topics.announce, will, 1.0)
+    assert session.host_key is None and session.dropped
+
+
+def test_a_remembered_key_is_a_pin_and_an_explicit_pin_still_wins() -> None:
+    host, rogue = Identity.from_seed(b"h" * 32).key, Identity.from_seed(b"r" * 32).key
+    trust = HostTrust(remembered=host)
+    assert trust.consider(rogue, {"status": "lobby"}) is Trust.UNEXPECTED
+    assert trust.consider(rogue, {"status": "lobby"}) is Trust.IGNORE  # said once
+    assert trust.consider(host, {"status": "playing"}) is Trust.FOLLOW
+    assert trust.consider(rogue, {"status": "lobby"}) is Trust.IGNORE
+    # Even after the remembered host signed its close, no other key takes the table over.
+    assert trust.consider(host, {"status": "closed"}) is Trust.FOLLOW
+    assert trust.consider(Identity.from_seed(b"n" * 32).key, {"status": "lobby"}) \
+        is Trust.UNEXPECTED
+
+
+def test_the_file_is_written_atomically_read_back_and_forgotten(tmp_path: Path) -> None:
+    key = Identity.from_seed(b"h" * 32).key
+    known = KnownHosts(tmp_path)
+    assert known.get("friday") is None
+    known.remember("friday", key)
+    path = tmp_path / KNOWN_FILE
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert os.listdir(tmp_path) == [KNOWN_FILE]  # no temporary file left behind
+    assert json.loads(path.read_text())["tables"]["friday"]["fingerprint"] == fingerprint(key)
+    assert KnownHosts(tmp_path).get("friday") == key  # a new process reads it back
+    KnownHosts(tmp_path).forget("friday")
+    assert KnownHosts(tmp_path).get("friday") is None
+    path.write_text("{not json")
+    assert KnownHosts(tmp_path).get("friday") is None  # damaged: nothing remembered
+
+
+def test_an_explicit_pin_of_another_host_forgets_the_remembered_one(tmp_path: Path) -> None:
+    known = KnownHosts(tmp_path)
+    old, new = Identity.from_seed(b"h" * 32).key, Identity.from_seed(b"n" * 32).key
+    known.remember("friday", old)
+    bot = BotPeer(Identity.generate(), f"friday@{fingerprint(new)}",
+                  broker=AsyncMemoryBroker(), known=known)
+    assert bot.player.trust.remembered is None
+    assert KnownHosts(tmp_path).get("friday") is None
+    known.remember("friday", old)
+    bot = BotPeer(Identity.generate(), "friday", broker=AsyncMemoryBroker(), known=known)
+    assert bot.player.trust.remembered == old  # no pin: the remembered one holds
+
+
+async def _until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+class _Recording(KnownHosts):
+    """Known hosts that note, at each change, what a new process would read from the file."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder)
+        self.seen: list[tuple[str, bytes | None]] = []
+
+    def remember(self, table: str, key: bytes) -> None:
+        super().remember(table, key)
+        self.seen.append(("remember", KnownHosts(self.path.parent).get(table)))
+
+    def forget(self, table: str) -> None:
+        super().forget(table)
+        self.seen.append(("forget", KnownHosts(self.path.parent).get(table)))
+
+
+@pytest.mark.asyncio
+async def test_a_peer_remembers_its_host_from_the_welcome_until_its_verdict(
+    tmp_path: Path,
+) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="remember", players=2, bots=("easy",), rules=SHORT,
+                            heartbeat=0.05, block_window=0.2)
+    async with Host(settings, broker=broker) as host:
+        key = host.host.identity.key
+        known = _Recording(tmp_path)
+        async with BotPeer(Identity.generate(), "remember", broker=broker, known=known) as bot:
+            await asyncio.wait_for(bot.verified.wait(), 60.0)
+            assert bot.player.verdict is not None and bot.player.verdict.ok
+    assert known.seen[0] == ("remember", key)  # from the welcome on
+    assert known.seen[-1] == ("forget", None)  # gone with the verdict
+    assert KnownHosts(tmp_path).get("remember") is None
