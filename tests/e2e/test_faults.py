@@ -25,6 +25,7 @@ import re
 import signal
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,10 +221,16 @@ class Trial:
             assert read_record(record)["game"] == "sequence", report
         if self.fault == "host":
             assert "resuming table" in self.live["host"].text(), report
-        verdict = verify_record(read_record(record))  # what `stacks verify` does
+        data = read_record(record)
+        verdict = verify_record(data)  # what `stacks verify` does
         assert verdict.ok, f"record: {verdict.detail}\n{report}"
         total = int(re.findall(r"(\d+) batches replayed", verdict.detail)[0])
         assert runs[-1] == total, report
+        # Each batch's events once: as many lines as the recorded batch has events (a batch
+        # printed twice in a row would be one run above).
+        printed = Counter(_batches(self.live["watch"].text()))
+        recorded = {b["n"]: len(b["events"]) for b in data["batches"]}
+        assert printed == Counter({n: k for n, k in recorded.items() if k}), report
 
     def stop(self) -> None:
         for proc in self.procs:
