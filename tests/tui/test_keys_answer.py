@@ -18,7 +18,7 @@ from engine.state import NEW_PILE, Phase
 from tests.netplay.harness import Table
 from tests.tui import states
 from tests.tui.conftest import until
-from tests.tui.showcase import Recorder, plain, settle, table_on_screen
+from tests.tui.showcase import Recorder, notes, plain, settle, table_on_screen
 from tui.app import make_app
 from tui.model import TableModel
 from tui.screens.history import HistoryScreen
@@ -270,3 +270,21 @@ async def test_the_status_line_is_never_cut(stacks_home: Path, size: tuple[int, 
         await pilot.resize_terminal(200, 40)
         await settle(pilot)
         assert "play goes" in plain(status.render())  # the order, wherever it fits
+
+
+async def test_a_spectators_keys_answer_where_they_can_be_seen(stacks_home: Path) -> None:
+    # A spectator has no hand, so no play bar under it: the answer went to a hidden line.
+    from engine.views import spectator_view
+
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = TableScreen("friday", states.NAMES, None, frozen=True)
+        await app.control.show(screen)
+        screen.view = spectator_view(states.mid_game().state)
+        await settle(pilot)
+        assert not screen.query_one("#table-playbar").region.height  # hidden with the hand
+        for key in ("1", "a", "x", "1"):
+            await pilot.press(key)
+            await until(pilot, lambda: any("You are watching" in message
+                                           for message in notes(app)), "the answer")
+        assert len(notes(app)) == 1  # the same answer once, not a pile of them

@@ -294,6 +294,12 @@ class TableScreen(SeatedScreen):
     def tell(self, markup: str) -> None:
         """Answer a key that can't act now: the reason, in the play bar, until the next key."""
         self.answer = markup
+        if self.me is None:
+            # A spectator has no hand, and no play bar under it: the answer is a notice
+            # (the last one only, however many keys were pressed).
+            self.app.clear_notifications()
+            self.notify(markup, timeout=4)
+            return
         with contextlib.suppress(NoMatches):
             self.query_one("#table-playbar", Static).update(self._playbar(), layout=False)
 
