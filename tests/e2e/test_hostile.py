@@ -22,6 +22,7 @@ import logging
 import os
 import signal
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiomqtt
@@ -38,6 +39,7 @@ from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.host import HostSettings
 from netplay.identity import Identity
+from netplay.known import KnownHosts
 from netplay.peers import BotPeer, Host, Player, Spectator
 from netplay.player import (
     Applied,
@@ -46,6 +48,7 @@ from netplay.player import (
     RaceResult,
     Rejected,
     TableClosed,
+    UnexpectedHost,
     Unseated,
 )
 from netplay.topics import Topics
@@ -185,6 +188,77 @@ async def test_hijack_after_hijack_is_restored_each_time(mosquitto: str) -> None
                 mosquitto, "hijacks", rogue_payload=b"" if attempt % 2 else None)
             assert seconds < 1.0 * SCALE
             assert decode(restored).sender == host.identity.key
+
+
+async def _sustained_hijack(url: str, table: str, stop: asyncio.Event, sent: list[int]
+                            ) -> None:
+    """A rogue that keeps re-publishing its own signed retained announcement of ``table``
+    (complete, so a peer could follow it), faster than the host may restore its own (20 at
+    once, then 10 a second); ``sent[0]`` counts them."""
+    rogue = Identity.generate()
+    payload = Sender(rogue, table).frame("announce", {
+        "name": table, "game": "sequence-stacks", "protocol": 1, "host": rogue.key,
+        "players": 3, "seats": [None, None, None], "status": "lobby", "boot": os.urandom(8),
+        "commit": os.urandom(32), "password": False, "block_window": 3.0, "rules": {},
+    })
+    address = BrokerAddress.parse(url)
+    async with aiomqtt.Client(address.host, address.port, identifier="sustained-hijacker") \
+            as client:
+        while not stop.is_set():
+            await client.publish(Topics(table).announce, payload, qos=1, retain=True)
+            sent[0] += 1
+            await asyncio.sleep(0.01)
+
+
+@pytest.mark.asyncio
+async def test_a_returning_bot_gets_its_seat_back_under_a_sustained_hijack(
+    mosquitto: str, tmp_path: Path,
+) -> None:
+    table = "sustained"
+    settings = HostSettings(table, 3, bots=("greedy",), block_window=0.5, bot_delay=0.15)
+    async with Host(settings, broker=mosquitto) as host:
+        memory = tmp_path / "p0"  # the returning bot's profile folder
+        players = [Listening(Identity.generate(), table, broker=mosquitto, name=f"p{i}",
+                             known=KnownHosts(memory) if i == 0 else None)
+                   for i in range(2)]
+        for player in players:
+            await player.__aenter__()
+        stop = asyncio.Event()
+        sent = [0]
+        rogue: asyncio.Task[None] | None = None
+        try:
+            async with asyncio.timeout(30 * SCALE):
+                while len(host.host.batches) < 5:
+                    await asyncio.sleep(0.02)
+            assert KnownHosts(memory).get(table) == host.identity.key
+            rogue = asyncio.create_task(_sustained_hijack(mosquitto, table, stop, sent))
+            gone = players[0]
+            seat = gone.seat
+            await gone.close()
+            async with asyncio.timeout(30 * SCALE):
+                while sent[0] < 30:  # past the host's burst of restorations
+                    await asyncio.sleep(0.02)
+            back = Listening(gone.identity, table, broker=mosquitto, name="p0",
+                             known=KnownHosts(memory))
+            await back.__aenter__()
+            players[0] = back
+            async with asyncio.timeout(30 * SCALE):
+                while back.player.seat is None:
+                    await asyncio.sleep(0.02)
+            assert back.player.seat == seat and back.player.host_key == host.identity.key
+            assert sent[0] > 30  # the rogue kept at it while the bot came back
+            await asyncio.wait_for(host.finished(verify_wait=10), 180 * SCALE)
+            await asyncio.wait_for(back.verified.wait(), 30 * SCALE)
+            assert back.player.verdict is not None and back.player.verdict.ok
+            assert any(isinstance(n, UnexpectedHost) for n in back.heard)
+            assert KnownHosts(memory).get(table) is None  # the game is over and checked
+        finally:
+            stop.set()
+            if rogue is not None:
+                await asyncio.gather(rogue, return_exceptions=True)
+            for player in players:
+                await player.close()
+        assert host.host.all_seats_verified()
 
 
 KEYS = int(os.environ.get("STACKS_HOSTILE_KEYS", "300"))
