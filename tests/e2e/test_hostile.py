@@ -5,7 +5,9 @@ floods of heartbeats, resyncs, joins, chat and garbage from a rogue process, and
 from hundreds of fresh keys each joining as a spectator (the game finishes and verifies,
 and no gap between public batches grows past what the table's own pace explains); a
 rogue retained announcement and an empty one (the host restores its own at once, its
-players are warned, late spectators and returning players follow the real host); a late
+players are warned, late spectators and returning players follow the real host, and a
+returning `stacks bot` follows the host its profile remembers however often a rogue
+re-publishes its announcement); a late
 Block (refused, though the host's timer had not run); a joiner that reveals another
 entropy than it committed to (caught by everyone, nothing dealt) and a host that chose
 its bot's entropy (every player's verification names it). ``--seed`` for a joinable
@@ -38,7 +40,7 @@ from netplay.codec import decode
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.host import HostSettings
-from netplay.identity import Identity
+from netplay.identity import Identity, profiles_dir
 from netplay.known import KnownHosts
 from netplay.peers import BotPeer, Host, Player, Spectator
 from netplay.player import (
@@ -54,6 +56,7 @@ from netplay.player import (
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress
 from netplay.wire import Sender
+from tests.e2e.conftest import ROOT, stacks_command
 from tui.commands.bench_hostile import (
     hijack_restore_time,
     host_process,
@@ -258,6 +261,58 @@ async def test_a_returning_bot_gets_its_seat_back_under_a_sustained_hijack(
                 await asyncio.gather(rogue, return_exceptions=True)
             for player in players:
                 await player.close()
+        assert host.host.all_seats_verified()
+
+
+@pytest.mark.asyncio
+async def test_stacks_bot_killed_and_started_again_under_a_sustained_hijack_plays_on(
+    mosquitto: str,
+) -> None:
+    table = "comeback"
+    settings = HostSettings(table, 2, bots=("greedy",), block_window=0.5, bot_delay=0.15)
+    command = stacks_command("bot", table, "--broker", mosquitto, "--profile", "back",
+                             "--think", "0.15")
+    profile = profiles_dir() / "back"
+    stop = asyncio.Event()
+    sent = [0]
+    rogue: asyncio.Task[None] | None = None
+    procs: list[asyncio.subprocess.Process] = []
+    async with Host(settings, broker=mosquitto) as host:
+        try:
+            first = await asyncio.create_subprocess_exec(
+                *command, cwd=ROOT, stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL)
+            procs.append(first)
+            async with asyncio.timeout(30 * SCALE):
+                while len(host.host.batches) < 5:
+                    await asyncio.sleep(0.02)
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+            assert KnownHosts(profile).get(table) == host.identity.key
+            rogue = asyncio.create_task(_sustained_hijack(mosquitto, table, stop, sent))
+            async with asyncio.timeout(30 * SCALE):
+                while sent[0] < 30:  # past the host's burst of restorations
+                    await asyncio.sleep(0.02)
+            again = await asyncio.create_subprocess_exec(
+                *command, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE)
+            procs.append(again)
+            out, err = await asyncio.wait_for(again.communicate(), 180 * SCALE)
+            words = err.decode()
+            assert again.returncode == 0, words
+            assert f"following that host only (another one: pin it, {table}@" in words
+            assert "ignoring host" in words and f"pin it: {table}@" in words
+            assert "final public hash" in out.decode()  # it verified the deal
+            assert KnownHosts(profile).get(table) is None  # the game ended and verified
+        finally:
+            stop.set()
+            if rogue is not None:
+                await asyncio.gather(rogue, return_exceptions=True)
+            for proc in procs:
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
+        await asyncio.wait_for(host.finished(verify_wait=10), 60 * SCALE)
         assert host.host.all_seats_verified()
 
 

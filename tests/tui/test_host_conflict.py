@@ -10,11 +10,12 @@ import pytest
 from netplay.host import HostSession, HostSettings
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
+from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Host
 from tests.tui.conftest import until
 from tui.app import make_app
-from tui.launch import MEMORY, Launch
+from tui.launch import MEMORY, Launch, default_profile
 from tui.screens.choice import ChoiceScreen
 from tui.screens.lobby import LobbyScreen
 
@@ -67,3 +68,30 @@ async def test_a_rogue_announcement_mid_lobby_is_put_right_and_the_player_warned
         await until(pilot, warned, "the impostor warning")
         assert isinstance(app.screen, LobbyScreen) and app.screen.me == 0  # still here
         assert real.host.seats[0] is not None and real.host.seats[0].name == "Bo"
+
+
+async def test_a_remembered_host_is_followed_without_a_question_and_the_rogue_named(
+    stacks_home: Path,
+) -> None:
+    broker = AsyncMemoryBroker()
+    stale = HostSession(Identity.generate(), HostSettings("friday", 3, title="rogue"), 0.0)
+    for out in stale.data_to_send():
+        broker.publish(out.topic, out.payload, out.retain)
+    real = Host(HostSettings("friday", 3, bots=("greedy",), title="real friday"), broker=broker)
+    # This profile joined the real host's game of "friday" before (another process).
+    KnownHosts(stacks_home / default_profile()).remember("friday", real.identity.key)
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+
+        def warned() -> bool:
+            return any(f"friday@{fingerprint(stale.identity.key)}" in str(n.message)
+                       for n in app._notifications)
+
+        await until(pilot, warned, "the warning naming the rogue and the way to follow it")
+        async with real:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                        and app.screen.me == 0, "a seat at the real table")
+            assert not isinstance(app.screen, ChoiceScreen)
+            assert real.host.seats[0] is not None and real.host.seats[0].name == "Bo"
