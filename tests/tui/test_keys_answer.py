@@ -288,3 +288,20 @@ async def test_a_spectators_keys_answer_where_they_can_be_seen(stacks_home: Path
             await until(pilot, lambda: any("You are watching" in message
                                            for message in notes(app)), "the answer")
         assert len(notes(app)) == 1  # the same answer once, not a pile of them
+
+
+async def test_the_history_title_shows_every_word_at_80x24(stacks_home: Path) -> None:
+    # A table name of a usual length and a long game: the one-line title ended in "…".
+    from tests.tui.showcase import steps_of
+    from tui.history import History
+
+    game = states.finished()
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        history = History(states.NAMES[: game.state.players], 0)
+        history.extend(steps_of(game, 0))
+        screen = HistoryScreen("fridaynight-downstairs", history.lines)
+        await app.push_screen(screen)
+        await settle(pilot)
+        title = " ".join(plain(screen.query_one("#history-title").render()).split())
+        assert title.endswith("Home End scroll") and title in screen_text(app), title
