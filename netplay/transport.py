@@ -16,7 +16,7 @@ import socket
 import ssl
 import uuid
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import unquote, urlsplit
@@ -235,6 +235,11 @@ class MqttTransport:
         self._live: aiomqtt.Client | None = None
         """The client while connected: frames go straight to it."""
         self._unacked: deque[tuple[mqtt.MQTTMessageInfo, Outgoing]] = deque()
+        self._writing = False
+        """Inside a publish or a read, which writes what it queued itself when done."""
+        self._writer_fd: int | None = None
+        """The socket whose writer is registered with the loop, while one is."""
+        self._add_writer: Callable[[], None] = lambda: None
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"mqtt-{self.client_name}")
@@ -269,7 +274,11 @@ class MqttTransport:
         acknowledged are kept, to be sent again after a reconnect.
         """
         paho = client._client
-        info = paho.publish(out.topic, out.payload, out.qos, out.retain)
+        self._writing = True  # paho asks for the writer while queueing: we write just after
+        try:
+            info = paho.publish(out.topic, out.payload, out.qos, out.retain)
+        finally:
+            self._writing = False
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
             self._outbox.put_back([out])
             return False
@@ -278,9 +287,16 @@ class MqttTransport:
         unacked.append((info, out))
         while unacked and unacked[0][0].is_published():
             unacked.popleft()
+        self._write_now(paho)
+        return True
+
+    def _write_now(self, paho: mqtt.Client) -> None:
+        """Write what paho holds for the socket, here and now; register the loop's writer
+        only for what the socket would not take (a full send buffer)."""
         with contextlib.suppress(OSError):  # a broken link: the reader notices, we reconnect
             paho.loop_write()
-        return True
+        if paho.want_write() and self._writer_fd is None:
+            self._add_writer()
 
     async def receive(self) -> tuple[str, bytes]:
         return await self._incoming.get()
@@ -410,10 +426,22 @@ class MqttTransport:
             log.info("%s published %d retained frame(s) again", self.client_name, len(again))
 
     def _hook(self, client: aiomqtt.Client) -> None:
-        """Take paho's callbacks for messages and socket writes, before subscribing (the
-        broker sends retained messages right after the SUBACK)."""
+        """Take paho's callbacks for messages and socket reads and writes, before
+        subscribing (the broker sends retained messages right after the SUBACK).
+
+        Writes happen on the loop's thread, straight after what queued them: a frame we
+        publish, the PUBACKs of what a read brought in. The loop's writer is registered
+        only while the socket would not take everything (each registration and removal is
+        an epoll call and a loop iteration, twice per frame otherwise)."""
         incoming = self._incoming
         loop = asyncio.get_running_loop()
+        paho = client._client
+        self._writer_fd = None
+        self._writing = False
+
+        def failed(exc: BaseException) -> None:
+            if not client._disconnected.done():
+                client._disconnected.set_exception(exc)
 
         def on_message(_client: object, _userdata: object, message: mqtt.MQTTMessage) -> None:
             # Straight into our queue from paho's callback: one hop less than aiomqtt's
@@ -421,20 +449,59 @@ class MqttTransport:
             self.frames_in += 1
             incoming.put_nowait((message.topic, bytes(message.payload)))
 
-        def register_write(paho: mqtt.Client, _userdata: object, sock: object) -> None:
-            # What aiomqtt does, but on the loop's thread at once (we publish from it):
-            # no hop through call_soon_threadsafe, no writer registered after a close.
-            def writable() -> None:
-                try:
-                    paho.loop_write()
-                except Exception as exc:  # a broken pipe: the link is gone
-                    if not client._disconnected.done():
-                        client._disconnected.set_exception(exc)
+        def writable() -> None:
+            try:
+                paho.loop_write()
+            except Exception as exc:  # a broken pipe: the link is gone
+                failed(exc)
 
-            loop.add_writer(sock.fileno(), writable)  # type: ignore[attr-defined]
+        def add_writer() -> None:
+            sock = paho.socket()
+            if sock is None:
+                return
+            self._writer_fd = sock.fileno()
+            loop.add_writer(self._writer_fd, writable)
 
-        client._client.on_message = on_message
-        client._client.on_socket_register_write = register_write
+        def register_write(_paho: mqtt.Client, _userdata: object, _sock: object) -> None:
+            if not self._writing:  # queued from elsewhere (a ping): let the loop write it
+                add_writer()
+
+        def unregister_write(_paho: mqtt.Client, _userdata: object, _sock: object) -> None:
+            fd, self._writer_fd = self._writer_fd, None
+            if fd is not None:
+                loop.remove_writer(fd)
+
+        def readable() -> None:
+            # aiomqtt's reader, and the acknowledgements the read queued written at once.
+            self._writing = True
+            try:
+                while True:
+                    paho.loop_read()
+                    pending = getattr(paho._sock, "pending", None)  # TLS: decoded bytes left
+                    if pending is None or pending() <= 0:
+                        break
+            except Exception as exc:  # a broken link: the client is disconnected
+                failed(exc)
+                return
+            finally:
+                self._writing = False
+            if paho.want_write():
+                self._write_now(paho)
+
+        self._add_writer = add_writer
+        paho.on_message = on_message
+        paho.on_publish = None  # we never await aiomqtt's publish: no callback per frame
+        paho.on_socket_register_write = register_write
+        paho.on_socket_unregister_write = unregister_write
+        sock = paho.socket()
+        if sock is not None:
+            loop.add_reader(sock.fileno(), readable)  # in place of aiomqtt's
+            # A writer aiomqtt registered while connecting (from its thread, so possibly
+            # after it was unregistered) is not ours to keep.
+            loop.remove_writer(sock.fileno())
+            paho._registered_write = paho.want_write()
+            if paho._registered_write:
+                add_writer()
 
     async def _pump(self, client: aiomqtt.Client) -> None:
         for out in self._outbox.take_all():
