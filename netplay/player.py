@@ -318,6 +318,9 @@ class PlayerSession:
         self._history: tuple[int, int] | None = None
         self.waits: tuple[float, list[Wait]] = (now, [])
         """Whom the table waits for, as the host's last heartbeat said, and when it came."""
+        self.waits_at = 0
+        """The host's batch count when it said :attr:`waits`: they describe the table
+        after that batch, and a view past it has moved on to a turn they don't cover."""
         """Batches a seated player missed (they came inside a snapshot), fetched for its log."""
         self._chat_budget = Budget("chat", CHAT_PER_SEAT, max_peers=64)
         self._chat_others = Budget("chat", CHAT_OTHERS, max_peers=1)
@@ -362,10 +365,13 @@ class PlayerSession:
 
     def waiting(self, now: float) -> list[Wait]:
         """Whom the table waits for now (counted down since the host said it), for seats
-        that still have to decide in this peer's view."""
+        that still have to decide in this peer's view. Nothing once the view is past the
+        batch the host said it at: the last turn's time is not the new turn's, and the
+        host's next heartbeat tells the new one."""
         told, waits = self.waits
         view = self.view
-        if view is None or view.outcome is not None or now - told > 3.0:
+        if view is None or view.outcome is not None or now - told > 3.0 \
+                or self.applied > self.waits_at:
             return []
         return [w.later(now - told) for w in waits]
 
@@ -934,6 +940,7 @@ class PlayerSession:
 
     def _host_heartbeat(self, body: dict[str, Any]) -> None:
         at = required(body, "at", int)
+        said_at = at
         public = body.get("public")
         if self.seat is None and type(public) is int and 0 <= public <= at:
             at = public  # a spectator delay: what spectators may have so far
@@ -943,6 +950,7 @@ class PlayerSession:
         waits = [Wait.from_wire(e, players) for e in entries[:6]] \
             if isinstance(entries, list) else []
         self.waits = (self.now, [w for w in waits if w is not None])
+        self.waits_at = said_at
         pending = self.pending
         behind = self.joined and self.view is not None and at > self.applied
         if self._chunk is not None:

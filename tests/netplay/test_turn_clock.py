@@ -113,3 +113,36 @@ def test_a_late_spectator_catches_up_only_as_far_as_the_delay_allows() -> None:
     late = table.add_player("late", watch=True)
     table.pump()
     assert late.applied == released  # the history it gets stops at the delay
+
+
+def test_a_new_turn_never_shows_the_last_turns_countdown() -> None:
+    """The last heartbeat's waits belong to the turn it was sent in: once a batch moves a
+    peer's view past it, the peer shows nothing until the host's next heartbeat (which
+    has the new turn's whole clock), never the old turn's time counted down."""
+    table = at_a_persons_turn(96, turn_clock=30.0)
+    seat = table.state.current
+    me = table.at_seat(seat)
+    for player in table.players:
+        table.peer(player).auto = False
+    for _ in range(25):
+        table.advance(1.0)  # heartbeats: 5 s left for the seat at the last
+    for player in table.players:
+        (wait,) = player.waiting(table.clock)
+        assert wait.seat == seat and wait.left is not None and 4.0 < wait.left <= 5.0
+    turn = table.state.turn
+    while table.state.turn == turn or table.state.phase != Phase.PLAY:
+        assert table.host_move()  # no tick: no heartbeat in between
+    assert me.applied == len(table.host.batches)
+    for player in table.players:
+        assert player.applied == len(table.host.batches)
+        assert player.waiting(table.clock) == []
+        assert player.waiting(table.clock + 0.5) == []
+    moved = table.clock
+    beats = table.host._next_heartbeat
+    while table.host._next_heartbeat == beats:
+        table.advance(0.1)  # up to the next heartbeat, for the new turn
+    now = table.state.current
+    for player in table.players:
+        (wait,) = player.waiting(table.clock)
+        assert wait.seat == now and wait.left is not None
+        assert abs(wait.left - (30.0 - (table.clock - moved))) < 0.11  # its whole clock
