@@ -32,7 +32,7 @@ from netplay.journal import Entry, JournalError, JournalFile, list_tables, mark
 from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host, Player
-from netplay.player import GameEnded, Notice, TableClosed
+from netplay.player import Applied, GameEnded, Notice, Resynced, TableClosed
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing
@@ -137,6 +137,8 @@ class TableSession:
         self._stack: contextlib.AsyncExitStack | None = None
         self._watched: WatchedTransport | None = None
         self._over = False
+        self._waiting = ""
+        """The waiting line last posted (``Waiting``)."""
         self._bots: list[BotPeer] = []
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -219,6 +221,10 @@ class TableSession:
             try:
                 async for notice in player.notices():
                     self._track(notice)
+                    if isinstance(notice, Applied | Resynced):
+                        # Before the board shows the new turn: the line of the turn
+                        # before must not stay up until the watchdog's next look.
+                        self._post_waiting(asyncio.get_running_loop().time())
                     self.post(NetNotice(notice))
             finally:
                 for task in (watchdog, finisher, *self._tasks):
@@ -424,7 +430,6 @@ class TableSession:
         started = loop.time()
         connected_at: float | None = None
         last: Problem | None = None
-        waiting = ""
         while True:
             await asyncio.sleep(CHECK_EVERY)
             now = loop.time()
@@ -440,10 +445,13 @@ class TableSession:
             if problem != last:
                 last = problem
                 self.post(Health(problem))
-            line = self._wait_line(now)
-            if line != waiting:
-                waiting = line
-                self.post(Waiting(line))
+            self._post_waiting(now)
+
+    def _post_waiting(self, now: float) -> None:
+        line = self._wait_line(now)
+        if line != self._waiting:
+            self._waiting = line
+            self.post(Waiting(line))
 
     def _wait_line(self, now: float) -> str:
         """Whom the table waits for, and how long (the host's heartbeat, counted down)."""

@@ -11,6 +11,7 @@ from engine.state import Phase
 from netplay.host import HostSettings
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Host
+from netplay.player import Applied, Notice
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain
 from tui.app import make_app
@@ -59,6 +60,33 @@ async def test_the_clock_counts_down_for_you_then_a_stand_in_plays_your_turn(
                     "the stand-in's move", timeout=CLOCK + TIMEOUT)
         info = session.seats[0]
         assert info is not None and info.standin is None  # my seat, not away
+
+
+async def test_the_board_of_a_new_turn_never_shows_the_last_turns_countdown(
+    stacks_home: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The waiting line the board shows when a batch ends my turn: not my last countdown
+    ("0 s left for you" until the host's next heartbeat), nothing until the host says."""
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=2, bots=("greedy",), turn_clock=CLOCK)
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    shown: list[str] = []
+    control = app.control
+    handle = control.notice
+
+    async def notice(notice: Notice) -> None:
+        if isinstance(notice, Applied) and notice.standin and control.table is not None:
+            shown.append(control.table.waiting)  # what the board shows with the batch
+        await handle(notice)
+
+    monkeypatch.setattr(control, "notice", notice)
+    async with app.run_test(size=(120, 40)) as pilot, Host(settings, broker=broker):
+        await until(pilot, lambda: "left for you, then a bot plays" in status(app),
+                    "the clock in the status line", timeout=TIMEOUT * 2)
+        # I don't play: the stand-in plays my turn when the clock runs out.
+        await until(pilot, lambda: bool(shown), "the stand-in's move", timeout=CLOCK + TIMEOUT)
+        assert shown[0] == "", shown
 
 
 async def test_a_frozen_host_is_said_not_responding_in_the_status_line(
