@@ -294,6 +294,11 @@ class HostSession:
         self._bot_turn: BotTurn | None = None
         self._thinking: BotTurn | None = None
         self._next_heartbeat = now
+        self._events_since_beat = False
+        """A signed frame went on ``events`` since the last heartbeat (sent or skipped)."""
+        self._beat_said = True
+        """The last heartbeat sent said whom the table waits for, in words."""
+        self.beats_skipped = 0
         self._answers = Bucket(ANSWER_LIMIT, now)
         self.watch = AnnounceWatch(identity.key, now)
         self.closed = False
@@ -430,13 +435,7 @@ class HostSession:
         if now >= self._next_heartbeat:
             self._next_heartbeat = next_beat(now, self.settings.heartbeat)
             self._release()
-            body: dict[str, Any] = {"at": len(self.batches)}
-            if self.settings.spectator_delay > 0:
-                body["public"] = self.released
-            waits = self.waits()
-            if waits:
-                body["wait"] = [w.to_wire() for w in waits]
-            self.sender.send(self.topics.events, "heartbeat", body, qos=0)
+            self._beat()
         self._close_overdue_window()
         if self.watch.due is not None and now >= self.watch.due:
             self._restore_announcement()
@@ -461,6 +460,37 @@ class HostSession:
             log.info("seat %s ran out of time: the stand-in bot plays this turn",
                      self.clock.turn[1] if self.clock.turn else "?")
         self._schedule_bots()
+
+    def _beat(self) -> None:
+        """The heartbeat on ``events``, unless a signed frame went there since the last
+        one and the beat would tell nobody anything new.
+
+        Since the last beat every peer has then heard the host (a spectator the frame
+        itself, a seat its own sealed copy of the batch), and ``at`` is the last batch
+        published (a lost one shows as a gap at the next batch, or at the beat of the
+        next quiet interval). Never skipped with a spectator delay (the beat is then the
+        only live word on ``events``), nor while the beat or the last one sent says whom
+        the table waits for, in words (someone away, a turn clock, a Block window): a
+        peer counts those down from the last beat and would show a stale line."""
+        waits = self.waits()
+        says = any(w.away is not None or w.left is not None for w in waits)
+        delay = self.settings.spectator_delay > 0
+        heard, self._events_since_beat = self._events_since_beat, False
+        if heard and not delay and not says and not self._beat_said:
+            self.beats_skipped += 1
+            return
+        self._beat_said = says
+        body: dict[str, Any] = {"at": len(self.batches)}
+        if delay:
+            body["public"] = self.released
+        if waits:
+            body["wait"] = [w.to_wire() for w in waits]
+        self.sender.send(self.topics.events, "heartbeat", body, qos=0)
+
+    def _send_events(self, type_: str, body: dict[str, Any]) -> None:
+        """A signed frame on ``events`` (it stands for the next heartbeat, see _beat)."""
+        self._events_since_beat = True
+        self.sender.send(self.topics.events, type_, body)
 
     def _close_overdue_window(self) -> None:
         """A press is judged when it arrives: a window whose deadline has passed closes
@@ -689,7 +719,7 @@ class HostSession:
         self._send_round()
 
     def _send_round(self) -> None:
-        self.sender.send(self.topics.events, "entropy_round", {
+        self._send_events("entropy_round", {
             "round": self.round.number, "phase": self.round.phase,
             "commits": [info.commit if info else None for info in self.seats],
         })
@@ -755,8 +785,7 @@ class HostSession:
         self._journal({"t": "unseat", "seat": seat})
         self.sender.send(self.topics.inbox(peer_id(info.key)), "refused",
                          {"reason": f"you lost your seat before the deal: {why}"})
-        self.sender.send(self.topics.events, "unseated",
-                         {"seat": seat, "name": info.name, "why": why})
+        self._send_events("unseated", {"seat": seat, "name": info.name, "why": why})
         for other in self.seats:
             if other is not None and not other.is_bot:
                 other.commit, other.entropy = None, b""
@@ -1025,7 +1054,7 @@ class HostSession:
         channel at once: only spectators wait."""
         delay = self.settings.spectator_delay
         if delay <= 0:
-            self.sender.send(self.topics.events, type_, body)
+            self._send_events(type_, body)
             return
         if type_ in ("start", "race", "reveal"):
             for info in self.seats:
@@ -1038,7 +1067,7 @@ class HostSession:
         delayed = self._delayed
         while delayed and delayed[0][0] <= self.now:
             _, type_, body = delayed.popleft()
-            self.sender.send(self.topics.events, type_, body)
+            self._send_events(type_, body)
             if type_ == "events":
                 self._released = max(self._released, int(body["n"]))
 
@@ -1381,7 +1410,7 @@ class HostSession:
         if self.watch.may_warn(self.now):
             log.warning("someone else wrote on the announcement of table %s: %s; restored",
                         self.settings.table, intrusion.what)
-            self.sender.send(self.topics.events, "impostor", {
+            self._send_events("impostor", {
                 "what": intrusion.what, "key": intrusion.key, "count": self.watch.unwarned,
             })
             self.watch.unwarned = 0

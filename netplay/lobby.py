@@ -116,7 +116,8 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
 
 
 def _heartbeat_of(topic: str, payload: bytes) -> tuple[str, bytes] | None:
-    """``(table, host key)`` of a host's signed heartbeat on a table's ``events`` topic."""
+    """``(table, host key)`` of a host's signed frame on a table's ``events`` topic: its
+    heartbeat, or a batch or other frame that stood for one (``HostSession._beat``)."""
     parts = topic.split("/")
     if len(parts) != 4 or parts[3] != "events":
         return None
@@ -124,7 +125,7 @@ def _heartbeat_of(topic: str, payload: bytes) -> tuple[str, bytes] | None:
         frame = decode(payload)
     except FrameError:
         return None
-    if frame.type != "heartbeat" or frame.table != parts[2]:
+    if frame.table != parts[2]:
         return None
     return frame.table, frame.sender
 
