@@ -1,8 +1,14 @@
-"""Argument types and small measures shared by the command modules (no heavy imports)."""
+"""Argument types, small measures and words shared by the command modules (no heavy
+imports)."""
 
 from __future__ import annotations
 
 import argparse
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in its number: "1 bot", "3 bots", "0 bots"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def positive_int(text: str) -> int:

@@ -41,6 +41,7 @@ from netplay.player import (
     Unseated,
     Verified,
 )
+from tui.argtypes import counted
 from tui.classic_words import ClassicNarrator
 from tui.history import History, Line, Step, history_of
 from tui.launch import Launch
@@ -199,8 +200,8 @@ class Control:
             self.app.notify(f"No bots: {exc}", severity="warning", timeout=5)
             return
         if reply.get("bots"):
-            self.app.notify(f"{reply['bots']} bot(s) on their way; the game starts when every "
-                            "seat is taken.", timeout=4)
+            self.app.notify(f"{counted(reply['bots'], 'bot')} on their way; the game starts "
+                            "when every seat is taken.", timeout=4)
 
     async def open_table(self, launch: Launch) -> None:
         """The host chose the settings in the lobby: open the table."""
@@ -285,7 +286,7 @@ class Control:
         if self.session is not None:
             count = self.session.fill_with_bots()
             if count:
-                self.app.notify(f"{count} bot(s) on their way; the game starts when every "
+                self.app.notify(f"{counted(count, 'bot')} on their way; the game starts when every "
                                 "seat is taken.", timeout=4)
 
     # -- what the session says -----------------------------------------------------------------

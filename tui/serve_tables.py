@@ -43,6 +43,7 @@ from netplay.journal import JournalError, JournalFile, list_tables, mark
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host
 from netplay.topics import check_table_name
+from tui.argtypes import counted
 from tui.serve_link import SERVED_EXTRAS
 
 log = logging.getLogger(__name__)
@@ -181,8 +182,8 @@ class TableKeeper:
         finally:
             self._opening.discard(name)
         bots = len(settings.bots)
-        self._say(f"{caller.name} opened table {name} ({settings.players} seats"
-                  + (f", {bots} bot{'s' if bots != 1 else ''}" if bots else "") + ")")
+        self._say(f"{caller.name} opened table {name} ({counted(settings.players, 'seat')}"
+                  + (f", {counted(bots, 'bot')}" if bots else "") + ")")
         return {"ok": True, "table": name, "broker": _url(broker),
                 "ssh": f"{caller.ssh} join {name}" if caller.ssh else "",
                 "status": table.status}

@@ -166,7 +166,7 @@ class Trial:
         # The spectator starts with the host, so that it is there before the deal.
         watcher = self.start("watch", "watch", self.table, "--headless", "--broker",
                              self.broker.url, "--profile", f"{self.table}-watch")
-        _wait(lambda: "waiting for 2 player(s)" in host.text(), "the host's table", self.procs)
+        _wait(lambda: "waiting for 2 players:" in host.text(), "the host's table", self.procs)
         self.bot("bot-a")
         self.bot("bot-b")
         at = self.rng.randint(2, 30)

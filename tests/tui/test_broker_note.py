@@ -51,5 +51,5 @@ async def test_a_host_in_the_interface_on_a_stock_mosquitto_is_told_in_the_lobby
         text = _hint(app)
         assert text.count("holds small messages back") == 1, text
         assert "set_tcp_nodelay true" in text
-        assert "Waiting for 1 more player(s)" in text  # the lobby's own hint stays
+        assert "Waiting for 1 more player." in text  # the lobby's own hint stays
         assert app.control.broker_warning.count("holds small messages back") == 1

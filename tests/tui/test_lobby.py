@@ -97,7 +97,7 @@ async def test_a_player_joins_a_hosted_table_sees_the_seats_and_the_game_starts(
         assert "Table friday" in text and "Players      3" in text
         assert f"host {fingerprint(host.identity.key)}" in text  # to compare, or to pin
         assert "1. ● Bo (you)" in text and "3. ● Bot 3 bot" in text
-        assert "Waiting for 1 more player(s)." in text
+        assert "Waiting for 1 more player." in text
         async with BotPeer(Identity.generate(), "friday", broker=broker, name="Cy"):
             await until(pilot, lambda: isinstance(app.screen, TableScreen), "the game")
             assert host.host.game is not None

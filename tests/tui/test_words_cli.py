@@ -97,3 +97,26 @@ async def test_the_headless_host_says_who_joins_and_when_the_game_starts(
         await printed("Bo is back (seat 1)\n")
     finally:
         reporter.cancel()
+
+
+def test_counts_say_one_thing_and_many_things() -> None:
+    from tui.argtypes import counted
+
+    assert [counted(n, "bot") for n in (0, 1, 2)] == ["0 bots", "1 bot", "2 bots"]
+    assert counted(1, "more player", "more players") == "1 more player"
+
+
+def test_the_headless_host_says_its_seats_and_bots_in_their_number() -> None:
+    from tui.commands.net import _opened_lines
+
+    url = "mqtt://127.0.0.1:1883"
+    assert _opened_lines("friday", url, 3, 1, 1, False) == [
+        f"table 'friday' on {url}: 3 seats, 1 bot",
+        f"waiting for 2 players: stacks join friday --broker {url}",
+    ]
+    assert _opened_lines("friday", url, 2, 0, 1, False) == [
+        f"table 'friday' on {url}: 2 seats, 0 bots",
+        f"waiting for 1 player: stacks join friday --broker {url}",
+    ]
+    assert _opened_lines("friday", url, 2, 2, 2, True) == [
+        f"table 'friday' on {url}: 2 seats, 2 bots"]

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tui.argtypes import percentile
+from tui.argtypes import counted, percentile
 
 SEATS = 4
 
@@ -149,7 +149,7 @@ def run_load(args: argparse.Namespace) -> int:
         return 0
     cpu = report["broker_cpu_percent"]
     print(
-        f"{report['tables']} tables of {SEATS} seats on {label}, pace {args.pace} s, "
+        f"{counted(report['tables'], 'table')} of {SEATS} seats on {label}, pace {args.pace} s, "
         f"{args.processes} worker processes, {report['seconds']} s measured "
         f"(load average {report['load_average']}):\n"
         f"  action -> own view: p50 {report['p50_ms']} ms, p99 {report['p99_ms']} ms, "

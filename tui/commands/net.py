@@ -51,6 +51,7 @@ from netplay.player import (
 )
 from netplay.record import read_record, verify_record
 from netplay.transport import BrokerAddress, MqttTransport
+from tui.argtypes import counted
 from tui.discovery import find_broker_urls, find_tables
 from tui.launch import LOCK_FILE, ProfileLock
 
@@ -449,13 +450,9 @@ async def _host(args: argparse.Namespace) -> int:
             nagle_check.add_done_callback(_BACKGROUND.discard)
             session = host.host
             seated = sum(1 for info in session.seats if info is not None)
-            print(f"table {table!r} on {BrokerAddress.parse(url).url}: "
-                  f"{settings.players} seats, {len(settings.bots)} bots", flush=True)
-            waiting = settings.players - seated
-            if waiting and session.game is None:
-                print(f"waiting for {waiting} player(s): "
-                      f"stacks join {table} --broker {BrokerAddress.parse(url).url}",
-                      flush=True)
+            for line in _opened_lines(table, BrokerAddress.parse(url).url, settings.players,
+                                      len(settings.bots), seated, session.game is not None):
+                print(line, flush=True)
             finished = asyncio.create_task(host.finished(verify_wait=args.verify_wait))
             stopped = asyncio.create_task(stop.wait())
             reporter = asyncio.create_task(_report_seats(session))
@@ -491,6 +488,17 @@ async def _host(args: argparse.Namespace) -> int:
             await mosquitto.stop()
         if advertiser is not None:
             await advertiser.stop()
+
+
+def _opened_lines(table: str, url: str, players: int, bots: int, seated: int,
+                  started: bool) -> list[str]:
+    """What the headless host says of its table once it is on the broker."""
+    lines = [f"table {table!r} on {url}: {counted(players, 'seat')}, {counted(bots, 'bot')}"]
+    waiting = players - seated
+    if waiting and not started:
+        lines.append(f"waiting for {counted(waiting, 'player')}: "
+                     f"stacks join {table} --broker {url}")
+    return lines
 
 
 async def _report_seats(session: HostSession, every: float = 0.2) -> None:

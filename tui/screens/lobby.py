@@ -32,6 +32,7 @@ from engine.games import GAMES, game_def
 from engine.state import Seat
 from netplay.topics import check_table_name
 from tui import words
+from tui.argtypes import counted
 from tui.launch import Launch
 from tui.messages import CloseTable, FillWithBots, LeaveTable, Problem, Say
 from tui.model import SeatPresence, TableModel
@@ -211,7 +212,7 @@ class LobbyScreen(Screen[None]):
         table = escape(self.launch.table)
         if role == "play":
             title = game_def(self.launch.variant).title
-            return f"[b]{title}[/] · a game against {self.launch.bots} bot(s)"
+            return f"[b]{title}[/] · a game against {counted(self.launch.bots, 'bot')}"
         if role == "host" and self.launch.held:
             return "[b]Open a table on this server[/]"
         if role == "host":
@@ -305,7 +306,7 @@ class LobbyScreen(Screen[None]):
                     if s >= len(self.seats) or self.seats[s] is None)
         if not empty:
             return "[b]Every seat is taken: dealing…[/]"
-        text = held + f"Waiting for {empty} more player(s)."
+        text = held + f"Waiting for {counted(empty, 'more player', 'more players')}."
         if launch.held:
             text += "\n[b]Ctrl+B[/] fills the empty seats with bots; [b]x[/] closes the " \
                     "table."
