@@ -11,7 +11,13 @@ shared by all samples (single-observer ISMCTS, Cowling, Powley and Whitehouse 20
   prior (its greedy bot's favourite gets most of it);
 - a new leaf is evaluated by a short playout of the game's playout policy, for
   ``horizon`` turns, after which the game scores the position (:meth:`Game.rewards`);
-- the reward of each seat is backed up to the nodes where that seat chose.
+- the reward of each seat is backed up to the nodes where that seat chose (max-n; with
+  ``backup="paranoid"`` the other seats' nodes take one less the bot's reward instead).
+
+With ``opponents="policy"`` the other seats are not searched: inside the tree as in the
+playouts they play the game's playout policy, so the tree holds the bot's own choices
+only (one node per own decision, whatever the others did in between) and its iterations
+go to them.
 
 The bot plays the most visited root action. It searches until a deadline (checked between
 iterations and every few playout steps), or for exactly ``iterations`` iterations, which
@@ -126,13 +132,23 @@ class Search(Generic[S, A]):
 
     def __init__(
         self, game: Game[S, A], rng: random.Random, *, horizon: int | None,
-        clock: Callable[[], float],
+        clock: Callable[[], float], c_puct: float = C_PUCT, opponents: str = "tree",
+        backup: str = "maxn",
     ) -> None:
+        if opponents not in ("tree", "policy"):
+            raise ValueError(f"unknown opponent model {opponents!r}")
+        if backup not in ("maxn", "paranoid"):
+            raise ValueError(f"unknown backup {backup!r}")
         self.game = game
         self.rng = rng
         self.horizon = horizon
         self.clock = clock
+        self.c_puct = c_puct
+        self.opponents = opponents
+        self.backup = backup
         self.stats = SearchStats()
+        self.root: Node | None = None
+        """The tree of the last decision searched."""
         self._carry: tuple[Node, Hashable] | None = None
 
     def options(self, state: S, legal: list[A]) -> dict[Hashable, A]:
@@ -149,7 +165,7 @@ class Search(Generic[S, A]):
         """The most visited root action after the search (``options`` has 2 or more)."""
         game = self.game
         sampler = game.sampler(view)
-        root = self._reused(view, seat)
+        root = self.root = self._reused(view, seat)
         root_prior = game.priors(view, seat, legal, options)
         done = 0
         # A reused subtree already holds iterations of this very decision: with a fixed
@@ -208,8 +224,10 @@ class Search(Generic[S, A]):
         path = [root]
         node = root
         actor, options, prior = seat, root_options, root_prior
+        modelled = self.opponents == "policy"
+        c_puct = self.c_puct
         while True:
-            key = _select(node, options, prior)
+            key = _select(node, options, prior, c_puct)
             child = node.children.get(key)
             if child is None:
                 child = node.children[key] = Node(actor)
@@ -219,14 +237,30 @@ class Search(Generic[S, A]):
             if child.visits == 0 or game.over(state):
                 break
             actor, legal = game.decider(state)
+            if modelled:
+                # The other seats play the policy inside the tree too: the tree branches
+                # on this seat's choices only, whatever the others did in between.
+                while actor != seat:
+                    action = legal[0] if actor < 0 else game.playout(state, actor, legal)
+                    game.step(state, action, rng)
+                    if game.over(state):
+                        break
+                    actor, legal = game.decider(state)
+                if game.over(state):
+                    break
             node.to_move = actor
             options = self.options(state, legal)
             prior = game.priors(state, actor, legal, options)
         result = self.playout(state, rng, deadline)
+        paranoid = self.backup == "paranoid"
         for visited in path:
             visited.visits += 1
             if visited.seat >= 0:
-                visited.total += result[visited.seat]
+                if paranoid:
+                    mine = result[seat]
+                    visited.total += mine if visited.seat == seat else 1.0 - mine
+                else:
+                    visited.total += result[visited.seat]
 
     def playout(self, state: S, rng: Rng, deadline: float, game: Game[S, A] | None = None
                 ) -> Sequence[float]:
@@ -263,11 +297,14 @@ def favourite_priors(
     return {k: weight if k == favourite else rest for k in options}
 
 
-def _select(node: Node, options: dict[Hashable, Any], prior: dict[Hashable, float]) -> Hashable:
+def _select(
+    node: Node, options: dict[Hashable, Any], prior: dict[Hashable, float],
+    c_puct: float = C_PUCT,
+) -> Hashable:
     if len(options) == 1:
         only: Hashable = next(iter(options))
         return only
-    scale = C_PUCT * math.sqrt(node.visits + 1)
+    scale = c_puct * math.sqrt(node.visits + 1)
     # First-play urgency: an untried move is taken to be as good as the tried ones.
     tried = [c for c in node.children.values() if c.visits]
     first_play = sum(_mean(c) for c in tried) / len(tried) if tried else 0.5

@@ -9,6 +9,9 @@
 - its own policy is greedy that holds (:func:`hold_below`: it ends its turn rather than
   play a wild that would not finish a pile, and at 2 players a fourth card it could not
   follow with a fifth); the opponents are modelled as medium (greedy, every play made);
+  at 2 players their choices are searched in the tree, with 3 or more they play
+  medium's move inside the tree too (:func:`opponent_model`), so the tree branches on
+  the bot's own choices only;
 - priors: the move that policy (its own, or medium's for an opponent) would make gets
   half the prior mass;
 - playouts: its own seat plays its policy, the others medium (ties broken at random),
@@ -44,7 +47,7 @@ from engine.actions import (
 )
 from engine.bots.determinize import Determinizer
 from engine.bots.greedy import GreedyBot
-from engine.bots.ismcts import Search, SearchStats, favourite_priors, uniform_priors
+from engine.bots.ismcts import C_PUCT, Search, SearchStats, favourite_priors, uniform_priors
 from engine.cards import COLOUR, FACES, KIND, RANK, CardId, Kind
 from engine.rng import Rng
 from engine.rules import legal_actions, step_trusted
@@ -221,6 +224,15 @@ def hold_below(players: int) -> float | None:
     return HOLD_BELOW.get(players, _HOLD_BELOW_MORE)
 
 
+def opponent_model(players: int) -> str:
+    """How the search treats the other seats' moves by default: at 2 players it searches
+    them in its tree (``tree``: their choices are nodes, backed up with their own
+    rewards); with 3 or more, they play medium's policy inside the tree as in the
+    playouts (``policy``), so that the tree branches on the bot's own choices only
+    (measured at 4 players: docs/bots.md)."""
+    return "tree" if players <= 2 else "policy"
+
+
 class StacksGame:
     """Sequence Stacks for the search (:class:`engine.bots.ismcts.Game`): greedy priors
     and playouts (``policy`` shares the bot's generator), the chip race as evaluation."""
@@ -304,6 +316,9 @@ class SearchBot:
         method: str = "ismcts",
         potential: bool = False,
         hold: bool = True,
+        c_puct: float | None = None,
+        opponents: str | None = None,
+        backup: str = "maxn",
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if budget <= 0:
@@ -327,7 +342,13 @@ class SearchBot:
         """Its own moves' policy in the tree's prior and its seat in the playouts (greedy
         that holds, if ``hold``: :func:`hold_below`); the opponents' is medium's."""
         self._game = StacksGame(self._policy, potential=potential, own=self._own)
-        self._search = Search(self._game, self._rng, horizon=horizon, clock=clock)
+        self._search = Search(
+            self._game, self._rng, horizon=horizon, clock=clock,
+            c_puct=C_PUCT if c_puct is None else c_puct, opponents=opponents or "tree",
+            backup=backup,
+        )
+        self.opponents = opponents
+        """How the other seats' moves are searched (``None``: :func:`opponent_model`)."""
 
     @property
     def stats(self) -> SearchStats:
@@ -340,6 +361,7 @@ class SearchBot:
         search.stats = SearchStats(choices=len(options))
         self._game.me = seat
         self._own.hold_below = hold_below(view.players) if self.hold else None
+        search.opponents = self.opponents or opponent_model(view.players)
         if len(options) == 1:
             return legal[0]
         deadline = started + self.budget * _SAFETY

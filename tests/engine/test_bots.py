@@ -439,3 +439,104 @@ def test_the_search_prefers_its_own_holding_policy_and_models_opponents_as_mediu
     assert isinstance(game.playout(host, 0, legal_actions(host, 0)), PlayCard)
     game.me = 0
     assert isinstance(game.playout(host, 0, legal_actions(host, 0)), Discard)
+
+
+# -- the search's variants: opponents played by the policy, paranoid backups -------------------
+
+VARIANTS = [
+    {"opponents": "policy"},
+    {"opponents": "tree"},
+    {"opponents": "tree", "backup": "paranoid"},
+    {"opponents": "policy", "c_puct": 0.7},
+]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_search_variant_plays_legal_actions_and_the_same_seed_repeats_them(
+    variant: dict[str, object],
+) -> None:
+    def decisions(seed: bytes) -> list[Action]:
+        chosen: list[Action] = []
+        table_ = Watched(4, game_seed(15, 0))
+        bots: list[object] = [SearchBot(seed, iterations=6, **variant)]  # type: ignore[arg-type]
+        bots += [GreedyBot(bytes([seat])) for seat in range(1, 4)]
+
+        def record(seat: Seat, view: State, legal: list[Action]) -> None:
+            if seat == 0:
+                chosen.append(bots[0].choose(view, seat, legal))  # type: ignore[attr-defined]
+                assert chosen[-1] in legal
+
+        table_.play(bots, record)
+        return chosen
+
+    first = decisions(b"one")
+    assert first and first == decisions(b"one")
+    assert first != decisions(b"two")
+
+
+def test_with_the_opponents_played_by_the_policy_the_tree_holds_only_the_bots_own_choices(
+) -> None:
+    from engine.bots.ismcts import Node
+
+    def seats(node: Node) -> set[Seat]:
+        out = {node.to_move} if node.visits > 1 else set()
+        for child in node.children.values():
+            out.add(child.seat)
+            out |= seats(child)
+        return out
+
+    searched = others = 0
+    for host, seat in positions(4, 2):
+        view = view_for(host, seat)
+        legal = legal_actions(view, seat)
+        for opponents in ("policy", "tree"):
+            bot = SearchBot(b"own", iterations=60, opponents=opponents)
+            assert bot.choose(view, seat, legal) in legal
+            root = bot._search.root
+            if not bot.stats.iterations or root is None:
+                continue
+            found = seats(root) - {-1, -2}
+            if opponents == "policy":
+                searched += 1
+                assert found == {seat}, found
+            else:
+                assert seat in found
+                others += len(found) > 1  # the searched tree holds opponents' choices
+    assert searched and others
+
+
+@pytest.mark.parametrize("variant", VARIANTS[:3])
+def test_every_search_variant_keeps_to_its_budget(variant: dict[str, object]) -> None:
+    import time
+
+    for host, seat in positions(4, 1):
+        view = view_for(host, seat)
+        legal = legal_actions(view, seat)
+        bot = SearchBot(b"t", budget=0.05, **variant)  # type: ignore[arg-type]
+        started = time.thread_time()
+        assert bot.choose(view, seat, legal) in legal
+        assert time.thread_time() - started <= 0.05 * 1.2
+
+
+def test_unknown_search_variants_are_refused() -> None:
+    with pytest.raises(ValueError, match="opponent model"):
+        SearchBot(b"x", opponents="psychic")
+    with pytest.raises(ValueError, match="backup"):
+        SearchBot(b"x", backup="optimistic")
+
+
+@pytest.mark.parametrize(("players", "model"), [(2, "tree"), (3, "policy"), (4, "policy")])
+def test_by_default_the_opponents_are_searched_at_two_players_and_played_by_the_policy_beyond(
+    players: int, model: str,
+) -> None:
+    from engine.bots.search import opponent_model
+
+    assert opponent_model(players) == model
+    host, seat = positions(players, 1)[0]
+    view = view_for(host, seat)
+    bot = SearchBot(b"d", iterations=3)
+    assert bot.choose(view, seat, legal_actions(view, seat)) in legal_actions(view, seat)
+    assert bot._search.opponents == model
+    pinned = SearchBot(b"d", iterations=3, opponents="tree")
+    pinned.choose(view, seat, legal_actions(view, seat))
+    assert pinned._search.opponents == "tree"
