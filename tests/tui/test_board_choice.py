@@ -247,3 +247,24 @@ async def test_f1_over_the_board_shows_the_classic_rules(stacks_home: Path) -> N
         assert app.screen.query_one(Markdown).source.startswith("# Classic Sequence")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, BoardScreen), "the board")
+
+
+async def test_a_number_past_a_hand_of_one_card_says_one_card(stacks_home: Path) -> None:
+    from tests.tui import board_states
+    from tests.tui.showcase import show_board
+
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = await show_board(app, board_states.mid_game())
+        view = board.view
+        assert view is not None
+        del view.hands[0][1:]
+        board.choices = []
+        board.action_pick(4)
+        await pilot.pause()
+        assert board.answer == "You hold 1 card: [b]1[/] picks it.", board.answer
+        del view.hands[0][:]
+        view.hands[0].extend(board_states.seat_view(board_states.mid_game()).hands[0])
+        board.action_pick(8)
+        count = len(view.hands[0])
+        assert board.answer == f"You hold {count} cards: [b]1-{count}[/] pick one.", board.answer

@@ -325,3 +325,25 @@ async def test_a_steal_with_one_opponent_to_take_from_does_not_ask_from_whom(
         assert sent.actions == [StealChip(0, CARDS_BY_KIND[Kind.STEAL_CHIP][0], 2,
                                           Colour.BLUE)]
         assert not isinstance(app.screen, ChoiceScreen)
+
+
+async def test_a_steal_from_a_hand_of_one_card_says_one_card(stacks_home: Path) -> None:
+    app = make_app(profiles=stacks_home, frozen=True)
+    game = states.mid_game()
+    steal = CARDS_BY_KIND[Kind.STEAL_CARD][0]
+    view = states.seat_view(game)
+    view.hands[0][0] = steal
+    for seat in range(1, view.players):
+        del view.hands[seat][1:]
+    legal = [a for a in legal_actions(view, 0) if isinstance(a, StealCard)]
+    target = sorted({a.target for a in legal}, key=seat_order(view, 0).index)[0]
+    assert {a.zone for a in legal if a.target == target} == {Zone.HAND, Zone.DISCARD}
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show_table(app, game)
+        screen.view = view
+        await pilot.press("1", "p", "1")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
+        assert "hand or discard" in app.screen.question
+        labels = [plain(a.label) for a in app.screen.answers]
+        assert any("hand (1 card)" in label for label in labels), labels

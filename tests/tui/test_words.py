@@ -150,3 +150,13 @@ def test_game_over_offers_each_their_own_next_game() -> None:
     assert keys(me=1, spectator=False, hosting=False).startswith("r join the next game")
     watcher = keys(me=None, spectator=True, hosting=False)
     assert watcher.startswith("r watch the next game") and "join" not in watcher
+
+
+def test_the_history_title_counts_lines_and_turns_in_their_number() -> None:
+    from tui.history import Line
+    from tui.screens.history import HistoryScreen
+
+    one = HistoryScreen("friday", [Line(0, "deal"), Line(1, "Turn 1", header=True)])
+    assert "2 lines, 1 turn ·" in one._title(), one._title()
+    deal = HistoryScreen("friday", [Line(0, "deal")])
+    assert "1 line, 0 turns ·" in deal._title(), deal._title()

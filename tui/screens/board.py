@@ -46,6 +46,7 @@ from engine.errors import IllegalActionError
 from engine.games import SEQUENCE, TableBot
 from engine.state import Seat
 from tui import classic_words as cw
+from tui.argtypes import counted
 from tui.messages import Act, Problem
 from tui.model import SeatPresence
 from tui.seated import SeatedScreen, sentence
@@ -509,7 +510,8 @@ class BoardScreen(SeatedScreen):
             return
         hand = view.hands[me]
         if index >= len(hand):
-            self.tell(f"You hold {len(hand)} cards: [b]1-{len(hand)}[/] pick one.")
+            self.tell(f"You hold {counted(len(hand), 'card')}: {self._keys_words()} "
+                      + ("picks it." if len(hand) == 1 else "pick one."))
             return
         card = hand[index]
         self.selected = None if self.selected == card else card

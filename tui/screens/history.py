@@ -17,6 +17,7 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from tui.argtypes import counted
 from tui.history import Line
 from tui.widgets.toosmall import TooSmall, fit
 
@@ -52,8 +53,9 @@ class HistoryScreen(Screen[None]):
 
     def _title(self) -> str:
         turns = max((line.turn for line in self.lines), default=0)
-        return f"[b]{escape(self.title_text)}[/] · the whole game · {len(self.lines)} lines, " \
-               f"{turns} turns · [dim]↑↓ PgUp PgDn Home End scroll[/]"
+        return f"[b]{escape(self.title_text)}[/] · the whole game · " \
+               f"{counted(len(self.lines), 'line')}, {counted(turns, 'turn')} · " \
+               "[dim]↑↓ PgUp PgDn Home End scroll[/]"
 
     def _body(self) -> str:
         if not self.lines:

@@ -43,6 +43,7 @@ from engine.errors import IllegalActionError
 from engine.rules import legal_actions, validate
 from engine.state import NEW_PILE, Phase, PileId, Seat, State, Zone
 from tui import words
+from tui.argtypes import counted
 from tui.messages import Act, Problem
 from tui.model import SeatPresence
 from tui.screens.block import BlockPrompt, Decision
@@ -594,7 +595,7 @@ class TableScreen(SeatedScreen):
             if isinstance(action, StealCard):
                 if action.zone == Zone.HAND:
                     label = f"a random card from {escape(who)}'s hand " \
-                            f"({len(view.hands[seat])} cards)"
+                            f"({counted(len(view.hands[seat]), 'card')})"
                 else:
                     top = view.discard_top(seat)
                     shown = words.card(top) if top is not None else ""
