@@ -294,8 +294,9 @@ class HostSession:
         self._bot_turn: BotTurn | None = None
         self._thinking: BotTurn | None = None
         self._next_heartbeat = now
-        self._events_since_beat = False
-        """A signed frame went on ``events`` since the last heartbeat (sent or skipped)."""
+        self._events_at: float | None = None
+        """When a signed frame last went on ``events``, since the last heartbeat (sent or
+        skipped): within the interval, it stands for the beat."""
         self._beat_said = True
         """The last heartbeat sent said whom the table waits for, in words."""
         self.beats_skipped = 0
@@ -463,7 +464,7 @@ class HostSession:
 
     def _beat(self) -> None:
         """The heartbeat on ``events``, unless a signed frame went there since the last
-        one and the beat would tell nobody anything new.
+        one, less than an interval ago, and the beat would tell nobody anything new.
 
         Since the last beat every peer has then heard the host (a spectator the frame
         itself, a seat its own sealed copy of the batch), and ``at`` is the last batch
@@ -475,8 +476,9 @@ class HostSession:
         waits = self.waits()
         says = any(w.away is not None or w.left is not None for w in waits)
         delay = self.settings.spectator_delay > 0
-        heard, self._events_since_beat = self._events_since_beat, False
-        if heard and not delay and not says and not self._beat_said:
+        heard, self._events_at = self._events_at, None
+        heard_lately = heard is not None and self.now - heard <= self.settings.heartbeat
+        if heard_lately and not delay and not says and not self._beat_said:
             self.beats_skipped += 1
             return
         self._beat_said = says
@@ -489,7 +491,7 @@ class HostSession:
 
     def _send_events(self, type_: str, body: dict[str, Any]) -> None:
         """A signed frame on ``events`` (it stands for the next heartbeat, see _beat)."""
-        self._events_since_beat = True
+        self._events_at = self.now
         self.sender.send(self.topics.events, type_, body)
 
     def _close_overdue_window(self) -> None:

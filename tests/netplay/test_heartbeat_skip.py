@@ -136,3 +136,11 @@ def test_the_table_listing_hears_a_host_by_any_of_its_signed_frames_on_events() 
     assert _heartbeat_of(topic, payload) == (table.settings.table, table.host_identity.key)
     assert _heartbeat_of("nope/x/events", payload) is None
     assert _heartbeat_of(table.topics.events, b"not a frame") is None
+
+
+def test_a_host_back_from_a_freeze_beats_at_once_even_after_a_batch() -> None:
+    table = sequence_table(57)
+    sent = len(beats(table))
+    move(table)
+    table.advance(3.0)  # the host's loop stood still for 3 s (a stop, a long stall)
+    assert len(beats(table)) == sent + 1  # the batch is old news: the beat goes out
