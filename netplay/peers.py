@@ -95,7 +95,9 @@ class _Peer:
 
     def __init__(self) -> None:
         self._task: asyncio.Task[None] | None = None
-        self._wake = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
+        self._due = True
+        """The loop has a turn to run before it waits (something came or was queued)."""
         self._stopped = asyncio.Event()
 
     @property
@@ -151,45 +153,56 @@ class _Peer:
     def poke(self) -> None:
         """Run the loop now (after the user queued something)."""
         self._flush()
-        self._wake.set()
+        self._wake()
+
+    def _wake(self) -> None:
+        """Have the loop run a turn now (a message came, the user or a bot acted)."""
+        self._due = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def _drive(self) -> None:
-        receive: asyncio.Task[tuple[str, bytes]] | None = None
-        wake: asyncio.Task[bool] | None = None
+        # One future per wait, woken by an arrival, a poke or the next deadline: no task
+        # per message and no asyncio.wait (under load the loop's own cost per message
+        # was a large part of a peer's).
+        loop = asyncio.get_running_loop()
+        transport = self.transport
+        transport.on_arrival = self._wake
+        session = self.session
         try:
             while True:
-                deadline = min(self.session.next_deadline(), self._deadline())
-                timeout = max(0.0, deadline - self.loop_time)
-                if receive is None:
-                    receive = asyncio.create_task(self.transport.receive())
-                if wake is None:
-                    wake = asyncio.create_task(self._wake.wait())
-                done, _ = await asyncio.wait(
-                    {receive, wake}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-                )
-                now = self.loop_time
-                if receive in done:
-                    topic, payload = receive.result()
-                    receive = None
-                    self.session.receive(topic, payload, now)
+                if self._due:
+                    await asyncio.sleep(0)  # the others' turn first, as after any wait
+                else:
+                    deadline = min(session.next_deadline(), self._deadline())
+                    waiter = self._waiter = loop.create_future()
+                    timer = None if deadline == float("inf") else loop.call_at(
+                        deadline, self._wake)
+                    try:
+                        await waiter
+                    finally:
+                        self._waiter = None
+                        if timer is not None:
+                            timer.cancel()
+                self._due = False
+                now = loop.time()
+                arrived = transport.ready(READY_BATCH)
+                if arrived:
                     # What else has arrived is handled in the same turn: under a flood the
-                    # loop's own cost per message (tasks, waits, ticks) is the larger part.
-                    ready = getattr(self.transport, "ready", None)
-                    for topic, payload in ready(READY_BATCH) if ready is not None else ():
-                        self.session.receive(topic, payload, now)
+                    # loop's own cost per message (waits, ticks) is the larger part.
+                    for topic, payload in arrived:
+                        session.receive(topic, payload, now)
                     self._after_input()
                     self._flush()  # answers first, before timers and bots add more
                     await self._published()
-                if wake in done:
-                    wake = None
-                    self._wake.clear()
-                self.session.tick(now)
+                    if len(arrived) == READY_BATCH:
+                        self._due = True  # more may wait: take them next turn
+                session.tick(now)
                 self._after_input()
                 self._flush()
         finally:
-            for task in (receive, wake):
-                if task is not None:
-                    task.cancel()
+            transport.on_arrival = None
 
     async def _published(self) -> None:
         """Hook for subclasses: wait until what :meth:`_flush` held back is published."""
@@ -402,7 +415,7 @@ class Host(_Peer):
         self.host.bot_decided(turn, action, self.loop_time)
         self._after_input()
         self._flush()
-        self._wake.set()
+        self._wake()
 
     def _before_close(self) -> None:
         # Take the table off the list with a signed "closed" (an empty payload is unsigned:

@@ -114,6 +114,13 @@ class Transport(Protocol):
 
     async def receive(self) -> tuple[str, bytes]: ...
 
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` messages already received, without waiting."""
+
+    on_arrival: Callable[[], None] | None
+    """Called (on the loop's thread) each time a message is received: a driver that takes
+    them with :meth:`ready` waits on this, not on a task per message."""
+
     async def flushed(self) -> None:
         """Wait until every queued frame was handed to the broker."""
 
@@ -184,11 +191,40 @@ class _Outbox:
             self.ready.set()
 
 
-def _drain(queue: asyncio.Queue[tuple[str, bytes]], limit: int) -> list[tuple[str, bytes]]:
-    out: list[tuple[str, bytes]] = []
-    while len(out) < limit and not queue.empty():
-        out.append(queue.get_nowait())
-    return out
+class Arrivals:
+    """Messages received and not taken yet, oldest first; each arrival is told to the
+    listener (a peer's driver), and :meth:`get` waits for one."""
+
+    def __init__(self) -> None:
+        self.items: deque[tuple[str, bytes]] = deque()
+        self.listener: Callable[[], None] | None = None
+        self._getter: asyncio.Future[None] | None = None
+
+    def put(self, item: tuple[str, bytes]) -> None:
+        self.items.append(item)
+        getter = self._getter
+        if getter is not None and not getter.done():
+            getter.set_result(None)
+        listener = self.listener
+        if listener is not None:
+            listener()
+
+    async def get(self) -> tuple[str, bytes]:
+        while not self.items:
+            getter = self._getter = asyncio.get_running_loop().create_future()
+            try:
+                await getter
+            finally:
+                self._getter = None
+        return self.items.popleft()
+
+    def take(self, limit: int) -> list[tuple[str, bytes]]:
+        items = self.items
+        if len(items) <= limit:
+            out = list(items)
+            items.clear()
+            return out
+        return [items.popleft() for _ in range(limit)]
 
 
 class MqttTransport:
@@ -224,7 +260,7 @@ class MqttTransport:
         """Set when the broker answered CONNACK with a refusal: it is there, and says no."""
         self.refused = asyncio.Event()
         self._implicit_username = address.username is None and username is not None
-        self._incoming: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._incoming = Arrivals()
         self._outbox = _Outbox()
         self._retained: dict[str, Outgoing] = {}
         """The last retained frame published per topic, published again at every
@@ -298,12 +334,20 @@ class MqttTransport:
         if paho.want_write() and self._writer_fd is None:
             self._add_writer()
 
+    @property
+    def on_arrival(self) -> Callable[[], None] | None:
+        return self._incoming.listener
+
+    @on_arrival.setter
+    def on_arrival(self, listener: Callable[[], None] | None) -> None:
+        self._incoming.listener = listener
+
     async def receive(self) -> tuple[str, bytes]:
         return await self._incoming.get()
 
     def ready(self, limit: int) -> list[tuple[str, bytes]]:
         """Up to ``limit`` messages already received, without waiting."""
-        return _drain(self._incoming, limit)
+        return self._incoming.take(limit)
 
     async def flushed(self) -> None:
         while self._outbox.queue or any(not i.is_published() for i, _ in self._unacked):
@@ -447,7 +491,7 @@ class MqttTransport:
             # Straight into our queue from paho's callback: one hop less than aiomqtt's
             # own queue and message iterator.
             self.frames_in += 1
-            incoming.put_nowait((message.topic, bytes(message.payload)))
+            incoming.put((message.topic, bytes(message.payload)))
 
         def writable() -> None:
             try:
@@ -511,7 +555,7 @@ class MqttTransport:
             async for message in client.messages:
                 # Nothing comes this way once hooked; the iterator ends when the link drops.
                 if isinstance(message.payload, bytes | bytearray):
-                    self._incoming.put_nowait((message.topic.value, bytes(message.payload)))
+                    self._incoming.put((message.topic.value, bytes(message.payload)))
         finally:
             self._live = None
             self._requeue_unacked()
@@ -536,10 +580,20 @@ class MemoryTransport:
         self.subscriptions = list(subscriptions)
         self.will = will
         self.connected = asyncio.Event()
-        self._queue: asyncio.Queue[tuple[str, bytes]] | None = None
+        self._incoming = Arrivals()
+
+    @property
+    def on_arrival(self) -> Callable[[], None] | None:
+        return self._incoming.listener
+
+    @on_arrival.setter
+    def on_arrival(self, listener: Callable[[], None] | None) -> None:
+        self._incoming.listener = listener
 
     async def start(self) -> None:
-        self._queue = self.broker.queue_for(self, self.subscriptions)
+        put = self._incoming.put
+        for pattern in self.subscriptions:
+            self.broker.subscribe(self, pattern, lambda t, p: put((t, p)))
         self.connected.set()
 
     async def stop(self) -> None:
@@ -556,12 +610,11 @@ class MemoryTransport:
         self.broker.publish(out.topic, out.payload, out.retain)
 
     async def receive(self) -> tuple[str, bytes]:
-        assert self._queue is not None, "start() first"
-        return await self._queue.get()
+        return await self._incoming.get()
 
     def ready(self, limit: int) -> list[tuple[str, bytes]]:
         """Up to ``limit`` messages already received, without waiting."""
-        return [] if self._queue is None else _drain(self._queue, limit)
+        return self._incoming.take(limit)
 
     async def flushed(self) -> None:
         return None

@@ -90,15 +90,34 @@ class WatchedTransport:
     async def flushed(self) -> None:
         await self.inner.flushed()
 
+    @property
+    def on_arrival(self) -> Callable[[], None] | None:
+        return self.inner.on_arrival
+
+    @on_arrival.setter
+    def on_arrival(self, listener: Callable[[], None] | None) -> None:
+        self.inner.on_arrival = listener
+
     async def receive(self) -> tuple[str, bytes]:
         while True:
             topic, payload = await self.inner.receive()
             if not self._skipped(topic, payload):
                 break
+        self._note(topic, payload)
+        return topic, payload
+
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        out = []
+        for topic, payload in self.inner.ready(limit):
+            if not self._skipped(topic, payload):
+                self._note(topic, payload)
+                out.append((topic, payload))
+        return out
+
+    def _note(self, topic: str, payload: bytes) -> None:
         if topic == self.topics.announce and payload:
             # An empty one is unsigned: it closes nothing (a TableClosed notice does).
             self.table_seen = True
-        return topic, payload
 
 
     def _skipped(self, topic: str, payload: bytes) -> bool:

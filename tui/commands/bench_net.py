@@ -30,7 +30,7 @@ from engine.actions import Action
 from netplay.identity import Identity
 from netplay.peers import BotPeer
 from netplay.player import Applied, Notice
-from netplay.transport import MqttTransport
+from netplay.transport import Arrivals, MqttTransport
 from tui.argtypes import percentile
 from tui.commands.bench_echo import measure_floor
 
@@ -85,7 +85,7 @@ def broker_process(kind: str) -> Iterator[tuple[str, int]]:
                 proc.kill()
 
 
-class _Stamped(asyncio.Queue[tuple[str, bytes]]):
+class _Stamped(Arrivals):
     """The transport's queue of received messages, noting when the first one on ``topic``
     came in after :meth:`arm`."""
 
@@ -98,10 +98,10 @@ class _Stamped(asyncio.Queue[tuple[str, bytes]]):
     def arm(self) -> None:
         self._armed, self.arrived = True, None
 
-    def put_nowait(self, item: tuple[str, bytes]) -> None:
+    def put(self, item: tuple[str, bytes]) -> None:
         if self._armed and item[0] == self.topic:
             self.arrived, self._armed = time.perf_counter(), False
-        super().put_nowait(item)
+        super().put(item)
 
 
 class _TimingBot(BotPeer):
