@@ -294,6 +294,10 @@ class PlayerSession:
         self.notices: list[Notice] = []
         self.dropped: list[str] = []
         self._next_heartbeat = now
+        self._acted_at: float | None = None
+        """When an action last went to the host, since the last heartbeat."""
+        self._answered_at: float | None = None
+        """When the host last sent to this peer's own channel, since the last heartbeat."""
         self._join_sent = False
         self._early_round: dict[str, Any] | None = None
         """An entropy round heard before our welcome (see ``_entropy_round``)."""
@@ -421,6 +425,8 @@ class PlayerSession:
         signed = self.sender.frame("action", {"action": action.to_wire(), "at": self.applied})
         self.sender.send(self.topics.outbox(self.peer_id), "sealed",
                          {"box": seal(self.host_key, signed)})
+        self._acted_at = self.now
+        self._answered_at = None  # the answer to this action is still to come
 
     def chat(self, text: str) -> None:
         text = clean_text(text, MAX_CHAT)
@@ -434,8 +440,10 @@ class PlayerSession:
             self._send_join()
         if now >= self._next_heartbeat and self.joined:
             self._next_heartbeat = next_beat(now, self.heartbeat_every)
-            self.sender.send(self.topics.outbox(self.peer_id), "heartbeat",
-                             {"at": self.applied}, qos=0)
+            if not self._answered_lately(now):
+                self.sender.send(self.topics.outbox(self.peer_id), "heartbeat",
+                                 {"at": self.applied}, qos=0)
+            self._acted_at = self._answered_at = None
         pending = self.pending
         if self._chunk is not None:
             pending.gap_since = None  # catching up: the chunks fill the gap
@@ -448,6 +456,16 @@ class PlayerSession:
         if self._watching_host() and self.host_heard is not None \
                 and now - self.host_heard >= HOST_SILENT:
             self._host_gone("silent")
+
+    def _answered_lately(self, now: float) -> bool:
+        """Whether this beat would tell the host nothing: an action went to it since the
+        last beat, within the interval, the host has answered on our own channel since
+        (so it heard us, and we follow its stream), and we know of no batch we miss."""
+        acted, answered = self._acted_at, self._answered_at
+        pending = self.pending
+        return (acted is not None and answered is not None and answered >= acted
+                and now - acted <= self.heartbeat_every and not pending.batches
+                and pending.gap_since is None and self._chunk is None)
 
     def _host_gone(self, reason: str) -> None:
         self.host_offline_at = self.now
@@ -512,6 +530,7 @@ class PlayerSession:
         body = frame.body
         kind = frame.type
         if topic == t.inbox(self.peer_id):
+            self._answered_at = self.now
             if kind == "sealed":
                 kind, body = open_sealed(self.identity, body)
             elif kind in ("events", "snapshot") and self.seat is not None:

@@ -144,3 +144,48 @@ def test_a_host_back_from_a_freeze_beats_at_once_even_after_a_batch() -> None:
     move(table)
     table.advance(3.0)  # the host's loop stood still for 3 s (a stop, a long stall)
     assert len(beats(table)) == sent + 1  # the batch is old news: the beat goes out
+
+
+def seat_beats(table: Table, session: PlayerSession) -> int:
+    topic = table.out_topic(session)
+    return sum(1 for t, f in frames(table.broker.log) if t == topic and f.type == "heartbeat")
+
+
+def test_a_seat_whose_action_the_host_answered_skips_its_next_beat_only() -> None:
+    table = sequence_table(58)
+    mover = next(p for p in table.players
+                 if p.view is not None and p.seat is not None
+                 and table.settings.definition.legal_actions(p.view, p.seat))
+    other = next(p for p in table.players if p is not mover)
+    mine, theirs = seat_beats(table, mover), seat_beats(table, other)
+    move(table)  # the host answers with the batch, sealed to the mover too
+    table.advance(1.0)
+    assert seat_beats(table, mover) == mine  # the action said it all
+    assert seat_beats(table, other) == theirs + 1
+    table.advance(1.0)
+    assert seat_beats(table, mover) == mine + 1  # a quiet second: it beats again
+
+
+def test_a_seat_whose_action_got_no_answer_beats_as_usual() -> None:
+    table = sequence_table(59)
+    mover = next(p for p in table.players
+                 if p.view is not None and p.seat is not None
+                 and table.settings.definition.legal_actions(p.view, p.seat))
+    mine = seat_beats(table, mover)
+    table.peer(mover).deaf = True  # it hears nothing back: maybe behind, the host must know
+    move(table)
+    table.advance(1.0)
+    assert seat_beats(table, mover) == mine + 1
+
+
+def test_seats_acting_in_turn_with_skipped_beats_never_count_as_away() -> None:
+    table = Table(2, seed=60, game="sequence", rules=SequenceConfig(), away_after=2.5)
+    table.run(lambda: len(table.host.batches) >= 2)
+    for peer in table.peers:
+        peer.auto = False
+    for _ in range(10):
+        move(table)
+        table.advance(1.0)
+    for info in table.host.seats:
+        assert info is not None and not table.host._away(info)
+    assert not any(w.away is not None for w in table.host.waits())
