@@ -7,7 +7,6 @@ retained messages replayed on subscribe (an empty retained payload clears the to
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 
@@ -58,10 +57,5 @@ class MemoryBroker:
 
 
 class AsyncMemoryBroker(MemoryBroker):
-    """The same, delivering into per-subscriber asyncio queues (for the async peers)."""
-
-    def queue_for(self, owner: object, patterns: list[str]) -> asyncio.Queue[tuple[str, bytes]]:
-        queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
-        for pattern in patterns:
-            self.subscribe(owner, pattern, lambda t, p: queue.put_nowait((t, p)))
-        return queue
+    """The same, for the async peers (``netplay.transport.MemoryTransport`` subscribes
+    its own deliveries)."""

@@ -227,7 +227,28 @@ class Arrivals:
         return [items.popleft() for _ in range(limit)]
 
 
-class MqttTransport:
+class _Receiving:
+    """What both transports do with what they receive: it waits in :class:`Arrivals`."""
+
+    _incoming: Arrivals
+
+    @property
+    def on_arrival(self) -> Callable[[], None] | None:
+        return self._incoming.listener
+
+    @on_arrival.setter
+    def on_arrival(self, listener: Callable[[], None] | None) -> None:
+        self._incoming.listener = listener
+
+    async def receive(self) -> tuple[str, bytes]:
+        return await self._incoming.get()
+
+    def ready(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to ``limit`` messages already received, without waiting."""
+        return self._incoming.take(limit)
+
+
+class MqttTransport(_Receiving):
     """One peer's connection to an MQTT broker, kept alive until :meth:`stop`."""
 
     def __init__(
@@ -333,21 +354,6 @@ class MqttTransport:
             paho.loop_write()
         if paho.want_write() and self._writer_fd is None:
             self._add_writer()
-
-    @property
-    def on_arrival(self) -> Callable[[], None] | None:
-        return self._incoming.listener
-
-    @on_arrival.setter
-    def on_arrival(self, listener: Callable[[], None] | None) -> None:
-        self._incoming.listener = listener
-
-    async def receive(self) -> tuple[str, bytes]:
-        return await self._incoming.get()
-
-    def ready(self, limit: int) -> list[tuple[str, bytes]]:
-        """Up to ``limit`` messages already received, without waiting."""
-        return self._incoming.take(limit)
 
     async def flushed(self) -> None:
         while self._outbox.queue or any(not i.is_published() for i, _ in self._unacked):
@@ -569,7 +575,7 @@ class MqttTransport:
             self._outbox.idle.clear()
 
 
-class MemoryTransport:
+class MemoryTransport(_Receiving):
     """A transport on an :class:`AsyncMemoryBroker` in the same process."""
 
     def __init__(
@@ -581,14 +587,6 @@ class MemoryTransport:
         self.will = will
         self.connected = asyncio.Event()
         self._incoming = Arrivals()
-
-    @property
-    def on_arrival(self) -> Callable[[], None] | None:
-        return self._incoming.listener
-
-    @on_arrival.setter
-    def on_arrival(self, listener: Callable[[], None] | None) -> None:
-        self._incoming.listener = listener
 
     async def start(self) -> None:
         put = self._incoming.put
@@ -608,13 +606,6 @@ class MemoryTransport:
 
     def publish(self, out: Outgoing) -> None:
         self.broker.publish(out.topic, out.payload, out.retain)
-
-    async def receive(self) -> tuple[str, bytes]:
-        return await self._incoming.get()
-
-    def ready(self, limit: int) -> list[tuple[str, bytes]]:
-        """Up to ``limit`` messages already received, without waiting."""
-        return self._incoming.take(limit)
 
     async def flushed(self) -> None:
         return None
