@@ -368,9 +368,13 @@ class LateBlocker(BotPeer):
         self.pile = -1
         self.heard_at_hold = 0
         self.heard: list[Notice] = []
+        self.race_told = asyncio.Event()
 
     def _on_notice(self, notice: Notice) -> None:
         self.heard.append(notice)
+        if isinstance(notice, RaceResult) and notice.pile == self.pile \
+                and len(self.heard) > self.heard_at_hold:
+            self.race_told.set()
         super()._on_notice(notice)
 
     def _flush(self) -> None:
@@ -455,8 +459,11 @@ async def _late_block_game(url: str, table: str, window: float) -> LateBlocker |
                     await heard.get()  # the press is at the broker and on its way to the host
             finally:
                 os.kill(host.pid, signal.SIGCONT)
+            # The race is told race_settle after its window closed: when that window's
+            # completion won the game, after the verdict (which does not wait for it).
             async with asyncio.timeout(180 * SCALE):
                 await rogue.verified.wait()
+                await rogue.race_told.wait()
         assert await asyncio.to_thread(host.wait, 60) == 0
     finally:
         if host.returncode is None:
