@@ -153,9 +153,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="bots against bots, seats rotated: win rates and time per decision",
         description="A round robin between bots with the seats rotated: with as many "
         "bots as players, that line-up; with more, every choice of PLAYERS of them; with "
-        "fewer, the names cycled over the seats. Prints each bot's win rate with a 95%% "
+        "fewer, the names cycled over the seats. Prints each bot's win rate with a 95% "
         "Wilson interval and its time per decision (mean and max), and the wins by seat "
-        "with 99%% intervals. A bot's 'games' count its seats: hard against three medium "
+        "with 99% intervals. A bot's 'games' count its seats: hard against three medium "
         "gives medium 3 games per game.",
     )
     tour.add_argument("--games", type=positive_int, default=100, help="games to play (100)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,16 @@ def test_verify_help_gives_its_exit_codes_and_watch_help_says_what_it_does() -> 
 def test_simulate_bots_help_names_the_default_as_a_default() -> None:
     text = " ".join(_help("simulate").split())
     assert "default medium" in text and "(random, greedy)" not in text
+
+
+def test_no_help_page_shows_a_doubled_percent_sign() -> None:
+    """A description is printed as written (only argument help is %-formatted)."""
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name in commands.choices:
+        text = _help(name)
+        assert "%%" not in text, name
+    assert "95% Wilson interval" in " ".join(_help("tournament").split())
 
 
 def test_replay_of_a_file_that_is_not_a_record_exits_2_in_words(tmp_path: Path) -> None:
