@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -52,6 +54,36 @@ def _wait_for(what: str, check: object, timeout: float = 30.0) -> None:
             return
         time.sleep(0.1)
     raise AssertionError(f"never: {what}")
+
+
+def _line_with(proc: subprocess.Popen[str], words: str, timeout: float) -> str:
+    """The first line of ``proc``'s stdout holding ``words`` (read in a thread: a blocking
+    read can't time out)."""
+    assert proc.stdout is not None
+    lines: queue.Queue[str] = queue.Queue()
+    stdout = proc.stdout
+
+    def read() -> None:
+        for line in stdout:
+            lines.put(line)
+            if words in line:
+                return
+        lines.put("")
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + timeout * SCALE
+    seen = []
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            break
+        if not line:
+            break
+        seen.append(line)
+        if words in line:
+            return line
+    raise AssertionError(f"never a line with {words!r}: {seen}")
 
 
 def test_a_killed_host_is_listed_offline_and_its_bot_and_spectator_give_up(
@@ -110,7 +142,7 @@ def test_a_table_closed_by_its_host_makes_bot_and_spectator_exit_3(
             return bool(rows) and rows[0]["seated"] != []
 
         _wait_for("the bot seated", seated)
-        time.sleep(0.5)  # the spectator's join (no trace in the listing)
+        _line_with(host, "watching", 30)  # the host says when a spectator has joined
         host.send_signal(signal.SIGTERM)  # a clean stop: the host takes the table down
         _finish(host, 30)
         bot_rc, _, bot_err = _finish(bot, 30)

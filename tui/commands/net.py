@@ -502,13 +502,20 @@ def _opened_lines(table: str, url: str, players: int, bots: int, seated: int,
 
 
 async def _report_seats(session: HostSession, every: float = 0.2) -> None:
-    """Say who joins, leaves and comes back, and when the game starts (a headless host's
-    terminal is how its user learns that the others got in)."""
+    """Say who joins, leaves and comes back, who watches, and when the game starts (a
+    headless host's terminal is how its user learns that the others got in)."""
     seen: list[tuple[str, bool] | None] = [
         None if info is None else (info.name, info.online) for info in session.seats]
     started = session.game is not None
+    watchers = set(session.spectators)
     while True:
         await asyncio.sleep(every)
+        for key, name in list(session.spectators.items()):
+            if key not in watchers:
+                watchers.add(key)
+                label = _verdict_label(f"spectator {name}", [])
+                print(f"{label[0].upper()}{label[1:]} is watching "
+                      f"({counted(len(watchers), 'spectator')} so far)", flush=True)
         now = [None if info is None else (info.name, info.online) for info in session.seats]
         for seat, (was, info) in enumerate(zip(seen, now, strict=True)):
             if info == was or info is None:
