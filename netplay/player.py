@@ -130,6 +130,9 @@ class HostOffline(Notice):
     silent_for: float
     """Seconds since the host was last heard when this was noticed (peers' clocks differ:
     a duration, never a time of day)."""
+    heard: bool = True
+    """Whether this peer ever heard the host: a newcomer that finds only the host's
+    retained will learns that it is gone, not since when."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,7 +475,7 @@ class PlayerSession:
         silent = self.host_silent_for(self.now) or 0.0
         log.warning("the host of %s is offline (%s, silent for %.1f s)", self.table, reason,
                     silent)
-        self.notices.append(HostOffline(reason, silent))
+        self.notices.append(HostOffline(reason, silent, heard=self.host_heard is not None))
 
     def _host_heard(self) -> None:
         if self.host_offline_at is not None:

@@ -536,11 +536,11 @@ class TableSession:
         silent = session.host_silent_for(now)
         table = self.launch.table
         if session.host_offline:
-            gone = session.host_heard if session.host_heard is not None \
-                else session.host_offline_at
-            assert gone is not None
-            since = time.strftime("%H:%M", time.localtime(time.time() - (now - gone)))
-            how = ("its broker connection ended (the host's last will)"
+            heard = session.host_heard
+            since = "before you came" if heard is None else \
+                time.strftime("%H:%M", time.localtime(time.time() - (now - heard)))
+            how = ("its last will was waiting on the broker" if heard is None else
+                   "its broker connection ended (the host's last will)"
                    if silent is None or silent < 1 else
                    f"nothing from it for {silent:.0f} s")
             return Problem(

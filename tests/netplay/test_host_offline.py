@@ -39,7 +39,7 @@ def test_the_hosts_will_makes_every_peer_say_offline_at_once_and_wait() -> None:
     kill_host(table)
     for session in table.players:
         gone = table.notices_of(session, HostOffline)
-        assert [n.reason for n in gone] == ["will"], session.name
+        assert [(n.reason, n.heard) for n in gone] == [("will", True)], session.name
         assert session.host_offline
         assert session.applied == batches  # the table waits where it was
     # Time passes: no second notice, nothing applied, nobody gives up on its own.
@@ -101,7 +101,8 @@ def test_a_newcomer_finding_only_the_will_waits_then_joins_the_host_that_comes_b
     kill_host(table)
     newcomer = table.add_player("late")
     table.pump()
-    assert [n.reason for n in table.notices_of(newcomer, HostOffline)] == ["will"]
+    assert [(n.reason, n.heard) for n in table.notices_of(newcomer, HostOffline)] == [
+        ("will", False)]  # gone before it came: it can't say since when
     assert newcomer.host_key == table.host_identity.key and not newcomer.joined
     assert not table.notices_of(newcomer, TableSeen)
     # The host comes back (same key) and announces: the newcomer is heard, and joins.

@@ -201,7 +201,9 @@ async def _follow(
             if isinstance(notice, UnexpectedHost):
                 print(f"{who}: {notice.words()}", file=sys.stderr, flush=True)
             elif isinstance(notice, HostOffline):
-                print(f"{who}: host offline since {clock_time(notice.silent_for)}, waiting "
+                since = clock_time(notice.silent_for) if notice.heard else \
+                    "before this peer came (its last will was on the broker)"
+                print(f"{who}: host offline since {since}, waiting "
                       f"for it to come back (giving up after {host_timeout:g} s, "
                       "--host-timeout)", file=sys.stderr, flush=True)
             elif isinstance(notice, HostBack):
@@ -245,8 +247,10 @@ async def _follow(
             since = session.host_heard if session.host_heard is not None \
                 else session.host_offline_at
             if now - since > host_timeout:
+                when = clock_time(now - since) if session.host_heard is not None else \
+                    "before this peer came"
                 print(f"{who}: the host of table {table!r} has been offline since "
-                      f"{clock_time(now - since)}, longer than {host_timeout:g} s "
+                      f"{when}, longer than {host_timeout:g} s "
                       "(--host-timeout): giving up", file=sys.stderr, flush=True)
                 return EXIT_HOST_GONE
 
