@@ -255,6 +255,31 @@ async def test_the_log_scrolls_back_by_keys_and_stays_there_while_lines_come(
         assert log.scroll_y == log.max_scroll_y  # back at the end: following again
 
 
+async def test_the_log_wraps_its_lines_again_when_the_terminal_narrows(
+    stacks_home: Path,
+) -> None:
+    from tui.widgets.log import TableLog
+
+    async with table_on_screen(stacks_home, size=(200, 40)) as (_app, pilot, screen):
+        log = screen.query_one(TableLog)
+        await settle(pilot)
+        words = " ".join(f"w{i}" for i in range(log.scrollable_content_region.width // 4))
+        screen.say(words)
+        await settle(pilot)
+        wide = [strip.text.rstrip() for strip in log.lines]
+        assert words in wide  # one line in the wide terminal
+        await pilot.resize_terminal(120, 40)  # the side log: 63 columns to 36
+        await settle(pilot)
+        width = log.scrollable_content_region.width
+        narrow = [strip.text.rstrip() for strip in log.lines]
+        assert words not in narrow
+        assert all(len(line) <= width for line in narrow), (width, narrow[-4:])
+        # Nothing cut off: every word is still there, in order, at the end of the log.
+        tail = " ".join(narrow).split()
+        assert tail[-len(words.split()):] == words.split()
+        assert log.scroll_y == log.max_scroll_y
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_the_status_line_is_never_cut(stacks_home: Path, size: tuple[int, int]) -> None:
     # A Block window on an opponent's pile is the longest status: at 80x24 the play order

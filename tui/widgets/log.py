@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections import deque
+
 from rich.text import Text
 from textual import events
 from textual.widgets import RichLog
 
+MAX_LINES = 500
+"""Lines a log keeps (the oldest go)."""
+
 
 class TableLog(RichLog, can_focus=False):
-    """Lines of markup, newest at the bottom. Not focusable: the arrows belong to the cards."""
+    """Lines of markup, newest at the bottom, wrapped again when the width changes. Not
+    focusable: the arrows belong to the cards."""
 
     DEFAULT_CSS = """
     TableLog {
@@ -20,19 +26,35 @@ class TableLog(RichLog, can_focus=False):
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes, wrap=True, markup=False, max_lines=500,
+        super().__init__(id=id, classes=classes, wrap=True, markup=False, max_lines=MAX_LINES,
                          min_width=20)
+        self._said: deque[Text] = deque(maxlen=MAX_LINES)
+        """What was written, to wrap again at a new width (RichLog keeps only the strips)."""
+        self._wrapped_at: int | None = None
 
     def say(self, markup: str) -> None:
-        self.write(Text.from_markup(markup))
+        self._put(Text.from_markup(markup))
 
     def chat(self, name: str, text: str) -> None:
         line = Text()
         line.append(f"{name}: ", style="bold italic")
         line.append(text, style="italic")
+        self._put(line)
+
+    def _put(self, line: Text) -> None:
+        self._said.append(line)
         self.write(line)
 
     def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        if self._size_known and self._wrapped_at is not None and width != self._wrapped_at:
+            # A narrower (or wider) terminal: the lines were cut to the old width.
+            said = list(self._said)
+            self.clear()
+            for line in said:
+                self.write(line, scroll_end=False)
+        if width:
+            self._wrapped_at = width
         # The log shrinks when the table above it grows (the pile rows mount after the
         # first lines came): keep the newest line in view.
         if self.auto_scroll:
