@@ -81,7 +81,7 @@ async def test_the_headless_host_says_who_joins_and_when_the_game_starts(
     def seat(name: str, online: bool = True) -> SimpleNamespace:
         return SimpleNamespace(name=name, online=online)
 
-    session = SimpleNamespace(seats=[seat("Bot 1"), None, None], game=None)
+    session = SimpleNamespace(seats=[seat("Bot 1"), None, None], game=None, spectators={})
     reporter = asyncio.create_task(_report_seats(session, every=0.01))  # type: ignore[arg-type]
     out = ""
 
@@ -106,6 +106,10 @@ async def test_the_headless_host_says_who_joins_and_when_the_game_starts(
         await printed("Bo is away (seat 1)\n")
         session.seats[1] = seat("Bo")
         await printed("Bo is back (seat 1)\n")
+        session.spectators[b"k" * 32] = "spectator"
+        await printed("A spectator is watching (1 spectator so far)\n")
+        session.spectators[b"j" * 32] = "Dee"
+        await printed("Dee (spectator) is watching (2 spectators so far)\n")
     finally:
         reporter.cancel()
 
