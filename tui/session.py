@@ -539,10 +539,12 @@ class TableSession:
             heard = session.host_heard
             since = "before you came" if heard is None else \
                 time.strftime("%H:%M", time.localtime(time.time() - (now - heard)))
-            how = ("its last will was waiting on the broker" if heard is None else
-                   "its broker connection ended (the host's last will)"
-                   if silent is None or silent < 1 else
-                   f"nothing from it for {silent:.0f} s")
+            if heard is None:
+                how = "its last will was waiting on the broker"
+            elif silent is None or silent < 1:
+                how = "its broker connection ended (the host's last will)"
+            else:
+                how = f"nothing from it for {silent:.0f} s"
             return Problem(
                 f"Host offline since {since}, waiting for it to come back.",
                 f"The host of {table!r} is gone: {how}.",

@@ -244,11 +244,10 @@ async def _follow(
                 continue
             if session.host_offline_at is None:
                 continue
-            since = session.host_heard if session.host_heard is not None \
-                else session.host_offline_at
+            heard = session.host_heard
+            since = heard if heard is not None else session.host_offline_at
             if now - since > host_timeout:
-                when = clock_time(now - since) if session.host_heard is not None else \
-                    "before this peer came"
+                when = "before this peer came" if heard is None else clock_time(now - since)
                 print(f"{who}: the host of table {table!r} has been offline since "
                       f"{when}, longer than {host_timeout:g} s "
                       "(--host-timeout): giving up", file=sys.stderr, flush=True)
