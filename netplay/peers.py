@@ -650,7 +650,7 @@ class BotPeer(Player):
             self._decide_at = None
             return
         if self._decide_at is None:
-            self._decide_at = now + self.think
+            self._decide_at = now + self._think_time()
         if now < self._decide_at:
             return
         self._decide_at = None
@@ -683,6 +683,10 @@ class BotPeer(Player):
         if thinking is not None:
             thinking.cancel()
         await super().close()
+
+    def _think_time(self) -> float:
+        """Seconds to wait before the next decision: ``think``; a subclass may vary it."""
+        return self.think
 
     def _acted(self, action: Action) -> None:
         """Hook for subclasses: an action is about to be sent."""

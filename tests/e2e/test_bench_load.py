@@ -29,3 +29,18 @@ def test_a_few_tables_at_once_all_finish_and_verify() -> None:
     assert 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
     assert report["frames_per_s"] > report["actions_per_s"]  # a batch reaches every seat
     assert report["broker_cpu_percent"] is not None and report["peers_cpu_percent"] > 0
+
+
+def test_the_load_benchs_tables_do_not_act_in_step() -> None:
+    # With a fixed wait, tables dealt together kept acting together, one burst a period,
+    # and p99 measured the burst's queue: each wait is drawn from 0.5 to 1.5 x the pace.
+    from netplay.identity import Identity
+    from tui.commands.bench_load_worker import _LoadBot
+
+    seat = _LoadBot(Identity.generate(), "t", broker="mqtt://127.0.0.1:1", think=2.0)
+    waits = [seat._think_time() for _ in range(400)]
+    assert all(1.0 <= wait <= 3.0 for wait in waits)
+    assert min(waits) < 1.2 and max(waits) > 2.8
+    assert 1.9 < sum(waits) / len(waits) < 2.1  # the pace is the mean
+    seat.think = 0.0  # after the measured window the games play out at full speed
+    assert seat._think_time() == 0.0

@@ -2,8 +2,10 @@
 
 N tables of four seats, each seat a bot peer with its own identity and connection, each
 table with its host peer (journal included, as ``stacks host`` has), spread over K
-worker processes. Every bot waits ``--pace`` seconds before each decision, so each table
-acts about every S seconds (0: as fast as it can). For ``--seconds`` the run measures
+worker processes. Every bot waits ``--pace`` seconds on average before each decision
+(each wait drawn uniformly from half to one and a half times it, so that tables dealt
+together do not act in step), so each table acts about every S seconds (0: as fast as it
+can). For ``--seconds`` the run measures
 action -> own view (the bench net latency) over all tables, actions/s, frames/s, and the
 CPU of the broker and of the peers; then the bots play on at full speed so that every
 game ends and every peer checks the deal. Games use short rules (a win at 3 chips, one
@@ -38,7 +40,8 @@ def add_bench_load_arguments(targets: argparse._SubParsersAction) -> None:  # ty
         "load",
         help="many tables at once: latency, throughput and CPU under load",
         description="N concurrent tables of four bot seats (each its own identity) and a "
-        "host each, over K worker processes, each table acting every S seconds. Reports "
+        "host each, over K worker processes, each table acting every S seconds on average "
+        "(each wait drawn from S/2 to 3S/2, so that the tables are not in step). Reports "
         "action -> own view p50/p99 over all tables, actions/s and frames/s in all, and "
         "the CPU of the broker and of the peers; every game then finishes and is verified.",
     )
@@ -50,7 +53,8 @@ def add_bench_load_arguments(targets: argparse._SubParsersAction) -> None:  # ty
         "that broker here (the shipped configs). Default: a Mosquitto of its own",
     )
     load.add_argument("--pace", type=float, default=2.0,
-                      help="seconds each seat waits before it acts; 0 = as fast as it can (2)")
+                      help="mean seconds a seat waits before it acts (each wait drawn from half to "
+                      "one and a half times it); 0 = as fast as it can (2)")
     load.add_argument("--processes", type=_count, default=2,
                       help="worker processes the tables are spread over (2)")
     load.add_argument("--seconds", type=float, default=20.0,

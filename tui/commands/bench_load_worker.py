@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import random
 import sys
 import tempfile
 import time
@@ -30,12 +31,21 @@ FINISH_WAIT = 300.0
 
 
 class _LoadBot(BotPeer):
-    """A seat that records (sent at, action -> own view) for its own actions."""
+    """A seat that records (sent at, action -> own view) for its own actions.
+
+    Each wait before a decision is drawn uniformly from half to one and a half times
+    ``think``: the tables act every ``think`` seconds on average, as independent tables
+    of people do, and not in step. With a fixed wait, tables dealt together (or all held
+    up by one stall of their process) kept acting together, in one burst per period,
+    and the bench measured the burst's queue instead of the path."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.samples: list[tuple[float, float]] = []
         self._sent: tuple[Action, float] | None = None
+
+    def _think_time(self) -> float:
+        return self.think * random.uniform(0.5, 1.5)
 
     def _acted(self, action: Action) -> None:
         self._sent = (action, time.perf_counter())
@@ -66,7 +76,8 @@ def _frames(tables: list[_Table]) -> int:
 async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
     urls: list[str] = spec["urls"]
     pace: float = spec["pace"]
-    window = min(60.0, pace + 1.0) if pace > 0 else 0.3
+    # Longer than the longest wait (1.5 x pace): a seat may still answer a Block window.
+    window = min(60.0, 1.5 * pace + 1.0) if pace > 0 else 0.3
     tables: list[_Table] = []
     with tempfile.TemporaryDirectory(prefix="stacks-load-") as tmp:
         for index in spec["tables"]:
