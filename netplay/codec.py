@@ -17,6 +17,11 @@ from netplay.errors import FrameError
 from netplay.identity import Identity, peer_id, verify
 
 PROTOCOL_VERSION = 1
+"""The frame's own format (the signed envelope), which journals and records keep too."""
+TABLE_PROTOCOL = 2
+"""What a table's peers must agree on beyond the frame format, named in the host's
+announcement (``protocol``): 2 since sealed boxes are ``crypto_box``es between two keys
+(1: anonymous ``SealedBox``es to the recipient)."""
 MAX_FRAME = 64 * 1024
 
 _LIMITS: dict[str, Any] = {

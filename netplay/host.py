@@ -38,7 +38,7 @@ from netplay import budget
 from netplay.batch import Batch
 from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.clock import TurnClock, Wait, next_beat
-from netplay.codec import Frame, ReplayGuard, decode
+from netplay.codec import TABLE_PROTOCOL, Frame, ReplayGuard, decode
 from netplay.entropy import COMMIT, REVEAL, DealRound, bot_entropy, entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import AnnounceWatch
@@ -557,7 +557,7 @@ class HostSession:
 
     def _unseal_action(self, outer: Frame) -> Frame:
         """The signed action frame inside a sealed one (actions travel sealed to the host)."""
-        inner = decode(self.identity.open_sealed(required(outer.body, "box", bytes)))
+        inner = decode(self.identity.open_from(outer.sender, required(outer.body, "box", bytes)))
         if inner.sender != outer.sender or inner.table != outer.table or inner.type != "action":
             raise FrameError("a sealed frame that is not the sender's own action")
         # The inner frames have their own order: a resumed host knows them from the journal
@@ -664,7 +664,7 @@ class HostSession:
             given = b""
             if sealed is not None:
                 try:
-                    given = self.identity.open_sealed(sealed)
+                    given = self.identity.open_from(key, sealed)
                 except FrameError:
                     given = b""
             if not hmac.compare_digest(given, password.encode()):
@@ -1383,7 +1383,7 @@ class HostSession:
             "name": self.settings.title or self.settings.table,
             "game": GAME_NAME,
             "variant": self.settings.game,
-            "protocol": 1,
+            "protocol": TABLE_PROTOCOL,
             "host": self.identity.key,
             "boot": self.boot,
             "players": self.settings.players,

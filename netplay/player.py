@@ -18,11 +18,11 @@ from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.clock import Wait, next_beat
-from netplay.codec import ReplayGuard, decode, frame_type
+from netplay.codec import TABLE_PROTOCOL, ReplayGuard, decode, frame_type
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import Claim, HostTrust, Trust, fingerprint, split_pin
-from netplay.identity import Identity, seal
+from netplay.identity import Identity
 from netplay.messages import MAX_CHAT, clean_text, key_bytes, optional, required
 from netplay.topics import Topics
 from netplay.verify import GameFacts, Verdict, verify_game
@@ -302,6 +302,7 @@ class PlayerSession:
         self._answered_at: float | None = None
         """When the host last sent to this peer's own channel, since the last heartbeat."""
         self._join_sent = False
+        self._protocol_said = False
         self._early_round: dict[str, Any] | None = None
         """An entropy round heard before our welcome (see ``_entropy_round``)."""
         self._revealed: bytes | None = None
@@ -427,7 +428,7 @@ class PlayerSession:
             return
         signed = self.sender.frame("action", {"action": action.to_wire(), "at": self.applied})
         self.sender.send(self.topics.outbox(self.peer_id), "sealed",
-                         {"box": seal(self.host_key, signed)})
+                         {"box": self.identity.seal_for(self.host_key, signed)})
         self._acted_at = self.now
         self._answered_at = None  # the answer to this action is still to come
 
@@ -535,7 +536,7 @@ class PlayerSession:
         if topic == t.inbox(self.peer_id):
             self._answered_at = self.now
             if kind == "sealed":
-                kind, body = open_sealed(self.identity, body)
+                kind, body = open_sealed(self.identity, frame.sender, body)
             elif kind in ("events", "snapshot") and self.seat is not None:
                 raise FrameError(f"an unsealed {kind!r} for a seated player")
             handler = {
@@ -644,6 +645,16 @@ class PlayerSession:
             # from its journal but not that we are here. Join again to be welcomed back.
             log.info("the host of table %s restarted: joining again", self.table)
             self._join_sent = False
+        protocol = body.get("protocol", TABLE_PROTOCOL)
+        if protocol != TABLE_PROTOCOL:
+            # An older or newer program: its sealed frames would not open here, nor ours
+            # there. Said once; the host is not followed and no seat is taken.
+            if not self._protocol_said:
+                self._protocol_said = True
+                self.notices.append(Refused(
+                    f"the table's host runs protocol {protocol!r} and this program "
+                    f"{TABLE_PROTOCOL}: both need the same version of sequence-stacks"))
+            raise FrameError(f"a host of protocol {protocol!r}")
         variant = body.get("variant", STACKS.name)
         try:
             definition = game_def(variant)
@@ -693,7 +704,7 @@ class PlayerSession:
         assert self.host_key is not None
         password = None
         if self.password is not None:
-            password = seal(self.host_key, self.password.encode())
+            password = self.identity.seal_for(self.host_key, self.password.encode())
         self.sender.send(
             self.topics.outbox(self.peer_id), "join",
             {"name": self.name, "entropy_commit": entropy_commitment(self.entropy),

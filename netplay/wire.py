@@ -7,7 +7,7 @@ from typing import Any
 
 from netplay.codec import Sequencer, encode, pack, unpack
 from netplay.errors import FrameError
-from netplay.identity import Identity, seal
+from netplay.identity import Identity
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ class Sender:
 
     def send_sealed(self, topic: str, key: bytes, type_: str, body: dict[str, Any]) -> None:
         """Send ``(type_, body)`` readable only by ``key``, inside a signed ``sealed`` frame."""
-        box = seal(key, pack([type_, body]))
+        box = self.identity.seal_for(key, pack([type_, body]))
         self.send(topic, "sealed", {"box": box})
 
     def drain(self) -> list[Outgoing]:
@@ -47,12 +47,15 @@ class Sender:
         return out
 
 
-def open_sealed(identity: Identity, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The ``(type, body)`` inside a ``sealed`` frame addressed to ``identity``."""
+def open_sealed(
+    identity: Identity, sender: bytes, body: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The ``(type, body)`` inside a ``sealed`` frame that ``sender`` addressed to
+    ``identity``."""
     box = body.get("box")
     if not isinstance(box, bytes):
         raise FrameError("a sealed frame carries a 'box'")
-    inner = unpack(identity.open_sealed(box))
+    inner = unpack(identity.open_from(sender, box))
     if (
         not isinstance(inner, list)
         or len(inner) != 2

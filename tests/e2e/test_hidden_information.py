@@ -101,7 +101,7 @@ async def test_a_subscriber_to_every_topic_sees_no_hidden_card(mosquitto: str) -
             sealed += 1
             # Even a peer of this table can't open another seat's box.
             with pytest.raises(FrameError):
-                Identity.generate().open_sealed(frame.body["box"])
+                Identity.generate().open_from(frame.sender, frame.body["box"])
             continue
         for cards in _hidden_fields(frame.body):
             leaked = [c for c in cards if c != HIDDEN]

@@ -36,7 +36,7 @@ from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
 from engine.actions import Block
 from engine.events import PileBlocked
 from engine.state import Phase, State
-from netplay.codec import decode
+from netplay.codec import TABLE_PROTOCOL, decode
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.host import HostSettings
@@ -200,7 +200,7 @@ async def _sustained_hijack(url: str, table: str, stop: asyncio.Event, sent: lis
     once, then 10 a second); ``sent[0]`` counts them."""
     rogue = Identity.generate()
     payload = Sender(rogue, table).frame("announce", {
-        "name": table, "game": "sequence-stacks", "protocol": 1, "host": rogue.key,
+        "name": table, "game": "sequence-stacks", "protocol": TABLE_PROTOCOL, "host": rogue.key,
         "players": 3, "seats": [None, None, None], "status": "lobby", "boot": os.urandom(8),
         "commit": os.urandom(32), "password": False, "block_window": 3.0, "rules": {},
     })

@@ -402,7 +402,7 @@ def frames(log: list[tuple[str, bytes]], topic_suffix: str = "") -> Iterator[tup
 def opened(identity: Identity, frame: Frame) -> tuple[str, dict[str, Any]]:
     """A frame's ``(type, body)``, opening it when sealed."""
     if frame.type == "sealed":
-        return open_sealed(identity, frame.body)
+        return open_sealed(identity, frame.sender, frame.body)
     return frame.type, frame.body
 
 

@@ -3,7 +3,7 @@ at once by its own, and its players hear that someone impersonates the table."""
 
 from __future__ import annotations
 
-from netplay.codec import decode
+from netplay.codec import TABLE_PROTOCOL, decode
 from netplay.hosts import AnnounceWatch, HostTrust, Trust, check_pin, fingerprint, split_pin
 from netplay.identity import Identity
 from netplay.player import HostConflict, Impostor, TableClosed
@@ -18,7 +18,7 @@ def _retained_host(table: Table) -> bytes:
 
 def _rogue_announcement(table: Table) -> tuple[Identity, bytes]:
     rogue = Identity.from_seed(b"r" * 32)
-    body = {"name": "t1", "game": "sequence-stacks", "protocol": 1, "host": rogue.key,
+    body = {"name": "t1", "game": "sequence-stacks", "protocol": TABLE_PROTOCOL, "host": rogue.key,
             "players": 2, "seats": [None, None], "status": "lobby", "commit": bytes(32),
             "password": False, "block_window": 3.0, "rules": {}}
     return rogue, forge(rogue, "announce", body)

@@ -19,7 +19,7 @@ from engine.state import Phase
 from engine.views import public_hash
 from netplay.codec import MAX_FRAME, decode, pack
 from netplay.host import HostSession, HostSettings
-from netplay.identity import Identity, seal
+from netplay.identity import Identity
 from netplay.player import Joined, PlayerSession, Refused, Rejected, Resynced
 from netplay.wire import open_sealed
 
@@ -164,7 +164,7 @@ def test_out_of_turn_action_is_rejected_with_the_engines_reason() -> None:
     # The reply went to the player's own inbox, sealed (it names a card of its hand).
     inbox = [f for _, f in frames(table.broker.log, f"/peer/{other.peer_id}/in")]
     assert not [f for f in inbox if f.type == "rejected"]
-    opened = [open_sealed(other.identity, f.body) for f in inbox if f.type == "sealed"]
+    opened = [open_sealed(other.identity, f.sender, f.body) for f in inbox if f.type == "sealed"]
     replies = [body for kind, body in opened if kind == "rejected"]
     assert replies == [{"reason": str(expected.value), "action": action.to_wire()}]
     assert new_dropped(table, then) == []
@@ -395,7 +395,7 @@ def test_join_with_wrong_password_is_refused() -> None:
     # A password sealed to some other key does not open for the host either.
     sneaky = identity_for(14, "sneaky")
     body = {"name": "sneaky", "entropy": b"\1" * 32, "watch": False,
-            "password": seal(sneaky.key, b"open sesame")}
+            "password": sneaky.seal_for(sneaky.key, b"open sesame")}
     table.inject(table.topics.outbox(sneaky.peer_id), forge(sneaky, "join", body))
     assert table.host.seats[1] is None and table.host.game is None
     late = table.add_player("late", password="open sesame")

@@ -11,7 +11,7 @@ import pytest
 
 from netplay.codec import decode
 from netplay.errors import FrameError, ProfileError
-from netplay.identity import KEY_FILE, Identity, load_profile, peer_id, profiles_dir, seal
+from netplay.identity import KEY_FILE, Identity, load_profile, peer_id, profiles_dir
 from netplay.wire import Sender, open_sealed
 
 from .harness import TABLE, identity_for
@@ -29,41 +29,57 @@ def test_peer_id_is_the_first_16_bytes_of_sha256_in_hex() -> None:
 
 def test_seal_round_trip() -> None:
     for message in (b"", b"x", os.urandom(5000)):
-        box = seal(ALICE.key, message)
+        box = BOB.seal_for(ALICE.key, message)
         assert len(message) < 16 or message not in box  # a long plaintext never shows
-        assert ALICE.open_sealed(box) == message
+        assert ALICE.open_from(BOB.key, box) == message
 
 
 def test_sealing_is_randomised() -> None:
-    assert seal(ALICE.key, b"same") != seal(ALICE.key, b"same")
+    assert BOB.seal_for(ALICE.key, b"same") != BOB.seal_for(ALICE.key, b"same")
 
 
 def test_a_box_for_another_key_does_not_open() -> None:
-    box = seal(ALICE.key, b"for alice only")
+    box = BOB.seal_for(ALICE.key, b"for alice only")
+    carol = Identity.generate()
     with pytest.raises(FrameError):
-        BOB.open_sealed(box)
+        carol.open_from(BOB.key, box)  # a third party, told who sealed it
     with pytest.raises(FrameError):
-        Identity.generate().open_sealed(box)
+        carol.open_from(ALICE.key, box)
+    with pytest.raises(FrameError):
+        ALICE.open_from(carol.key, box)  # the right reader, the wrong sender named
+
+
+def test_a_box_sent_back_to_its_sealer_does_not_open() -> None:
+    # Both ends of a pair share one key: the box names its sender, so the host can't be
+    # handed its own box for a seat as if the seat had sealed it.
+    box = BOB.seal_for(ALICE.key, b"for alice only")
+    with pytest.raises(FrameError, match="did not seal"):
+        BOB.open_from(ALICE.key, box)
 
 
 @pytest.mark.parametrize("box", [b"", b"x", b"x" * 48, b"x" * 200])
 def test_junk_boxes_do_not_open(box: bytes) -> None:
     with pytest.raises(FrameError):
-        ALICE.open_sealed(box)
+        ALICE.open_from(BOB.key, box)
+
+
+def test_opening_from_a_key_that_is_not_a_point_is_a_frame_error() -> None:
+    with pytest.raises(FrameError):
+        ALICE.open_from(b"\x02" + b"\xff" * 31, b"x" * 80)
 
 
 def test_a_tampered_box_does_not_open() -> None:
-    box = bytearray(seal(ALICE.key, b"secret"))
-    for index in (0, 31, 32, len(box) - 1):
+    box = bytearray(BOB.seal_for(ALICE.key, b"secret"))
+    for index in (0, 23, 24, len(box) - 1):
         mutated = bytearray(box)
         mutated[index] ^= 1
         with pytest.raises(FrameError):
-            ALICE.open_sealed(bytes(mutated))
+            ALICE.open_from(BOB.key, bytes(mutated))
 
 
 def test_seal_refuses_a_key_that_is_not_a_point() -> None:
     with pytest.raises(ValueError):
-        seal(b"\x02" + b"\xff" * 31, b"data")
+        BOB.seal_for(b"\x02" + b"\xff" * 31, b"data")
 
 
 def test_sealed_frames_through_the_wire_layer() -> None:
@@ -72,9 +88,9 @@ def test_sealed_frames_through_the_wire_layer() -> None:
     (out,) = sender.drain()
     frame = decode(out.payload)
     assert frame.type == "sealed" and frame.sender == BOB.key
-    assert open_sealed(ALICE, frame.body) == ("events", {"n": 3, "cards": [1, 2]})
+    assert open_sealed(ALICE, frame.sender, frame.body) == ("events", {"n": 3, "cards": [1, 2]})
     with pytest.raises(FrameError):
-        open_sealed(BOB, frame.body)
+        open_sealed(BOB, frame.sender, frame.body)
 
 
 @pytest.mark.parametrize(
@@ -83,15 +99,15 @@ def test_sealed_frames_through_the_wire_layer() -> None:
         {},
         {"box": "text"},
         {"box": None},
-        {"box": seal(ALICE.key, b"\x93\x01\x02\x03")},  # [1, 2, 3]
-        {"box": seal(ALICE.key, b"\x92\x01\x80")},  # [1, {}]
-        {"box": seal(ALICE.key, b"\x92\xa1x\x90")},  # ["x", []]
-        {"box": seal(ALICE.key, b"\xc1")},  # not msgpack
+        {"box": BOB.seal_for(ALICE.key, b"\x93\x01\x02\x03")},  # [1, 2, 3]
+        {"box": BOB.seal_for(ALICE.key, b"\x92\x01\x80")},  # [1, {}]
+        {"box": BOB.seal_for(ALICE.key, b"\x92\xa1x\x90")},  # ["x", []]
+        {"box": BOB.seal_for(ALICE.key, b"\xc1")},  # not msgpack
     ],
 )
 def test_malformed_sealed_bodies(body: dict[str, object]) -> None:
     with pytest.raises(FrameError):
-        open_sealed(ALICE, body)
+        open_sealed(ALICE, BOB.key, body)
 
 
 def test_load_profile_creates_a_private_key_file_once(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from netplay.codec import TABLE_PROTOCOL
 from netplay.host import HostSettings
 from netplay.hosts import HostTrust, Trust, fingerprint
 from netplay.identity import Identity
@@ -26,7 +27,7 @@ from .harness import SHORT, TABLE, Table, forge
 
 def _rogue_announcement() -> tuple[Identity, bytes]:
     rogue = Identity.from_seed(b"r" * 32)
-    body = {"name": TABLE, "game": "sequence-stacks", "protocol": 1, "host": rogue.key,
+    body = {"name": TABLE, "game": "sequence-stacks", "protocol": TABLE_PROTOCOL, "host": rogue.key,
             "players": 2, "seats": [None, None], "status": "lobby", "commit": bytes(32),
             "password": False, "block_window": 3.0, "rules": {}, "boot": b"b" * 8}
     return rogue, forge(rogue, "announce", body)

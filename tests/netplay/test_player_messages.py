@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from engine.config import RulesConfig
 from engine.state import Phase
 from netplay.codec import pack
-from netplay.identity import seal
-from netplay.player import ChatLine, PlayerSession
+from netplay.player import ChatLine, PlayerSession, Refused
 
 from .harness import SHORT, Table, forge, identity_for
 
@@ -36,8 +35,8 @@ def test_frames_not_signed_by_the_host_are_dropped() -> None:
     batch = table.host.batches[-1].redacted_for(0).to_body()
     inbox = table.topics.inbox(me.peer_id)
     before = (me.applied, list(me.dropped))
-    table.inject(inbox, forge(impostor, "sealed", {"box": seal(me.identity.key,
-                                                               pack(["events", batch]))}))
+    box = impostor.seal_for(me.identity.key, pack(["events", batch]))
+    table.inject(inbox, forge(impostor, "sealed", {"box": box}))
     table.inject(table.topics.events, forge(impostor, "heartbeat", {"at": 999}))
     body = {"host": impostor.key, "game": "sequence-stacks", "players": 2}
     table.inject(table.topics.announce, forge(impostor, "announce", body))
@@ -130,7 +129,7 @@ def test_fuzz_host_frames_never_cause_an_internal_error(
     elif where == "inbox":
         topic, payload = table.topics.inbox(session.peer_id), forge(host, type_, body)
     else:
-        box = seal(session.identity.key, pack([type_, body]))
+        box = host.seal_for(session.identity.key, pack([type_, body]))
         topic, payload = table.topics.inbox(session.peer_id), forge(host, "sealed", {"box": box})
     session.receive(topic, payload, table.clock)
     session.tick(table.clock + 1)
@@ -160,3 +159,26 @@ def test_a_replayed_chat_line_is_dropped() -> None:
     payload = next(p for t, p in reversed(table.broker.log) if t == table.topics.chat)
     table.inject(table.topics.chat, payload)
     assert table.notices_of(me, ChatLine) == [ChatLine("p0", "gg")]
+
+
+def test_a_host_of_another_protocol_is_named_and_no_seat_is_taken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A host built before sealed boxes became crypto_boxes between two keys: its boxes
+    # would not open here, nor ours there. The player is told why and does not join.
+    import netplay.host
+
+    monkeypatch.setattr(netplay.host, "TABLE_PROTOCOL", 1)
+    table = Table(2, join=False)
+    old = table.add_player("new-program")
+    table.pump()
+    refused = table.notices_of(old, Refused)
+    assert [n.reason for n in refused] == [
+        "the table's host runs protocol 1 and this program 2: both need the same version "
+        "of sequence-stacks"]
+    assert not old.joined and old.host_key is None
+    assert all(info is None for info in table.host.seats)
+    table.host.tick(table.clock + 5)  # announcements again: still said once
+    table.flush()
+    table.pump()
+    assert len(table.notices_of(old, Refused)) == 1

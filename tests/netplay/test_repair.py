@@ -43,7 +43,7 @@ def batch_to(table: Table, session: PlayerSession, n: int) -> Filter:
             return payload == matched[0]
         frame = decode(payload)
         if frame.type == "sealed":
-            kind, body = open_sealed(session.identity, frame.body)
+            kind, body = open_sealed(session.identity, frame.sender, frame.body)
         else:
             kind, body = frame.type, frame.body
         if kind == "events" and body.get("n") == n:
@@ -294,7 +294,7 @@ def test_a_corrupted_view_is_reported_and_repaired() -> None:
     # The host answered with this seat's own snapshot, sealed.
     inbox = table.topics.inbox(me.peer_id)
     replies = [decode(p) for t, p in table.broker.log[mark:] if t == inbox]
-    kinds = [open_sealed(me.identity, f.body)[0] for f in replies if f.type == "sealed"]
+    kinds = [open_sealed(me.identity, f.sender, f.body)[0] for f in replies if f.type == "sealed"]
     assert "snapshot" in kinds
     assert table.notices_of(me, Resynced)
     table.assert_in_step()

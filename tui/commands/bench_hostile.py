@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import aiomqtt
 
-from netplay.codec import decode
+from netplay.codec import TABLE_PROTOCOL, decode
 from netplay.errors import FrameError
 from netplay.host import HostSettings
 from netplay.identity import Identity
@@ -290,7 +290,7 @@ async def hijack_restore_time(url: str, table: str, *, rogue_payload: bytes | No
     if rogue_payload is None:
         rogue = Identity.generate()
         rogue_payload = Sender(rogue, table).frame("announce", {
-            "name": table, "game": "sequence-stacks", "protocol": 1, "host": rogue.key,
+            "name": table, "game": "sequence-stacks", "protocol": TABLE_PROTOCOL, "host": rogue.key,
             "players": 3, "seats": [None, None, None], "status": "lobby",
             "commit": os.urandom(32), "password": False, "block_window": 3.0, "rules": {},
         })
