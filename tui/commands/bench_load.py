@@ -187,7 +187,9 @@ def _run(args: argparse.Namespace, urls: list[str], pids: list[int]) -> dict[str
             assert worker.stdout is not None
             line = worker.stdout.readline()
             if line.strip() != "ready":
-                raise RuntimeError("a worker could not seat its tables (is the broker up?)")
+                why = line.strip().removeprefix("failed: ") or "it stopped"
+                raise RuntimeError(f"a worker could not seat its tables: {why} (is the "
+                                   "broker up, and can it take this many?)")
         broker0 = _cpu_seconds(pids)
         for worker in workers:
             assert worker.stdin is not None

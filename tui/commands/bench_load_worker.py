@@ -26,6 +26,10 @@ from netplay.transport import MqttTransport
 
 SHORT_RULES = RulesConfig(win_chips=3, win_min_each_colour=1)
 SEATS = 4
+STAGE = 10
+"""Tables a worker seats at a time (see ``_worker``)."""
+STAGE_WAIT = 60.0
+"""Seconds a group of tables gets to be dealt."""
 FINISH_WAIT = 300.0
 """Seconds the games get to finish at full speed after the measured window."""
 
@@ -73,6 +77,16 @@ def _frames(tables: list[_Table]) -> int:
     return total
 
 
+def _not_dealt(stage: list[_Table], first: int) -> str:
+    peers = [peer for table in stage for peer in (table.host, *table.seats)]
+    away = [peer for peer in peers if not peer.transport.connected.is_set()]
+    if away:
+        return (f"{len(away)} of {len(peers)} peers could not connect to the broker in "
+                f"{STAGE_WAIT:.0f} s")
+    return (f"tables {first + 1}-{first + len(stage)} of this worker were not dealt "
+            f"within {STAGE_WAIT:.0f} s")
+
+
 async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
     urls: list[str] = spec["urls"]
     pace: float = spec["pace"]
@@ -91,14 +105,20 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
                               name=f"seat{s}", think=pace) for s in range(SEATS)]
             tables.append(_Table(host, seats))
         try:
-            for table in tables:
-                await table.host.__aenter__()
-            await asyncio.gather(*(seat.__aenter__() for t in tables for seat in t.seats))
-            deadline = time.monotonic() + 60 + 2 * len(tables)
-            while not all(t.host.host.game is not None for t in tables):
-                if time.monotonic() > deadline:
-                    raise RuntimeError("not every table was dealt within the start-up time")
-                await asyncio.sleep(0.1)
+            # A few tables at a time, each group dealt before the next comes, as tables
+            # come to a broker in use: all at once, a three-node NATS cluster had to set
+            # up some 1,500 QoS 1 subscriptions (a JetStream consumer each) within
+            # seconds, timed its requests out, refused them, and no table was dealt.
+            for first in range(0, len(tables), STAGE):
+                stage = tables[first:first + STAGE]
+                for table in stage:
+                    await table.host.__aenter__()
+                await asyncio.gather(*(seat.__aenter__() for t in stage for seat in t.seats))
+                deadline = time.monotonic() + STAGE_WAIT
+                while not all(t.host.host.game is not None for t in stage):
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(_not_dealt(stage, first))
+                    await asyncio.sleep(0.05)
             # Hundreds of peers are set up: their objects are there to stay, and a full
             # collection walking them all would stall every table of the process at once.
             gc.collect()
@@ -144,13 +164,16 @@ def _worker_main(spec_json: str) -> int:
     try:
         import uvloop  # type: ignore[import-not-found]
     except ImportError:
-        result = asyncio.run(_worker(spec))
+        run = asyncio.run
     else:
-        result = uvloop.run(_worker(spec))
+        run = uvloop.run
+    try:
+        result = run(_worker(spec))
+    except RuntimeError as exc:  # said by the parent, in its words
+        print(f"failed: {exc}", flush=True)
+        return 1
     print(json.dumps(result), flush=True)
     return 0
-
-
 
 
 if __name__ == "__main__":
