@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import netplay.host
 from engine.config import RulesConfig
 from engine.state import Phase
 from netplay.codec import pack
@@ -166,19 +167,17 @@ def test_a_host_of_another_protocol_is_named_and_no_seat_is_taken(
 ) -> None:
     # A host built before sealed boxes became crypto_boxes between two keys: its boxes
     # would not open here, nor ours there. The player is told why and does not join.
-    import netplay.host
-
     monkeypatch.setattr(netplay.host, "TABLE_PROTOCOL", 1)
     table = Table(2, join=False)
-    old = table.add_player("new-program")
+    player = table.add_player("new-program")
     table.pump()
-    refused = table.notices_of(old, Refused)
+    refused = table.notices_of(player, Refused)
     assert [n.reason for n in refused] == [
         "the table's host runs protocol 1 and this program 2: both need the same version "
         "of sequence-stacks"]
-    assert not old.joined and old.host_key is None
+    assert not player.joined and player.host_key is None
     assert all(info is None for info in table.host.seats)
     table.host.tick(table.clock + 5)  # announcements again: still said once
     table.flush()
     table.pump()
-    assert len(table.notices_of(old, Refused)) == 1
+    assert len(table.notices_of(player, Refused)) == 1

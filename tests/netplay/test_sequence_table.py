@@ -119,4 +119,3 @@ def test_a_peer_that_plays_only_stacks_is_told_and_does_not_take_a_seat() -> Non
     table.add_player("p0")
     table.pump()
     assert table.host.seats[0] is not None  # the seat went to the next player
-

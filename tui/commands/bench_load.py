@@ -5,11 +5,11 @@ table with its host peer (journal included, as ``stacks host`` has), spread over
 worker processes. Every bot waits ``--pace`` seconds on average before each decision
 (each wait drawn uniformly from half to one and a half times it, so that tables dealt
 together do not act in step), so each table acts about every S seconds (0: as fast as it
-can). For ``--seconds`` the run measures
-action -> own view (the bench net latency) over all tables, actions/s, frames/s, and the
-CPU of the broker and of the peers; then the bots play on at full speed so that every
-game ends and every peer checks the deal. Games use short rules (a win at 3 chips, one
-of each colour) so that a run ends soon; the protocol is the same.
+can). For ``--seconds`` the run measures action -> own view (the bench net latency) over
+all tables, actions/s, frames/s, and the CPU of the broker and of the peers; then the
+bots play on at full speed so that every game ends and every peer checks the deal. Games
+use short rules (a win at 3 chips, one of each colour) so that a run ends soon; the
+protocol is the same.
 
 Workers talk to this process over pipes: each says ``ready`` once its games are dealt,
 all are told ``go`` together, and each ends with one JSON line of what it measured.
