@@ -1,9 +1,9 @@
 """The host's journal: an append-only file from which a crashed table is brought back.
 
 The host session (``netplay.host``) hands its driver journal entries, like frames; the
-driver writes them here as they come and makes them durable (``fdatasync``, in a worker
-thread, while the session seals and signs the frames) *before* it publishes the frames
-that depend on them (a seat's welcome, a batch). So whatever a peer has seen, the journal
+driver writes them here as they come and makes them durable (``fdatasync``: on the loop's
+thread for a fast disk, in a worker thread for a slow one, see ``netplay.peers.Host``)
+*before* it publishes the frames that depend on them (a seat's welcome, a batch). So whatever a peer has seen, the journal
 holds, and ``stacks host --resume TABLE`` rebuilds the table from it.
 
 The file is JSON lines (bytes as ``{"hex": ...}``, as in game records): a first line
@@ -128,8 +128,8 @@ _datasync = getattr(os, "fdatasync", os.fsync)
 class JournalFile:
     """An open journal, held (flock) by this process until :meth:`close`.
 
-    :meth:`append` writes and syncs; a driver that overlaps the disk with other work
-    writes with :meth:`write`, hands :meth:`sync_written` to a worker thread, and takes what it
+    :meth:`append` writes and syncs; a driver that syncs when it chooses (later, or in a
+    worker thread) writes with :meth:`write`, calls :meth:`sync_written`, and takes what it
     returns to :meth:`mark_synced`: entries up to :attr:`synced` bytes are durable.
     """
 

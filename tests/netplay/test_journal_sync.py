@@ -17,29 +17,33 @@ from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.journal import Entry, JournalFile
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Host
+from netplay.peers import INLINE_SYNC, BotPeer, Host
 from netplay.record import from_json
 from tests.netplay.harness import SHORT
 
 
 class SlowDisk(JournalFile):
-    """A journal whose syncs take a while in the worker thread, and which knows how many of
-    its bytes really are durable (set only once the real sync has returned)."""
+    """A journal whose syncs take ``delay`` seconds more than the disk's, and which knows
+    how many of its bytes really are durable (set only once the real sync has returned)
+    and on which threads it was synced, in order."""
+
+    delay = 0.004  # a slow disk: frames pile up behind the sync
 
     def __init__(self, path: Path, fd: int) -> None:
         super().__init__(path, fd)
         self.durable = 0
         self.syncs = 0
-        self.threads: set[str] = set()
+        self.threads: list[str] = []
         self.lock = threading.Lock()
 
     def sync_written(self) -> int:
-        time.sleep(0.004)  # a slow disk: frames pile up behind the sync
+        if self.delay:
+            time.sleep(self.delay)
         upto = super().sync_written()
         with self.lock:
             self.durable = max(self.durable, upto)
             self.syncs += 1
-            self.threads.add(threading.current_thread().name)
+            self.threads.append(threading.current_thread().name)
         return upto
 
     def durable_entries(self) -> list[Entry]:
@@ -82,12 +86,26 @@ class CheckingBroker(AsyncMemoryBroker):
                                  f"was durable ({body.get('n', body.get('seat'))})")
 
 
-@pytest.mark.asyncio
-async def test_no_frame_is_published_before_its_journal_entry_is_durable(
-    tmp_path: Path,
-) -> None:
+class FastDisk(SlowDisk):
+    """A disk that is never slow, however loaded the machine (a real ``fdatasync`` can
+    take milliseconds there): the sync only counts what was written as durable."""
+
+    delay = 0.0
+
+    def sync_written(self) -> int:
+        upto = self.written
+        with self.lock:
+            self.durable = max(self.durable, upto)
+            self.syncs += 1
+            self.threads.append(threading.current_thread().name)
+        return upto
+
+
+async def _play_durably(tmp_path: Path, disk: type[SlowDisk]) -> tuple[Host, SlowDisk]:
+    """A three-seat game on a journal of ``disk``; every batch and welcome checked at its
+    publication for the durability of the journal entry it rests on."""
     table = "durable"
-    journal = SlowDisk.create(table, folder=tmp_path)
+    journal = disk.create(table, folder=tmp_path)
     assert isinstance(journal, SlowDisk)
     identity = Identity.generate()
     broker = CheckingBroker(identity.key, journal)
@@ -104,8 +122,30 @@ async def test_no_frame_is_published_before_its_journal_entry_is_durable(
     # seat's welcome after its seat entry.
     assert broker.checked["events"] == len(host.host.batches) > 5
     assert broker.checked["welcome"] >= 2
-    # The game's syncs ran beside the loop, in a worker thread.
-    assert any(name.startswith("journal-sync") for name in journal.threads)
+    return host, journal
+
+
+@pytest.mark.asyncio
+async def test_a_slow_disk_is_synced_in_a_worker_thread_and_no_frame_goes_out_before_it(
+    tmp_path: Path,
+) -> None:
+    host, journal = await _play_durably(tmp_path, SlowDisk)
+    # A few syncs on the loop's thread showed the disk slow: the rest ran beside the loop.
+    assert host.sync_average > INLINE_SYNC
+    workers = [name for name in journal.threads if name.startswith("journal-sync")]
+    assert len(workers) > journal.syncs // 2
+    assert not any(name.startswith("journal-sync") for name in journal.threads[:3])
+
+
+@pytest.mark.asyncio
+async def test_a_fast_disk_is_synced_on_the_loops_thread_and_no_frame_goes_out_before_it(
+    tmp_path: Path,
+) -> None:
+    host, journal = await _play_durably(tmp_path, FastDisk)
+    # Handing a fast sync to a thread and back costs more than the sync: none went there.
+    assert journal.syncs > 5
+    assert set(journal.threads) == {threading.main_thread().name}
+    assert host.sync_average <= INLINE_SYNC
 
 
 @pytest.mark.asyncio
