@@ -3,8 +3,9 @@
 The host session (``netplay.host``) hands its driver journal entries, like frames; the
 driver writes them here as they come and makes them durable (``fdatasync``: on the loop's
 thread for a fast disk, in a worker thread for a slow one, see ``netplay.peers.Host``)
-*before* it publishes the frames that depend on them (a seat's welcome, a batch). So whatever a peer has seen, the journal
-holds, and ``stacks host --resume TABLE`` rebuilds the table from it.
+*before* it publishes the frames that depend on them (a seat's welcome, a batch). So
+whatever a peer has seen, the journal holds, and ``stacks host --resume TABLE`` rebuilds
+the table from it.
 
 The file is JSON lines (bytes as ``{"hex": ...}``, as in game records): a first line
 that names the file (``journal``), then the session's entries (``table``, ``seat``,
