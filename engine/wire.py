@@ -49,13 +49,18 @@ def _bool_field(name: str) -> typing.Callable[[object], object]:
 
 
 def _enum_field(name: str, enum: type[IntEnum]) -> typing.Callable[[object], object]:
+    # A dict lookup, not ``enum(value)``: the enum's call machinery costs more than the
+    # rest of the decode. ``type(value) is int`` keeps bools (and floats equal to a
+    # member's value) out, as before.
+    members: dict[int, IntEnum] = {int(member): member for member in enum}
+
     def decode(value: object) -> object:
         if type(value) is not int:
             raise MalformedError(f"field {name!r} must be an integer, not {value!r}")
-        try:
-            return enum(value)
-        except ValueError:
-            raise MalformedError(f"field {name!r}: {value} is no {enum.__name__}") from None
+        member = members.get(value)
+        if member is None:
+            raise MalformedError(f"field {name!r}: {value} is no {enum.__name__}")
+        return member
 
     return decode
 
@@ -97,14 +102,47 @@ def _decoder_for(name: str, hint: Any) -> typing.Callable[[object], object]:
     raise TypeError(f"unsupported wire field type {hint!r} for {name}")
 
 
+def _encoder_for(hint: Any) -> typing.Callable[[Any], object] | None:
+    """How a field of type ``hint`` goes on the wire: ``None`` when its value goes as it
+    is (ints, bools, ``None``), else the conversion to plain data (an enum to its int, a
+    tuple to a list). Only types :func:`_decoder_for` accepts get here."""
+    if get_origin(hint) in (typing.Union, UnionType):
+        args = [a for a in get_args(hint) if a is not type(None)]
+        inner = _encoder_for(args[0]) if len(args) == 1 else None
+        if inner is None:
+            return None
+        return lambda value: None if value is None else inner(value)
+    if isinstance(hint, type) and issubclass(hint, IntEnum):
+        return int
+    if get_origin(hint) is tuple:
+        return list
+    return None
+
+
+class _Codec:
+    """One record type's wire form, worked out once from its fields' declared types:
+    ``to_wire`` and ``from_wire`` then run through a short loop with no type tests."""
+
+    __slots__ = ("decoders", "encoders", "expected")
+
+    def __init__(self, record_type: type[Record]) -> None:
+        fields = dataclasses.fields(record_type)  # type: ignore[arg-type]
+        if not all(f.init for f in fields):
+            raise TypeError(f"{record_type.__name__}: every wire field must be an init field")
+        hints = typing.get_type_hints(record_type)
+        self.encoders = tuple((f.name, _encoder_for(hints[f.name])) for f in fields)
+        self.decoders = tuple((f.name, _decoder_for(f.name, hints[f.name])) for f in fields)
+        self.expected = ", ".join(f.name for f in fields)
+        """The fields, named in an error."""
+
+
 class Record:
     """Base of wire records. Subclasses are frozen dataclasses with a ``TYPE`` tag."""
 
     __slots__ = ()
     TYPE: ClassVar[str]
     _family: ClassVar[dict[str, type[Record]]]
-    _decoders: ClassVar[tuple[tuple[str, typing.Callable[[object], object]], ...] | None]
-    _names: ClassVar[tuple[str, ...]]
+    _codec: ClassVar[_Codec | None]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -116,33 +154,22 @@ class Record:
         if known is not None and known.__qualname__ != cls.__qualname__:
             raise TypeError(f"duplicate wire type {cls.TYPE!r}")
         family[cls.TYPE] = cls
-        cls._decoders = None
+        cls._codec = None  # made on first use: the type hints need every module loaded
+
+    @classmethod
+    def _wire_codec(cls) -> _Codec:
+        codec = cls._codec
+        if codec is None:
+            codec = cls._codec = _Codec(cls)
+        return codec
 
     def to_wire(self) -> dict[str, object]:
+        codec = self._codec or self._wire_codec()  # one attribute load once it is made
         out: dict[str, object] = {"type": self.TYPE}
-        for name in self._field_names():
+        for name, encode in codec.encoders:
             value = getattr(self, name)
-            out[name] = list(value) if isinstance(value, tuple) else (
-                int(value) if isinstance(value, IntEnum) else value
-            )
+            out[name] = value if encode is None else encode(value)
         return out
-
-    @classmethod
-    def _field_names(cls) -> tuple[str, ...]:
-        names: tuple[str, ...] | None = cls.__dict__.get("_names")
-        if names is None:
-            names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-            cls._names = names
-        return names
-
-    @classmethod
-    def _field_decoders(cls) -> tuple[tuple[str, typing.Callable[[object], object]], ...]:
-        decoders = cls._decoders
-        if decoders is None:
-            hints = typing.get_type_hints(cls)
-            decoders = tuple((name, _decoder_for(name, hints[name])) for name in cls._field_names())
-            cls._decoders = decoders
-        return decoders
 
     @classmethod
     def from_wire(cls, data: object) -> Self:
@@ -154,16 +181,18 @@ class Record:
         record_type = cls._family.get(tag) if isinstance(tag, str) else None
         if record_type is None or not issubclass(record_type, cls):
             raise MalformedError(f"unknown {cls.__name__.lower()} type {tag!r}")
-        decoders = record_type._field_decoders()
+        codec = record_type._codec or record_type._wire_codec()
+        decoders = codec.decoders
         if len(data) != len(decoders) + 1:
-            expected = ", ".join(name for name, _ in decoders)
-            raise MalformedError(f"{tag} takes exactly the fields: {expected}")
-        values = {}
+            raise MalformedError(f"{tag} takes exactly the fields: {codec.expected}")
+        values = []
         for name, decode in decoders:
-            if name not in data:
-                raise MalformedError(f"{tag} is missing field {name!r}")
-            values[name] = decode(data[name])
-        return record_type(**values)
+            try:
+                value = data[name]
+            except KeyError:
+                raise MalformedError(f"{tag} is missing field {name!r}") from None
+            values.append(decode(value))
+        return record_type(*values)
 
 
 # -- snapshots --------------------------------------------------------------------------------
