@@ -1,8 +1,11 @@
-"""Frames: signed msgpack envelopes, decoded strictly from untrusted bytes.
+"""Frames: msgpack envelopes, signed or sealed, decoded strictly from untrusted bytes.
 
-A frame is ``msgpack([inner, signature])``; ``inner`` is
+A signed frame is ``msgpack([inner, signature])``; ``inner`` is
 ``msgpack([version, type, table, sender, seq, body])`` and the signature covers exactly
-those bytes. See docs/protocol.md.
+those bytes. A sealed frame, readable by one recipient only, is ``msgpack([inner])``
+with ``type`` ``sealed`` and ``body`` ``{"box": box}``: the box (a ``crypto_box`` from
+the sender to the recipient) holds ``msgpack([table, seq, type, body])``, and it is what
+authenticates the frame, header included. See docs/protocol.md.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from netplay.identity import Identity, peer_id, verify
 
 PROTOCOL_VERSION = 1
 """The frame's own format (the signed envelope), which journals and records keep too."""
-TABLE_PROTOCOL = 2
+TABLE_PROTOCOL = 3
 """What a table's peers must agree on beyond the frame format, named in the host's
-announcement (``protocol``): 2 since sealed boxes are ``crypto_box``es between two keys
-(1: anonymous ``SealedBox``es to the recipient)."""
+announcement (``protocol``): 3 since a sealed frame is authenticated by its box alone
+(2: a ``crypto_box`` in a signed frame; 1: anonymous ``SealedBox``es to the recipient)."""
+SEALED = "sealed"
+"""The type of a sealed frame's header (its own type is inside the box)."""
 MAX_FRAME = 64 * 1024
 
 _LIMITS: dict[str, Any] = {
@@ -44,6 +49,8 @@ class Frame:
     body: dict[str, Any]
     raw: bytes
     """The exact bytes received (kept as a proof, e.g. of a player's action)."""
+    sealed: bool = False
+    """It came sealed to the receiver: its box, not a signature, vouches for it."""
 
     @property
     def sender_id(self) -> str:
@@ -83,12 +90,27 @@ def encode(
     return pack([inner, identity.sign(inner)])
 
 
+def encode_sealed(
+    identity: Identity, sequencer: Sequencer, recipient: bytes, type_: str, table: str,
+    body: dict[str, Any],
+) -> bytes:
+    """A frame only ``recipient`` (a key) can read, authenticated by its box: only the
+    sender and the recipient can make such a box, and the box names its sender (see
+    ``Identity.seal_for``), so the recipient knows who sent it without a signature. The
+    header's table and seq are repeated inside, where they can't be changed.
+    ``ValueError`` if ``recipient`` is not a usable key."""
+    seq = sequencer.next()
+    box = identity.seal_for(recipient, pack([table, seq, type_, body]))
+    return pack([pack([PROTOCOL_VERSION, SEALED, table, identity.key, seq, {"box": box}])])
+
+
 def frame_type(data: bytes) -> str | None:
     """The type a frame claims, unverified (to skip what a peer would ignore anyway
-    without paying for its signature); ``None`` if it is not shaped like a frame."""
+    without paying for its signature); ``None`` if it is not shaped like a frame.
+    A sealed frame says ``sealed``: what it holds is for its recipient alone."""
     try:
         outer = unpack(data)
-        if isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes):
+        if isinstance(outer, list) and len(outer) in (1, 2) and isinstance(outer[0], bytes):
             fields = unpack(outer[0])
             if isinstance(fields, list) and len(fields) == 6 and isinstance(fields[1], str):
                 return fields[1]
@@ -98,18 +120,26 @@ def frame_type(data: bytes) -> str | None:
 
 
 def decode(
-    data: bytes, *, expected: bytes | None = None, sender_id: str | None = None
+    data: bytes, *, expected: bytes | None = None, sender_id: str | None = None,
+    opener: Identity | None = None,
 ) -> Frame:
-    """Decode and verify a frame. Checks shape and signature; not table, topic or seq.
+    """Decode and authenticate a frame. Checks shape and signature (or, for a sealed
+    frame, its box); not table, topic or seq.
 
     ``expected`` (a key) / ``sender_id`` (a peer id): who must have sent it, checked
-    before the signature (the costly part), so a flood from anyone else costs little.
+    before the signature or the box (the costly part), so a flood from anyone else costs
+    little. ``opener``: the identity a sealed frame may be addressed to; without one a
+    sealed frame is refused (it is someone else's). A sealed frame comes back opened,
+    with the type and body from inside its box and ``sealed`` set.
     """
     outer = unpack(data)
-    if not isinstance(outer, list) or len(outer) != 2:
-        raise FrameError("a frame is [inner, signature]")
-    inner, signature = outer
-    if not isinstance(inner, bytes) or not isinstance(signature, bytes) or len(signature) != 64:
+    if not isinstance(outer, list) or len(outer) not in (1, 2):
+        raise FrameError("a frame is [inner, signature], or [inner] when sealed")
+    inner = outer[0]
+    sealed = len(outer) == 1
+    if not isinstance(inner, bytes):
+        raise FrameError("a frame's inner part must be bytes")
+    if not sealed and (not isinstance(outer[1], bytes) or len(outer[1]) != 64):
         raise FrameError("a frame is [inner bytes, 64-byte signature]")
     fields = unpack(inner)
     if not isinstance(fields, list) or len(fields) != 6:
@@ -128,9 +158,27 @@ def decode(
     if sender_id is not None and peer_id(sender) != sender_id:
         raise FrameError("the sender's key does not match its topic")
     if expected is not None and sender != expected:
-        raise FrameError("a frame not signed by this table's host")
-    verify(sender, inner, signature)
-    return Frame(type_, table, sender, seq, body, data)
+        raise FrameError("a frame not from this table's host")
+    if (type_ == SEALED) != sealed:
+        raise FrameError("a sealed frame is [inner] with type 'sealed', and no other is"
+                         if sealed else "a signed 'sealed' frame (an older program's)")
+    if not sealed:
+        verify(sender, inner, outer[1])
+        return Frame(type_, table, sender, seq, body, data)
+    if opener is None:
+        raise FrameError("a sealed frame for someone else")
+    box = body.get("box")
+    if len(body) != 1 or not isinstance(box, bytes):
+        raise FrameError("a sealed frame's body is {box}")
+    contents = unpack(opener.open_from(sender, box))
+    if not isinstance(contents, list) or len(contents) != 4:
+        raise FrameError("a sealed box holds [table, seq, type, body]")
+    box_table, box_seq, box_type, box_body = contents
+    if box_table != table or box_seq != seq or type(box_seq) is not int:
+        raise FrameError("a sealed frame whose header is not its box's")
+    if not isinstance(box_type, str) or box_type == SEALED or not isinstance(box_body, dict):
+        raise FrameError("a sealed box holds a type and a body map")
+    return Frame(box_type, table, sender, seq, box_body, data, sealed=True)
 
 
 class ReplayGuard:

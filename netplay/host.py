@@ -523,7 +523,9 @@ class HostSession:
             raise FrameError("message on a topic the host does not read")
         if not self.budgets.gate(peer, self._role(peer), self.now):
             return  # over budget: dropped before decoding (logged once per peer)
-        frame = decode(payload, sender_id=peer)
+        # Only a peer's own ``out`` carries frames sealed to the host (its actions).
+        opener = None if topic == self.topics.presence(peer) else self.identity
+        frame = decode(payload, sender_id=peer, opener=opener)
         if frame.table != self.settings.table:
             raise FrameError(f"frame for table {frame.table!r}")
         if frame.sender_id != peer:
@@ -540,8 +542,10 @@ class HostSession:
             return
         self.guard.check(frame, topic)
         self._touch(frame.sender)
-        if frame.type == "sealed":
-            frame = self._unseal_action(frame)
+        if frame.type == "action":
+            frame = self._signed_action(frame)
+        elif frame.sealed:
+            raise FrameError(f"a sealed {frame.type!r} (only actions travel sealed)")
         handler = {
             "join": self._join,
             "action": self._action,
@@ -555,11 +559,14 @@ class HostSession:
             raise FrameError(f"unexpected message type {frame.type!r}")
         handler(frame.sender, frame.body, frame.raw)
 
-    def _unseal_action(self, outer: Frame) -> Frame:
-        """The signed action frame inside a sealed one (actions travel sealed to the host)."""
-        inner = decode(self.identity.open_from(outer.sender, required(outer.body, "box", bytes)))
+    def _signed_action(self, outer: Frame) -> Frame:
+        """The player's signed action frame (the batch's proof), which travels sealed to
+        the host: a refused action may name a card in the player's hand."""
+        if not outer.sealed:
+            raise FrameError("an action in the clear (actions travel sealed)")
+        inner = decode(required(outer.body, "signed", bytes))
         if inner.sender != outer.sender or inner.table != outer.table or inner.type != "action":
-            raise FrameError("a sealed frame that is not the sender's own action")
+            raise FrameError("a sealed action that is not the sender's own signed action")
         # The inner frames have their own order: a resumed host knows them from the journal
         # (the proofs), so an old action sealed anew is still a replay.
         self.guard.check(inner, ACTION_ORDER)

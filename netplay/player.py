@@ -26,7 +26,7 @@ from netplay.identity import Identity
 from netplay.messages import MAX_CHAT, clean_text, key_bytes, optional, required
 from netplay.topics import Topics
 from netplay.verify import GameFacts, Verdict, verify_game
-from netplay.wire import Outgoing, Sender, open_sealed
+from netplay.wire import Outgoing, Sender
 
 log = logging.getLogger("netplay.player")
 
@@ -427,8 +427,8 @@ class PlayerSession:
         if self.host_key is None:
             return
         signed = self.sender.frame("action", {"action": action.to_wire(), "at": self.applied})
-        self.sender.send(self.topics.outbox(self.peer_id), "sealed",
-                         {"box": self.identity.seal_for(self.host_key, signed)})
+        self.sender.send_sealed(self.topics.outbox(self.peer_id), self.host_key, "action",
+                                {"signed": signed})
         self._acted_at = self.now
         self._answered_at = None  # the answer to this action is still to come
 
@@ -516,7 +516,9 @@ class PlayerSession:
             return
         # Only the host's frames matter off the announce topic: others are dropped before
         # their signature is checked.
-        frame = decode(payload, expected=None if topic == t.announce else self.host_key or b"")
+        inbox = topic == t.inbox(self.peer_id)
+        frame = decode(payload, expected=None if topic == t.announce else self.host_key or b"",
+                       opener=self.identity if inbox else None)
         if frame.table != self.table:
             raise FrameError(f"frame for table {frame.table!r}")
         if topic == t.announce:
@@ -528,16 +530,14 @@ class PlayerSession:
             self._announce(frame.sender, frame.body)
             return
         if self.host_key is None or frame.sender != self.host_key:
-            raise FrameError("a frame not signed by this table's host")
+            raise FrameError("a frame not from this table's host")
         self.guard.check(frame, topic)
         self._host_heard()
         body = frame.body
         kind = frame.type
-        if topic == t.inbox(self.peer_id):
+        if inbox:
             self._answered_at = self.now
-            if kind == "sealed":
-                kind, body = open_sealed(self.identity, frame.sender, body)
-            elif kind in ("events", "snapshot") and self.seat is not None:
+            if kind in ("events", "snapshot") and self.seat is not None and not frame.sealed:
                 raise FrameError(f"an unsealed {kind!r} for a seated player")
             handler = {
                 "welcome": self._welcome,

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from netplay.codec import Sequencer, encode, pack, unpack
-from netplay.errors import FrameError
+from netplay.codec import Sequencer, encode, encode_sealed
 from netplay.identity import Identity
 
 
@@ -37,30 +36,14 @@ class Sender:
         self.outbox.append(Outgoing(topic, payload, retain, qos))
         return payload
 
+    def sealed(self, key: bytes, type_: str, body: dict[str, Any]) -> bytes:
+        """A frame ``(type_, body)`` readable only by ``key``, authenticated by its box."""
+        return encode_sealed(self.identity, self.sequencer, key, type_, self.table, body)
+
     def send_sealed(self, topic: str, key: bytes, type_: str, body: dict[str, Any]) -> None:
-        """Send ``(type_, body)`` readable only by ``key``, inside a signed ``sealed`` frame."""
-        box = self.identity.seal_for(key, pack([type_, body]))
-        self.send(topic, "sealed", {"box": box})
+        """Send ``(type_, body)`` readable only by ``key``, in a sealed frame."""
+        self.outbox.append(Outgoing(topic, self.sealed(key, type_, body)))
 
     def drain(self) -> list[Outgoing]:
         out, self.outbox = self.outbox, []
         return out
-
-
-def open_sealed(
-    identity: Identity, sender: bytes, body: dict[str, Any]
-) -> tuple[str, dict[str, Any]]:
-    """The ``(type, body)`` inside a ``sealed`` frame that ``sender`` addressed to
-    ``identity``."""
-    box = body.get("box")
-    if not isinstance(box, bytes):
-        raise FrameError("a sealed frame carries a 'box'")
-    inner = unpack(identity.open_from(sender, box))
-    if (
-        not isinstance(inner, list)
-        or len(inner) != 2
-        or not isinstance(inner[0], str)
-        or not isinstance(inner[1], dict)
-    ):
-        raise FrameError("a sealed box holds [type, body]")
-    return inner[0], inner[1]

@@ -24,6 +24,7 @@ from netplay.identity import Identity
 from netplay.peers import BotPeer, Host
 from netplay.transport import BrokerAddress
 from tests.e2e.conftest import SCALE
+from tests.netplay.harness import observe
 
 
 async def _capture(url: str, sink: list[tuple[str, bytes]], ready: asyncio.Event) -> None:
@@ -94,14 +95,14 @@ async def test_a_subscriber_to_every_topic_sees_no_hidden_card(mosquitto: str) -
         if not payload:
             continue  # a cleared retained announcement
         try:
-            frame = decode(payload)
+            frame = observe(payload)
         except FrameError as exc:
             raise AssertionError(f"an undecodable frame on {topic}: {exc}") from None
         if frame.type == "sealed":
             sealed += 1
             # Even a peer of this table can't open another seat's box.
             with pytest.raises(FrameError):
-                Identity.generate().open_from(frame.sender, frame.body["box"])
+                decode(payload, opener=Identity.generate())
             continue
         for cards in _hidden_fields(frame.body):
             leaked = [c for c in cards if c != HIDDEN]

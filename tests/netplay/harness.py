@@ -30,14 +30,13 @@ from engine.config import RulesConfig
 from engine.game import Game
 from engine.games import TableBot
 from engine.state import Phase, Seat, State
-from netplay.codec import Frame, Sequencer, decode, pack
+from netplay.codec import Frame, Sequencer, decode, pack, unpack
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
 from netplay.memory import MemoryBroker
 from netplay.player import Notice, PlayerSession, Rejected
 from netplay.topics import Topics
 from netplay.verify import deal_seed
-from netplay.wire import open_sealed
 
 TABLE = "t1"
 SHORT = RulesConfig(win_chips=3, win_min_each_colour=1)
@@ -391,19 +390,48 @@ class Table:
 # -- reading the wire ---------------------------------------------------------------------------
 
 
+def observe(payload: bytes) -> Frame:
+    """A frame as any subscriber of its topic sees it: a signed one decoded and its
+    signature checked; of a sealed one only its header (type ``sealed``, body
+    ``{"box": ...}``, ``sealed`` set), which nothing vouches for but its box."""
+    outer = unpack(payload)
+    if isinstance(outer, list) and len(outer) == 1:
+        _, type_, table, sender, seq, body = unpack(outer[0])
+        assert type_ == "sealed", f"an unsigned {type_!r} frame"
+        return Frame(type_, table, sender, seq, body, payload, sealed=True)
+    return decode(payload)
+
+
 def frames(log: list[tuple[str, bytes]], topic_suffix: str = "") -> Iterator[tuple[str, Frame]]:
-    """Every decodable frame of a broker log (optionally on topics ending ``topic_suffix``)."""
+    """Every frame of a broker log (optionally on topics ending ``topic_suffix``), as
+    :func:`observe` reads it."""
     for topic, payload in log:
         if not topic.endswith(topic_suffix):
             continue
-        yield topic, decode(payload)
+        yield topic, observe(payload)
 
 
 def opened(identity: Identity, frame: Frame) -> tuple[str, dict[str, Any]]:
-    """A frame's ``(type, body)``, opening it when sealed."""
+    """A frame's ``(type, body)``, its box opened by ``identity`` when it is sealed."""
     if frame.type == "sealed":
-        return open_sealed(identity, frame.sender, frame.body)
+        inside = decode(frame.raw, opener=identity)
+        return inside.type, inside.body
     return frame.type, frame.body
+
+
+def forge_sealed(
+    identity: Identity, recipient: bytes, type_: str, body: dict[str, Any], *,
+    table: str = TABLE, seq: int | None = None, box_table: str | None = None,
+    box_seq: int | None = None,
+) -> bytes:
+    """A frame sealed by ``identity`` for ``recipient`` with every field under the test's
+    control (the header's table and seq may differ from those in the box)."""
+    if seq is None:
+        seq = Sequencer().next()
+    box = identity.seal_for(recipient, pack([
+        table if box_table is None else box_table, seq if box_seq is None else box_seq,
+        type_, body]))
+    return pack([pack([1, "sealed", table, identity.key, seq, {"box": box}])])
 
 
 def replay_states(table: Table) -> list[State]:

@@ -15,7 +15,7 @@ from netplay.codec import decode
 from netplay.errors import FrameError
 from netplay.player import PlayerSession
 
-from .harness import Table, opened, replay_states
+from .harness import Table, observe, opened, replay_states
 
 
 def records(value: Any) -> Iterator[tuple[str, Any]]:
@@ -83,7 +83,7 @@ def clear_leaks(table: Table) -> list[str]:
     published = 0
     leaks: list[str] = []
     for index, (topic, payload) in enumerate(table.broker.log):
-        frame = decode(payload)
+        frame = observe(payload)
         if frame.type == "sealed":
             continue
         if topic == table.topics.events and frame.type == "events":
@@ -111,7 +111,7 @@ def sealed_leaks(table: Table, session: PlayerSession) -> list[str]:
     for topic, payload in table.broker.log:
         if topic != inbox:
             continue
-        frame = decode(payload)
+        frame = observe(payload)
         if frame.type != "sealed":
             continue
         _, body = opened(session.identity, frame)

@@ -17,11 +17,10 @@ from netplay.budget import (
     HostLimits,
     Limit,
 )
-from netplay.codec import decode
 from netplay.identity import Identity
 from netplay.player import CHAT_OTHERS, ChatLine
 
-from .harness import SHORT, Table, forge, opened
+from .harness import SHORT, Table, forge, observe, opened
 
 
 def test_a_bucket_spends_its_burst_then_refills_at_its_rate() -> None:
@@ -167,7 +166,7 @@ def test_after_the_end_twenty_resyncs_get_a_few_histories_not_twenty() -> None:
                       table.out_topic(player))
     events = 0
     for t, payload in table.broker.log[mark:]:
-        if t == table.topics.inbox(player.peer_id) and decode(payload).type == "sealed":
+        if t == table.topics.inbox(player.peer_id) and observe(payload).type == "sealed":
             events += 1
     histories = table.host.budgets.limits.ended_histories
     assert total * (histories - 1) <= events <= histories * (total + 1)
@@ -187,7 +186,7 @@ def test_after_the_end_joins_from_fresh_keys_get_a_small_fixed_number_of_answers
             "at": 0}), table.clock)
     table.pump()
     welcomed = {t for t, payload in table.broker.log[mark:]
-                if t.endswith("/in") and decode(payload).type == "welcome"}
+                if t.endswith("/in") and observe(payload).type == "welcome"}
     assert len(welcomed) == limits.ended_unseated_joins
     # One key joining again and again, long after: a few answers, never a steady stream.
     spy = keys[0]
@@ -204,7 +203,7 @@ def test_after_the_end_joins_from_fresh_keys_get_a_small_fixed_number_of_answers
     table.to_host(forge(player.identity, "join", {
         "name": "p1", "entropy_commit": bytes(32), "password": None, "watch": False,
         "at": len(host.batches)}), table.out_topic(player))
-    kinds = [opened(player.identity, decode(payload))[0]
+    kinds = [opened(player.identity, observe(payload))[0]
              for t, payload in table.broker.log[mark:]
              if t == table.topics.inbox(player.peer_id)]
     assert kinds[:2] == ["welcome", "reveal"]

@@ -10,12 +10,11 @@ from engine.cards import HIDDEN
 from engine.events import CardsDrawn, CardTaken, DrawPileFormed, Reshuffled
 from engine.snapshot import state_to_wire
 from engine.state import SPECTATOR, Phase, Zone
-from netplay.codec import decode
 from netplay.errors import FrameError
 from netplay.identity import Identity
 from netplay.player import PlayerSession
 
-from .harness import Table, identity_for, opened
+from .harness import Table, identity_for, observe, opened
 from .leaks import assert_public_view, clear_leaks, records, sealed_leaks, state_problems
 
 # -- a full watched game -----------------------------------------------------------------------
@@ -73,7 +72,7 @@ def test_public_frames_hide_every_draw_and_hand_steal() -> None:
     table = watched_game()
     seen: dict[str, int] = {}
     for _topic, payload in table.broker.log:
-        frame = decode(payload)
+        frame = observe(payload)
         if frame.type == "sealed":
             continue
         for kind, item in records(frame.body):
@@ -94,7 +93,7 @@ def test_sealed_frames_open_only_for_their_addressee() -> None:
     seated = {s.peer_id: s for s in table.players if s.seat is not None}
     sealed = 0
     for topic, payload in table.broker.log:
-        frame = decode(payload)
+        frame = observe(payload)
         if frame.type != "sealed":
             continue
         sealed += 1
@@ -123,7 +122,7 @@ def test_a_late_spectator_gets_the_public_history_from_batch_one_and_nothing_mor
     spectator = table.add_player("late spectator", watch=True)
     table.pump()
     inbox = table.topics.inbox(spectator.peer_id)
-    sent = [decode(p) for t, p in table.broker.log[mark:] if t == inbox]
+    sent = [observe(p) for t, p in table.broker.log[mark:] if t == inbox]
     total = len(table.host.batches)
     assert [f.type for f in sent] == ["welcome"] + ["events"] * total  # no snapshot
     public = [b.redacted_for(SPECTATOR).to_body() for b in table.host.batches]

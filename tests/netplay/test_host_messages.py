@@ -17,13 +17,22 @@ from engine.errors import IllegalActionError
 from engine.rules import legal_actions, validate
 from engine.state import Phase
 from engine.views import public_hash
-from netplay.codec import MAX_FRAME, decode, pack
+from netplay.codec import MAX_FRAME, pack, unpack
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
 from netplay.player import Joined, PlayerSession, Refused, Rejected, Resynced
-from netplay.wire import open_sealed
 
-from .harness import SHORT, TABLE, Table, forge, frames, identity_for, opened
+from .harness import (
+    SHORT,
+    TABLE,
+    Table,
+    forge,
+    forge_sealed,
+    frames,
+    identity_for,
+    observe,
+    opened,
+)
 
 # -- helpers -------------------------------------------------------------------------------
 
@@ -59,6 +68,13 @@ def current_and_other(table: Table) -> tuple[PlayerSession, PlayerSession]:
 
 def action_body(action: Action, at: int = 0) -> dict[str, Any]:
     return {"action": action.to_wire(), "at": at}
+
+
+def sealed_action(table: Table, identity: Identity, body: dict[str, Any]) -> bytes:
+    """An action frame of ``body`` signed by ``identity``, sealed to the host as a player
+    sends it."""
+    signed = forge(identity, "action", body)
+    return forge_sealed(identity, table.host_identity.key, "action", {"signed": signed})
 
 
 def new_dropped(table: Table, then: Before) -> list[str]:
@@ -104,6 +120,64 @@ def test_forged_signature_is_dropped() -> None:
     assert_unharmed(table, then)
 
 
+def test_an_action_in_the_clear_is_dropped() -> None:
+    # Signed by the right player, in turn and legal, but not sealed: a refused action in
+    # the clear could show everyone a card of the player's hand.
+    table, then = paused_game()
+    current, _ = current_and_other(table)
+    body = action_body(a_legal_action(current), current.applied)
+    table.inject(table.out_topic(current), forge(current.identity, "action", body))
+    assert new_dropped(table, then) == ["an action in the clear (actions travel sealed)"]
+    assert_unharmed(table, then)
+
+
+def test_sealed_frames_that_do_not_hold_what_they_claim_are_dropped() -> None:
+    table, then = paused_game()
+    current, other = current_and_other(table)
+    host = table.host_identity.key
+    signed = forge(current.identity, "action", action_body(a_legal_action(current)))
+    topic = table.out_topic(current)
+    # Sealed by another key under the current player's name (the box won't open), ...
+    box = other.identity.seal_for(host, pack([TABLE, 1 << 62, "action", {"signed": signed}]))
+    inner = pack([1, "sealed", TABLE, current.identity.key, 1 << 62, {"box": box}])
+    table.inject(topic, pack([inner]))
+    # ... a header whose seq or table is not the box's (a replay dressed up as new), ...
+    table.inject(topic, forge_sealed(current.identity, host, "action", {"signed": signed},
+                                     box_seq=1))
+    table.inject(topic, forge_sealed(current.identity, host, "action", {"signed": signed},
+                                     box_table="t2"))
+    # ... the player's own signed action sealed by someone else, ...
+    table.inject(table.out_topic(other), forge_sealed(other.identity, host, "action",
+                                                      {"signed": signed}))
+    # ... anything but an action sealed, and an old program's signed "sealed" frame.
+    table.inject(topic, forge_sealed(current.identity, host, "heartbeat", {"at": 0}))
+    table.inject(topic, forge(current.identity, "sealed", {"box": b"x" * 40}))
+    assert new_dropped(table, then) == [
+        "a sealed box that does not open with our key",
+        "a sealed frame whose header is not its box's",
+        "a sealed frame whose header is not its box's",
+        "a sealed action that is not the sender's own signed action",
+        "a sealed 'heartbeat' (only actions travel sealed)",
+        "a signed 'sealed' frame (an older program's)",
+    ]
+    assert_unharmed(table, then)
+
+
+def test_a_box_the_host_sealed_is_not_taken_back_as_the_players() -> None:
+    # A batch the host sealed for a seat, put on that seat's out topic: either end of a
+    # pair can open their boxes, but this one names the host as its sealer.
+    table, then = paused_game()
+    current, _ = current_and_other(table)
+    inbox = table.topics.inbox(current.peer_id)
+    sealed = [p for t, p in table.broker.log if t == inbox and observe(p).type == "sealed"]
+    outer = unpack(sealed[-1])
+    header = unpack(outer[0])
+    header[3] = current.identity.key  # the header now claims the player sent it
+    table.inject(table.out_topic(current), pack([pack(header)]))
+    assert new_dropped(table, then) == ["a sealed box that its sender did not seal"]
+    assert_unharmed(table, then)
+
+
 def test_frame_whose_sender_is_not_the_topics_peer_is_dropped() -> None:
     table, then = paused_game()
     current, other = current_and_other(table)
@@ -123,10 +197,10 @@ def test_replayed_action_frame_is_dropped() -> None:
     topic = table.out_topic(current)
     # Actions travel sealed to the host.
     first_action = next(
-        p for t, p in table.broker.log if t == topic and decode(p).type == "sealed"
+        p for t, p in table.broker.log if t == topic and observe(p).type == "sealed"
     )
     table.send_action(current, a_legal_action(current))
-    sent = [p for t, p in table.broker.log if t == topic and decode(p).type == "sealed"][-1]
+    sent = [p for t, p in table.broker.log if t == topic and observe(p).type == "sealed"][-1]
     then = before(table)
     table.inject(topic, sent)  # the same bytes again: an at-least-once duplicate
     table.inject(topic, first_action)  # an old one
@@ -141,8 +215,7 @@ def test_action_for_another_seat_is_dropped() -> None:
     current, other = current_and_other(table)
     # A perfectly legal action of the current seat, sent (and signed) by someone else.
     legal = a_legal_action(current)
-    payload = forge(other.identity, "action", action_body(legal))
-    table.inject(table.out_topic(other), payload)
+    table.inject(table.out_topic(other), sealed_action(table, other.identity, action_body(legal)))
     assert new_dropped(table, then) == [
         f"seat {other.seat} sent an action for seat {current.seat}"
     ]
@@ -164,8 +237,8 @@ def test_out_of_turn_action_is_rejected_with_the_engines_reason() -> None:
     # The reply went to the player's own inbox, sealed (it names a card of its hand).
     inbox = [f for _, f in frames(table.broker.log, f"/peer/{other.peer_id}/in")]
     assert not [f for f in inbox if f.type == "rejected"]
-    opened = [open_sealed(other.identity, f.sender, f.body) for f in inbox if f.type == "sealed"]
-    replies = [body for kind, body in opened if kind == "rejected"]
+    bodies = [opened(other.identity, f) for f in inbox if f.type == "sealed"]
+    replies = [body for kind, body in bodies if kind == "rejected"]
     assert replies == [{"reason": str(expected.value), "action": action.to_wire()}]
     assert new_dropped(table, then) == []
     assert_unharmed(table, then)
@@ -223,9 +296,10 @@ def test_malformed_actions_are_dropped() -> None:
     card = current.view.hands[current.seat][0]
     bodies = _malformed_bodies(current.seat, card)
     for body in bodies:
-        table.inject(table.out_topic(current), forge(current.identity, "action", body))
+        table.inject(table.out_topic(current), sealed_action(table, current.identity, body))
     reasons = new_dropped(table, then)
     assert len(reasons) == len(bodies), reasons
+    assert not any("sealed" in reason or "clear" in reason for reason in reasons), reasons
     assert not table.notices_of(current, Rejected)
     assert_unharmed(table, then)
 
@@ -293,7 +367,7 @@ def test_messages_from_peers_that_have_not_joined_are_dropped() -> None:
     table, then = paused_game()
     stranger = identity_for(11, "stranger")
     topic = table.topics.outbox(stranger.peer_id)
-    table.inject(topic, forge(stranger, "action", action_body(EndTurn(0))))
+    table.inject(topic, sealed_action(table, stranger, action_body(EndTurn(0))))
     table.inject(topic, forge(stranger, "heartbeat", {"at": 0}))
     table.inject(topic, forge(stranger, "resync", {"from": 1, "snapshot": True}))
     assert new_dropped(table, then) == [
@@ -365,14 +439,20 @@ _fields = st.sampled_from(
                      "chat", "x"]),
     st.dictionaries(_fields, _field_values, max_size=6),
     st.booleans(),
+    st.booleans(),
 )
-def test_fuzz_host_never_raises(type_: str, body: dict[str, Any], presence: bool) -> None:
+def test_fuzz_host_never_raises(
+    type_: str, body: dict[str, Any], presence: bool, sealed: bool
+) -> None:
     table = _fuzz_table()
     session = table.players[0]
     topic = (
         table.topics.presence(session.peer_id) if presence else table.out_topic(session)
     )
-    table.host.receive(topic, forge(session.identity, type_, body), table.clock)
+    # Sealed as a player sends an action (its signed frame inside), or signed in the clear.
+    payload = sealed_action(table, session.identity, body) if sealed and type_ == "action" \
+        else forge(session.identity, type_, body)
+    table.host.receive(topic, payload, table.clock)
     table.host.tick(table.clock)
     table.flush()
     table.queue.clear()
@@ -476,7 +556,7 @@ def test_join_again_after_the_start_gives_seat_and_hand_back() -> None:
     assert back.view.hands[seat] == table.state.hands[seat]
     # welcome in the clear, then the snapshot sealed to the returning player.
     inbox = table.topics.inbox(back.peer_id)
-    sent = [decode(p) for t, p in table.broker.log[mark:] if t == inbox]
+    sent = [observe(p) for t, p in table.broker.log[mark:] if t == inbox]
     assert [f.type for f in sent[:2]] == ["welcome", "sealed"]
     assert opened(back.identity, sent[1])[0] == "snapshot"
     # Then, for its log, what it missed: its own sealed stream from the first batch.

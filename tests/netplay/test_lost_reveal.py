@@ -8,10 +8,9 @@ make the host send the reveal again.
 
 from __future__ import annotations
 
-from netplay.codec import decode
 from netplay.player import PlayerSession
 
-from .harness import SHORT, Session, Table
+from .harness import SHORT, Session, Table, observe
 
 
 def _drop_reveals(table: Table, to: PlayerSession, count: int) -> list[str]:
@@ -21,7 +20,7 @@ def _drop_reveals(table: Table, to: PlayerSession, count: int) -> list[str]:
     def reveal_to_player(receiver: Session, topic: str, payload: bytes) -> bool:
         if receiver is not to or len(dropped) >= count:
             return False
-        if decode(payload).type != "reveal":
+        if observe(payload).type != "reveal":
             return False
         dropped.append(topic)
         return True
@@ -50,5 +49,5 @@ def test_a_verified_player_is_not_sent_the_reveal_again() -> None:
     table.advance(10.0)  # ten seconds of heartbeats after the game
     table.pump()
     again = [topic for topic, payload in table.broker.log[mark:]
-             if decode(payload).type == "reveal"]
+             if observe(payload).type == "reveal"]
     assert again == []

@@ -12,10 +12,9 @@ from hypothesis import strategies as st
 import netplay.host
 from engine.config import RulesConfig
 from engine.state import Phase
-from netplay.codec import pack
 from netplay.player import ChatLine, PlayerSession, Refused
 
-from .harness import SHORT, Table, forge, identity_for
+from .harness import SHORT, Table, forge, forge_sealed, identity_for
 
 INTERNAL = "internal error (logged)"
 
@@ -29,22 +28,21 @@ def game(seed: int = 71) -> Table:
     return table
 
 
-def test_frames_not_signed_by_the_host_are_dropped() -> None:
+def test_frames_not_from_the_host_are_dropped() -> None:
     table = game()
     me = table.at_seat(0)
     impostor = identity_for(71, "impostor")
     batch = table.host.batches[-1].redacted_for(0).to_body()
     inbox = table.topics.inbox(me.peer_id)
     before = (me.applied, list(me.dropped))
-    box = impostor.seal_for(me.identity.key, pack(["events", batch]))
-    table.inject(inbox, forge(impostor, "sealed", {"box": box}))
+    table.inject(inbox, forge_sealed(impostor, me.identity.key, "events", batch))
     table.inject(table.topics.events, forge(impostor, "heartbeat", {"at": 999}))
     body = {"host": impostor.key, "game": "sequence-stacks", "players": 2}
     table.inject(table.topics.announce, forge(impostor, "announce", body))
     assert me.applied == before[0]
     assert me.dropped[len(before[1]):] == [
-        "a frame not signed by this table's host",
-        "a frame not signed by this table's host",
+        "a frame not from this table's host",
+        "a frame not from this table's host",
         "an announcement from a different host key",
     ]
     assert me.host_key == table.host_identity.key
@@ -130,8 +128,8 @@ def test_fuzz_host_frames_never_cause_an_internal_error(
     elif where == "inbox":
         topic, payload = table.topics.inbox(session.peer_id), forge(host, type_, body)
     else:
-        box = host.seal_for(session.identity.key, pack([type_, body]))
-        topic, payload = table.topics.inbox(session.peer_id), forge(host, "sealed", {"box": box})
+        topic = table.topics.inbox(session.peer_id)
+        payload = forge_sealed(host, session.identity.key, type_, body)
     session.receive(topic, payload, table.clock)
     session.tick(table.clock + 1)
     assert INTERNAL not in session.dropped
@@ -165,15 +163,15 @@ def test_a_replayed_chat_line_is_dropped() -> None:
 def test_a_host_of_another_protocol_is_named_and_no_seat_is_taken(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A host built before sealed boxes became crypto_boxes between two keys: its boxes
-    # would not open here, nor ours there. The player is told why and does not join.
-    monkeypatch.setattr(netplay.host, "TABLE_PROTOCOL", 1)
+    # A host built before sealed frames were vouched for by their boxes alone: its sealed
+    # frames would not decode here, nor ours there. The player is told why, not joining.
+    monkeypatch.setattr(netplay.host, "TABLE_PROTOCOL", 2)
     table = Table(2, join=False)
     player = table.add_player("new-program")
     table.pump()
     refused = table.notices_of(player, Refused)
     assert [n.reason for n in refused] == [
-        "the table's host runs protocol 1 and this program 2: both need the same version "
+        "the table's host runs protocol 2 and this program 3: both need the same version "
         "of sequence-stacks"]
     assert not player.joined and player.host_key is None
     assert all(info is None for info in table.host.seats)

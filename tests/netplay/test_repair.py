@@ -11,11 +11,9 @@ from engine.state import Phase
 from engine.views import public_hash
 from netplay import host as host_module
 from netplay import player as player_module
-from netplay.codec import decode
 from netplay.player import GAP_WAIT, Applied, Desynced, PlayerSession, Resynced
-from netplay.wire import open_sealed
 
-from .harness import SHORT, Filter, Session, Table
+from .harness import SHORT, Filter, Session, Table, observe, opened
 from .leaks import clear_leaks
 
 # -- helpers --------------------------------------------------------------------------------
@@ -41,11 +39,7 @@ def batch_to(table: Table, session: PlayerSession, n: int) -> Filter:
             return False
         if matched:
             return payload == matched[0]
-        frame = decode(payload)
-        if frame.type == "sealed":
-            kind, body = open_sealed(session.identity, frame.sender, frame.body)
-        else:
-            kind, body = frame.type, frame.body
+        kind, body = opened(session.identity, observe(payload))
         if kind == "events" and body.get("n") == n:
             matched.append(payload)
             return True
@@ -56,7 +50,7 @@ def batch_to(table: Table, session: PlayerSession, n: int) -> Filter:
 
 def heartbeats(table: Table, *, sender: Session, receiver: Session) -> Filter:
     def match(to: Session, topic: str, payload: bytes) -> bool:
-        return to is receiver and decode(payload).type == "heartbeat" and (
+        return to is receiver and observe(payload).type == "heartbeat" and (
             sender is table.host or topic == table.out_topic(sender)  # type: ignore[arg-type]
         )
 
@@ -66,7 +60,7 @@ def heartbeats(table: Table, *, sender: Session, receiver: Session) -> Filter:
 def sent_by(table: Table, session: PlayerSession, kind: str) -> list[dict[str, Any]]:
     topic = table.out_topic(session)
     return [
-        f.body for f in (decode(p) for t, p in table.broker.log if t == topic) if f.type == kind
+        f.body for f in (observe(p) for t, p in table.broker.log if t == topic) if f.type == kind
     ]
 
 
@@ -194,7 +188,7 @@ def test_a_spectator_applies_batches_from_two_topics_in_order() -> None:
     def lose_public_k(receiver: Session, topic: str, payload: bytes) -> bool:
         if receiver is not watcher or topic != public:
             return False
-        frame = decode(payload)
+        frame = observe(payload)
         return frame.type == "events" and frame.body["n"] == k
 
     table.filters.append(lose_public_k)
@@ -293,8 +287,8 @@ def test_a_corrupted_view_is_reported_and_repaired() -> None:
     assert sent_by(table, me, "resync")[-1] == {"from": n, "snapshot": True, "reason": "desync"}
     # The host answered with this seat's own snapshot, sealed.
     inbox = table.topics.inbox(me.peer_id)
-    replies = [decode(p) for t, p in table.broker.log[mark:] if t == inbox]
-    kinds = [open_sealed(me.identity, f.sender, f.body)[0] for f in replies if f.type == "sealed"]
+    replies = [observe(p) for t, p in table.broker.log[mark:] if t == inbox]
+    kinds = [opened(me.identity, f)[0] for f in replies if f.type == "sealed"]
     assert "snapshot" in kinds
     assert table.notices_of(me, Resynced)
     table.assert_in_step()
