@@ -84,22 +84,27 @@ class Sequencer:
 
 
 def encode(
-    identity: Identity, sequencer: Sequencer, type_: str, table: str, body: dict[str, Any]
+    identity: Identity, sequencer: Sequencer, type_: str, table: str, body: dict[str, Any],
+    *, seq: int | None = None,
 ) -> bytes:
-    inner = pack([PROTOCOL_VERSION, type_, table, identity.key, sequencer.next(), body])
+    """A signed frame; its ``seq`` the sequencer's next, or one taken from it earlier."""
+    if seq is None:
+        seq = sequencer.next()
+    inner = pack([PROTOCOL_VERSION, type_, table, identity.key, seq, body])
     return pack([inner, identity.sign(inner)])
 
 
 def encode_sealed(
     identity: Identity, sequencer: Sequencer, recipient: bytes, type_: str, table: str,
-    body: dict[str, Any],
+    body: dict[str, Any], *, seq: int | None = None,
 ) -> bytes:
     """A frame only ``recipient`` (a key) can read, authenticated by its box: only the
     sender and the recipient can make such a box, and the box names its sender (see
     ``Identity.seal_for``), so the recipient knows who sent it without a signature. The
     header's table and seq are repeated inside, where they can't be changed.
     ``ValueError`` if ``recipient`` is not a usable key."""
-    seq = sequencer.next()
+    if seq is None:
+        seq = sequencer.next()
     box = identity.seal_for(recipient, pack([table, seq, type_, body]))
     return pack([pack([PROTOCOL_VERSION, SEALED, table, identity.key, seq, {"box": box}])])
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hmac
 import logging
 import os
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -220,6 +221,10 @@ class Race:
         }
 
 
+def _batch_body(batch: Batch, audience: Audience) -> dict[str, Any]:
+    return batch.redacted_for(audience).to_body()
+
+
 def _race_from_body(body: dict[str, Any]) -> Race:
     race = Race(body["pile"], 0.0, 0.0, 0, closed=0.0, winner=body["winner"])
     race.presses = [Press(seat, kind, offset, result)
@@ -374,6 +379,17 @@ class HostSession:
 
     def data_to_send(self) -> list[Outgoing]:
         return self.sender.drain()
+
+    def urgent_to_send(self) -> list[Outgoing]:
+        """The frames that go out first, made already (the acting player's batch): a driver
+        that waits for its journal before publishing sends these as soon as it may, and
+        then :meth:`frames_to_send`."""
+        return self.sender.urgent()
+
+    def frames_to_send(self) -> Iterator[Outgoing]:
+        """:meth:`data_to_send` one frame at a time, each made when it is reached (so the
+        next acting player's batch is not held up by the making of the frames before it)."""
+        return self.sender.frames()
 
     def last_will(self) -> Outgoing:
         """The host's "offline" announcement, which the broker publishes (retained) if the
@@ -1036,18 +1052,26 @@ class HostSession:
                        "action": None if action is None else action.to_wire(),
                        "proof": proof, "standin": standin, "hash": batch.hash})
         # The player who acted hears first: its own view update is the latency that counts.
+        # Its frame is made now; the others' are queued after it and made by the driver
+        # once that one is out (see ``urgent_to_send``).
         actor = action.seat if action is not None else -1
         order = sorted(range(len(self.seats)), key=lambda seat: seat != actor)
         for seat in order:
             info = self.seats[seat]
-            if info is not None and info.key is not None:
-                self.sender.send_sealed(
-                    self.topics.inbox(peer_id(info.key)),
-                    info.key,
-                    "events",
-                    batch.redacted_for(seat).to_body(),
-                )
-        self._public("events", batch.redacted_for(SPECTATOR).to_body())
+            if info is None or info.key is None:
+                continue
+            inbox = self.topics.inbox(peer_id(info.key))
+            if seat == actor:
+                self.sender.send_sealed(inbox, info.key, "events", _batch_body(batch, seat))
+            else:
+                self.sender.send_sealed_later(inbox, info.key, "events", functools.partial(
+                    _batch_body, batch, seat))
+        if self.settings.spectator_delay > 0:
+            self._public("events", batch.redacted_for(SPECTATOR).to_body())
+        else:
+            self._events_at = self.now  # as _send_events: it stands for the next beat
+            self.sender.send_later(self.topics.events, "events", functools.partial(
+                _batch_body, batch, SPECTATOR))
         self._track_window(events)
         if game.over:
             self.budgets.game_over(len(self.batches), self.now)

@@ -329,20 +329,35 @@ class Host(_Peer):
 
     def _flush(self) -> None:
         self._write_journal()
-        frames = self.session.data_to_send()
         journal = self.journal
+        publish = self.transport.publish
         if journal is None or not (journal.unsynced or self._held):
-            for out in frames:
-                self.transport.publish(out)
+            for out in self.host.frames_to_send():  # each out before the next is made
+                publish(out)
             return
-        need = journal.written
-        self._held.extend((need, out) for out in frames)
-        if self._held:
-            self._all_out.clear()
+        if self._syncing is None and not self._held and self._sync_inline():
+            # The frames that go first (the acting player's batch) are made already; the
+            # disk is synced, they go out, and only then are the others made.
+            first = self.host.urgent_to_send()
+            self._sync_here()  # durable now, or the journal given up (the game goes on)
+            for out in first:
+                publish(out)
+            for out in self.host.frames_to_send():
+                publish(out)
+            return
+        self._hold(self.session.data_to_send())
         if self._syncing is None and self._sync_inline():
             self._sync_here()
         else:
             self._start_sync()
+
+    def _hold(self, frames: list[Outgoing]) -> None:
+        """Keep ``frames`` until what the journal holds now is durable."""
+        journal = self.journal
+        need = journal.written if journal is not None else 0
+        self._held.extend((need, out) for out in frames)
+        if self._held:
+            self._all_out.clear()
 
     async def _published(self) -> None:
         if self._held:

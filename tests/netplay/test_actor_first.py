@@ -1,0 +1,111 @@
+"""The acting player hears first: the host publishes its batch as soon as the journal is
+durable, and makes the other seats' copies and the public one only after that."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import netplay.host
+from engine.state import SPECTATOR
+from netplay.batch import Batch
+from netplay.codec import Sequencer, decode, encode
+from netplay.host import HostSettings
+from netplay.identity import Identity
+from netplay.journal import JournalFile
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import BotPeer, Host
+from netplay.wire import Outgoing, Sender
+from tests.netplay.harness import SHORT
+
+Log = list[tuple[str, Any, Any]]
+
+
+class LoggingBroker(AsyncMemoryBroker):
+    def __init__(self, log: Log) -> None:
+        super().__init__()
+        self.log = log
+
+    def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:
+        self.log.append(("publish", topic, None))
+        super().publish(topic, payload, retain)
+
+
+@pytest.mark.asyncio
+async def test_the_acting_players_batch_goes_out_before_the_others_are_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    log: Log = []
+    made = netplay.host._batch_body
+
+    def logged(batch: Batch, audience: int) -> dict[str, Any]:
+        log.append(("made", batch.n, audience))
+        return made(batch, audience)
+
+    monkeypatch.setattr(netplay.host, "_batch_body", logged)
+    table = "first"
+    broker = LoggingBroker(log)
+    journal = JournalFile.create(table, folder=tmp_path)
+    settings = HostSettings(table, 3, bots=("greedy",), rules=SHORT, block_window=0.2)
+    host = Host(settings, broker=broker, journal=journal)
+    async with host:
+        players = [BotPeer(Identity.generate(), table, broker=broker, name=f"p{i}")
+                   for i in range(2)]
+        async with players[0], players[1]:
+            await asyncio.wait_for(asyncio.gather(*(p.ended.wait() for p in players)), 60)
+            await asyncio.wait_for(host.finished(verify_wait=10), 30)
+    inboxes = {p.seat: host.host.topics.inbox(p.identity.peer_id) for p in players}
+    checked = 0
+    for batch in host.host.batches:
+        actor = batch.action.seat if batch.action is not None else None
+        if actor not in inboxes or batch.proof is None:
+            continue  # the deal, and the host's own bot: nobody waits on a sealed copy first
+        assert actor is not None
+        mine = log.index(("made", batch.n, actor))
+        out = next(i for i in range(mine, len(log)) if log[i][:2] == ("publish", inboxes[actor]))
+        others = [i for i, entry in enumerate(log)
+                  if entry[0] == "made" and entry[1] == batch.n and entry[2] != actor]
+        assert sorted(entry[2] for entry in (log[i] for i in others)) == sorted(
+            [seat for seat in inboxes if seat != actor] + [SPECTATOR])
+        assert out < min(others), f"batch {batch.n}: the actor's copy went out after the rest"
+        checked += 1
+    assert checked > 5
+
+
+def test_frames_sent_for_later_keep_their_place_and_their_numbers() -> None:
+    me, other = Identity.generate(), Identity.generate()
+    sender = Sender(me, "t")
+    bodies: list[str] = []
+
+    def body(name: str) -> dict[str, Any]:
+        bodies.append(name)
+        return {"name": name}
+
+    sender.send("a", "first", {"name": "first"})
+    sender.send_later("a", "second", lambda: body("second"))
+    sender.send_sealed_later("b", other.key, "third", lambda: body("third"))
+    sender.send("a", "fourth", {"name": "fourth"})
+    urgent = sender.urgent()
+    assert [out.topic for out in urgent] == ["a"] and bodies == []  # nothing made yet
+    rest = sender.drain()
+    assert bodies == ["second", "third"]
+    assert sender.drain() == [] and sender.urgent() == []
+    frames = [decode(out.payload, opener=other) for out in urgent + rest]
+    assert [(f.type, f.body["name"]) for f in frames] == [
+        ("first", "first"), ("second", "second"), ("third", "third"), ("fourth", "fourth")]
+    # Numbered in the order sent, made late or not: a receiver's replay guard sees them rise.
+    seqs = [f.seq for f in frames]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 4
+    assert [out.topic for out in rest] == ["a", "b", "a"]
+    assert all(isinstance(out, Outgoing) for out in rest)
+
+
+def test_a_later_frame_is_signed_with_the_number_it_was_given() -> None:
+    me = Identity.generate()
+    sequencer = Sequencer()
+    early = sequencer.next()
+    later = decode(encode(me, sequencer, "x", "t", {}))
+    assert decode(encode(me, sequencer, "x", "t", {}, seq=early)).seq == early < later.seq
