@@ -18,7 +18,7 @@ from netplay.hosts import fingerprint
 from netplay.listing import QUERY, is_reply_topic, reply_topic
 from netplay.messages import clean_text
 from netplay.topics import ANNOUNCE_WILDCARD, PREFIX, TABLE_NAME
-from netplay.transport import BrokerAddress
+from netplay.transport import SUBSCRIBE_QOS, BrokerAddress
 
 EVENTS_WILDCARD = f"{PREFIX}/+/events"
 HEARD_WINDOW = 2.0
@@ -143,8 +143,8 @@ async def list_tables(url: str, timeout: float = 1.0) -> list[TableInfo]:
             identifier=f"lobby-{uuid.uuid4().hex[:10]}", timeout=timeout + 2,
         ) as client:
             nonce = uuid.uuid4().hex
-            await client.subscribe(ANNOUNCE_WILDCARD, qos=1)
-            await client.subscribe(reply_topic(nonce), qos=1)
+            await client.subscribe(ANNOUNCE_WILDCARD, qos=SUBSCRIBE_QOS)
+            await client.subscribe(reply_topic(nonce), qos=SUBSCRIBE_QOS)
             await client.publish(QUERY, nonce.encode(), qos=1)
             if timeout >= HEARD_WINDOW:
                 granted = await client.subscribe(EVENTS_WILDCARD, qos=0)
