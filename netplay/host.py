@@ -62,6 +62,9 @@ behind trigger no resend of their own (the chunk is on its way)."""
 REVEAL_AGAIN = 2.0
 """Seconds between the reveals sent again to a peer that, after the game, has not said it
 verified (its heartbeats show it still waiting)."""
+SEALED_TO_HOST = frozenset({"action", "heartbeat", "resync", "verified"})
+"""What a peer may send the host sealed (an action must be): what only the host reads, and
+a peer sends often, goes sealed, a box costing either end a fraction of a signature."""
 ACTION_ORDER = "sealed-actions"
 """The replay guard's name for the order of the action frames inside sealed ones."""
 
@@ -560,8 +563,8 @@ class HostSession:
         self._touch(frame.sender)
         if frame.type == "action":
             frame = self._signed_action(frame)
-        elif frame.sealed:
-            raise FrameError(f"a sealed {frame.type!r} (only actions travel sealed)")
+        elif frame.sealed and frame.type not in SEALED_TO_HOST:
+            raise FrameError(f"a sealed {frame.type!r} (it travels signed)")
         handler = {
             "join": self._join,
             "action": self._action,

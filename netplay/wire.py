@@ -52,9 +52,11 @@ class Sender:
         """A frame ``(type_, body)`` readable only by ``key``, authenticated by its box."""
         return encode_sealed(self.identity, self.sequencer, key, type_, self.table, body)
 
-    def send_sealed(self, topic: str, key: bytes, type_: str, body: dict[str, Any]) -> None:
+    def send_sealed(
+        self, topic: str, key: bytes, type_: str, body: dict[str, Any], *, qos: int = 1
+    ) -> None:
         """Send ``(type_, body)`` readable only by ``key``, in a sealed frame."""
-        self.outbox.append(Outgoing(topic, self.sealed(key, type_, body)))
+        self.outbox.append(Outgoing(topic, self.sealed(key, type_, body), qos=qos))
 
     def send_later(self, topic: str, type_: str, body: Callable[[], dict[str, Any]]) -> None:
         """Send a signed frame whose body is made, and the frame signed, only when it is

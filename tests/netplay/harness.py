@@ -126,6 +126,8 @@ class Table:
         self.filters: list[Filter] = []
         self.filtered: list[Delivery] = []
         self.peers: list[Peer] = []
+        self.identities: dict[str, Identity] = {}
+        """Every peer's identity by peer id, for reading what was sealed to it."""
         self.settings = HostSettings(
             TABLE, players, bots=bots, rules=rules or RulesConfig(), password=password,
             **settings,
@@ -168,6 +170,7 @@ class Table:
             watch=watch, password=password,
         )
         session.entropy = derive(self.seed, f"entropy/{label}")
+        self.identities[session.peer_id] = session.identity
         bot = self.settings.definition.bot("medium", derive(self.seed, f"bot/{label}"))
         self.peers.append(Peer(session, bot, auto=not watch))
         for pattern in session.subscriptions():
@@ -209,6 +212,23 @@ class Table:
 
     def host_hash(self) -> str:
         return self.settings.definition.public_hash(self.state)
+
+    def read(self, topic: str, payload: bytes) -> Frame:
+        """A frame of the broker's log as its addressee reads it: a sealed one opened by
+        the host (on a peer's ``out``) or by the peer (on its ``in``)."""
+        frame = observe(payload)
+        if not frame.sealed:
+            return frame
+        peer = self.topics.peer_of(topic)
+        reader = self.host_identity if topic.endswith("/out") or peer is None \
+            else self.identities[peer]
+        return decode(payload, opener=reader)
+
+    def sent(self, topic: str, kind: str | None = None, *, since: int = 0) -> list[Frame]:
+        """The frames published on ``topic`` (of type ``kind``), as :meth:`read` reads
+        them, from entry ``since`` of the log on."""
+        frames = [self.read(t, p) for t, p in self.broker.log[since:] if t == topic and p]
+        return [f for f in frames if kind is None or f.type == kind]
 
     def notices(self, session: PlayerSession) -> list[Notice]:
         self._collect()

@@ -38,8 +38,7 @@ def test_a_late_spectator_applies_every_batch_once_in_order_in_bounded_chunks() 
     late = table.add_player("late", watch=True)
     table.pump()
     outbox = table.out_topic(late)
-    asks = [decode(p).body for t, p in table.broker.log[mark:] if t == outbox
-            and decode(p).type == "resync"]
+    asks = [f.body for f in table.sent(outbox, "resync", since=mark)]
     # One chunk in flight at a time, each asked when the last one is in, from batch 1.
     assert [a["from"] for a in asks] == [1 + i * CHUNK for i in range(len(asks))]
     assert all(a["history"] is True and a["snapshot"] is False for a in asks)

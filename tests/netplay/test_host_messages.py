@@ -120,6 +120,24 @@ def test_forged_signature_is_dropped() -> None:
     assert_unharmed(table, then)
 
 
+def test_what_a_peer_sends_the_host_alone_travels_sealed() -> None:
+    # Heartbeats, resyncs and verdicts only the host reads: sealed to it, its box vouching
+    # for the sender, they cost both ends a fraction of a signature.
+    table = Table(3, seed=91, rules=SHORT)
+    table.add_player("watcher", watch=True)
+    table.run_to_end()
+    kinds: dict[str, int] = {}
+    for peer in table.peers:
+        topic = table.out_topic(peer.session)
+        for _, payload in ((t, p) for t, p in table.broker.log if t == topic):
+            outside, inside = observe(payload), table.read(topic, payload)
+            if inside.type in ("heartbeat", "resync", "verified", "action"):
+                assert outside.type == "sealed", f"a {inside.type} in the clear"
+                kinds[inside.type] = kinds.get(inside.type, 0) + 1
+    assert {"heartbeat", "verified", "action", "resync"} <= set(kinds), kinds
+    assert all(v["ok"] for v in table.host.verdicts.values()) and len(table.host.verdicts) == 4
+
+
 def test_an_action_in_the_clear_is_dropped() -> None:
     # Signed by the right player, in turn and legal, but not sealed: a refused action in
     # the clear could show everyone a card of the player's hand.
@@ -149,15 +167,15 @@ def test_sealed_frames_that_do_not_hold_what_they_claim_are_dropped() -> None:
     # ... the player's own signed action sealed by someone else, ...
     table.inject(table.out_topic(other), forge_sealed(other.identity, host, "action",
                                                       {"signed": signed}))
-    # ... anything but an action sealed, and an old program's signed "sealed" frame.
-    table.inject(topic, forge_sealed(current.identity, host, "heartbeat", {"at": 0}))
+    # ... what must be signed sealed instead, and an old program's signed "sealed" frame.
+    table.inject(topic, forge_sealed(current.identity, host, "join", {"name": "x"}))
     table.inject(topic, forge(current.identity, "sealed", {"box": b"x" * 40}))
     assert new_dropped(table, then) == [
         "a sealed box that does not open with our key",
         "a sealed frame whose header is not its box's",
         "a sealed frame whose header is not its box's",
         "a sealed action that is not the sender's own signed action",
-        "a sealed 'heartbeat' (only actions travel sealed)",
+        "a sealed 'join' (it travels signed)",
         "a signed 'sealed' frame (an older program's)",
     ]
     assert_unharmed(table, then)

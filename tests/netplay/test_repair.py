@@ -50,7 +50,7 @@ def batch_to(table: Table, session: PlayerSession, n: int) -> Filter:
 
 def heartbeats(table: Table, *, sender: Session, receiver: Session) -> Filter:
     def match(to: Session, topic: str, payload: bytes) -> bool:
-        return to is receiver and observe(payload).type == "heartbeat" and (
+        return to is receiver and table.read(topic, payload).type == "heartbeat" and (
             sender is table.host or topic == table.out_topic(sender)  # type: ignore[arg-type]
         )
 
@@ -58,10 +58,7 @@ def heartbeats(table: Table, *, sender: Session, receiver: Session) -> Filter:
 
 
 def sent_by(table: Table, session: PlayerSession, kind: str) -> list[dict[str, Any]]:
-    topic = table.out_topic(session)
-    return [
-        f.body for f in (observe(p) for t, p in table.broker.log if t == topic) if f.type == kind
-    ]
+    return [f.body for f in table.sent(table.out_topic(session), kind)]
 
 
 def move_until(table: Table, batches: int) -> None:
