@@ -98,6 +98,10 @@ class _Peer:
         self._waiter: asyncio.Future[None] | None = None
         self._due = True
         """The loop has a turn to run before it waits (something came or was queued)."""
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = float("inf")
+        """The timer that wakes the loop at its next deadline, and when: kept from one wait
+        to the next while the deadline stays (most waits end on a message, not on it)."""
         self._stopped = asyncio.Event()
 
     @property
@@ -176,15 +180,13 @@ class _Peer:
                     await asyncio.sleep(0)  # the others' turn first, as after any wait
                 else:
                     deadline = min(session.next_deadline(), self._deadline())
+                    if deadline != self._timer_at:
+                        self._set_timer(loop, deadline)
                     waiter = self._waiter = loop.create_future()
-                    timer = None if deadline == float("inf") else loop.call_at(
-                        deadline, self._wake)
                     try:
                         await waiter
                     finally:
                         self._waiter = None
-                        if timer is not None:
-                            timer.cancel()
                 self._due = False
                 now = loop.time()
                 arrived = transport.ready(READY_BATCH)
@@ -203,6 +205,18 @@ class _Peer:
                 self._flush()
         finally:
             transport.on_arrival = None
+            self._set_timer(loop, float("inf"))
+
+    def _set_timer(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = deadline
+        self._timer = None if deadline == float("inf") else loop.call_at(deadline, self._ring)
+
+    def _ring(self) -> None:
+        """The timer of the next deadline fired: the loop runs a turn."""
+        self._timer, self._timer_at = None, float("inf")
+        self._wake()
 
     async def _published(self) -> None:
         """Hook for subclasses: wait until what :meth:`_flush` held back is published."""
@@ -666,6 +680,7 @@ class BotPeer(Player):
         self._in_flight: float | None = None
         self._decide_at: float | None = None
         self._thinking: asyncio.Task[None] | None = None
+        self._legal_in: tuple[Any, list[Any]] | None = None
 
     @property
     def bot(self) -> TableBot:
@@ -703,8 +718,7 @@ class BotPeer(Player):
             return  # catching up: decide on the latest view only
         if self._thinking is not None:
             return  # deciding already
-        definition = self.player.definition
-        legal = definition.legal_actions(view, seat)
+        legal = self._legal(view, seat)
         if not legal:
             self._decide_at = None
             return
@@ -721,6 +735,17 @@ class BotPeer(Player):
         # receiving (and the session updating its view) meanwhile.
         self._thinking = asyncio.create_task(
             self._think(view.copy(), seat, legal, self.player.applied), name="bot-think")
+
+    def _legal(self, view: Any, seat: int) -> list[Any]:
+        """The seat's legal actions in ``view``, worked out once per view (the session
+        replaces its view with every batch; this runs after every message, heartbeats
+        included)."""
+        known = self._legal_in
+        if known is not None and known[0] is view:
+            return known[1]
+        legal = self.player.definition.legal_actions(view, seat)
+        self._legal_in = (view, legal)
+        return legal
 
     async def _think(self, view: Any, seat: int, legal: list[Any], applied: int) -> None:
         try:
