@@ -32,8 +32,10 @@ PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 KEY_FILE = "identity.key"
 
 
+@functools.lru_cache(maxsize=4096)
 def peer_id(key: bytes) -> str:
-    """The 32-hex-character id of a public key: the first 16 bytes of its SHA-256."""
+    """The 32-hex-character id of a public key: the first 16 bytes of its SHA-256 (kept
+    for the keys a process meets: a host names each seat's topic for every frame)."""
     return hashlib.sha256(key).digest()[:16].hex()
 
 
@@ -51,12 +53,12 @@ class Identity:
     def from_seed(cls, seed: bytes) -> Identity:
         return cls(SigningKey(seed))
 
-    @property
+    @functools.cached_property
     def key(self) -> bytes:
         """The public key (32 bytes) that names this identity on the wire."""
         return bytes(self.signing_key.verify_key)
 
-    @property
+    @functools.cached_property
     def peer_id(self) -> str:
         return peer_id(self.key)
 
