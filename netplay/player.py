@@ -37,6 +37,13 @@ CHUNK = 64
 """Batches the host sends back at once (its ``MAX_RESEND``): history comes in chunks."""
 CHUNK_PATIENCE = 1.5
 """Seconds to wait for a chunk of history before asking for it again."""
+HEARTBEAT = 2.0
+"""Seconds between a peer's heartbeats to the host. They tell the host the peer is there
+and how far it got; the host counts a seat away after ``away_after`` (5 s) without one,
+so two beats can be lost before a false "away", and a frozen peer is still found in 5 s.
+Every second, an idle table of four was sending its host four beats: more frames than its
+game (measured: 200 tables acting every 2 s on one Mosquitto, frames 2,275 -> 1,843 a
+second, the peers' CPU 143% -> 122%, action -> own view p99 124 -> 56 ms)."""
 HOST_SILENT = 5.0
 """Seconds without a frame from the host (it heartbeats every second) before it counts as
 offline: a frozen host fires no last will until the broker's keepalive (amqtt: never)."""
@@ -245,7 +252,7 @@ class PlayerSession:
         *,
         watch: bool = False,
         password: str | None = None,
-        heartbeat: float = 1.0,
+        heartbeat: float = HEARTBEAT,
         pin: str | None = None,
         remembered: bytes | None = None,
     ) -> None:

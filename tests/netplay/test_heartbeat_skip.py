@@ -8,7 +8,7 @@ from engine.classic.config import SequenceConfig
 from engine.state import Phase
 from netplay.codec import Frame, decode
 from netplay.lobby import _heartbeat_of
-from netplay.player import HostOffline, PlayerSession
+from netplay.player import HEARTBEAT, HostOffline, PlayerSession
 
 from .harness import SHORT, Table, frames
 
@@ -158,11 +158,11 @@ def test_a_seat_whose_action_the_host_answered_skips_its_next_beat_only() -> Non
     other = next(p for p in table.players if p is not mover)
     mine, theirs = seat_beats(table, mover), seat_beats(table, other)
     move(table)  # the host answers with the batch, sealed to the mover too
-    table.advance(1.0)
+    table.advance(HEARTBEAT)
     assert seat_beats(table, mover) == mine  # the action said it all
     assert seat_beats(table, other) == theirs + 1
-    table.advance(1.0)
-    assert seat_beats(table, mover) == mine + 1  # a quiet second: it beats again
+    table.advance(HEARTBEAT)
+    assert seat_beats(table, mover) == mine + 1  # a quiet interval: it beats again
 
 
 def test_a_seat_whose_action_got_no_answer_beats_as_usual() -> None:
@@ -173,7 +173,7 @@ def test_a_seat_whose_action_got_no_answer_beats_as_usual() -> None:
     mine = seat_beats(table, mover)
     table.peer(mover).deaf = True  # it hears nothing back: maybe behind, the host must know
     move(table)
-    table.advance(1.0)
+    table.advance(HEARTBEAT)
     assert seat_beats(table, mover) == mine + 1
 
 
