@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, ClassVar, Protocol, Self
 
 from engine.actions import Action
 from engine.games import AnyAction, TableBot, searches
@@ -234,14 +234,15 @@ _SYNCS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="journal-sync")
 host seals and signs its frames, other tables of the process play) while the disk works."""
 
 INLINE_SYNC = 0.002
-"""Seconds a journal's syncs take on average, at most, to be made on the loop's thread.
+"""Seconds a journal's syncs take on average, at most, to be made on the loop's thread
+(when the process hosts one table, see :meth:`Host._sync_inline`).
 
-Handing a sync to a worker thread and back costs more than a fast disk's ``fdatasync``
-(0.2 ms on an SSD): the thread waits for the GIL to start (the loop holds it while it
-seals and signs), again to return, and the loop is woken through its self-pipe to
-publish. Measured on a 2-core machine, a batch's sync took 1.0 ms from entry written to
-frames released in a thread, 0.2 ms on the loop's thread. A slower disk (a spinning one,
-an SD card) is synced in a thread, where it holds up only the frames that wait for it."""
+Handing a sync to a worker thread and back costs more than a fast disk's ``fdatasync``:
+the thread waits for the GIL to start (the loop holds it while it seals and signs), again
+to return, and the loop is woken through its self-pipe to publish. Traced on a 2-core
+machine (bench net), from the start of a batch's sync to its frames going out: 0.82 ms in
+the thread, 0.60 ms on the loop's thread. A slower disk (a spinning one, an SD card) is
+synced in a thread, where it holds up only the frames that wait for it."""
 SYNC_AVERAGING = 0.2
 """Weight of the newest sync in the running average of a journal's sync time."""
 
@@ -252,11 +253,15 @@ class Host(_Peer):
     With a ``journal`` it writes each journal entry as soon as the session makes it and
     publishes no frame made after an entry before that entry is durable (see
     ``netplay.journal``), so the table can be brought back with :meth:`resume` after a
-    crash. A fast disk is synced on the loop's thread just before the frames go out (see
-    :data:`INLINE_SYNC`); a slow one in a worker thread, started as soon as the entry is
-    written, while the session seals and signs the frames and the loop goes on. Entries
-    written while a sync runs go to disk together in the next one.
+    crash. A fast disk is synced on the loop's thread just before the frames go out, when
+    this is the process's only table (see :data:`INLINE_SYNC`); otherwise in a worker
+    thread, started as soon as the entry is written, while the session seals and signs
+    the frames and the loop goes on. Entries written while a sync runs go to disk
+    together in the next one.
     """
+
+    live: ClassVar[int] = 0
+    """Hosts of this process running now (entered and not closed)."""
 
     def __init__(
         self,
@@ -291,6 +296,7 @@ class Host(_Peer):
         self._syncing: asyncio.Future[int] | None = None
         self.sync_average = 0.0
         """Seconds a journal sync took, a running average (inline or in the thread)."""
+        self._counted = False
         self._all_out = asyncio.Event()
         self._all_out.set()
         self.host.on_journal = self._write_journal
@@ -327,12 +333,18 @@ class Host(_Peer):
             for info in self.host.seats:
                 if info is not None:
                     info.last_seen = self.host.now
-        return await super().__aenter__()
+        entered = await super().__aenter__()
+        Host.live += 1
+        self._counted = True
+        return entered
 
     async def close(self) -> None:
         thinking, self._thinking = self._thinking, None
         if thinking is not None:
             thinking.cancel()
+        if self._counted:
+            self._counted = False
+            Host.live -= 1
         await super().close()
         syncing = self._syncing
         if syncing is not None:  # the worker thread still has the file: let it finish
@@ -393,8 +405,10 @@ class Host(_Peer):
             self._start_sync()
 
     def _sync_inline(self) -> bool:
-        """Whether the journal is fast enough to be synced on the loop's thread."""
-        return self.sync_average <= INLINE_SYNC
+        """Whether to sync the journal on the loop's thread: when it is fast, and this is
+        the process's only table (with several, a sync there would hold up all of them;
+        measured with 100 tables a process, bench load's p99 was no better inline)."""
+        return self.sync_average <= INLINE_SYNC and Host.live <= 1
 
     def _timed_sync(self) -> int:
         """The journal's sync (on either thread), timed into :attr:`sync_average`."""

@@ -151,6 +151,31 @@ async def test_a_fast_disk_is_synced_on_the_loops_thread_and_no_frame_goes_out_b
 
 
 @pytest.mark.asyncio
+async def test_a_process_of_several_tables_syncs_their_journals_in_worker_threads(
+    tmp_path: Path,
+) -> None:
+    # A sync on the loop's thread would hold up every table of the process: with two,
+    # even a fast disk is synced beside the loop.
+    broker = AsyncMemoryBroker()
+    hosts, journals, players = [], [], []
+    for name in ("left", "right"):
+        journal = FastDisk.create(name, folder=tmp_path)
+        assert isinstance(journal, FastDisk)
+        settings = HostSettings(name, 2, bots=("greedy",), rules=SHORT, block_window=0.2)
+        hosts.append(Host(settings, broker=broker, journal=journal))
+        journals.append(journal)
+        players.append(BotPeer(Identity.generate(), name, broker=broker, name=f"p-{name}"))
+    async with hosts[0], hosts[1], players[0], players[1]:
+        assert Host.live == 2
+        await asyncio.wait_for(asyncio.gather(*(p.ended.wait() for p in players)), 60)
+        await asyncio.wait_for(asyncio.gather(*(h.finished(verify_wait=10) for h in hosts)), 30)
+    assert Host.live == 0
+    for journal in journals:
+        workers = [name for name in journal.threads if name.startswith("journal-sync")]
+        assert len(workers) > journal.syncs // 2, journal.threads
+
+
+@pytest.mark.asyncio
 async def test_a_journal_that_fails_to_sync_lets_the_game_go_on_without_resume(
     tmp_path: Path, caplog: pytest.LogCaptureFixture,
 ) -> None:
