@@ -39,6 +39,7 @@ def host_section(peer_id: str, tables: list[str]) -> str:
         lines += [
             f"topic readwrite {base}/announce",
             f"topic write {base}/events",
+            f"topic write {base}/table",
             f"topic write {base}/peer/+/in",
             f"topic read {base}/peer/+/out",
         ]

@@ -506,12 +506,17 @@ class HostSession:
             body["public"] = self.released
         if waits:
             body["wait"] = [w.to_wire() for w in waits]
-        self.sender.send(self.topics.events, "heartbeat", body, qos=0)
+        payload = self.sender.send(self.topics.events, "heartbeat", body, qos=0)
+        self.sender.outbox.append(Outgoing(self.topics.table_stream, payload, qos=0))
 
-    def _send_events(self, type_: str, body: dict[str, Any]) -> None:
-        """A signed frame on ``events`` (it stands for the next heartbeat, see _beat)."""
+    def _send_events(self, type_: str, body: dict[str, Any], *, seats: bool = True) -> None:
+        """A signed frame on ``events`` (it stands for the next heartbeat, see _beat), and
+        the same frame on ``table`` for the seats (``seats``), but a batch: each seat has
+        its own copy of those, sealed, and never hears the spectators' one."""
         self._events_at = self.now
-        self.sender.send(self.topics.events, type_, body)
+        payload = self.sender.send(self.topics.events, type_, body)
+        if seats and type_ != "events":
+            self.sender.outbox.append(Outgoing(self.topics.table_stream, payload))
 
     def _close_overdue_window(self) -> None:
         """A press is judged when it arrives: a window whose deadline has passed closes
@@ -1103,7 +1108,7 @@ class HostSession:
         delayed = self._delayed
         while delayed and delayed[0][0] <= self.now:
             _, type_, body = delayed.popleft()
-            self._send_events(type_, body)
+            self._send_events(type_, body, seats=False)  # they had theirs at once
             if type_ == "events":
                 self._released = max(self._released, int(body["n"]))
 

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
@@ -260,8 +261,14 @@ class Host(_Peer):
     together in the next one.
     """
 
-    live: ClassVar[int] = 0
-    """Hosts of this process running now (entered and not closed)."""
+    _live: ClassVar[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int]] = (
+        weakref.WeakKeyDictionary())
+    """Hosts running now (entered and not closed), per event loop."""
+
+    @classmethod
+    def live(cls) -> int:
+        """Hosts running now on this thread's event loop."""
+        return cls._live.get(asyncio.get_running_loop(), 0)
 
     def __init__(
         self,
@@ -296,7 +303,8 @@ class Host(_Peer):
         self._syncing: asyncio.Future[int] | None = None
         self.sync_average = 0.0
         """Seconds a journal sync took, a running average (inline or in the thread)."""
-        self._counted = False
+        self._counted: asyncio.AbstractEventLoop | None = None
+        """The loop this host counts as running on (see :meth:`live`)."""
         self._all_out = asyncio.Event()
         self._all_out.set()
         self.host.on_journal = self._write_journal
@@ -334,17 +342,18 @@ class Host(_Peer):
                 if info is not None:
                     info.last_seen = self.host.now
         entered = await super().__aenter__()
-        Host.live += 1
-        self._counted = True
+        loop = asyncio.get_running_loop()
+        Host._live[loop] = Host._live.get(loop, 0) + 1
+        self._counted = loop
         return entered
 
     async def close(self) -> None:
         thinking, self._thinking = self._thinking, None
         if thinking is not None:
             thinking.cancel()
-        if self._counted:
-            self._counted = False
-            Host.live -= 1
+        loop, self._counted = self._counted, None
+        if loop is not None:
+            Host._live[loop] -= 1
         await super().close()
         syncing = self._syncing
         if syncing is not None:  # the worker thread still has the file: let it finish
@@ -408,7 +417,12 @@ class Host(_Peer):
         """Whether to sync the journal on the loop's thread: when it is fast, and this is
         the process's only table (with several, a sync there would hold up all of them;
         measured with 100 tables a process, bench load's p99 was no better inline)."""
-        return self.sync_average <= INLINE_SYNC and Host.live <= 1
+        if self.sync_average > INLINE_SYNC:
+            return False
+        try:
+            return Host.live() <= 1
+        except RuntimeError:  # driven from outside a loop
+            return True
 
     def _timed_sync(self) -> int:
         """The journal's sync (on either thread), timed into :attr:`sync_average`."""

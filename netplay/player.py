@@ -18,7 +18,7 @@ from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.clock import Wait, next_beat
-from netplay.codec import TABLE_PROTOCOL, ReplayGuard, decode, frame_type
+from netplay.codec import TABLE_PROTOCOL, ReplayGuard, decode
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import Claim, HostTrust, Trust, fingerprint, split_pin
@@ -352,7 +352,10 @@ class PlayerSession:
 
     def subscriptions(self) -> list[str]:
         t = self.topics
-        topics = [t.announce, t.events, t.inbox(self.peer_id), t.all_presence, t.chat]
+        # A seat follows the table on ``table`` (``events`` but the spectators' copies of
+        # the batches, which a seat has sealed on its own ``in``); a spectator ``events``.
+        stream = t.events if self.watch else t.table_stream
+        topics = [t.announce, stream, t.inbox(self.peer_id), t.all_presence, t.chat]
         return topics if self.reads_chat else topics[:-1]
 
     def last_will(self) -> Outgoing:
@@ -526,10 +529,6 @@ class PlayerSession:
         if topic == t.announce and not payload:
             # Unsigned: anyone can send it. Only the host's signed "closed" closes a table.
             raise FrameError("an empty announcement (closes nothing)")
-        if topic == t.events and self.seat is not None and frame_type(payload) == "events":
-            # A seated player follows its own sealed copy of every batch: the spectators'
-            # copy is dropped unchecked (a signature check per batch saved on every seat).
-            return
         # Only the host's frames matter off the announce topic: others are dropped before
         # their signature is checked.
         inbox = topic == t.inbox(self.peer_id)
@@ -566,7 +565,7 @@ class PlayerSession:
                 "rejected": self._rejected,
                 "reveal": self._reveal,
             }.get(kind)
-        elif topic == t.events:
+        elif topic == (t.events if self.watch else t.table_stream):
             handler = {
                 "start": self._start,
                 "events": self._public_events,

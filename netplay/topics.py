@@ -37,6 +37,12 @@ class Topics:
         return f"{self.base}/events"
 
     @property
+    def table_stream(self) -> str:
+        """Host -> seated players: what the host publishes on ``events`` but the batches
+        (each seat gets its own sealed copy of those on its ``in``)."""
+        return f"{self.base}/table"
+
+    @property
     def chat(self) -> str:
         return f"{self.base}/chat"
 

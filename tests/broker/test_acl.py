@@ -22,6 +22,7 @@ def test_each_host_gets_its_own_tables_and_nothing_else() -> None:
     assert two.splitlines() == [
         "topic readwrite sstacks/v1/league/announce",
         "topic write sstacks/v1/league/events",
+        "topic write sstacks/v1/league/table",
         "topic write sstacks/v1/league/peer/+/in",
         "topic read sstacks/v1/league/peer/+/out",
     ]

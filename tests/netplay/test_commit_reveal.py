@@ -141,8 +141,9 @@ def test_a_host_resumed_during_the_reveal_keeps_commitments_and_reveals() -> Non
         table.add_player(name)
     table.pump()
     cy = table.add_player("cy")
-    # The last seat is taken; cy doesn't hear the call to reveal (its events are lost).
-    table.filters.append(lambda receiver, topic, _: receiver is cy and topic.endswith("events"))
+    # The last seat is taken; cy doesn't hear the call to reveal (its table stream is lost).
+    table.filters.append(lambda receiver, topic, _: receiver is cy
+                         and topic == table.topics.table_stream)
     table.pump()
     old = table.host
     assert old.game is None and old.round.waiting == {2}

@@ -166,10 +166,10 @@ async def test_a_process_of_several_tables_syncs_their_journals_in_worker_thread
         journals.append(journal)
         players.append(BotPeer(Identity.generate(), name, broker=broker, name=f"p-{name}"))
     async with hosts[0], hosts[1], players[0], players[1]:
-        assert Host.live == 2
+        assert Host.live() == 2
         await asyncio.wait_for(asyncio.gather(*(p.ended.wait() for p in players)), 60)
         await asyncio.wait_for(asyncio.gather(*(h.finished(verify_wait=10) for h in hosts)), 30)
-    assert Host.live == 0
+    assert Host.live() == 0
     for journal in journals:
         workers = [name for name in journal.threads if name.startswith("journal-sync")]
         assert len(workers) > journal.syncs // 2, journal.threads

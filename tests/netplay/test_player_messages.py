@@ -36,7 +36,7 @@ def test_frames_not_from_the_host_are_dropped() -> None:
     inbox = table.topics.inbox(me.peer_id)
     before = (me.applied, list(me.dropped))
     table.inject(inbox, forge_sealed(impostor, me.identity.key, "events", batch))
-    table.inject(table.topics.events, forge(impostor, "heartbeat", {"at": 999}))
+    table.inject(table.topics.table_stream, forge(impostor, "heartbeat", {"at": 999}))
     body = {"host": impostor.key, "game": "sequence-stacks", "players": 2}
     table.inject(table.topics.announce, forge(impostor, "announce", body))
     assert me.applied == before[0]
@@ -123,8 +123,9 @@ def test_fuzz_host_frames_never_cause_an_internal_error(
     if "rules" in body:
         body["rules"] = rules
     host = table.host_identity
-    if where == "events":
-        topic, payload = table.topics.events, forge(host, type_, body)
+    if where == "events":  # the table's public stream as this peer follows it
+        stream = table.topics.events if session.watch else table.topics.table_stream
+        topic, payload = stream, forge(host, type_, body)
     elif where == "inbox":
         topic, payload = table.topics.inbox(session.peer_id), forge(host, type_, body)
     else:
@@ -145,7 +146,8 @@ def test_a_start_with_impossible_rules_is_dropped(first_player: int) -> None:
         "names": ["a", "b"], "keys": [None, None], "entropies": [b"\0" * 32] * 2,
         "commit": b"\0" * 32,
     }
-    me.receive(table.topics.events, forge(table.host_identity, "start", facts), table.clock)
+    me.receive(table.topics.table_stream, forge(table.host_identity, "start", facts),
+               table.clock)
     assert me.facts is None and me.view is None
     assert me.dropped and INTERNAL not in me.dropped
 
