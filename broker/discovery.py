@@ -24,6 +24,8 @@ from broker.address import lan_address
 SERVICE_TYPE = "_sstacks-mqtt._tcp.local."
 LOOPBACK = ("127.0.0.1",)
 INTERFACES_ENV = "STACKS_MDNS_INTERFACES"
+GOODBYE_WITHIN = 1.0
+"""Seconds an advertiser's stop waits for its goodbyes (zeroconf sends three, 125 ms apart)."""
 """Comma-separated IPv4 addresses to confine mDNS to (the tests set ``127.0.0.1``)."""
 
 
@@ -68,6 +70,7 @@ class Advertiser:
         self.addresses = addresses
         self._zc: AsyncZeroconf | None = None
         self._info: AsyncServiceInfo | None = None
+        self._announcing: asyncio.Future[object] | None = None
 
     async def start(self) -> None:
         interfaces = list(self.addresses)
@@ -80,15 +83,24 @@ class Advertiser:
             properties={"protocol": "mqtt", "app": "sequence-stacks", "v": "1"},
             server=f"{socket.gethostname().split('.')[0] or 'stacks'}.local.",
         )
-        await self._zc.async_register_service(self._info, allow_name_change=True)
+        # zeroconf returns the announcements still to send as a future of their own;
+        # they go on in the background, and stop() ends them before saying goodbye.
+        self._announcing = asyncio.ensure_future(
+            await self._zc.async_register_service(self._info, allow_name_change=True))
 
     async def stop(self) -> None:
-        zc, info = self._zc, self._info
-        self._zc = self._info = None
+        """Withdraw the announcement: the goodbyes are sent (within a second) before this
+        returns, so nothing is left for the event loop's end to cut off."""
+        zc, info, announcing = self._zc, self._info, self._announcing
+        self._zc = self._info = self._announcing = None
+        if announcing is not None and not announcing.done():
+            announcing.cancel()
+            await asyncio.wait({announcing})
         if zc is not None:
             if info is not None:
                 with contextlib.suppress(Exception):
-                    await zc.async_unregister_service(info)
+                    goodbyes = await zc.async_unregister_service(info)
+                    await asyncio.wait_for(goodbyes, GOODBYE_WITHIN)
             await zc.async_close()
 
     async def __aenter__(self) -> Self:

@@ -70,3 +70,26 @@ async def test_stacks_tables_lists_a_brokers_tables() -> None:
     assert "2 of 2 seats free" in out.decode()
     # The host's fingerprint, as `stacks join TABLE@FINGERPRINT` takes it.
     assert f"cli-table@{fingerprint(host.identity.key)} on " in out.decode(), out.decode()
+
+
+def _announcing() -> list[asyncio.Task[object]]:
+    """zeroconf's tasks that still have announcements or goodbyes to send."""
+    return [t for t in asyncio.all_tasks()
+            if "broadcast" in t.get_coro().__qualname__ and not t.done()]  # type: ignore[union-attr]
+
+
+@pytest.mark.asyncio
+async def test_a_stopped_advertiser_has_said_goodbye_and_left_nothing_running() -> None:
+    # Stopped at once (a host that quits while its broker is still being announced) and
+    # after its announcements: either way the goodbyes are sent before stop returns, and
+    # no broadcast is left for the event loop's end to destroy half-way.
+    for settle in (False, True):
+        advertiser = Advertiser(1883, name="goodbye", addresses=("127.0.0.1",))
+        await advertiser.start()
+        if settle:
+            for _ in range(200):
+                if not _announcing():
+                    break
+                await asyncio.sleep(0.05)
+        await advertiser.stop()
+        assert _announcing() == []
