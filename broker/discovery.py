@@ -24,9 +24,9 @@ from broker.address import lan_address
 SERVICE_TYPE = "_sstacks-mqtt._tcp.local."
 LOOPBACK = ("127.0.0.1",)
 INTERFACES_ENV = "STACKS_MDNS_INTERFACES"
+"""Comma-separated IPv4 addresses to confine mDNS to (the tests set ``127.0.0.1``)."""
 GOODBYE_WITHIN = 1.0
 """Seconds an advertiser's stop waits for its goodbyes (zeroconf sends three, 125 ms apart)."""
-"""Comma-separated IPv4 addresses to confine mDNS to (the tests set ``127.0.0.1``)."""
 
 
 def confined_interfaces() -> tuple[str, ...] | None:

@@ -350,12 +350,16 @@ class PlayerSession:
     def audience(self) -> Audience:
         return SPECTATOR if self.seat is None else self.seat
 
+    @property
+    def _stream(self) -> str:
+        """Where we follow the table: a seat on ``table`` (``events`` but the spectators'
+        copies of the batches, which a seat has sealed on its own ``in``), a spectator on
+        ``events``."""
+        return self.topics.events if self.watch else self.topics.table_stream
+
     def subscriptions(self) -> list[str]:
         t = self.topics
-        # A seat follows the table on ``table`` (``events`` but the spectators' copies of
-        # the batches, which a seat has sealed on its own ``in``); a spectator ``events``.
-        stream = t.events if self.watch else t.table_stream
-        topics = [t.announce, stream, t.inbox(self.peer_id), t.all_presence, t.chat]
+        topics = [t.announce, self._stream, t.inbox(self.peer_id), t.all_presence, t.chat]
         return topics if self.reads_chat else topics[:-1]
 
     def last_will(self) -> Outgoing:
@@ -565,7 +569,7 @@ class PlayerSession:
                 "rejected": self._rejected,
                 "reveal": self._reveal,
             }.get(kind)
-        elif topic == (t.events if self.watch else t.table_stream):
+        elif topic == self._stream:
             handler = {
                 "start": self._start,
                 "events": self._public_events,
