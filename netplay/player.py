@@ -414,16 +414,21 @@ class PlayerSession:
         return self._join_at + JOIN_RETRY
 
     def next_deadline(self) -> float:
-        times = [self._next_heartbeat]
+        """When :meth:`tick` next has something to do: never a time it would let pass
+        without doing it (the driver would wake again at once, and again)."""
+        pending = self.pending
+        times = [self._next_heartbeat if self.joined else float("inf")]
         if self._watching_host():
             assert self.host_heard is not None
             times.append(self.host_heard + HOST_SILENT)
         if self._chunk is not None:
             times.append(self._chunk[2] + CHUNK_PATIENCE)
-        if self.pending.gap_since is not None:
-            times.append(self.pending.gap_since + GAP_WAIT)
-        if self.secret is not None and self.verdict is None:
-            times.append(self.pending.last_resync + RESYNC_EVERY)
+        resync_allowed = pending.last_resync + RESYNC_EVERY
+        if pending.gap_since is not None:
+            times.append(max(pending.gap_since + GAP_WAIT, resync_allowed))
+        if self.secret is not None and self.verdict is None and self._chunk is None \
+                and self.total is not None and self.applied >= self.total:
+            times.append(resync_allowed)  # history still missing: asked for again then
         due = self._join_due()
         if due is not None:
             times.append(due)
