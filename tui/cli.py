@@ -18,6 +18,7 @@ from tui.commands.bench_ssh import add_bench_ssh_arguments
 from tui.commands.replay import add_replay_arguments
 from tui.commands.serve import add_serve_arguments
 from tui.launch import DEFAULT_BROKER
+from tui.rules_args import rule_assignment, table_rules
 
 
 def _players(text: str) -> int:
@@ -271,6 +272,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _add_rule_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rule", type=rule_assignment, action="append", metavar="NAME=VALUE",
+        help="a house rule, repeatable, as the lobby's host form offers them: a whole "
+        "number, yes/no, an option's name or none (e.g. --rule win_chips=7 --rule "
+        "two_player_deck=full); a wrong name lists the game's rules")
+
+
 def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     play = commands.add_parser(
         "play", help="play against bots, right now",
@@ -297,6 +306,7 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
                       help="seconds a bot waits before each move (0.6)")
     play.add_argument("--block-window", type=_seconds, default=3.0,
                       help="seconds to Block a completed pile (3)")
+    _add_rule_argument(play)
     _add_ui_common(play)
 
     join = commands.add_parser(
@@ -423,6 +433,7 @@ def _add_net_commands(
     host.add_argument("--choose-sequences", action="store_true",
                       help="sequence: a chip that completes a longer run lets its player "
                       "choose which five make the sequence (default: the rules' choice)")
+    _add_rule_argument(host)
     host.add_argument("--bots", type=_host_bots, default=0, metavar="N|LEVELS",
                       help="seats played by the host's bots: a count, or their levels "
                       f"comma separated ({', '.join(LEVELS)}) (0)")
@@ -581,14 +592,17 @@ def host_game_problem(args: argparse.Namespace) -> str | None:
     if args.game == "stacks":
         if getattr(args, "choose_sequences", False):
             return "--choose-sequences is for --game sequence"
-        return "--teams is for --game sequence" if args.teams is not None else None
-    if args.teams is not None:
-        from engine.classic import SequenceConfig, SequenceState
-
-        try:
-            SequenceState.new(SequenceConfig(teams=args.teams), args.players)
-        except ConfigError as exc:
-            return str(exc)
+        if args.teams is not None:
+            return "--teams is for --game sequence"
+    try:
+        rules = table_rules(args)
+        if definition.name != "stacks":
+            definition.new_state(rules, args.players)  # teams and dealer, in words
+    except ConfigError as exc:
+        return str(exc)
+    first = getattr(rules, "first_player", None)
+    if first is not None and first >= args.players:
+        return f"first_player {first} is not a seat at {args.players} players"
     return None
 
 
@@ -609,6 +623,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     refusal = insecure_seed(args)
     if refusal:
         parser.error(refusal)
+    if args.command == "host" and args.resume and args.rule:
+        parser.error("--rule can't change a resumed game: its rules are its journal's")
     if (args.command == "host" and not args.resume) or args.command == "play":
         refusal = host_game_problem(args)
         if refusal:

@@ -17,9 +17,7 @@ from typing import Any
 
 from broker.autostart import start_meeting_point
 from broker.discovery import Advertiser
-from engine.classic.config import SequenceConfig
 from engine.classic.state import team_name
-from engine.config import RulesConfig
 from engine.games import game_def
 from engine.rng import derive_seed
 from engine.state import Outcome, Termination
@@ -54,6 +52,7 @@ from netplay.transport import BrokerAddress, MqttTransport
 from tui.argtypes import counted
 from tui.discovery import find_broker_urls, find_tables
 from tui.launch import LOCK_FILE, ProfileLock
+from tui.rules_args import rule_words, table_rules
 
 DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
 HOST_TIMEOUT = 120.0
@@ -363,10 +362,7 @@ async def _host(args: argparse.Namespace) -> int:
                 players=args.players,
                 bots=host_bot_levels(args), standin=args.standin,
                 game=definition.name,
-                rules=SequenceConfig(teams=args.teams,
-                                     choose_sequences=args.choose_sequences)
-                if args.game == "sequence"
-                else RulesConfig(),
+                rules=table_rules(args),
                 block_window=args.block_window,
                 password=args.password,
                 bot_delay=args.bot_delay,
@@ -454,7 +450,8 @@ async def _host(args: argparse.Namespace) -> int:
             session = host.host
             seated = sum(1 for info in session.seats if info is not None)
             for line in _opened_lines(table, BrokerAddress.parse(url).url, settings.players,
-                                      len(settings.bots), seated, session.game is not None):
+                                      len(settings.bots), seated, session.game is not None,
+                                      rule_words(session.settings.rules)):
                 print(line, flush=True)
             finished = asyncio.create_task(host.finished(verify_wait=args.verify_wait))
             stopped = asyncio.create_task(stop.wait())
@@ -494,9 +491,12 @@ async def _host(args: argparse.Namespace) -> int:
 
 
 def _opened_lines(table: str, url: str, players: int, bots: int, seated: int,
-                  started: bool) -> list[str]:
-    """What the headless host says of its table once it is on the broker."""
+                  started: bool, rules: list[str] | None = None) -> list[str]:
+    """What the headless host says of its table once it is on the broker (``rules``: the
+    house rules, as ``--rule`` words)."""
     lines = [f"table {table!r} on {url}: {counted(players, 'seat')}, {counted(bots, 'bot')}"]
+    if rules:
+        lines.append(f"house rules: {', '.join(rules)}")
     waiting = players - seated
     if waiting and not started:
         lines.append(f"waiting for {counted(waiting, 'player')}: "

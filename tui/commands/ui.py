@@ -11,7 +11,6 @@ from typing import Any
 
 import platformdirs
 
-from engine.config import RulesConfig
 from tui.launch import DEFAULT_BROKER, Launch
 
 APP_NAME = "sequence-stacks"
@@ -96,14 +95,10 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
 
 
 def _rules(args: argparse.Namespace) -> Any:
-    """The table rules the command line chose: the default rules of its game, and the
-    teams of a classic Sequence table and whether its players choose their sequences."""
-    if getattr(args, "game", "stacks") == "sequence":
-        from engine.classic import SequenceConfig
+    """The table rules the command line chose (checked already by the parser's caller)."""
+    from tui.rules_args import table_rules
 
-        return SequenceConfig(teams=getattr(args, "teams", None),
-                              choose_sequences=getattr(args, "choose_sequences", False))
-    return RulesConfig()
+    return table_rules(args)
 
 
 def run(args: argparse.Namespace) -> int:
