@@ -34,6 +34,7 @@ from netplay.peers import BotPeer, Host, Spectator
 from netplay.player import Applied, Impostor
 from netplay.topics import Topics
 from netplay.wire import Sender
+from tui.rules_args import rule_words
 
 THINK = 0.1
 """Seconds each bot thinks before it acts: a game of a few hundred batches lasts ~15 s."""
@@ -201,8 +202,8 @@ def table_settings(table: str) -> HostSettings:
 
 def host_process(url: str, table: str, settings: HostSettings | None = None, *,
                  log: str | None = None) -> subprocess.Popen[bytes]:
-    """``stacks host --headless`` for ``table`` (``settings``' seats, bots, Block window and
-    bot delay) in a process of its own, as in a real game: what the flood costs the host
+    """``stacks host --headless`` for ``table`` (``settings``' seats, bots, Block window,
+    bot delay and rules) in a process of its own, as in a real game: what the flood costs the host
     is then not mixed with what it costs the players. Its output goes to ``log`` (or
     nowhere): a pipe nobody reads would stop the host once it is full."""
     settings = settings or table_settings(table)
@@ -213,7 +214,8 @@ def host_process(url: str, table: str, settings: HostSettings | None = None, *,
              "--players", str(settings.players), "--bots", str(len(settings.bots)),
              "--block-window", str(settings.block_window),
              "--bot-delay", str(settings.bot_delay), "--broker", url, "--record", os.devnull,
-             "--no-advertise", "--verify-wait", "10", "--new"],
+             "--no-advertise", "--verify-wait", "10", "--new",
+             *(word for rule in rule_words(settings.rules) for word in ("--rule", rule))],
             stdout=out, stderr=subprocess.STDOUT,
         )
 
