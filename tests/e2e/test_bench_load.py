@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 
 import pytest
 
@@ -44,3 +45,24 @@ def test_the_load_benchs_tables_do_not_act_in_step() -> None:
     assert 1.9 < sum(waits) / len(waits) < 2.1  # the pace is the mean
     seat.think = 0.0  # after the measured window the games play out at full speed
     assert seat._think_time() == 0.0
+
+
+def test_a_worker_whose_bench_is_gone_closes_its_tables_and_ends(mosquitto: str) -> None:
+    """A ``stacks bench load`` killed (-9) before its "go" leaves its workers' pipes at
+    their end: each closes its tables and ends then, rather than measuring for nobody."""
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "tui.commands.bench_load_worker", json.dumps({
+            "urls": [mosquitto], "tables": [0], "pace": 0, "seconds": 3600,
+            "prefix": "orphan"})],
+        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert worker.stdout is not None and worker.stdin is not None
+        assert worker.stdout.readline().strip() == "ready"
+        worker.stdin.close()  # as the kernel does when the bench dies
+        assert worker.wait(60 * SCALE) == 1
+        assert worker.stdout.read() == ""
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()

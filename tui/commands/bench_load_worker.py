@@ -144,7 +144,8 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
             gc.freeze()
             keeper = asyncio.create_task(_keep_collections_small())
             print("ready", flush=True)
-            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+            if not await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline):
+                raise _ParentGone  # the end of its pipe: no "go" will come
             start, cpu0, frames0 = time.perf_counter(), time.process_time(), _frames(tables)
             await asyncio.sleep(spec["seconds"])
             end, cpu1, frames1 = time.perf_counter(), time.process_time(), _frames(tables)
@@ -181,6 +182,10 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
                 await table.host.close()
 
 
+class _ParentGone(Exception):
+    """The ``stacks bench load`` that started this worker is gone (killed, say)."""
+
+
 def _worker_main(spec_json: str) -> int:
     spec = json.loads(spec_json)
     try:
@@ -194,6 +199,8 @@ def _worker_main(spec_json: str) -> int:
     except RuntimeError as exc:  # said by the parent, in its words
         print(f"failed: {exc}", flush=True)
         return 1
+    except _ParentGone:
+        return 1  # nobody to tell: its tables are closed, and this process ends now
     print(json.dumps(result), flush=True)
     return 0
 
