@@ -9,6 +9,7 @@ import pytest
 from netplay.host import HostSettings
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Host
+from tests.netplay.harness import SHORT
 from tests.tui.conftest import until
 from tests.tui.driver import play_to_the_end
 from tui.app import make_app
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.asyncio
 
 async def test_r_after_a_game_against_bots_deals_a_new_game(stacks_home: Path) -> None:
     launch = Launch(role="play", name="Ana", players=2, bots=1, broker=MEMORY, seed=3,
-                    bot_delay=0.0, block_window=0.2)
+                    bot_delay=0.0, block_window=0.2, rules=SHORT)
     app = make_app(launch, profiles=stacks_home)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
@@ -39,7 +40,8 @@ async def test_r_after_a_game_against_bots_deals_a_new_game(stacks_home: Path) -
 
 async def test_a_player_waits_in_the_lobby_for_the_hosts_next_game(stacks_home: Path) -> None:
     broker = AsyncMemoryBroker()
-    settings = HostSettings(table="friday", players=2, bots=("greedy",), block_window=0.2)
+    settings = HostSettings(table="friday", players=2, bots=("greedy",), block_window=0.2,
+                            rules=SHORT)
     launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
     app = make_app(launch, profiles=stacks_home, memory=broker)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -58,8 +60,9 @@ async def test_a_player_waits_in_the_lobby_for_the_hosts_next_game(stacks_home: 
 
 
 async def test_the_deal_passes_to_the_left_in_a_rematch(stacks_home: Path) -> None:
+    # Short games (three chips win): the deals are what this test is about.
     launch = Launch(role="play", name="Ana", players=3, bots=2, broker=MEMORY, seed=5,
-                    bot_delay=0.0, block_window=0.2)
+                    bot_delay=0.0, block_window=0.2, rules=SHORT)
     app = make_app(launch, profiles=stacks_home)
     async with app.run_test(size=(80, 24)) as pilot:
         dealers: list[int] = []
@@ -72,6 +75,7 @@ async def test_the_deal_passes_to_the_left_in_a_rematch(stacks_home: Path) -> No
             assert isinstance(table, TableScreen) and table.view is not None
             view = table.view
             dealers.append(view.dealer)
+            assert view.config == SHORT  # a rematch keeps the table's rules
             assert view.current == (view.dealer + 1) % 3 or view.turn > 1
             previous = table
             await play_to_the_end(app, pilot)
