@@ -195,6 +195,26 @@ class Record:
         return record_type(*values)
 
 
+def prepare_codecs() -> int:
+    """Work out the wire codec of every record type loaded, now; how many were made.
+
+    A codec is otherwise made the first time its type is encoded or decoded, and that
+    costs about a millisecond (``typing.get_type_hints`` mostly): paid in the middle of a
+    game by the first action of each kind, in every process, host and peers alike. A
+    peer calls this as it starts, when every module the game needs is loaded."""
+    made = 0
+    roots = [Record]
+    while roots:
+        cls = roots.pop()
+        roots.extend(cls.__subclasses__())
+        if "_family" in cls.__dict__:
+            for record_type in cls._family.values():
+                if record_type._codec is None:
+                    record_type._wire_codec()
+                    made += 1
+    return made
+
+
 # -- snapshots --------------------------------------------------------------------------------
 
 

@@ -29,6 +29,7 @@ from typing import Any, ClassVar, Protocol, Self
 from engine.actions import Action
 from engine.games import AnyAction, TableBot, searches
 from engine.state import State
+from engine.wire import prepare_codecs
 from netplay.aio import cancel_and_wait
 from netplay.host import BotTurn, HostSession, HostSettings
 from netplay.hosts import matches, split_pin
@@ -110,6 +111,7 @@ class _Peer:
         return asyncio.get_running_loop().time()
 
     async def __aenter__(self) -> Self:
+        prepare_codecs()  # not during the game: each costs its first action a millisecond
         await self.transport.start()
         self._task = asyncio.create_task(self._drive(), name=type(self).__name__)
         return self

@@ -28,7 +28,7 @@ from engine.invariants import check_invariants
 from engine.rng import Rng, derive_seed
 from engine.snapshot import state_from_wire, state_to_wire
 from engine.state import State
-from engine.wire import Record
+from engine.wire import Record, prepare_codecs
 from tests.engine.gameplay import (
     Table,
     any_record,
@@ -350,3 +350,21 @@ def test_state_from_wire_rejects_snapshots_that_break_the_invariants(
     damage(wire)
     with pytest.raises(MalformedError):
         state_from_wire(wire)
+
+
+def _forget_codecs() -> list[type[Record]]:
+    families = [Action, Event, SequenceAction, SequenceEvent]
+    types = [t for family in families for t in family._family.values()]
+    for record_type in types:
+        record_type._codec = None
+    return types
+
+
+def test_every_codec_is_made_at_once_before_any_record_needs_it() -> None:
+    types = _forget_codecs()
+    assert prepare_codecs() == len(types)
+    assert all(t._codec is not None for t in types)
+    assert prepare_codecs() == 0  # made once
+    # The codecs made ahead are the ones records use.
+    assert Event.from_wire({"type": "turn_ended", "seat": 1}).to_wire() == \
+        {"type": "turn_ended", "seat": 1}
