@@ -595,14 +595,10 @@ def host_game_problem(args: argparse.Namespace) -> str | None:
         if args.teams is not None:
             return "--teams is for --game sequence"
     try:
-        rules = table_rules(args)
-        if definition.name != "stacks":
-            definition.new_state(rules, args.players)  # teams and dealer, in words
+        # The game's own setup checks the rules against the seats (first player, teams).
+        definition.new_state(table_rules(args), args.players)
     except ConfigError as exc:
         return str(exc)
-    first = getattr(rules, "first_player", None)
-    if first is not None and first >= args.players:
-        return f"first_player {first} is not a seat at {args.players} players"
     return None
 
 

@@ -36,6 +36,8 @@ from engine.actions import (
     StealChip,
 )
 from engine.cards import COLOUR, DECK_SIZE, HIDDEN, KIND, RANK, CardId, Colour, Kind, TwoPlayerDeck
+from engine.classic.actions import SequenceAction
+from engine.classic.events import SequenceEvent
 from engine.config import (
     RulesConfig,
     SkipStacking,
@@ -508,3 +510,13 @@ def any_record(family: type[R]) -> st.SearchStrategy[R]:
         fields = {f.name: _field(hints[f.name]) for f in dataclasses.fields(typing.cast(Any, cls))}
         options.append(st.builds(cls, **fields))
     return st.one_of(options)
+
+
+def forget_codecs() -> list[type[Record]]:
+    """Drop the wire codec of every record type of both games (as in a fresh process);
+    the types."""
+    families: list[type[Record]] = [Action, Event, SequenceAction, SequenceEvent]
+    types = [t for family in families for t in family._family.values()]
+    for record_type in types:
+        record_type._codec = None
+    return types

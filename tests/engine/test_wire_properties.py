@@ -33,6 +33,7 @@ from tests.engine.gameplay import (
     Table,
     any_record,
     choose,
+    forget_codecs,
     new_game,
     plain_problems,
     play,
@@ -352,16 +353,8 @@ def test_state_from_wire_rejects_snapshots_that_break_the_invariants(
         state_from_wire(wire)
 
 
-def _forget_codecs() -> list[type[Record]]:
-    families = [Action, Event, SequenceAction, SequenceEvent]
-    types = [t for family in families for t in family._family.values()]
-    for record_type in types:
-        record_type._codec = None
-    return types
-
-
 def test_every_codec_is_made_at_once_before_any_record_needs_it() -> None:
-    types = _forget_codecs()
+    types = forget_codecs()
     assert prepare_codecs() == len(types)
     assert all(t._codec is not None for t in types)
     assert prepare_codecs() == 0  # made once

@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import Action
-from engine.classic.actions import SequenceAction
-from engine.classic.events import SequenceEvent
-from engine.events import Event
 from netplay.host import HostSettings
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Host
+from tests.engine.gameplay import forget_codecs
 
 
 @pytest.mark.asyncio
 async def test_a_peer_that_starts_has_every_codec_ready() -> None:
-    types = [t for family in (Action, Event, SequenceAction, SequenceEvent)
-             for t in family._family.values()]
-    for record_type in types:
-        record_type._codec = None
+    types = forget_codecs()
     async with Host(HostSettings("ready", 2, bots=("greedy",)), broker=AsyncMemoryBroker()):
         assert [t.TYPE for t in types if t._codec is None] == []
