@@ -127,12 +127,13 @@ def test_two_terminals_join_one_table_and_play_it_to_the_end(
         screen = _wait_for(tmux, name, "Fair deal: ✓ verified", 60)
         over[name] = screen
     ana, bo = over["ana"], over["bo"]
+    both = f"ana:\n{ana}\nbo:\n{bo}"  # both screens in full when they disagree
     if "You win!" in ana:
-        assert "Ana wins" in bo
+        assert "Ana wins" in bo, both
     elif "You win!" in bo:
-        assert "Bo wins" in ana
+        assert "Bo wins" in ana, both
     else:
-        assert "A draw" in ana and "A draw" in bo
+        assert "A draw" in ana and "A draw" in bo, both
     tmux.keys("ana", "q")
     tmux.keys("bo", "q")
     _wait_for(tmux, "ana", "[exited]", 30)
