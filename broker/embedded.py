@@ -25,6 +25,7 @@ import os
 import secrets
 import socket
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
@@ -81,6 +82,43 @@ class BrokerStartError(OSError):
     def address_in_use(self) -> bool:
         """True when the address is already taken by another socket."""
         return self.errno == errno.EADDRINUSE
+
+
+class _Subscriptions(dict[str, list[tuple[Session, int]]]):
+    """amqtt's table of subscriptions (topic filter -> sessions), walked over a snapshot.
+
+    amqtt 0.12.1 walks this table with awaits inside the loop (at every connect, and for
+    every broadcast when a topic plugin suspends), while other clients' SUBSCRIBEs add to
+    it: "dictionary changed size during iteration" then ended the connecting client's
+    session. Peers of a table connect and subscribe at the same moment, each to a filter
+    of its own, so a game lost a spectator that way now and then."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(super().__iter__()))
+
+    def items(self) -> Any:
+        return list(super().items())
+
+
+class _Broker(Broker):  # type: ignore[misc, unused-ignore]
+    """amqtt's broker with its subscription table walked safely (:class:`_Subscriptions`),
+    and retained messages sent only for the filters a session subscribed to: amqtt 0.12.1
+    sends a connecting client the retained messages of every filter *anyone* subscribed
+    to (each table's announcement and presence to every bot of every other table)."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        super().__init__(config)
+        self._subscriptions = _Subscriptions()
+
+    async def _publish_retained_messages_for_subscription(
+        self, subscription: tuple[str, int], session: Session
+    ) -> None:
+        topic_filter = subscription[0]
+        if any(s.client_id == session.client_id
+               for s, _ in self._subscriptions.get(topic_filter, ())):
+            await super()._publish_retained_messages_for_subscription(subscription, session)
 
 
 def _password_digest(password: str) -> str:
@@ -282,7 +320,7 @@ class EmbeddedBroker:
         }
         broker: Any = None
         try:
-            broker = Broker(config)
+            broker = _Broker(config)
             await broker.start()
             self._broker = broker  # before serving: connections look it up
             await server.start_serving()

@@ -9,7 +9,7 @@ import socket
 import aiomqtt
 import pytest
 
-from broker.embedded import BrokerStartError, EmbeddedBroker
+from broker.embedded import BrokerStartError, EmbeddedBroker, _Subscriptions
 
 from .conftest import LOOPBACK, TIMEOUT, RawClient, Will, eventually, publish_packet
 
@@ -138,6 +138,68 @@ async def test_retained_message_reaches_a_late_subscriber(broker: EmbeddedBroker
         message = await next_message(late)
     assert message.payload == b"table"
     assert message.retain
+
+
+@pytest.mark.asyncio
+async def test_a_client_gets_no_retained_message_of_a_filter_it_never_subscribed(
+    broker: EmbeddedBroker,
+) -> None:
+    # amqtt 0.12.1 sends a connecting client the retained messages of every filter anyone
+    # subscribed to: a bot of one table would get every other table's announcement.
+    async with client(broker) as pub:
+        await pub.publish("sstacks/v1/t1/announce", b"table", qos=1, retain=True)
+        async with client(broker) as lister:
+            await lister.subscribe("sstacks/v1/+/announce")
+            assert (await next_message(lister)).payload == b"table"
+            async with client(broker) as newcomer:
+                await newcomer.subscribe("sstacks/v1/t2/announce")
+                await pub.publish("sstacks/v1/t2/announce", b"mine", qos=1)
+                message = await next_message(newcomer)
+    assert (message.topic.value, message.payload) == ("sstacks/v1/t2/announce", b"mine")
+
+
+@pytest.mark.asyncio
+async def test_clients_connecting_while_others_subscribe_are_all_served(
+    broker: EmbeddedBroker,
+) -> None:
+    """Peers of a table connect and subscribe at the same moment, each to a filter of its
+    own. amqtt 0.12.1 walked the broker's subscriptions at every connect with awaits in
+    the loop, so a subscription made meanwhile ended the connecting client's session
+    ("dictionary changed size during iteration"): a spectator that never got the game."""
+    async with client(broker) as pub:
+        for n in range(20):
+            await pub.publish(f"sstacks/v1/t1/presence/{n}", b"here", qos=1, retain=True)
+        async with client(broker) as host:
+            await host.subscribe("sstacks/v1/t1/presence/+")
+
+            async def peer(n: int) -> bytes:
+                await asyncio.sleep(n * 0.002)  # staggered: some connect as others subscribe
+                async with client(broker) as c:
+                    await c.subscribe(f"sstacks/v1/t1/peer/{n}/in")
+                    await pub.publish(f"sstacks/v1/t1/peer/{n}/in", b"welcome %d" % n, qos=1)
+                    async with asyncio.timeout(TIMEOUT):
+                        async for message in c.messages:  # (the test above checks topics)
+                            if message.topic.value == f"sstacks/v1/t1/peer/{n}/in":
+                                return message.payload
+                    raise AssertionError("message stream ended")
+
+            for _ in range(3):
+                got = await asyncio.gather(*(peer(n) for n in range(24)))
+                assert got == [b"welcome %d" % n for n in range(24)]
+
+
+def test_the_subscription_table_may_grow_while_it_is_walked() -> None:
+    """amqtt awaits inside its walks of the table (a resumed session's retained messages,
+    topic plugins); a subscription added meanwhile must not end the walk."""
+    table = _Subscriptions()
+    table["a/+"] = []
+    walked = []
+    for topic in table:
+        table[f"b/{len(table)}"] = []
+        walked.append(topic)
+    for _topic, _ in table.items():
+        table[f"c/{len(table)}"] = []
+    assert walked == ["a/+"] and len(table) == 4
 
 
 @pytest.mark.asyncio
