@@ -861,9 +861,15 @@ class PlayerSession:
             if self.secret is not None and self.verdict is None:
                 self._try_verify()
             return
-        if len(self.pending.batches) >= MAX_BUFFER and batch.n not in self.pending.batches:
-            raise FrameError("too many batches waiting for a gap to fill")
-        self.pending.batches[batch.n] = batch
+        waiting = self.pending.batches
+        if len(waiting) >= MAX_BUFFER and batch.n not in waiting:
+            # Full: keep the batches nearest the gap. Those it fills (a catch-up chunk)
+            # must find room; the farthest one is asked for again in its turn.
+            farthest = max(waiting)
+            if batch.n > farthest:
+                raise FrameError("too many batches waiting for a gap to fill")
+            del waiting[farthest]
+        waiting[batch.n] = batch
         self._drain()
 
     def _drain(self) -> None:

@@ -113,3 +113,24 @@ def test_a_player_back_from_a_long_silence_hears_the_batches_the_snapshot_skippe
     missed = [m.n for m in table.notices_of(me, Missed)]
     (snapshot,) = table.notices_of(me, Resynced)
     assert missed == list(range(before + 1, snapshot.n + 1))
+
+
+def test_a_spectator_whose_buffer_fills_with_live_batches_still_fills_its_gap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A spectator catching up on a fast game (bots at full speed, a spectator that
+    joined late or reconnected) hears live batches far ahead of its gap while its budget
+    paces the chunks: the batches that fill the gap must find room, or it never moves."""
+    monkeypatch.setattr(player_module, "MAX_BUFFER", 2 * CHUNK)
+    table = long_game(84, 2 * CHUNK)
+    table.host.budgets = HostBudgets(HostLimits(spectator_work=Limit(CHUNK, CHUNK / 4)))
+    late = table.add_player("late", watch=True)
+    table.pump()
+    assert late.applied == CHUNK  # one chunk in the burst, the rest paced
+    target = len(table.host.batches) + 4 * CHUNK  # more than the buffer holds, no time passing
+    table.run(lambda: len(table.host.batches) >= target or table.host.over)
+    assert len(late.pending.batches) == 2 * CHUNK
+    table.run_to_end()
+    numbers = [n.n for n in table.notices_of(late, Applied)]
+    assert numbers == list(range(1, len(table.host.batches) + 1))
+    assert late.verdict is not None and late.verdict.ok
