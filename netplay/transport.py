@@ -16,9 +16,9 @@ import socket
 import ssl
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import aiomqtt
@@ -32,6 +32,8 @@ from netplay.memory import AsyncMemoryBroker
 from netplay.wire import Outgoing
 
 log = logging.getLogger("netplay.transport")
+
+_T = TypeVar("_T")
 
 SUBSCRIBE_QOS = 0
 """The QoS peers subscribe with. Every peer connects with a clean session, so the broker
@@ -473,7 +475,8 @@ class MqttTransport(_Receiving):
         player that never sees the host's answer (seen on a three-node NATS cluster)."""
         delay = BACKOFF_FIRST
         for attempt in range(1, SUBSCRIBE_TRIES + 1):
-            if _granted(await client.subscribe(topic, qos=SUBSCRIBE_QOS)):
+            if _granted(await self._unless_dropped(client, client.subscribe(topic,
+                                                                            qos=SUBSCRIBE_QOS))):
                 return
             log.info("%s: the broker refused the subscription to %s (try %d of %d)",
                      self.client_name, topic, attempt, SUBSCRIBE_TRIES)
@@ -481,6 +484,23 @@ class MqttTransport(_Receiving):
                 await asyncio.sleep(delay)
                 delay *= 2
         raise SubscriptionRefused(topic, self.address)
+
+    @staticmethod
+    async def _unless_dropped(client: aiomqtt.Client, work: Coroutine[Any, Any, _T]) -> _T:
+        """``work``'s result, or the link's error as soon as the link drops: aiomqtt
+        waits for a SUBACK until its timeout even when the connection is gone (and then
+        leaves the disconnection's exception unretrieved, which asyncio logs)."""
+        task = asyncio.create_task(work)
+        dropped: asyncio.Future[Any] = client._disconnected
+        either: list[asyncio.Future[Any]] = [task, dropped]
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        await cancel_and_wait(task)
+        exc = None if dropped.cancelled() else dropped.exception()
+        if isinstance(exc, aiomqtt.MqttError):
+            raise exc
+        raise aiomqtt.MqttError(f"the broker closed the link{f': {exc}' if exc else ''}")
 
     def _anonymous_retry(self, code: int) -> bool:
         """After a login refusal of the peer id sent as user name (no password), try once

@@ -4,6 +4,7 @@ presence): a broker restarted without persistence has forgotten them."""
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import aiomqtt
 import pytest
@@ -21,7 +22,6 @@ async def _retained(port: int, topic: str, wait: float = TIMEOUT) -> bytes | Non
         try:
             async with asyncio.timeout(wait):
                 async for message in client.messages:
-                    # amqtt also hands a new subscriber other topics' retained frames.
                     if message.topic.value == topic:
                         assert isinstance(message.payload, bytes)
                         return message.payload
@@ -56,3 +56,55 @@ async def test_a_restarted_broker_gets_the_last_retained_frame_of_each_topic_aga
             assert await _retained(port, "x/events", wait=1.0) is None
     finally:
         await transport.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_link_that_drops_while_subscribing_is_connected_again_at_once() -> None:
+    """The broker drops the link before it answers a SUBSCRIBE (an embedded broker's
+    session that failed, a node going down): the peer connects again as soon as the link
+    is gone, not after its connect timeout (a minute here), and says nothing about an
+    exception nobody retrieved."""
+    unretrieved: list[object] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: unretrieved.append(context))
+    async with EmbeddedBroker(LOOPBACK, 0) as broker:
+        links = 0
+
+        async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal links
+            links += 1
+            first = links == 1
+            up_reader, up_writer = await asyncio.open_connection(LOOPBACK, broker.port)
+
+            async def down() -> None:
+                while data := await up_reader.read(65536):
+                    writer.write(data)
+
+            downstream = asyncio.create_task(down())
+            chunks = 0
+            try:
+                while data := await reader.read(65536):
+                    chunks += 1
+                    if first and chunks == 2:  # the SUBSCRIBE, after the CONNECT
+                        writer.transport.abort()
+                        break
+                    up_writer.write(data)
+            finally:
+                downstream.cancel()
+                up_writer.close()
+                writer.close()
+
+        server = await asyncio.start_server(relay, LOOPBACK, 0)
+        port = server.sockets[0].getsockname()[1]
+        transport = MqttTransport(BrokerAddress(LOOPBACK, port), ["x/a"], client_name="t",
+                                  connect_timeout=60.0)
+        await transport.start()
+        try:
+            assert await transport.wait_connected(TIMEOUT)
+            assert links == 2 and transport.connects == 1
+        finally:
+            await transport.stop()
+            server.close()
+    gc.collect()
+    await asyncio.sleep(0)
+    assert not unretrieved, unretrieved
