@@ -150,6 +150,13 @@ def test_a_table_closed_by_its_host_makes_bot_and_spectator_exit_3(
         assert bot_rc == 3 and "the host closed table 'brief' before the game ended" in bot_err
         assert watch_rc == 3 and "closed table 'brief'" in watch_err, watch_err
         assert _tables(tmp_path, mosquitto) == []  # closed, not offline: no will fired
+        # A spectator who comes after it finds the closed table's last word and says so,
+        # not "no table announced ... is the name right?".
+        late = _spawn(tmp_path, "watch", "brief", "--headless", "--broker", mosquitto,
+                      "--profile", "late", "--host-timeout", "2")
+        late_rc, _, late_err = _finish(late, 60)
+        assert late_rc == 3, late_err
+        assert "table 'brief' was closed by its host and has not opened again" in late_err
     finally:
         for proc in (host, bot, watch):
             if proc.poll() is None:

@@ -209,6 +209,12 @@ async def _follow(
                 print(f"{who}: the host is back after {notice.away_for:.0f} s",
                       file=sys.stderr, flush=True)
             elif isinstance(notice, TableClosed):
+                if not peer.player.joined:
+                    # Closed before this peer got in: whether a game was played there and
+                    # how it went, it cannot know.
+                    print(f"{who}: table {table!r} was closed by its host before this peer "
+                          "got in", file=sys.stderr, flush=True)
+                    return EXIT_CLOSED
                 if peer.player.view is None or peer.player.view.outcome is None:
                     print(f"{who}: the host closed table {table!r} before the game ended",
                           file=sys.stderr, flush=True)
@@ -231,6 +237,11 @@ async def _follow(
             if session.host_key is None or (session.closed and not session.joined):
                 # Nothing announced yet, or only a closed table's last word: it may open.
                 if now - started > host_timeout:
+                    if session.closed:
+                        print(f"{who}: table {table!r} was closed by its host and has not "
+                              f"opened again in {host_timeout:g} s (--host-timeout)",
+                              file=sys.stderr, flush=True)
+                        return EXIT_CLOSED
                     expected = session.trust.remembered
                     why = "is the name right?" if expected is None or not \
                         session.trust.unexpected else (
