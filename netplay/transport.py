@@ -475,8 +475,8 @@ class MqttTransport(_Receiving):
         player that never sees the host's answer (seen on a three-node NATS cluster)."""
         delay = BACKOFF_FIRST
         for attempt in range(1, SUBSCRIBE_TRIES + 1):
-            if _granted(await self._unless_dropped(client, client.subscribe(topic,
-                                                                            qos=SUBSCRIBE_QOS))):
+            codes = await self._unless_dropped(client, client.subscribe(topic, qos=SUBSCRIBE_QOS))
+            if _granted(codes):
                 return
             log.info("%s: the broker refused the subscription to %s (try %d of %d)",
                      self.client_name, topic, attempt, SUBSCRIBE_TRIES)
