@@ -58,6 +58,17 @@ def journals_dir() -> Path:
     return data_dir() / "tables"
 
 
+def records_dir() -> Path:
+    """Where a host writes its game records unless told otherwise (``stacks play``,
+    ``stacks host``, the menu's host, the ssh server's held tables)."""
+    return data_dir() / "records"
+
+
+def default_record_path(table: str) -> Path:
+    """A new record's default path: the table's name and the time, in :func:`records_dir`."""
+    return records_dir() / f"{table}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+
+
 def encode_entry(entry: Entry) -> bytes:
     return (json.dumps(to_json(entry), separators=(",", ":")) + "\n").encode()
 

@@ -10,11 +10,11 @@ import gc
 from pathlib import Path
 from typing import ClassVar
 
-from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from netplay.memory import AsyncMemoryBroker
+from tui.appbase import GameApp
 from tui.control import Control
 from tui.launch import Launch
 from tui.messages import (
@@ -39,7 +39,7 @@ from tui.messages import (
 from tui.serve_link import ServeLink
 
 
-class StacksApp(App[None]):
+class StacksApp(GameApp):
     """Sequence Stacks in the terminal."""
 
     TITLE = "Sequence Stacks"
@@ -51,6 +51,8 @@ class StacksApp(App[None]):
         Binding("ctrl+t", "next_theme", "Theme", show=False),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
     ]
+
+    control: Control
 
     def __init__(
         self, launch: Launch | None = None, *, defaults: Launch | None = None,
@@ -98,9 +100,9 @@ class StacksApp(App[None]):
         from tui.screens.rules import RulesScreen
 
         if not isinstance(self.screen, RulesScreen):
-            self.push_screen(RulesScreen(self._game_shown()))
+            self.push_screen(RulesScreen(self.game_shown()))
 
-    def _game_shown(self) -> str:
+    def game_shown(self) -> str:
         """The game the rules are about: the table's (a board on screen: classic
         Sequence), else the one the menu deals."""
         from tui.screens.board import BoardScreen

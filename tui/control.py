@@ -41,17 +41,17 @@ from netplay.player import (
     Unseated,
     Verified,
 )
-from tui.argtypes import counted
 from tui.classic_words import ClassicNarrator
 from tui.history import History, Line, Step, history_of
 from tui.launch import Launch
 from tui.messages import Problem
 from tui.model import TableModel
+from tui.plural import counted
 from tui.serve_link import SERVED_EXTRAS
 from tui.words import Narrator, broker_line, short_name
 
 if TYPE_CHECKING:
-    from tui.app import StacksApp
+    from tui.appbase import GameApp
     from tui.screens.board import BoardScreen
     from tui.screens.gameover import GameOverScreen
     from tui.screens.history import HistoryScreen
@@ -64,7 +64,7 @@ class Control:
     """One table at a time: its session, its model and its screens."""
 
     def __init__(
-        self, app: StacksApp, *, profiles: Path | None, frozen: bool,
+        self, app: GameApp, *, profiles: Path | None, frozen: bool,
         memory: AsyncMemoryBroker | None = None,
     ) -> None:
         self.app = app

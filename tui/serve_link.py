@@ -1,7 +1,7 @@
 """The local channel between ``stacks serve`` and the ``stacks`` of one ssh connection.
 
 A table opened from the ssh menu is held by the server, not by the connection that asked
-for it (`tui.serve_tables`). The connection's program asks over this channel: the server
+for it (`sshserver.tables`). The connection's program asks over this channel: the server
 makes a Unix socket pair for each connection it starts, keeps one end and hands the other
 to the program as an inherited file descriptor (``STACKS_SERVE_LINK=<fd>``). Who is
 asking is known by construction: the server knows which connection each of its ends

@@ -200,7 +200,7 @@ class TableSession:
         if launch.role == "play" and launch.record is None:
             # A game against bots is kept like a hosted one: the menu's "Replay a game"
             # lists the records folder, and this game belongs there too.
-            from tui.commands.net import default_record_path
+            from netplay.journal import default_record_path
 
             launch = self.launch = replace(launch, record=default_record_path(launch.table))
         lock = ProfileLock(self.profiles or profiles_dir())

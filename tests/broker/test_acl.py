@@ -7,7 +7,7 @@ import pytest
 
 from broker.acl import host_section, parse_grant, render_acl
 from broker.mosquitto_runner import shipped
-from tui.cli import main
+from stacks.cli import main
 
 ONE = "00112233445566778899aabbccddeeff"
 TWO = "fedcba9876543210fedcba9876543210"

@@ -17,7 +17,7 @@ from broker.embedded import EmbeddedBroker, free_port, probe_mqtt
 from .conftest import LOOPBACK, TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[2]
-# A tiny harness standing in for ``stacks broker`` until tui/cli.py wires it.
+# A tiny harness standing in for ``stacks broker`` until stacks/cli.py wires it.
 HARNESS = (
     "import argparse, sys\n"
     "from broker.cli import add_arguments, run\n"

@@ -62,7 +62,7 @@ async def test_stacks_tables_lists_a_brokers_tables() -> None:
     ) as host:
         await asyncio.sleep(0.3)
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tui.cli", "tables", "--broker", broker.url,
+            sys.executable, "-m", "stacks.cli", "tables", "--broker", broker.url,
             "--timeout", "1.5", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         out, err = await asyncio.wait_for(proc.communicate(), 60)

@@ -39,7 +39,7 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.
 
 
 def stacks_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "tui.cli", *args]
+    return [sys.executable, "-m", "stacks.cli", *args]
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

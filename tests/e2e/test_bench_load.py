@@ -36,7 +36,7 @@ def test_the_load_benchs_tables_do_not_act_in_step() -> None:
     # With a fixed wait, tables dealt together kept acting together, one burst a period,
     # and p99 measured the burst's queue: each wait is drawn from 0.5 to 1.5 x the pace.
     from netplay.identity import Identity
-    from tui.commands.bench_load_worker import _LoadBot
+    from stacks.bench.load_worker import _LoadBot
 
     seat = _LoadBot(Identity.generate(), "t", broker="mqtt://127.0.0.1:1", think=2.0)
     waits = [seat._think_time() for _ in range(400)]
@@ -51,7 +51,7 @@ def test_a_worker_whose_bench_is_gone_closes_its_tables_and_ends(mosquitto: str)
     """A ``stacks bench load`` killed (-9) before its "go" leaves its workers' pipes at
     their end: each closes its tables and ends then, rather than measuring for nobody."""
     worker = subprocess.Popen(
-        [sys.executable, "-m", "tui.commands.bench_load_worker", json.dumps({
+        [sys.executable, "-m", "stacks.bench.load_worker", json.dumps({
             "urls": [mosquitto], "tables": [0], "pace": 0, "seconds": 3600,
             "prefix": "orphan"})],
         cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,

@@ -11,7 +11,7 @@ re-publishes its announcement); a late
 Block (refused, though the host's timer had not run); a joiner that reveals another
 entropy than it committed to (caught by everyone, nothing dealt) and a host that chose
 its bot's entropy (every player's verification names it). ``--seed`` for a joinable
-table is refused by the command line (tests/tui/test_insecure_seed.py); the per-table
+table is refused by the command line (tests/stacks/test_insecure_seed.py); the per-table
 ACL on a real Mosquitto is tests/broker/test_mosquitto_acl.py. The ``slow`` versions
 (``-m slow``) flood with 5,000 messages of each kind, 5,000 keys, and game after game.
 """
@@ -57,13 +57,13 @@ from netplay.player import (
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress
 from netplay.wire import Sender
-from tests.e2e.conftest import ROOT, stacks_command
-from tui.commands.bench_hostile import (
+from stacks.bench.hostile import (
     hijack_restore_time,
     host_process,
     live_game,
     table_settings,
 )
+from tests.e2e.conftest import ROOT, stacks_command
 
 SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 FLOOD = int(os.environ.get("STACKS_HOSTILE_FLOOD", "1000"))

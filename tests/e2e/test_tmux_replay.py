@@ -41,7 +41,7 @@ def test_stacks_replay_opens_a_record_steps_to_the_end_and_quits(
     events = sum(len(b.events) for b in table.host.batches)
     env = {"STACKS_HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data"),
            "TERM": "xterm-256color", "PYTHONPATH": str(ROOT)}
-    tmux.start("r", [sys.executable, "-m", "tui.cli", "replay", str(record)], env)
+    tmux.start("r", [sys.executable, "-m", "stacks.cli", "replay", str(record)], env)
     screen = _wait_for(tmux, "r", f"event 0/{events}", 60)
     assert "before the deal" in screen and "every hand" in screen
     tmux.keys("r", "]")

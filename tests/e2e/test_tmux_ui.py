@@ -88,7 +88,7 @@ def test_two_terminals_join_one_table_and_play_it_to_the_end(
         "XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color",
         "PYTHONPATH": str(ROOT),
     }
-    stacks = [sys.executable, "-m", "tui.cli"]
+    stacks = [sys.executable, "-m", "stacks.cli"]
     record = tmp_path / "game.json"
     tmux.start("ana", [*stacks, "host", "--players", "2", "--table", "tmuxe2e",
                        "--broker", embedded, "--name", "Ana", "--profile", "ana",

@@ -14,17 +14,17 @@ from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Host
+from sshserver.tables import RequestRefused, TableKeeper, host_settings
+from stacks.cli import build_parser, main
+from stacks.commands.ui import launch_from
 from tests.tui.conftest import until
 from tests.tui.showcase import plain
 from tests.tui.test_held_table import served  # noqa: F401 - the fixture
 from tui.app import StacksApp, make_app
-from tui.cli import build_parser, main
-from tui.commands.ui import launch_from
 from tui.launch import MEMORY, Launch
 from tui.screens.board import BoardScreen
 from tui.screens.lobby import LobbyScreen
 from tui.screens.menu import MenuScreen
-from tui.serve_tables import RequestRefused, TableKeeper, host_settings
 
 pytestmark = pytest.mark.asyncio
 

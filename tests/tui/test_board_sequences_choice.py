@@ -14,13 +14,13 @@ from engine.classic.config import SequenceConfig
 from engine.classic.events import SequenceMade
 from engine.classic.state import SequenceState
 from engine.classic.views import view_for
+from stacks.cli import build_parser, main
+from stacks.commands.ui import launch_from
 from tests.engine.scenario import SequenceCards, act, sequence_table
 from tests.tui.conftest import until
 from tests.tui.showcase import Recorder, plain, presence
 from tests.tui.states import NAMES
 from tui.app import StacksApp, make_app
-from tui.cli import build_parser, main
-from tui.commands.ui import launch_from
 from tui.launch import MEMORY, Launch
 from tui.screens.board import BoardScreen
 from tui.screens.lobby import LobbyScreen

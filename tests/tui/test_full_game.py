@@ -36,10 +36,10 @@ async def test_a_game_against_bots_is_played_by_keys_to_game_over_and_the_deal_v
         await until(pilot, lambda: screen.verdict is not None, "the fair-deal verdict")
         assert screen.verdict is not None and screen.verdict[0], screen.verdict
         # The game is kept where the menu's "Replay a game" looks.
-        from tui.commands.replay import records_folder
+        from netplay.journal import records_dir
         from tui.replay import recent_records, replay_file
 
         await until(pilot, lambda: bool(screen.record), "the record written")
-        assert Path(screen.record).parent == records_folder()
-        assert recent_records(records_folder()) == [Path(screen.record)]
+        assert Path(screen.record).parent == records_dir()
+        assert recent_records(records_dir()) == [Path(screen.record)]
         assert replay_file(Path(screen.record)).every_hand

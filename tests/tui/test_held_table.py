@@ -13,6 +13,7 @@ import pytest_asyncio
 from textual.widgets import Input, Select
 
 from netplay.memory import AsyncMemoryBroker
+from sshserver.tables import Caller, TableKeeper
 from tests.tui.conftest import until
 from tests.tui.showcase import plain
 from tui.app import StacksApp, make_app
@@ -21,7 +22,6 @@ from tui.screens.lobby import LobbyScreen
 from tui.screens.menu import MenuScreen
 from tui.screens.table import TableScreen
 from tui.serve_link import ServeLink, serve_link
-from tui.serve_tables import Caller, TableKeeper
 
 pytestmark = pytest.mark.asyncio
 

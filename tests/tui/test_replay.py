@@ -60,9 +60,9 @@ async def test_the_menu_lists_recent_records_and_opens_one(
     stacks_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    from tui.commands.replay import records_folder
+    from netplay.journal import records_dir
 
-    folder = records_folder()
+    folder = records_dir()
     write_record(folder / "friday-20261201-080000.json", _finished().host.record())
     app = make_app(profiles=stacks_home, frozen=True)
     async with app.run_test(size=(80, 24)) as pilot:

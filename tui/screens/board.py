@@ -46,10 +46,10 @@ from engine.errors import IllegalActionError
 from engine.games import SEQUENCE, TableBot
 from engine.state import Seat
 from tui import classic_words as cw
-from tui.argtypes import counted
 from tui.messages import Act, Problem
 from tui.model import SeatPresence
-from tui.seated import SeatedScreen, sentence
+from tui.plural import counted
+from tui.screens.seated import SeatedScreen, sentence
 from tui.widgets.banner import Banner
 from tui.widgets.board import LEGEND, BoardView
 from tui.widgets.log import TableLog

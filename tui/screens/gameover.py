@@ -160,10 +160,4 @@ class GameOverScreen(Screen[None]):
         self.app.pop_screen()
 
     async def action_quit(self) -> None:
-        from tui.app import StacksApp
-
-        app = self.app
-        if isinstance(app, StacksApp):
-            await app.action_quit()
-        else:
-            app.exit()
+        await self.app.action_quit()  # the app's own: a host closes its table first

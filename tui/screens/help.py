@@ -11,6 +11,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from tui.appbase import GameApp
+
 HOW = (
     "[b]How a turn goes[/]\n"
     "Pick a card with its number ([b]1-9[/]; [b]0[/] is the top of your discard pile) or "
@@ -137,7 +139,6 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def compose(self) -> ComposeResult:
-        from tui.app import StacksApp
         from tui.screens.block import BlockPrompt
         from tui.screens.board import BoardScreen
         from tui.screens.gameover import GameOverScreen
@@ -161,7 +162,7 @@ class HelpScreen(ModalScreen[None]):
                 ("The whole game (l)", HistoryScreen.BINDINGS, LONGER),
                 ("Replay", ReplayScreen.BINDINGS, LONGER),
                 ("Main menu", MenuScreen.BINDINGS, LONGER),
-                ("Everywhere", StacksApp.BINDINGS, LONGER),
+                ("Everywhere", self.app.BINDINGS, LONGER),
             ):
                 table = Table(title=title, title_justify="left", title_style="bold",
                               show_header=False, box=None, pad_edge=False)
@@ -176,9 +177,8 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
     def action_rules(self) -> None:
-        from tui.app import StacksApp
         from tui.screens.rules import RulesScreen
 
         app = self.app
-        game = app._game_shown() if isinstance(app, StacksApp) else "stacks"
+        game = app.game_shown() if isinstance(app, GameApp) else "stacks"
         self.app.push_screen(RulesScreen(game))

@@ -17,8 +17,8 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tui.argtypes import counted
 from tui.history import Line
+from tui.plural import counted
 from tui.widgets.toosmall import TooSmall, fit
 
 

@@ -32,10 +32,11 @@ from engine.games import GAMES, game_def
 from engine.state import Seat
 from netplay.topics import check_table_name
 from tui import words
-from tui.argtypes import counted
+from tui.appbase import GameApp
 from tui.launch import Launch
 from tui.messages import CloseTable, FillWithBots, LeaveTable, Problem, Say
 from tui.model import SeatPresence, TableModel
+from tui.plural import counted
 from tui.widgets.banner import Banner
 from tui.widgets.log import TableLog
 from tui.widgets.seats import SeatList
@@ -434,12 +435,10 @@ class LobbyScreen(Screen[None]):
         launch = self._read_form()
         if launch is None:
             return
-        from tui.app import StacksApp
-
         if launch.held:
             # The server opens it; we then get a lobby of our own as one of its players.
             app = self.app
-            assert isinstance(app, StacksApp)
+            assert isinstance(app, GameApp)
             self.query_one("#set-error", Label).update("[dim]Asking the server…[/]")
             problem = await app.control.open_held(launch)
             if problem is not None:
@@ -452,7 +451,7 @@ class LobbyScreen(Screen[None]):
         await self.query_one("#lobby-settings", VerticalScroll).mount(Static(id="lobby-summary"))
         self.model.players = launch.players
         app = self.app
-        assert isinstance(app, StacksApp)
+        assert isinstance(app, GameApp)
         await app.control.open_table(launch)
         self._refresh()
 

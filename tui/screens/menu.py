@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from tui.appbase import GameApp
 from tui.launch import Launch
 from tui.messages import Start
 from tui.screens.choice import Answer, ChoiceScreen
@@ -78,10 +79,8 @@ class MenuScreen(Screen[None]):
         return f"[b]{key}[/]  {title}  [dim]{more}[/]"
 
     def _variant(self) -> str:
-        from tui.app import StacksApp
-
         app = self.app
-        return app.defaults.variant if isinstance(app, StacksApp) else "stacks"
+        return app.defaults.variant if isinstance(app, GameApp) else "stacks"
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -89,10 +88,8 @@ class MenuScreen(Screen[None]):
             self.action_choose(event.option.id)
 
     def action_choose(self, ident: str) -> None:
-        from tui.app import StacksApp
-
         app = self.app
-        assert isinstance(app, StacksApp)
+        assert isinstance(app, GameApp)
         defaults = app.defaults
         if ident == "game":
             names = [name for name, _ in GAMES_OFFERED]
@@ -105,7 +102,9 @@ class MenuScreen(Screen[None]):
         if ident == "quit":
             app.exit()
         elif ident == "rules":
-            app.action_rules()
+            from tui.screens.rules import RulesScreen
+
+            app.push_screen(RulesScreen(self._variant()))
         elif ident == "play":
             from engine.games import game_def
 
@@ -119,7 +118,7 @@ class MenuScreen(Screen[None]):
             self.post_message(Start(replace(defaults, role="host", bots=0, table_open=False,
                                             held=True)))
         elif ident == "host":
-            from tui.commands.net import default_record_path
+            from netplay.journal import default_record_path
 
             table = defaults.table
             launch = replace(

@@ -262,10 +262,10 @@ def _label(path: Path) -> str:
 
 def pick_record(app: App[None], folder: Path | None = None) -> None:
     """Ask which recent record to replay (or say where records would be)."""
-    from tui.commands.replay import records_folder
+    from netplay.journal import records_dir
     from tui.replay import recent_records
 
-    folder = folder or records_folder()
+    folder = folder or records_dir()
     records = recent_records(folder)
     if not records:
         app.notify(f"No game records yet in {folder}. Every game you play against bots or "

@@ -43,12 +43,12 @@ from engine.errors import IllegalActionError
 from engine.rules import legal_actions, validate
 from engine.state import NEW_PILE, Phase, PileId, Seat, State, Zone
 from tui import words
-from tui.argtypes import counted
 from tui.messages import Act, Problem
 from tui.model import SeatPresence
+from tui.plural import counted
 from tui.screens.block import BlockPrompt, Decision
 from tui.screens.choice import Answer, ChoiceScreen
-from tui.seated import SeatedScreen, sentence
+from tui.screens.seated import SeatedScreen, sentence
 from tui.turn import Choice, Turn, could_go_on, why_not
 from tui.widgets.banner import Banner
 from tui.widgets.hand import Hand, Pick, picks

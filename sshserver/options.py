@@ -1,0 +1,92 @@
+"""``stacks serve``'s options: the command-line side of the built-in ssh server
+(``sshserver.server``).
+
+Only argparse lives here, so that building the ``stacks`` parser never imports asyncssh.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+DEFAULT_SSH_PORT = 2222
+DEFAULT_IDLE_MINUTES = 30.0
+DEFAULT_GRACE_S = 3.0
+DEFAULT_MAX_SESSIONS = 64
+DEFAULT_LOBBY_MINUTES = 10.0
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, not {value}")
+    return value
+
+
+def _minutes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("minutes can't be negative")
+    return value
+
+
+def _sessions(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``serve`` command to the ``stacks`` subcommands."""
+    serve = commands.add_parser(
+        "serve",
+        help="let players in over ssh: each connection gets its own game interface",
+        description="A built-in ssh server: `ssh -p PORT NAME@this-host` opens the main menu "
+        "as player NAME; `ssh -t -p PORT NAME@this-host join TABLE` (or `watch TABLE`) goes "
+        "straight to a table. Each connection runs its own `stacks` in its own terminal. A "
+        "table opened from the menu is held by the server: every player, its creator too, "
+        "may drop and come back. A player's seat belongs to their ssh key: reconnecting "
+        "with it takes the seat back. "
+        "Only public keys are accepted, never passwords. See docs/remote.md.",
+    )
+    serve.add_argument("--ssh-port", type=_port, default=DEFAULT_SSH_PORT,
+                       help=f"port to listen on ({DEFAULT_SSH_PORT}; 0 picks a free one)")
+    serve.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
+                       help="address to listen on (0.0.0.0: every interface; 127.0.0.1: "
+                       "this machine only)")
+    serve.add_argument("--broker", metavar="URL",
+                       help="the broker the players' `join TABLE` and `watch TABLE` use "
+                       "(default: mqtt://127.0.0.1:1883, a broker on this machine)")
+    who = serve.add_mutually_exclusive_group()
+    who.add_argument("--authorized-keys", metavar="FILE",
+                     help="public keys allowed in, one per line as in ~/.ssh/authorized_keys "
+                     "(default: authorized_keys in the stacks config directory)")
+    who.add_argument("--open", action="store_true",
+                     help="let any ssh key in (a LAN party); passwords are still never asked")
+    serve.add_argument("--idle-timeout", type=_minutes, default=DEFAULT_IDLE_MINUTES,
+                       metavar="MINUTES",
+                       help=f"hang up a player who pressed no key for this long "
+                       f"({DEFAULT_IDLE_MINUTES:g}; 0: never)")
+    serve.add_argument("--max-sessions", type=_sessions, default=DEFAULT_MAX_SESSIONS,
+                       help=f"connections served at once; more are turned away "
+                       f"({DEFAULT_MAX_SESSIONS})")
+    serve.add_argument("--public-host", metavar="HOST",
+                       help="the host name players reach this server by, shown in the "
+                       "`ssh ... join TABLE` line of a lobby (default: the address each "
+                       "player connected to)")
+    serve.add_argument("--lobby-timeout", type=_minutes, default=DEFAULT_LOBBY_MINUTES,
+                       metavar="MINUTES",
+                       help="close a table opened from the menu when nobody has sat in its "
+                       f"lobby for this long ({DEFAULT_LOBBY_MINUTES:g})")
+    serve.add_argument("--session-command", metavar="COMMAND",
+                       help="the program each connection runs, in place of this `stacks` "
+                       "(split like a shell would; for tests and wrappers)")

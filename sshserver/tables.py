@@ -1,0 +1,478 @@
+"""Tables held by ``stacks serve``: the host of each runs in the server's own process.
+
+A player who hosts from the ssh menu asks the server (over `tui.serve_link`) to open the
+table, then sits at it as a player like anyone else. The table's host lives here, so any
+player's dropped connection, the creator's too, is only a seat that comes back: the
+host's stand-in bot covers it meanwhile.
+
+What ends a held table:
+
+- its game: the result and the fair-deal check reach the players, the record is written,
+  and the table stays ``linger`` seconds more for anyone coming back to see the result;
+- a lobby nobody sits in (no seated player connected) for ``lobby_timeout`` seconds;
+- its creator closing it from the lobby, before the game starts.
+
+The server stopping does not end them: each table's host journals to disk
+(``netplay.journal``, in a folder of the server's own) and a restarted server resumes
+every unfinished one (`TableKeeper.resume_all`), its bots included; the players
+reconnect to their seats. A table ended for one of the reasons above is marked so in its
+journal (finished or abandoned) and never comes back.
+
+The creator is the profile (ssh key) that opened it: only that key fills its empty seats
+with bots or closes it. Requests are checked like any input from the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.errors import ConfigError
+from engine.games import DEFAULT_GAME, game_def
+from netplay.host import HostSettings
+from netplay.identity import Identity
+from netplay.journal import JournalError, JournalFile, list_tables, mark
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import BotPeer, Broker, Host
+from netplay.topics import check_table_name
+from tui.plural import counted
+from tui.serve_link import SERVED_EXTRAS
+
+log = logging.getLogger(__name__)
+
+CHECK_EVERY = 0.5
+DEFAULT_LOBBY_TIMEOUT = 600.0
+DEFAULT_LINGER = 120.0
+MAX_PASSWORD = 64
+MAX_RESTARTS = 3
+
+
+@dataclass(frozen=True)
+class KeeperSettings:
+    lobby_timeout: float = DEFAULT_LOBBY_TIMEOUT
+    """Seconds a lobby stays open with no seated player connected."""
+    linger: float = DEFAULT_LINGER
+    """Seconds a finished table stays up (a player coming back sees the result)."""
+    verify_wait: float = 5.0
+    """Seconds the host waits at the end for the players' fair-deal checks."""
+    max_tables: int = 32
+    max_per_creator: int = 3
+    journals: Path | None = None
+    """Where the tables' journals go (``None``: no journal, nothing resumes)."""
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: set by the server for the connection, never by the request."""
+
+    profile: str
+    name: str
+    ssh: str = ""
+    """The ssh command that reaches the server, as this caller reached it."""
+
+
+@dataclass
+class HeldTable:
+    name: str
+    creator: str
+    creator_name: str
+    settings: HostSettings
+    host: Host
+    stack: contextlib.AsyncExitStack
+    opened: float
+    bots: list[BotPeer] = field(default_factory=list)
+    task: asyncio.Task[None] | None = None
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    why: str = ""
+    """Why it ended, once it did."""
+    restarts: int = 0
+    """Times it was brought back from its journal after its host failed."""
+
+    @property
+    def status(self) -> str:
+        return self.host.host.status
+
+    def humans_present(self, now: float) -> int:
+        """Seated players (not bots) connected now."""
+        away_after = self.settings.away_after
+        return sum(
+            1 for info in self.host.host.seats
+            if info is not None and not info.is_bot and info.online
+            and now - info.last_seen <= away_after
+        )
+
+    def empty_seats(self) -> list[int]:
+        return [seat for seat, info in enumerate(self.host.host.seats) if info is None]
+
+
+class RequestRefused(ValueError):
+    """A request the keeper won't do; the message is for the player."""
+
+
+class TableKeeper:
+    """The server's tables: opens them, runs them, ends them."""
+
+    def __init__(
+        self, broker: Callable[[], Awaitable[Broker]], *,
+        settings: KeeperSettings | None = None,
+        say: Callable[[str], None] | None = None,
+        record_path: Callable[[str], Path] | None = None,
+    ) -> None:
+        self._broker = broker
+        self.settings = settings or KeeperSettings()
+        self._say = say or (lambda text: log.info("%s", text))
+        self._record_path = record_path
+        self.tables: dict[str, HeldTable] = {}
+        self._opening: set[str] = set()
+        self._stopping = False
+
+    # -- the requests ------------------------------------------------------------------------
+
+    async def handle(self, caller: Caller, request: dict[str, Any]) -> dict[str, Any]:
+        """One request from ``caller``'s program: a reply, ``ok`` or with an ``error``."""
+        op = request.get("op")
+        try:
+            if op == "open":
+                return await self.open(caller, request)
+            if op == "fill":
+                return await self.fill(caller, _table_field(request))
+            if op == "close":
+                return await self.close_by(caller, _table_field(request))
+            if op == "info":
+                table = self.tables.get(_table_field(request))
+                return {"ok": True, "held": table is not None,
+                        "creator": table is not None and table.creator == caller.profile}
+            raise RequestRefused(f"unknown request {op!r}")
+        except RequestRefused as exc:
+            return {"ok": False, "error": str(exc)}
+
+    async def open(self, caller: Caller, request: dict[str, Any]) -> dict[str, Any]:
+        settings = host_settings(request)
+        name = settings.table
+        if self._stopping:
+            raise RequestRefused("the server is stopping")
+        old = self.tables.get(name)
+        if old is not None and old.host.host.over and old.creator == caller.profile:
+            await self._end(old, "its creator started the next game")  # a rematch
+        if name in self.tables or name in self._opening:
+            raise RequestRefused(f"a table named {name!r} is already open on this server: "
+                                 "pick another name, or join it")
+        if len(self.tables) + len(self._opening) >= self.settings.max_tables:
+            raise RequestRefused(f"this server holds {self.settings.max_tables} tables "
+                                 "already: try again later")
+        mine = sum(1 for t in self.tables.values() if t.creator == caller.profile)
+        if mine >= self.settings.max_per_creator:
+            raise RequestRefused(f"you have {mine} tables open already (at most "
+                                 f"{self.settings.max_per_creator}): close one first")
+        self._opening.add(name)
+        try:
+            broker = await self._broker()
+            if await _announced_elsewhere(broker, name):
+                raise RequestRefused(f"a table named {name!r} is already announced on the "
+                                     "server's broker by another host: pick another name")
+            table = await self._start(caller, settings, broker)
+        finally:
+            self._opening.discard(name)
+        bots = len(settings.bots)
+        self._say(f"{caller.name} opened table {name} ({counted(settings.players, 'seat')}"
+                  + (f", {counted(bots, 'bot')}" if bots else "") + ")")
+        return {"ok": True, "table": name, "broker": _url(broker),
+                "ssh": f"{caller.ssh} join {name}" if caller.ssh else "",
+                "status": table.status}
+
+    async def fill(self, caller: Caller, name: str) -> dict[str, Any]:
+        table = self._mine(caller, name)
+        if table.host.host.game is not None:
+            raise RequestRefused("the game has started: every seat is taken")
+        taken = {bot.player.name for bot in table.bots}
+        empty = [seat for seat in table.empty_seats() if f"Bot {seat + 1}" not in taken]
+        broker = await self._broker()
+        for seat in empty:
+            await self._seat_bot(table, seat, broker)
+        return {"ok": True, "bots": len(empty)}
+
+    async def _seat_bot(self, table: HeldTable, seat: int, broker: Broker) -> None:
+        bot = BotPeer(bot_identity(table.host.identity, seat), table.name, broker=broker,
+                      strategy="greedy", name=f"Bot {seat + 1}",
+                      password=table.settings.password, think=table.settings.bot_delay)
+        table.bots.append(bot)
+        await table.stack.enter_async_context(bot)
+
+    async def close_by(self, caller: Caller, name: str) -> dict[str, Any]:
+        table = self._mine(caller, name)
+        if table.host.host.game is not None and not table.host.host.over:
+            raise RequestRefused("the game is on: a table held by the server ends with its "
+                                 "game (leave it; a bot plays your seat)")
+        await self._end(table, f"closed by {caller.name}")
+        return {"ok": True}
+
+    def _mine(self, caller: Caller, name: str) -> HeldTable:
+        table = self.tables.get(name)
+        if table is None:
+            raise RequestRefused(f"this server holds no table named {name!r}")
+        if table.creator != caller.profile:
+            raise RequestRefused(f"table {name!r} was opened by {table.creator_name}: only "
+                                 "they can do that")
+        return table
+
+    # -- a table's life ----------------------------------------------------------------------
+
+    async def _start(self, caller: Caller, settings: HostSettings, broker: Broker) -> HeldTable:
+        record = self._record_path(settings.table) if self._record_path else None
+        journal = None
+        if self.settings.journals is not None:
+            try:
+                journal = JournalFile.create(
+                    settings.table, folder=self.settings.journals, profile="serve",
+                    creator=caller.profile, creator_name=caller.name, broker=_url(broker),
+                    record=str(record) if record else None,
+                )
+            except JournalError as exc:
+                raise RequestRefused(f"the server can't keep the table's journal: {exc}") \
+                    from None
+        host = Host(settings, broker=broker, identity=Identity.generate(), record_path=record,
+                    journal=journal)
+        return await self._keep(host, caller.profile, caller.name)
+
+    async def _keep(self, host: Host, creator: str, creator_name: str) -> HeldTable:
+        """Run ``host`` as one of the server's tables."""
+        stack = contextlib.AsyncExitStack()
+        try:
+            await stack.enter_async_context(host)
+        except BaseException:
+            await stack.aclose()
+            raise
+        loop = asyncio.get_running_loop()
+        table = HeldTable(host.settings.table, creator, creator_name, host.settings, host,
+                          stack, opened=loop.time())
+        self.tables[table.name] = table
+        table.task = asyncio.create_task(self._run(table), name=f"held-{table.name}")
+        return table
+
+    async def resume_all(self) -> list[str]:
+        """Bring back every unfinished table of the journals' folder (a restarted server);
+        the names of those that came back. One that can't is reported and left alone."""
+        folder = self.settings.journals
+        if folder is None:
+            return []
+        back: list[str] = []
+        for found in list_tables(folder=folder):  # newest first: it wins a name
+            name = found.table
+            if found.running or name in self.tables:
+                self._say(f"table {name} not resumed: "
+                          + ("another process holds its journal" if found.running
+                             else "a table of that name is open already"))
+                continue
+            table = await self._resume(found.path, name)
+            if table is not None:
+                back.append(name)
+        return back
+
+    async def _resume(self, path: Path, name: str) -> HeldTable | None:
+        """Run the table of the journal at ``path`` again; ``None`` (and why, said) if it
+        can't be."""
+        try:
+            journal, entries = JournalFile.reopen(path)
+        except JournalError as exc:
+            self._say(f"table {name} not resumed: {exc}")
+            return None
+        try:
+            broker = await self._broker()
+            host = Host.resume(journal, entries, broker=broker)
+        except (JournalError, OSError, ValueError) as exc:
+            journal.close()
+            self._say(f"table {name} not resumed: {exc}")
+            return None
+        head = entries[0]
+        try:
+            table = await self._keep(host, str(head.get("creator") or ""),
+                                     str(head.get("creator_name") or "?"))
+            for seat, info in enumerate(host.host.seats):
+                if info is not None and info.key == bot_identity(host.identity, seat).key:
+                    await self._seat_bot(table, seat, broker)  # a bot of the creator's
+        except Exception as exc:  # one table that can't run must not stop the server
+            log.exception("resuming table %s failed", name)
+            self._say(f"table {name} not resumed: {exc}")
+            held = self.tables.get(name)
+            if held is not None:
+                await self._end(held, "it could not be resumed", resumable=True)
+            journal.close()
+            return None
+        where = "in its lobby" if host.host.game is None else \
+            f"at batch {len(host.host.batches)}"
+        self._say(f"resumed table {name} {where}")
+        return table
+
+    async def _run(self, table: HeldTable) -> None:
+        """Watch one table until something ends it."""
+        loop = asyncio.get_running_loop()
+        host = table.host
+        nobody_since: float | None = table.opened
+        try:
+            while not host.host.over:
+                failure = host.failure
+                if failure is not None:
+                    await self._restart(table, failure)
+                    return
+                now = loop.time()
+                if host.host.game is None:
+                    if table.humans_present(now):
+                        nobody_since = None
+                    elif nobody_since is None:
+                        nobody_since = now
+                    elif now - nobody_since >= self.settings.lobby_timeout:
+                        minutes = self.settings.lobby_timeout / 60
+                        await self._end(table, f"nobody in its lobby for {minutes:g} min")
+                        return
+                await asyncio.sleep(CHECK_EVERY)
+            self._say(f"table {table.name}: game over")
+            await host.finished(verify_wait=self.settings.verify_wait)
+            await asyncio.sleep(self.settings.linger)
+            await self._end(table, "its game is over")
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("held table %s failed", table.name)
+            await self._end(table, "the server failed on it (logged)")
+
+    async def _restart(self, table: HeldTable, failure: BaseException) -> None:
+        """The host's loop died on an error (a bug): bring the table back from its
+        journal, as a restarted server would; after `MAX_RESTARTS`, end it."""
+        journal = table.host.journal
+        if journal is None or table.restarts >= MAX_RESTARTS:
+            await self._end(table, f"stopped on an error ({failure!r})")
+            return
+        path = journal.path
+        await self._end(table, f"stopped on an error ({failure!r}); resuming it",
+                        resumable=True)
+        again = await self._resume(path, table.name)
+        if again is not None:
+            again.restarts = table.restarts + 1
+        else:
+            with contextlib.suppress(JournalError):
+                mark(path, "abandoned", why="it could not be resumed after an error")
+
+    async def _end(self, table: HeldTable, why: str, *, resumable: bool = False) -> None:
+        """End ``table``; its journal is marked abandoned unless its game is over (then
+        it is marked finished) or it is to be ``resumable`` by the next server."""
+        if table.ended.is_set():
+            return
+        table.why = why
+        table.ended.set()
+        if self.tables.get(table.name) is table:
+            del self.tables[table.name]
+        task = table.task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+        if table.host.host.over:
+            with contextlib.suppress(OSError):
+                table.host.write_record()
+        journal = table.host.journal.path if table.host.journal is not None else None
+        with contextlib.suppress(Exception):
+            await table.stack.aclose()  # the host clears its announcement
+        if table.host.journal is not None:
+            table.host.journal.close()  # even if the host's close failed: let go of its lock
+        if journal is not None and not resumable and not table.host.host.over:
+            try:
+                mark(journal, "abandoned", why=why)
+            except JournalError as exc:
+                log.warning("could not mark %s abandoned: %s", journal, exc)
+        self._say(f"table {table.name} {'stopped' if resumable else 'closed'}: {why}")
+
+    async def stop(self) -> None:
+        """The server stops: stop every table, to be resumed by the next server."""
+        self._stopping = True
+        for table in list(self.tables.values()):
+            await self._end(table, "the server stopped; it resumes with the server",
+                            resumable=True)
+
+
+# -- checking what a session asks for ----------------------------------------------------------
+
+
+def _table_field(request: dict[str, Any]) -> str:
+    name = request.get("table")
+    if not isinstance(name, str):
+        raise RequestRefused("the request names no table")
+    try:
+        return check_table_name(name)
+    except ValueError as exc:
+        raise RequestRefused(str(exc)) from None
+
+
+def _int(request: dict[str, Any], key: str, default: int) -> int:
+    value = request.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestRefused(f"{key}: a whole number, please")
+    return value
+
+
+def _seconds(request: dict[str, Any], key: str, default: float, top: float) -> float:
+    value = request.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RequestRefused(f"{key}: a number of seconds, please")
+    if not 0 <= value <= top:
+        raise RequestRefused(f"{key}: 0 to {top:g} seconds")
+    return float(value)
+
+
+def host_settings(request: dict[str, Any]) -> HostSettings:
+    """The settings of the table a session asks for; `RequestRefused` says what's wrong."""
+    name = _table_field(request)
+    players = _int(request, "players", 4)
+    bots = _int(request, "bots", 0)
+    if not 0 <= bots < players:
+        raise RequestRefused(f"{bots} bots leave no seat for you at {players} players")
+    window = _seconds(request, "block_window", 3.0, 60.0)
+    delay = _seconds(request, "bot_delay", 0.6, 10.0)
+    dealer = request.get("dealer")
+    if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int)):
+        raise RequestRefused("dealer: a seat number, or none")
+    password = request.get("password")
+    if password is not None and (not isinstance(password, str) or not password
+                                 or len(password) > MAX_PASSWORD):
+        raise RequestRefused(f"password: 1-{MAX_PASSWORD} characters, or none")
+    known = {f.name for f in dataclasses.fields(HostSettings)}
+    extras: dict[str, Any] = {
+        key: _seconds(request, key, 0.0, 3600.0)
+        for key in SERVED_EXTRAS if key in known and key in request
+    }
+    game = request.get("game", DEFAULT_GAME)
+    try:
+        definition = game_def(game if isinstance(game, str) else "")
+        rules = definition.config_from_wire(request.get("rules", {}))
+        bot = "greedy" if definition.name == DEFAULT_GAME else definition.default_bot
+        settings = HostSettings(table=name, players=players, bots=(bot,) * bots,
+                                rules=rules, block_window=window, password=password,
+                                bot_delay=delay, dealer=dealer, game=definition.name)
+        return dataclasses.replace(settings, **extras) if extras else settings
+    except (ValueError, ConfigError) as exc:
+        raise RequestRefused(str(exc)) from None
+
+
+def bot_identity(host: Identity, seat: int) -> Identity:
+    """The identity of the bot the creator seated at ``seat``: derived from the table's
+    host key (kept in its journal), so that a resumed table gets the same bots back."""
+    seed = bytes(host.signing_key)
+    return Identity.from_seed(hashlib.sha256(b"served-bot:" + seed + bytes([seat])).digest())
+
+
+def _url(broker: Broker) -> str:
+    return "memory" if isinstance(broker, AsyncMemoryBroker) else str(broker)
+
+
+async def _announced_elsewhere(broker: Broker, name: str) -> bool:
+    """Does another host announce a table of this name on the broker already?"""
+    if not isinstance(broker, str):
+        return False  # an in-process broker (tests) has only our own tables
+    from netplay.lobby import list_tables
+
+    return any(info.table == name for info in await list_tables(broker, timeout=0.6))

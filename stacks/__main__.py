@@ -1,0 +1,7 @@
+"""``python -m stacks``: the ``stacks`` command."""
+
+import sys
+
+from stacks.cli import main
+
+sys.exit(main())

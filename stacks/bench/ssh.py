@@ -1,0 +1,496 @@
+"""``stacks bench ssh``: the built-in ssh server, measured.
+
+Starts ``stacks serve`` in its own process on 127.0.0.1 and a free port (a temporary
+config dir, throw-away keys), then measures what a player feels:
+
+- **connect to first frame**: from starting the OpenSSH client (in a pty of its own) to
+  the main menu on its screen; falls back to an asyncssh client without OpenSSH;
+- **memory per session**: the resident memory (RSS, and PSS, which splits shared pages
+  fairly) of each connected session's process tree, read from /proc;
+- **key press to repaint with many sessions**: N asyncssh clients sit at the menu and
+  each presses ↓/↑ at random intervals; the time from sending a key to the first bytes of
+  the repainted screen, over all presses.
+
+Nothing here is imported by the ``stacks`` parser but `add_bench_ssh_arguments`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stacks.argtypes import percentile, positive_int
+
+if TYPE_CHECKING:
+    import asyncssh
+
+#: Text of the main menu: its first frame is on the screen once this shows.
+MENU_MARK = "Play against bots"
+TARGET_FIRST_FRAME_S = 1.0
+TARGET_SESSION_MIB = 60.0
+TARGET_REPAINT_MS = 100.0
+_CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\x1b[=>78]")
+_KEYS = (b"\x1b[B", b"\x1b[A")  # down, up: moves the menu's highlight, repaints it
+
+
+def add_bench_ssh_arguments(targets: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``ssh`` to the ``stacks bench`` targets."""
+    bench = targets.add_parser(
+        "ssh",
+        help="ssh server: connect to first frame, memory per session, key to repaint "
+        "with 20 sessions",
+        description="Starts `stacks serve` on 127.0.0.1 and a free port, then measures: ssh "
+        "connect to the first frame of the menu (OpenSSH client in a pty), the memory of "
+        "each connected session's process tree, and key press to repaint while many "
+        "sessions press keys at once.",
+    )
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--connects", type=positive_int, default=5,
+                       help="connections to time, one after the other (5)")
+    bench.add_argument("--sessions", type=positive_int, default=20,
+                       help="sessions connected at once (20)")
+    bench.add_argument("--seconds", type=float, default=15.0,
+                       help="how long the sessions press keys (15)")
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def screen_text(data: bytes) -> str:
+    """Terminal output without its escape sequences (each line's text runs together)."""
+    return _CSI.sub(b"", data).decode("utf-8", errors="replace")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _proc_kib(pid: int, field_name: str, file: str = "status") -> int:
+    try:
+        text = Path(f"/proc/{pid}/{file}").read_text()
+    except OSError:
+        return 0
+    for line in text.splitlines():
+        if line.startswith(field_name + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_text()
+        except OSError:
+            continue
+        if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
+            out.append(int(name))
+    return out
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and all its descendants."""
+    found, todo = [pid], [pid]
+    while todo:
+        kids = _children(todo.pop())
+        found += kids
+        todo += kids
+    return found
+
+
+def tree_memory_kib(pid: int) -> tuple[int, int]:
+    """(RSS, PSS) in KiB of ``pid``'s process tree."""
+    pids = tree(pid)
+    rss = sum(_proc_kib(p, "VmRSS") for p in pids)
+    pss = sum(_proc_kib(p, "Pss", "smaps_rollup") for p in pids)
+    return rss, pss
+
+
+# -- the server under test ------------------------------------------------------------------------
+
+
+@dataclass
+class _Setup:
+    folder: Path
+    port: int
+    server: subprocess.Popen[bytes]
+    key_files: list[Path] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def _server(clients: int) -> Iterator[_Setup]:
+    import asyncssh
+
+    with tempfile.TemporaryDirectory(prefix="stacks-bench-ssh-") as tmp:
+        folder = Path(tmp)
+        home = folder / "home"
+        home.mkdir()
+        keys: list[Path] = []
+        public: list[bytes] = []
+        for n in range(clients):
+            key = asyncssh.generate_private_key("ssh-ed25519", comment=f"bench{n}")
+            path = folder / f"key{n}"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(key.export_private_key())
+            keys.append(path)
+            public.append(key.export_public_key())
+        (home / "authorized_keys").write_bytes(b"".join(public))
+        port = _free_port()
+        env = {**os.environ, "STACKS_HOME": str(home)}
+        env.pop("SSH_AUTH_SOCK", None)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "stacks.cli", "serve", "--bind", "127.0.0.1", "--ssh-port",
+             str(port), "--max-sessions", str(clients + 4)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                if server.poll() is not None:
+                    raise RuntimeError(f"stacks serve exited with {server.returncode}")
+                with contextlib.suppress(OSError), socket.create_connection(
+                    ("127.0.0.1", port), 0.5
+                ):
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError("stacks serve does not listen")
+                time.sleep(0.05)
+            yield _Setup(folder, port, server, keys)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+# -- 1. connect to first frame, with OpenSSH -------------------------------------------------------
+
+
+async def _openssh_first_frame(setup: _Setup, key: Path, user: str) -> float:
+    """Seconds from starting ``ssh`` to the menu on its screen; then quits with q."""
+    import pty
+
+    from sshserver.pty import WindowSize, set_window_size
+
+    ssh = shutil.which("ssh") or "/usr/bin/ssh"
+    master, slave = pty.openpty()
+    set_window_size(slave, WindowSize(100, 30))
+    loop = asyncio.get_running_loop()
+    seen = bytearray()
+    shown = asyncio.Event()
+
+    def readable() -> None:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(master)
+            shown.set()
+            return
+        seen.extend(data)
+        if MENU_MARK in screen_text(bytes(seen)):
+            shown.set()
+
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        ssh, "-F", "/dev/null", "-tt", "-p", str(setup.port), "-i", str(key),
+        "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none", "-o", "BatchMode=yes",
+        "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+        "-o", "LogLevel=ERROR", f"{user}@127.0.0.1",
+        stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+        env={**os.environ, "TERM": "xterm-256color"},
+    )
+    os.close(slave)
+    loop.add_reader(master, readable)
+    try:
+        await asyncio.wait_for(shown.wait(), 30)
+        elapsed = time.perf_counter() - started
+        if MENU_MARK not in screen_text(bytes(seen)):
+            raise RuntimeError("the ssh client ended before the menu showed: "
+                               + screen_text(bytes(seen))[-300:])
+        os.write(master, b"q")
+        try:
+            await asyncio.wait_for(proc.wait(), 15)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+        return elapsed
+    finally:
+        with contextlib.suppress(Exception):
+            loop.remove_reader(master)
+        os.close(master)
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+# -- 2 and 3. many sessions: memory, key to repaint ------------------------------------------
+
+
+class _Screen:
+    """An asyncssh session that records when output arrives."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.last_at = 0.0  # when the latest output arrived
+        self.got = asyncio.Event()
+        self.closed = asyncio.Event()
+
+    def session_factory(self) -> asyncssh.SSHClientSession[bytes]:
+        import asyncssh
+
+        screen = self
+
+        class _Session(asyncssh.SSHClientSession[bytes]):
+            def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+                screen.data += data
+                screen.last_at = time.perf_counter()
+                screen.got.set()
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                screen.closed.set()
+                screen.got.set()
+
+        return _Session()
+
+
+@dataclass
+class _Client:
+    conn: asyncssh.SSHClientConnection
+    chan: asyncssh.SSHClientChannel[bytes]
+    screen: _Screen
+    first_frame: float
+
+
+async def _connect(setup: _Setup, key: Path, user: str) -> _Client:
+    import asyncssh
+
+    started = time.perf_counter()
+    conn = await asyncssh.connect(
+        "127.0.0.1", setup.port, username=user, client_keys=[str(key)], known_hosts=None,
+        agent_path=None, config=None, encoding=None,
+    )
+    screen = _Screen()
+    chan, _ = await conn.create_session(
+        screen.session_factory, term_type="xterm-256color", term_size=(100, 30),
+        encoding=None,
+    )
+    while MENU_MARK not in screen_text(bytes(screen.data)):
+        screen.got.clear()
+        if screen.closed.is_set():
+            raise RuntimeError("a session closed before its menu showed")
+        await asyncio.wait_for(screen.got.wait(), 60)
+    return _Client(conn, chan, screen, time.perf_counter() - started)
+
+
+async def _quiet(screen: _Screen, seconds: float = 0.3) -> None:
+    """Wait until the session has sent nothing for ``seconds``."""
+    while True:
+        screen.got.clear()
+        try:
+            await asyncio.wait_for(screen.got.wait(), seconds)
+        except TimeoutError:
+            return
+
+
+async def _press_keys(client: _Client, until: float, rng: random.Random) -> tuple[
+    list[float], list[float], int
+]:
+    """Press ↓/↑ at random intervals until ``until``: the latencies to the first and to
+    the last byte of each repaint, and the presses that brought no repaint within 2 s."""
+    samples: list[float] = []
+    complete: list[float] = []
+    missed = 0
+    n = 0
+    await _quiet(client.screen)
+    while time.perf_counter() < until:
+        await asyncio.sleep(rng.uniform(0.2, 0.6))
+        client.screen.got.clear()
+        sent = time.perf_counter()
+        client.chan.write(_KEYS[n % 2])
+        n += 1
+        try:
+            await asyncio.wait_for(client.screen.got.wait(), 2.0)
+        except TimeoutError:
+            missed += 1
+            continue
+        samples.append(time.perf_counter() - sent)
+        await _quiet(client.screen, 0.05)  # the rest of this repaint is not the next one's
+        complete.append(client.screen.last_at - sent)
+    return samples, complete, missed
+
+
+async def _many(setup: _Setup, sessions: int, seconds: float) -> dict[str, Any]:
+    clients: list[_Client] = []
+    try:
+        # Connect a few at a time, as players arriving would.
+        for start in range(0, sessions, 5):
+            batch = range(start, min(start + 5, sessions))
+            clients += await asyncio.gather(
+                *(_connect(setup, setup.key_files[n + 1], f"p{n}") for n in batch)
+            )
+        await asyncio.gather(*(_quiet(c.screen, 0.5) for c in clients))
+        session_pids = _children(setup.server.pid)
+        memory = [tree_memory_kib(pid) for pid in session_pids]
+        server_rss = _proc_kib(setup.server.pid, "VmRSS")
+        until = time.perf_counter() + seconds
+        rng = random.Random(7)
+        results = await asyncio.gather(
+            *(_press_keys(c, until, random.Random(rng.random())) for c in clients)
+        )
+        samples = sorted(s for found, _, _ in results for s in found)
+        complete = sorted(s for _, found, _ in results for s in found)
+        missed = sum(m for _, _, m in results)
+        first = sorted(c.first_frame for c in clients)
+        rss = [kib / 1024 for kib, _ in memory]
+        pss = [kib / 1024 for _, kib in memory]
+        return {
+            "sessions": len(clients),
+            "session_processes": len(session_pids),
+            "connect_to_menu_under_arrivals_p50_s": round(percentile(first, 0.5), 3),
+            "connect_to_menu_under_arrivals_max_s": round(first[-1], 3),
+            "rss_per_session_mean_mib": round(statistics.fmean(rss), 1) if rss else None,
+            "rss_per_session_max_mib": round(max(rss), 1) if rss else None,
+            "pss_per_session_mean_mib": round(statistics.fmean(pss), 1) if pss else None,
+            "server_rss_mib": round(server_rss / 1024, 1),
+            "presses": len(samples) + missed,
+            "repaint_p50_ms": round(percentile(samples, 0.5) * 1000, 1) if samples else None,
+            "repaint_p95_ms": round(percentile(samples, 0.95) * 1000, 1) if samples else None,
+            "repaint_p99_ms": round(percentile(samples, 0.99) * 1000, 1) if samples else None,
+            "repaint_max_ms": round(samples[-1] * 1000, 1) if samples else None,
+            "repaint_complete_p50_ms": round(percentile(complete, 0.5) * 1000, 1)
+            if complete else None,
+            "repaint_complete_p99_ms": round(percentile(complete, 0.99) * 1000, 1)
+            if complete else None,
+            "no_repaint": missed,
+        }
+    finally:
+        for client in clients:
+            client.conn.close()
+        await asyncio.gather(*(c.conn.wait_closed() for c in clients),
+                             return_exceptions=True)
+
+
+async def _measure(args: argparse.Namespace) -> dict[str, Any]:
+    sessions = args.sessions
+    with _server(sessions + 1) as setup:
+        first: list[float] = []
+        client = "openssh" if shutil.which("ssh") or os.path.exists("/usr/bin/ssh") else "asyncssh"
+        for n in range(args.connects):
+            if client == "openssh":
+                first.append(await _openssh_first_frame(setup, setup.key_files[0], "bench"))
+            else:
+                one = await _connect(setup, setup.key_files[0], "bench")
+                first.append(one.first_frame)
+                one.conn.close()
+                await one.conn.wait_closed()
+            await asyncio.sleep(0.3 if n < args.connects - 1 else 1.0)
+        first.sort()
+        many = await _many(setup, sessions, args.seconds)
+    return {
+        "benchmark": "ssh",
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "first_frame_client": client,
+        "connects": len(first),
+        "first_frame_p50_s": round(percentile(first, 0.5), 3),
+        "first_frame_max_s": round(first[-1], 3),
+        **many,
+        "targets": {
+            "first_frame_s": TARGET_FIRST_FRAME_S,
+            "session_mib": TARGET_SESSION_MIB,
+            "repaint_ms": TARGET_REPAINT_MS,
+        },
+    }
+
+
+def _verdict(ok: bool) -> str:
+    return "[green]ok[/]" if ok else "[red]over target[/]"
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import asyncssh  # noqa: F401
+    except ImportError:
+        print("stacks bench ssh: asyncssh is not installed (pip install asyncssh)",
+              file=sys.stderr)
+        return 2
+    try:
+        report = asyncio.run(_measure(args))
+    except (RuntimeError, OSError, TimeoutError) as exc:
+        print(f"stacks bench ssh: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"stacks serve on 127.0.0.1, {report['cpus']} CPUs, "
+                  f"Python {report['python']}")
+    for column in ("measure", "value", "target", ""):
+        table.add_column(column, justify="right" if column in ("value", "target") else "left")
+    first_max = report["first_frame_max_s"]
+    table.add_row(
+        f"ssh connect to first frame ({report['first_frame_client']}, "
+        f"{report['connects']} connects)",
+        f"p50 {report['first_frame_p50_s']:.3f} s, max {first_max:.3f} s",
+        f"≤ {TARGET_FIRST_FRAME_S:g} s", _verdict(first_max <= TARGET_FIRST_FRAME_S),
+    )
+    rss_max = report["rss_per_session_max_mib"] or 0.0
+    table.add_row(
+        f"memory per session ({report['sessions']} connected)",
+        f"RSS mean {report['rss_per_session_mean_mib']} MiB, max {rss_max} MiB "
+        f"(PSS mean {report['pss_per_session_mean_mib']} MiB)",
+        f"≤ {TARGET_SESSION_MIB:g} MiB", _verdict(rss_max <= TARGET_SESSION_MIB),
+    )
+    p99 = report["repaint_p99_ms"] or float("inf")
+    table.add_row(
+        f"key press to repaint, {report['sessions']} sessions pressing keys "
+        f"({report['presses']} presses)",
+        f"p50 {report['repaint_p50_ms']} ms, p95 {report['repaint_p95_ms']} ms, "
+        f"p99 {report['repaint_p99_ms']} ms, max {report['repaint_max_ms']} ms"
+        + (f", {report['no_repaint']} without repaint" if report["no_repaint"] else ""),
+        f"≤ {TARGET_REPAINT_MS:g} ms", _verdict(p99 <= TARGET_REPAINT_MS),
+    )
+    table.add_row(
+        "… to the last byte of the repaint",
+        f"p50 {report['repaint_complete_p50_ms']} ms, "
+        f"p99 {report['repaint_complete_p99_ms']} ms", "", "",
+    )
+    table.add_row(
+        "connect to menu while the others arrive",
+        f"p50 {report['connect_to_menu_under_arrivals_p50_s']:.3f} s, "
+        f"max {report['connect_to_menu_under_arrivals_max_s']:.3f} s", "", "",
+    )
+    table.add_row("the server itself", f"RSS {report['server_rss_mib']} MiB", "", "")
+    Console().print(table)
+    return 0

@@ -1,0 +1,580 @@
+"""The ``stacks`` command line: parses arguments and hands over to one command module.
+
+Command modules are imported only when chosen, so ``stacks simulate`` never pays for
+Textual and ``stacks`` stays quick to start: building the parser imports neither the
+network nor the broker (the ``broker`` command's options are added only when it runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from engine.bots import DEFAULT_BUDGET, LEVELS
+from sshserver.options import add_serve_arguments
+from stacks.argtypes import (
+    bot_level,
+    bot_list,
+    broker_url,
+    budget,
+    clock_seconds,
+    host_bot_levels,
+    host_bots,
+    name_list,
+    pinned_table,
+    positive_int,
+    positive_seconds,
+    sim_players,
+    stacks_players,
+    table_name,
+    window_seconds,
+)
+from stacks.bench.load import add_bench_load_arguments
+from stacks.bench.ssh import add_bench_ssh_arguments
+from stacks.commands.replay import add_replay_arguments
+from stacks.rules_args import rule_assignment, table_rules
+from tui.launch import DEFAULT_BROKER
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; ``command`` (the first word given) lets it skip costly imports."""
+    parser = argparse.ArgumentParser(
+        prog="stacks",
+        description="Sequence Stacks in the terminal. Without a command: the main menu.",
+    )
+    parser.add_argument("--profile", dest="menu_profile", metavar="PROFILE",
+                        help="player profile (identity) for the menu's games")
+    parser.add_argument("--name", dest="menu_name", metavar="NAME",
+                        help="your name at the menu's tables (default: your user name)")
+    parser.add_argument("--broker", dest="menu_broker", metavar="URL", type=broker_url,
+                        help="broker for the menu's host, join and watch (default: the "
+                        "embedded broker to host, mqtt://127.0.0.1:1883 to join)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    sim = commands.add_parser(
+        "simulate",
+        help="play headless games between bots and summarise them",
+        description="Play N headless games between bots, checking the rules' invariants "
+        "after every event, and print a summary.",
+    )
+    sim.add_argument("--games", type=positive_int, default=100, help="games to play (100)")
+    sim.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                     help="stacks (Sequence Stacks, default) or sequence (classic Sequence)")
+    sim.add_argument("--players", type=sim_players, default=4,
+                     help="players per game (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 or 12 "
+                     "for sequence")
+    sim.add_argument("--teams", type=int, choices=(2, 3), default=None,
+                     help="sequence: the number of sides; 2 and 3 players play alone "
+                     "(--teams 2 or 3 = the player count), 4, 8 and 10 in 2 teams, 9 in 3, "
+                     "6 and 12 in 2 (default) or 3")
+    sim.add_argument(
+        "--bots",
+        type=name_list,
+        default=None,
+        help="bot per seat, comma separated and cycled over the seats (stacks: "
+        f"{', '.join(LEVELS)} or random, default medium; sequence: random, easy, medium, "
+        "default medium)",
+    )
+    sim.add_argument("--seed", type=int, default=0, help="seed; the same seed gives the same games")
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
+    checks = sim.add_mutually_exclusive_group()
+    checks.add_argument(
+        "--checks",
+        dest="no_checks",
+        action="store_false",
+        default=False,
+        help="check the invariants after every event and every view's hash (the default)",
+    )
+    checks.add_argument(
+        "--no-checks",
+        action="store_true",
+        help="skip the per-event invariant checks (faster; invariant_violations is then 0)",
+    )
+
+    tour = commands.add_parser(
+        "tournament",
+        help="bots against bots, seats rotated: win rates and time per decision",
+        description="A round robin between bots with the seats rotated: with as many "
+        "bots as players, that line-up; with more, every choice of PLAYERS of them; with "
+        "fewer, the names cycled over the seats. Prints each bot's win rate with a 95% "
+        "Wilson interval and its time per decision (mean and max), and the wins by seat "
+        "with 99% intervals. A bot's 'games' count its seats: hard against three medium "
+        "gives medium 3 games per game.",
+    )
+    tour.add_argument("--games", type=positive_int, default=100, help="games to play (100)")
+    tour.add_argument("--players", type=stacks_players, default=2, help="players per game, 2-6 (2)")
+    tour.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                      help="stacks (default) or sequence (classic Sequence, 2 or 3 players)")
+    tour.add_argument("--bots", type=name_list, default=None,
+                      help=f"the bots, comma separated ({', '.join(LEVELS)}; hard,medium; "
+                      "for sequence: random, easy, medium; medium,easy)")
+    tour.add_argument("--budget", type=budget, default=DEFAULT_BUDGET,
+                      help=f"seconds per decision of a hard bot ({DEFAULT_BUDGET})")
+    tour.add_argument("--iterations", type=positive_int, default=None,
+                      help="search iterations per hard decision instead of a time budget "
+                      "(the same seed then gives the same games)")
+    tour.add_argument("--seed", type=int, default=0,
+                      help="seed of the deals and of the bots (0)")
+    tour.add_argument("--jobs", type=positive_int, default=1,
+                      help="worker processes (1); each plays whole games")
+    tour.add_argument("--json", action="store_true",
+                      help="one JSON object: per bot its games, wins, win_rate, ci95 and "
+                      "times; per seat its wins")
+
+    _add_ui_commands(commands)
+    _add_net_commands(commands, command)
+    add_serve_arguments(commands)
+    add_replay_arguments(commands)
+
+    bench = commands.add_parser("bench", help="measure speed", description="Benchmarks.")
+    targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
+    engine_bench = targets.add_parser(
+        "engine",
+        help="engine steps/s and games/s",
+        description="Steps/s and games/s of random and greedy self-play at 2, 4 and 6 "
+        "players, on one core, invariant checks off.",
+    )
+    engine_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    engine_bench.add_argument(
+        "--seconds", type=float, default=2.0, help="time per measurement (2.0)"
+    )
+    net_bench = targets.add_parser(
+        "net",
+        help="action -> own view updated, over a real broker",
+        description="Latency from sending an action to the player's own view showing its "
+        "result (p50/p99), with the host in its own process.",
+    )
+    net_bench.add_argument(
+        "--broker", default="embedded",
+        help="embedded, mosquitto (started on a free port) or a URL (embedded)",
+    )
+    net_bench.add_argument("--actions", type=positive_int, default=3000,
+                           help="actions to measure (3000)")
+    net_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    add_bench_ssh_arguments(targets)
+    hostile = targets.add_parser(
+        "hostile", help="a live table on its own Mosquitto under a rogue peer's flood",
+        description="Play a game on a Mosquitto of its own without attack, then with a "
+        "rogue process flooding the table, and hijack the table's announcement: game "
+        "duration, the longest gap between public batches, and the time the host takes to "
+        "restore its announcement.",
+    )
+    hostile.add_argument("--messages", type=positive_int, default=5000,
+                         help="flood size (5000)")
+    hostile.add_argument("--kind", default="mixed",
+                         choices=("heartbeat", "resync", "join", "chat", "garbage", "mixed",
+                                  "keys"),
+                         help="what the rogue floods with (mixed: heartbeats, resyncs, "
+                         "joins and garbage in turn; keys: fresh keys join as spectators, "
+                         "then each sends a heartbeat at 0 and a resync)")
+    hostile.add_argument("--keys", type=int, default=5000,
+                         help="a third game: this many fresh keys join as spectators and "
+                         "each asks for the history twice (5000; 0: no such game)")
+    hostile.add_argument("--hijacks", type=positive_int, default=10,
+                         help="hijacks to time (10)")
+    hostile.add_argument("--json", action="store_true", help="print one JSON object")
+    resume_bench = targets.add_parser(
+        "resume",
+        help="host killed, then `stacks host --resume` to the first new batch",
+        description="Kill a host (SIGKILL) mid-game and time `stacks host --resume` until a "
+        "peer applies the first new batch; also one journal append + fsync per batch.",
+    )
+    resume_bench.add_argument(
+        "--broker", choices=("embedded", "mosquitto"), default="mosquitto",
+        help="broker in its own process (mosquitto)",
+    )
+    resume_bench.add_argument("--rounds", type=positive_int, default=5,
+                              help="host kills to time (5)")
+    resume_bench.add_argument("--kill-at", type=positive_int, default=20,
+                              help="batch at which the host is killed (20)")
+    resume_bench.add_argument("--appends", type=positive_int, default=500,
+                              help="journal appends to time (500)")
+    resume_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    offline_bench = targets.add_parser(
+        "offline",
+        help="host killed or frozen, to \"host offline\" shown by a player and a spectator",
+        description="On a Mosquitto it starts, kill -9 (and, apart, SIGSTOP) a host "
+        "mid-game and time until a seated player's session and a `stacks watch "
+        "--headless` process say the host is offline.",
+    )
+    offline_bench.add_argument("--rounds", type=positive_int, default=3,
+                               help="rounds per fault (3)")
+    offline_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    add_bench_load_arguments(targets)
+    ui_bench = targets.add_parser(
+        "ui",
+        help="interface speed: cold start, key to repaint, idle CPU",
+        description="Cold start of `stacks` to its first frame (in a pseudo-terminal), key "
+        "press to repainted table (in-process, against bots), and CPU use while idle.",
+    )
+    ui_bench.add_argument("--json", action="store_true", help="print one JSON object")
+    ui_bench.add_argument("--starts", type=positive_int, default=5, help="cold starts to time (5)")
+    ui_bench.add_argument("--keys", type=positive_int, default=200,
+                          help="key presses to time (200)")
+    return parser
+
+
+def _add_rule_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rule", type=rule_assignment, action="append", metavar="NAME=VALUE",
+        help="a house rule, repeatable, as the lobby's host form offers them: a whole "
+        "number, yes/no, an option's name or none (e.g. --rule win_chips=7 --rule "
+        "two_player_deck=full); a wrong name lists the game's rules")
+
+
+def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    play = commands.add_parser(
+        "play", help="play against bots, right now",
+        description="Straight into a game against bots (medium unless --bots says), on a "
+        "broker inside this "
+        "process: nothing to set up.",
+    )
+    play.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                      help="stacks (Sequence Stacks, default) or sequence (classic Sequence, "
+                      "the board game)")
+    play.add_argument("--players", type=sim_players, default=4,
+                      help="players, you included (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 "
+                      "or 12 for sequence")
+    play.add_argument("--teams", type=int, choices=(2, 3), default=None,
+                      help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
+    play.add_argument("--choose-sequences", action="store_true",
+                      help="sequence: a chip that completes a longer run lets its player "
+                      "choose which five make the sequence (default: the rules' choice)")
+    play.add_argument("--bots", type=bot_list, default=["medium"], metavar="LEVELS",
+                      help="the bots' levels, comma separated and cycled over their seats: "
+                      f"{', '.join(LEVELS)} (medium)")
+    play.add_argument("--seed", type=int, help="the same seed deals the same game")
+    play.add_argument("--bot-delay", type=float, default=0.6,
+                      help="seconds a bot waits before each move (0.6)")
+    play.add_argument("--block-window", type=window_seconds, default=3.0,
+                      help="seconds to Block a completed pile (3)")
+    _add_rule_argument(play)
+    _add_ui_common(play)
+
+    join = commands.add_parser(
+        "join", help="join a table someone hosts",
+        description="Join a table. Without TABLE (or with --password and no value) a form "
+        "asks for what is missing.",
+    )
+    join.add_argument("table", type=pinned_table, nargs="?",
+                      help="table name, or TABLE@FINGERPRINT to follow only that host")
+    join.add_argument("--broker", default=DEFAULT_BROKER, metavar="URL",
+                      help=f"mqtt://host[:port] ({DEFAULT_BROKER})")
+    join.add_argument("--password", nargs="?", const="",
+                      help="table password; without a value the interface asks for it")
+    _add_ui_common(join)
+
+
+def _add_ui_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--name", help="your name at the table (default: your user name)")
+    parser.add_argument("--profile", help="player profile (identity) to use; created if new")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="log protocol details to the log file")
+
+
+def _add_common_peer(parser: argparse.ArgumentParser, *, broker_default: str | None) -> None:
+    parser.add_argument(
+        "--broker",
+        type=broker_url,
+        default=broker_default,
+        metavar="URL",
+        help="mqtt://[user[:password]@]host[:port] or mqtts://..."
+        + (f" ({broker_default})" if broker_default else ""),
+    )
+    parser.add_argument("--profile", help="player profile (identity) to use; created if new")
+    parser.add_argument("--verbose", "-v", action="store_true", help="log protocol details")
+
+
+def _add_host_timeout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host-timeout", type=positive_seconds, default=120.0, metavar="SECONDS",
+        help="headless: give up (exit 4) when the host has been offline, or the table "
+        "unannounced, this long; a closed table exits 3 (120)")
+
+
+def _add_net_commands(
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    command: str | None,
+) -> None:
+    host = commands.add_parser(
+        "host", help="host a table",
+        description="Host a table: the host holds the deck, orders events and arbitrates "
+        "the Block race. Without --broker it starts the embedded MQTT broker. With the "
+        "interface you also sit at the table (seat 1).",
+    )
+    host.add_argument("--headless", action="store_true", help="no interface: print progress")
+    host.add_argument("--name", help="your name at the table (interface only)")
+    host.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                      help="stacks (Sequence Stacks, default) or sequence (classic Sequence, "
+                      "the board game)")
+    host.add_argument("--players", type=sim_players, default=4,
+                      help="seats at the table (4): 2-6 for stacks; 2, 3, 4, 6, 8, 9, 10 or "
+                      "12 for sequence")
+    host.add_argument("--teams", type=int, choices=(2, 3), default=None,
+                      help="sequence at 6 or 12 players: 2 or 3 teams (default 2)")
+    host.add_argument("--choose-sequences", action="store_true",
+                      help="sequence: a chip that completes a longer run lets its player "
+                      "choose which five make the sequence (default: the rules' choice)")
+    _add_rule_argument(host)
+    host.add_argument("--bots", type=host_bots, default=0, metavar="N|LEVELS",
+                      help="seats played by the host's bots: a count, or their levels "
+                      f"comma separated ({', '.join(LEVELS)}) (0)")
+    host.add_argument("--bot-strategy", default="medium", type=bot_level, metavar="LEVEL",
+                      help=f"level of the host's bots when --bots is a count: {', '.join(LEVELS)}"
+                      " (medium)")
+    host.add_argument("--standin", default="medium", type=bot_level, metavar="LEVEL",
+                      help="level of the bot that plays for a player who is away (medium)")
+    host.add_argument("--bot-delay", type=float, default=None,
+                      help="seconds a host bot waits before acting (0 headless, 0.6 with "
+                      "the interface)")
+    host.add_argument("--table", type=table_name, default="stacks", help="table name (stacks)")
+    host.add_argument("--block-window", type=window_seconds, default=3.0,
+                      help="seconds opponents have to Block a completed pile (3)")
+    host.add_argument("--turn-clock", type=clock_seconds, default=60.0, metavar="SECONDS",
+                      help="seconds a player has for a turn before the stand-in bot plays "
+                      "it; 0 turns the clock off (60)")
+    host.add_argument("--spectator-delay", type=clock_seconds, default=0.0, metavar="SECONDS",
+                      help="spectators see the game this many seconds late (0)")
+    host.add_argument("--seed", type=int,
+                      help="make the host's secret reproducible (only for tables nobody "
+                      "else joins: every seat a bot of the host; see --insecure-seed)")
+    host.add_argument("--insecure-seed", action="store_true",
+                      help="allow --seed at a table others join: the seed can be guessed from "
+                      "the announced commitment in seconds, showing every hand and the deck")
+    host.add_argument("--record", metavar="FILE", help="where to write the game record")
+    host.add_argument("--password", help="table password (joining requires it)")
+    host.add_argument("--bind", default="0.0.0.0",
+                      help="address of the embedded broker (0.0.0.0)")
+    host.add_argument("--port", type=int, default=1883, help="port of the embedded broker (1883)")
+    host.add_argument("--no-advertise", action="store_true",
+                      help="don't announce the broker on the LAN (mDNS)")
+    host.add_argument("--broker-impl", choices=("embedded", "mosquitto"), default="embedded",
+                      help="which broker to start when --broker is not given: the embedded "
+                      "one, or a local Mosquitto with the shipped LAN config (embedded)")
+    host.add_argument("--verify-wait", type=float, default=5.0,
+                      help="seconds to wait for the players' verification at the end (5)")
+    host.add_argument("--resume", type=table_name, metavar="TABLE",
+                      help="bring back this table's unfinished game from its journal (same "
+                      "host key, commitment and seats; the other settings are the journal's)")
+    host.add_argument("--new", action="store_true",
+                      help="abandon an unfinished game of the same table name and start anew")
+    _add_common_peer(host, broker_default=None)
+
+    bot = commands.add_parser("bot", help="a bot that joins a table and plays to the end")
+    bot.add_argument("table", type=pinned_table,
+                     help="table name, or TABLE@FINGERPRINT to follow only that host")
+    bot.add_argument("--strategy", default="medium", type=bot_level, metavar="LEVEL",
+                     help=f"{', '.join(LEVELS)} (medium)")
+    bot.add_argument("--name", help="the bot's name at the table")
+    bot.add_argument("--password", help="table password")
+    bot.add_argument("--think", type=float, default=0.0, help="seconds before each move (0)")
+    _add_host_timeout(bot)
+    _add_common_peer(bot, broker_default=DEFAULT_BROKER)
+
+    watch = commands.add_parser(
+        "watch", help="watch a table as a spectator",
+        description="Follow a table's game as a spectator: every public event as it "
+        "happens (no hand but what is face up), chat included. --headless prints one JSON "
+        "line per event instead of the interface.",
+    )
+    watch.add_argument("table", type=pinned_table,
+                       help="table name, or TABLE@FINGERPRINT to follow only that host")
+    watch.add_argument("--headless", action="store_true",
+                       help="print one JSON line per public event")
+    watch.add_argument("--name", help="your name as a spectator")
+    _add_host_timeout(watch)
+    _add_common_peer(watch, broker_default=DEFAULT_BROKER)
+
+    profile = commands.add_parser(
+        "profile", help="show a player profile's identity (created if new)",
+        description="Show where a profile's key lives and its peer id: the MQTT user name "
+        "to register for it on a broker with a password file (docs/deploy.md).",
+    )
+    profile.add_argument("name", help="profile name")
+
+    tables = commands.add_parser(
+        "tables", help="list the tables on the LAN or on a broker",
+        description="Find brokers on the LAN (mDNS) and list the tables they carry, or list "
+        "the tables of one broker with --broker.",
+    )
+    tables.add_argument("--broker", metavar="URL", type=broker_url,
+                        help="ask this broker only")
+    tables.add_argument("--timeout", type=float, default=2.0,
+                        help="seconds to look for brokers and tables (2)")
+    tables.add_argument("--json", action="store_true", help="one JSON object per table")
+
+    verify = commands.add_parser(
+        "verify", help="re-check a game record offline",
+        description="Replay a game record from its seed and check every event. Exit "
+        "status: 0 verified; 1 the record does not check out (what failed is printed); "
+        "2 the file can't be read or is not a game record.",
+    )
+    verify.add_argument("record", help="the record file written by the host")
+
+    acl = commands.add_parser(
+        "acl", help="print a Mosquitto ACL that confines each host to its own tables",
+        description="Print the shipped Mosquitto ACL plus, per host, the rights to its own "
+        "tables only (announce, events, inboxes, outboxes): see docs/deploy.md.",
+    )
+    acl.add_argument("grants", nargs="+", metavar="HOST_PEER_ID:TABLE[,TABLE...]",
+                     help="a host's peer id (stacks profile NAME) and the tables it may run")
+
+    broker = commands.add_parser(
+        "broker", help="run the embedded MQTT broker in the foreground",
+        description="Run the embedded MQTT broker until Ctrl-C.",
+    )
+    if command == "broker":  # its options need the broker's module: only when asked for
+        from broker.cli import add_arguments as add_broker_arguments
+
+        add_broker_arguments(broker)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sequence-stacks")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _first_word(argv: Sequence[str]) -> str | None:
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def insecure_seed(args: argparse.Namespace) -> str | None:
+    """Why ``stacks host --seed`` is refused here, if it is: a seeded secret is a hash of
+    a short number, found from the announced commitment in seconds."""
+    if args.command != "host" or args.seed is None or args.insecure_seed or args.resume:
+        return None
+    others = args.players - args.bots - (0 if args.headless else 1)
+    if others <= 0:
+        return None  # every other seat is a bot of the host: nobody to hide cards from
+    return ("--seed on a table others join makes the host's secret guessable from its "
+            "commitment (every hand and the deck order would be known): leave it out, or "
+            "add --insecure-seed for a test table")
+
+
+def host_game_problem(args: argparse.Namespace) -> str | None:
+    """Why ``stacks host`` can't host this game so (in words), or ``None``."""
+    from engine.errors import ConfigError
+    from engine.games import game_def
+
+    definition = game_def(args.game)
+    try:
+        definition.check_players(args.players)
+    except ConfigError as exc:
+        return str(exc)
+    levels = host_bot_levels(args) if args.command == "host" else tuple(args.bots)
+    if definition.name != "stacks":
+        for level in levels:
+            if level not in definition.bot_names:
+                return (f"{definition.title} has no {level!r} bot; choose from "
+                        f"{', '.join(definition.bot_names)}")
+    if args.game == "stacks":
+        if getattr(args, "choose_sequences", False):
+            return "--choose-sequences is for --game sequence"
+        if args.teams is not None:
+            return "--teams is for --game sequence"
+    try:
+        # The game's own setup checks the rules against the seats (first player, teams).
+        definition.new_state(table_rules(args), args.players)
+    except ConfigError as exc:
+        return str(exc)
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_first_word(words))
+    args = parser.parse_args(words)
+    if args.command == "simulate":
+        from stacks.commands.simulate import run
+
+        return run(args)
+    if args.command == "tournament":
+        from stacks.commands.tournament import run as run_tournament
+
+        return run_tournament(args)
+    if args.command == "host":
+        host_bot_levels(args)
+    refusal = insecure_seed(args)
+    if refusal:
+        parser.error(refusal)
+    if args.command == "host" and args.resume and args.rule:
+        parser.error("--rule can't change a resumed game: its rules are its journal's")
+    if (args.command == "host" and not args.resume) or args.command == "play":
+        refusal = host_game_problem(args)
+        if refusal:
+            parser.error(refusal)
+    if args.command == "host" and args.bot_delay is None:
+        args.bot_delay = 0.0 if args.headless else 0.6
+    if args.command is None or args.command in ("play", "join") or (
+        args.command in ("host", "watch") and not args.headless
+    ):
+        from stacks.commands import ui
+
+        return ui.run(args)
+    if args.command in ("host", "bot", "watch", "verify", "tables", "profile"):
+        from stacks.commands import net
+
+        return {"host": net.run_host, "bot": net.run_bot, "watch": net.run_watch,
+                "verify": net.run_verify, "tables": net.run_tables,
+                "profile": net.run_profile}[args.command](args)
+    if args.command == "acl":
+        from broker.acl import parse_grant, render_acl
+
+        try:
+            print(render_acl([parse_grant(g) for g in args.grants]), end="")
+        except ValueError as exc:
+            print(f"stacks acl: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    if args.command == "broker":
+        from broker.cli import run as run_broker
+
+        return run_broker(args)
+    if args.command == "replay":
+        from stacks.commands.replay import run as run_replay
+
+        return run_replay(args)
+    if args.command == "serve":
+        from sshserver.server import run as run_serve
+
+        return run_serve(args)
+    if args.command == "bench":
+        if args.target == "ssh":
+            from stacks.bench.ssh import run as run_bench_ssh
+
+            return run_bench_ssh(args)
+        if args.target == "offline":
+            from stacks.bench.offline import run as run_bench_offline
+
+            return run_bench_offline(args)
+        if args.target == "resume":
+            from stacks.bench.resume import run as run_bench_resume
+
+            return run_bench_resume(args)
+        if args.target == "load":
+            from stacks.bench.load import run_load
+
+            return run_load(args)
+        if args.target == "ui":
+            from stacks.bench.ui import run as run_bench_ui
+
+            return run_bench_ui(args)
+        if args.target == "hostile":
+            from stacks.bench.hostile import run as run_bench_hostile
+
+            return run_bench_hostile(args)
+        from stacks.bench.engine import run as run_bench
+
+        return run_bench(args)
+    parser.print_help()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

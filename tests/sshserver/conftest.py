@@ -1,0 +1,418 @@
+"""Fixtures for the ssh server tests: the real OpenSSH client in tmux, against
+``stacks serve`` in its own process on 127.0.0.1 and a free port, in a temporary
+STACKS_HOME. Every wait is generous (a loaded 2-core machine) and scaled by
+``STACKS_TEST_TIMEOUT_SCALE``; nothing asserts on wall-clock time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
+TIMEOUT = 30.0 * SCALE
+SSH = shutil.which("ssh") or "/usr/bin/ssh"
+TMUX = shutil.which("tmux") or "/usr/bin/tmux"
+SSH_KEYGEN = shutil.which("ssh-keygen") or "/usr/bin/ssh-keygen"
+STANDIN = Path(__file__).with_name("standin.py")
+
+
+
+def need_tools() -> None:
+    """Skip a test that needs the OpenSSH client, ssh-keygen, tmux and asyncssh."""
+    for tool in (SSH, TMUX, SSH_KEYGEN):
+        if not os.access(tool, os.X_OK):
+            pytest.skip(f"{tool} is missing (apt-get install openssh-client tmux)")
+    pytest.importorskip("asyncssh")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def eventually(condition: Callable[[], object], what: str, timeout: float = TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+# -- processes, from /proc ---------------------------------------------------------------------
+
+
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, process group) of ``pid``, or None if it's gone (or a zombie)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2:].split()
+    if fields[0] == "Z":
+        return None
+    return int(fields[1]), int(fields[2])
+
+
+def alive(pid: int) -> bool:
+    return _stat(pid) is not None
+
+
+def all_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for other in all_pids():
+        stat = _stat(other)
+        if stat is not None and stat[0] == pid:
+            out.append(other)
+    return out
+
+
+def descendants(pid: int) -> list[int]:
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        kids = children(todo.pop())
+        found += kids
+        todo += kids
+    return found
+
+
+def processes_with_env(entry: str) -> list[int]:
+    """Live processes whose environment holds ``entry`` (``NAME=value``): finds a
+    session's program and helpers even if one escaped its parent."""
+    needle = entry.encode() + b"\0"
+    out = []
+    for pid in all_pids():
+        try:
+            env = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if (env.startswith(needle) or b"\0" + needle in env) and alive(pid):
+            out.append(pid)
+    return out
+
+
+# -- keys ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Keys:
+    folder: Path
+
+    def path(self, name: str) -> Path:
+        key = self.folder / name
+        if not key.exists():
+            subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", name,
+                            "-f", str(key)], check=True, timeout=TIMEOUT)
+        return key
+
+    def public(self, name: str) -> str:
+        self.path(name)
+        return (self.folder / f"{name}.pub").read_text()
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> Keys:
+    need_tools()
+    folder = tmp_path / "keys"
+    folder.mkdir()
+    return Keys(folder)
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Server:
+    home: Path
+    port: int
+    proc: subprocess.Popen[str]
+    log: Path
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def ssh_argv(self, key: Path, user: str, *remote: str, tty: bool | None = True) -> list[str]:
+        """The OpenSSH client's command line; ``tty`` None: no -t or -T, as a player
+        types it (ssh then asks for a terminal when it runs in one and has no command)."""
+        return [
+            SSH, "-F", "/dev/null", "-p", str(self.port), "-i", str(key),
+            "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none", "-o", "BatchMode=yes",
+            "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+            "-o", "LogLevel=ERROR", "-o", f"ConnectTimeout={int(TIMEOUT)}",
+            *({True: ["-t"], False: ["-T"], None: []}[tty]), f"{user}@127.0.0.1", *remote,
+        ]
+
+    def leftovers(self) -> list[int]:
+        """Processes started for this server's sessions that are still alive (found by
+        environment, so even one that escaped its parent counts)."""
+        return [pid for pid in processes_with_env(f"STACKS_HOME={self.home}")
+                if pid != self.pid]
+
+    def sessions(self) -> list[int]:
+        """The server's session programs (its children)."""
+        return children(self.pid)
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait(TIMEOUT)
+
+
+@dataclass
+class ServerFactory:
+    tmp: Path
+    started: list[Server] = field(default_factory=list)
+
+    def __call__(self, *args: str, home: Path | None = None, authorized: str | None = None,
+                 standin: bool = False, env: dict[str, str] | None = None) -> Server:
+        home = home or self.tmp / "home"
+        home.mkdir(exist_ok=True)
+        if authorized is not None:
+            (home / "authorized_keys").write_text(authorized)
+        port = free_port()
+        log = self.tmp / f"serve-{port}.log"
+        argv = [sys.executable, "-m", "stacks.cli", "serve", "--bind", "127.0.0.1",
+                "--ssh-port", str(port), *args]
+        if standin:
+            argv += ["--session-command", f"{sys.executable} {STANDIN}"]
+        environ = {**os.environ, "STACKS_HOME": str(home), **(env or {})}
+        environ.pop("SSH_AUTH_SOCK", None)
+        with open(log, "w") as out:
+            proc = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                    text=True, env=environ)
+        server = Server(home, port, proc, log)
+        self.started.append(server)
+
+        def listening() -> bool:
+            if proc.poll() is not None:
+                raise AssertionError(f"stacks serve exited {proc.returncode}:\n{server.output()}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+                return True
+            return False
+
+        eventually(listening, "stacks serve to listen")
+        return server
+
+    def close(self) -> None:
+        for server in self.started:
+            server.stop()
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[ServerFactory]:
+    need_tools()
+    factory = ServerFactory(tmp_path)
+    try:
+        yield factory
+    finally:
+        factory.close()
+
+
+# -- tmux ------------------------------------------------------------------------------------------
+
+_CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@dataclass
+class Tmux:
+    """A private tmux server; each window is one ssh client, its screen kept after it exits."""
+
+    folder: Path
+
+    def __post_init__(self) -> None:
+        self.socket = self.folder / "tmux.sock"
+        conf = self.folder / "tmux.conf"
+        conf.write_text(
+            "set -g default-terminal xterm-256color\n"
+            "set -g history-limit 1000\n"
+            "set -g status off\n"
+        )
+        self.conf = conf
+
+    def run(self, *args: str, check: bool = True) -> str:
+        done = subprocess.run([TMUX, "-S", str(self.socket), "-f", str(self.conf), *args],
+                              capture_output=True, text=True, timeout=TIMEOUT,
+                              env={**os.environ, "TMUX": ""})
+        if check and done.returncode != 0:
+            raise AssertionError(f"tmux {' '.join(args)}: {done.stderr.strip()}")
+        return done.stdout
+
+    def open(self, name: str, argv: list[str], width: int = 100, height: int = 30) -> None:
+        """A new window ``name`` running ``argv``; a shell around it keeps its exit status
+        (tmux 3.3's ``pane_dead_status`` stays empty for a pane that lived a while)."""
+        status = self.folder / f"{name}.status"
+        status.unlink(missing_ok=True)
+        script = f'"$@"; echo $? > {shlex.quote(str(status))}; exec sleep 86400'
+        self.run("new-session", "-d", "-s", name, "-x", str(width), "-y", str(height),
+                 "sh", "-c", script, "sh", *argv)
+
+    def screen(self, name: str) -> str:
+        return self.run("capture-pane", "-p", "-t", name)
+
+    def keys(self, name: str, *keys: str) -> None:
+        self.run("send-keys", "-t", name, *keys)
+
+    def resize(self, name: str, width: int, height: int) -> None:
+        self.run("resize-window", "-t", name, "-x", str(width), "-y", str(height))
+
+    def client_pid(self, name: str) -> int:
+        """The pid of the ssh client in window ``name``."""
+        shell = int(self.run("display-message", "-p", "-t", name, "#{pane_pid}").strip())
+        eventually(lambda: children(shell), "the ssh client to start")
+        return children(shell)[0]
+
+    def exit_status(self, name: str) -> int | None:
+        """The ssh client's exit status once it exited, else None."""
+        try:
+            text = (self.folder / f"{name}.status").read_text().strip()
+        except FileNotFoundError:
+            return None
+        return int(text) if text else None
+
+    def wait_for(self, name: str, text: str, timeout: float = TIMEOUT) -> str:
+        """Wait until the window shows ``text``; the screen."""
+        shown = ""
+
+        def there() -> bool:
+            nonlocal shown
+            shown = self.screen(name)
+            return text in shown
+
+        try:
+            eventually(there, f"{text!r} in window {name}", timeout)
+        except AssertionError:
+            raise AssertionError(f"{text!r} never showed in {name}; the screen:\n{shown}") from None
+        return shown
+
+    def wait_exit(self, name: str, timeout: float = TIMEOUT) -> int:
+        status: int | None = None
+
+        def done() -> bool:
+            nonlocal status
+            status = self.exit_status(name)
+            return status is not None
+
+        eventually(done, f"the ssh client in {name} to exit", timeout)
+        assert status is not None
+        return status
+
+    def kill(self) -> None:
+        self.run("kill-server", check=False)
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    need_tools()
+    folder = tmp_path / "tmux"
+    folder.mkdir()
+    mux = Tmux(folder)
+    try:
+        yield mux
+    finally:
+        mux.kill()
+
+
+# -- a table: broker and headless host in their own processes -----------------------------------
+
+
+@dataclass
+class Table:
+    name: str
+    broker: str
+    host: subprocess.Popen[str]
+    host_log: Path
+
+    def host_output(self) -> str:
+        return self.host_log.read_text(errors="replace")
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(TIMEOUT)
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[str]:
+    """The embedded broker (``stacks broker``) on 127.0.0.1 and a free port."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stacks.cli", "broker", "--bind", f"127.0.0.1:{port}",
+         "--no-advertise"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
+        env={**os.environ, "STACKS_HOME": str(tmp_path / "broker-home")},
+    )
+    try:
+        def listening() -> bool:
+            assert proc.poll() is None, "stacks broker exited"
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+                return True
+            return False
+
+        eventually(listening, "the broker")
+        yield f"mqtt://127.0.0.1:{port}"
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture
+def table_factory(tmp_path: Path, broker: str) -> Iterator[Callable[..., Table]]:
+    hosts: list[subprocess.Popen[str]] = []
+
+    def make(name: str = "duel", players: int = 2, bots: int = 0,
+             block_window: float = 1.0) -> Table:
+        log = tmp_path / f"host-{name}.log"
+        with open(log, "w") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "stacks.cli", "host", "--headless", "--table", name,
+                 "--players", str(players), "--bots", str(bots), "--broker", broker,
+                 "--block-window", str(block_window), "--record", str(tmp_path / "record"),
+                 "--verify-wait", "3"],
+                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True,
+                env={**os.environ, "STACKS_HOME": str(tmp_path / "host-home")},
+            )
+        hosts.append(proc)
+        table = Table(name, broker, proc, log)
+        eventually(lambda: "waiting for" in table.host_output() or proc.poll() is not None,
+                   "the host to open its table")
+        assert proc.poll() is None, table.host_output()
+        return table
+
+    try:
+        yield make
+    finally:
+        for proc in hosts:
+            _stop(proc)

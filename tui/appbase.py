@@ -1,0 +1,42 @@
+"""The application as its screens see it.
+
+Screens sit below the app (``tui.app`` imports them), so they never import it: what a
+screen needs of the app it finds on :class:`GameApp`, the app's base, which names the
+parts (the menu's defaults, the ssh server's link, the table's control) by what they do,
+without importing the modules that fill them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from textual.app import App
+
+if TYPE_CHECKING:
+    from tui.launch import Launch
+    from tui.serve_link import ServeLink
+
+
+class TableControl(Protocol):
+    """What a screen may ask of the table's control (``tui.control.Control``)."""
+
+    async def open_held(self, launch: Launch) -> str | None:
+        """Ask the ssh server to open ``launch``'s table: ``None`` once open, else why not."""
+
+    async def open_table(self, launch: Launch) -> None:
+        """Open the table the host's form describes."""
+
+
+class GameApp(App[None]):
+    """What every screen may rely on of the running app (``tui.app.StacksApp``)."""
+
+    link: ServeLink | None
+    """The channel to the ssh server that started us, which holds the tables we open."""
+    defaults: Launch
+    """The menu's choices (name, profile, broker, the game it deals)."""
+    control: TableControl
+    """The table at hand: its session, model and screens."""
+
+    def game_shown(self) -> str:
+        """The game whose rules apply to what is on screen: ``stacks`` or ``sequence``."""
+        return self.defaults.variant
