@@ -90,7 +90,7 @@ async def test_the_rules_page_names_settings_as_the_host_form_does() -> None:
     from enum import IntEnum
 
     from engine import config
-    from tui.screens.lobby import RULE_LABELS
+    from tui.screens.host_form import RULE_LABELS
 
     text = rules_text()
     internal = {f.name for f in fields(config.RulesConfig)}
