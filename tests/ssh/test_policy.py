@@ -72,9 +72,9 @@ def test_the_profile_is_bound_to_the_key() -> None:
     assert profile == "ssh-" + hashlib.sha256(blob).hexdigest()[:16]
     assert profile_for_key(blob) == profile
     assert profile_for_key(blob[:-1] + b"\x01") != profile
-    from netplay.identity import PROFILE_NAME
+    from netplay.names import is_profile_name
 
-    assert PROFILE_NAME.match(profile) and PROFILE_NAME.match(profile + "-w-9")
+    assert is_profile_name(profile) and is_profile_name(profile + "-w-9")
 
 
 @pytest.mark.parametrize(
