@@ -123,10 +123,11 @@ async def test_game_after_game_under_a_mixed_flood(mosquitto: str) -> None:
 
 async def _listing_attacked_game(url: str, table: str, count: int) -> GameRun:
     run = await live_game(url, table, flood="listing", count=count, timeout=240 * SCALE)
+    assert run.host_link_losses == 0, f"the host lost its link {run.host_link_losses} times"
     assert run.flood_sent >= count  # the malformed nonces, and the forged answers to listers
-    assert run.verified
-    assert run.host_link_losses == 0
-    assert run.listed > 0 and run.hostile_listed == 0, run
+    assert run.finished and run.verified
+    assert run.listed > 0, f"{run.listings} listings, none showed the table"
+    assert run.hostile_listed == 0, f"{run.hostile_listed} tables of malformed names listed"
     return run
 
 

@@ -92,6 +92,9 @@ class GameRun:
     seat_max_gap: float = 0.0
     """The longest wait between two batches at a seated player (its own stream)."""
     seat_gaps: list[float] = field(default_factory=list)
+    finished: bool = True
+    """Whether every peer verified the game within the time given (else ``verified`` is
+    false, and the rest counts what happened until then)."""
     host_link_losses: int = 0
     """Times the host lost its link to the broker: its last will ("offline", which the
     broker publishes only for a link that dropped) seen live on the announce topic."""
@@ -201,12 +204,14 @@ async def _listing_attack(client: aiomqtt.Client, frames: list[tuple[str, bytes]
     await client.subscribe(QUERY, qos=0)
     forged = _forged_answers(rogue)
     answered = 0
+    own = {payload for _topic, payload in frames}  # the rogue does not answer itself
 
     async def answer() -> None:
         nonlocal answered
         async for message in client.messages:
             payload = message.payload
-            if message.topic.value != QUERY or not isinstance(payload, bytes):
+            if message.topic.value != QUERY or not isinstance(payload, bytes) \
+                    or payload in own:
                 continue
             reply = query_reply_topic(payload)
             if reply is not None:
@@ -352,6 +357,8 @@ async def live_game(url: str, table: str, *, flood: str | None = None, count: in
     listing = GameRun(0.0, 0.0, 0, False)
     loop = asyncio.get_running_loop()
     rogue: subprocess.Popen[bytes] | None = None
+    finished = True
+    code: int | None = None
     watching_wills = asyncio.Event()
     will_watch = asyncio.create_task(_last_wills(url, table, wills, watching_wills))
     background: list[asyncio.Task[None]] = [will_watch]
@@ -381,10 +388,13 @@ async def live_game(url: str, table: str, *, flood: str | None = None, count: in
                 for player in players:
                     await player.__aenter__()
                 seated = asyncio.create_task(gauge(players[0], at_seat))
-                async with asyncio.timeout(timeout):
-                    await watcher.verified.wait()
-                    for player in players:
-                        await player.verified.wait()
+                try:
+                    async with asyncio.timeout(timeout):
+                        await watcher.verified.wait()
+                        for player in players:
+                            await player.verified.wait()
+                except TimeoutError:
+                    finished = False  # said in the result, with what was counted until then
             finally:
                 for player in players:
                     await player.close()
@@ -393,7 +403,7 @@ async def live_game(url: str, table: str, *, flood: str | None = None, count: in
                         task.cancel()
                         with contextlib.suppress(asyncio.CancelledError):
                             await task
-        code = await asyncio.to_thread(host.wait, 60)
+        code = await asyncio.to_thread(host.wait, 60) if finished else None
     finally:
         for task in background:
             task.cancel()
@@ -416,7 +426,8 @@ async def live_game(url: str, table: str, *, flood: str | None = None, count: in
         duration=arrivals[-1] - arrivals[0] if arrivals else 0.0,
         max_gap=max(gaps, default=0.0), batches=len(arrivals), verified=verified,
         flood_sent=sent, gaps=gaps, seat_max_gap=max(seat_gaps, default=0.0),
-        seat_gaps=seat_gaps, host_link_losses=sum(1 for key in wills if key == host_key),
+        seat_gaps=seat_gaps, finished=finished,
+        host_link_losses=sum(1 for key in wills if key == host_key),
         listings=listing.listings, listed=listing.listed,
         hostile_listed=listing.hostile_listed,
     )
