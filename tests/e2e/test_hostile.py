@@ -147,6 +147,10 @@ async def test_game_after_game_under_the_listing_attack(mosquitto: str) -> None:
     for game in range(GAMES):
         run = await _listing_attacked_game(mosquitto, f"listed-{game}", LONG_FLOOD)
         losses.append(run.host_link_losses)
+        print(f"listing attack, game {game}: {run.flood_sent} messages ({LONG_FLOOD} malformed "
+              f"nonces and peer ids), host link losses {run.host_link_losses}, "
+              f"{run.listed}/{run.listings} listings showed the table, "
+              f"{run.hostile_listed} malformed names listed, game {run.duration:.1f} s")
     assert losses == [0] * GAMES
 
 
