@@ -2,7 +2,7 @@
 file name or a log line: every check of their form is here, each a *full* match.
 
 Why one place, and why ``fullmatch``: Python's ``$`` also matches before a final newline,
-so ``re.compile(r"^[a-z0-9]{8,32}$").match(b"abcdefgh\\n")`` succeeds. A lister's query
+so ``re.compile(rb"^[a-z0-9]{8,32}$").match(b"abcdefgh\\n")`` succeeds. A lister's query
 nonce so checked made every host answer on a topic holding ``\\n``; Mosquitto 2.0 takes
 that for malformed UTF-8 and drops the host's connection, and the answer, re-sent after
 each reconnect, dropped it again, hundreds of times a minute (#22). The patterns below

@@ -133,6 +133,10 @@ def test_the_environment_of_a_session() -> None:
     odd = session_env(server, term="../../tmp/evil", client={"LANG": "x\ny", "LC_ALL": "$(id)"},
                       user="ann")
     assert odd["TERM"] == "xterm-256color" and odd["LANG"] == "C" and "LC_ALL" not in odd
+    # Nor one that ends in a newline (a regex's ``$`` matches before it).
+    newline = session_env(server, term="xterm\n", client={"LANG": "de_DE.UTF-8\n"},
+                          user="ann")
+    assert newline["TERM"] == "xterm-256color" and newline["LANG"] == "C"
     # No UTF-8 locale anywhere: the session gets one (the interface draws with it).
     plain = session_env(server, term=None, client={}, user="ann")
     assert plain["LC_CTYPE"] == "C.UTF-8" and plain["TERM"] == "xterm-256color"
