@@ -671,12 +671,14 @@ class MqttTransport(_Receiving):
                 return
             out = outbox.take_first()
             if out not in self._strikes:
-                self._send(client, out)
+                if not self._send(client, out):
+                    return  # the link is gone (the frame is back in the outbox)
                 continue
             await self._unless_dropped(client, self._acknowledged())
-            if self._send(client, out):
-                await self._unless_dropped(client, self._acknowledged())
-            self._strikes.pop(out, None)  # acknowledged: innocent
+            if not self._send(client, out):
+                return
+            await self._unless_dropped(client, self._acknowledged())
+            del self._strikes[out]  # acknowledged: innocent
 
     async def _acknowledged(self) -> None:
         """Wait until the broker acknowledged every frame handed to it (rare: only after a
