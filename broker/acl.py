@@ -20,20 +20,32 @@ import re
 
 from broker.mosquitto_runner import shipped
 
-PEER_ID = re.compile(r"^[0-9a-f]{32}$")
 PREFIX = "sstacks/v1"
-_TABLE = re.compile(r"^[a-z0-9_-]{1,32}$")
+# The forms of a peer id and a table name, as netplay.names has them: broker/ imports
+# nothing of netplay (the layers), so it keeps these copies (tests/netplay/test_names.py
+# checks they agree). Only ever used with ``fullmatch``: ``$`` also matches before a final
+# newline, and a name with one would write an ACL line of its own (#22).
+_PEER_ID = re.compile(r"[0-9a-f]{32}")
+_TABLE = re.compile(r"[a-z0-9_-]{1,32}")
+
+
+def is_peer_id(text: str) -> bool:
+    return _PEER_ID.fullmatch(text) is not None
+
+
+def is_table_name(text: str) -> bool:
+    return _TABLE.fullmatch(text) is not None
 
 
 def host_section(peer_id: str, tables: list[str]) -> str:
     """The ACL lines that let ``peer_id`` run ``tables`` (and no other table)."""
-    if not PEER_ID.match(peer_id):
+    if not is_peer_id(peer_id):
         raise ValueError(f"{peer_id!r} is not a peer id (32 hex digits: `stacks profile NAME`)")
     if not tables:
         raise ValueError(f"host {peer_id} has no table")
     lines = [f"user {peer_id}"]
     for table in tables:
-        if not _TABLE.match(table):
+        if not is_table_name(table):
             raise ValueError(f"table name {table!r}: 1-32 of a-z 0-9 _ -")
         base = f"{PREFIX}/{table}"
         lines += [

@@ -445,7 +445,7 @@ class HostSession:
         except FrameError as exc:
             self._drop(topic, exc.reason)
         except Exception:  # a bug must cost one message, never the table
-            log.exception("internal error handling a message on %s", topic)
+            log.exception("internal error handling a message on %r", topic)
             self._drop(topic, "internal error (logged)")
         self._schedule_bots()
 
@@ -536,7 +536,7 @@ class HostSession:
 
     def _drop(self, topic: str, reason: str) -> None:
         self.dropped.append(reason)
-        log.info("dropped a message on %s: %s", topic, reason)
+        log.info("dropped a message on %r: %s", topic, reason)
 
     def _receive(self, topic: str, payload: bytes) -> None:
         if topic == self.topics.announce:

@@ -15,7 +15,6 @@ Pure code: no clock of its own, no I/O. See docs/protocol.md, "Which host".
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import deque
 from dataclasses import dataclass
 from enum import Enum
@@ -24,13 +23,10 @@ from typing import Any
 from netplay.budget import Bucket, Limit
 from netplay.codec import decode
 from netplay.errors import FrameError
-from netplay.topics import check_table_name
+from netplay.names import FINGERPRINT_LEN, check_table_name, is_pin, plain_pin
 
-FINGERPRINT_LEN = 16
-"""Hex characters of a host fingerprint: 64 bits, the start of the host's peer id."""
 GONE = ("closed", "offline")
 """Announcement statuses by which a host itself says it is no longer at the table."""
-_HEX = re.compile(r"^[0-9a-f]+$")
 
 
 def fingerprint(key: bytes) -> str:
@@ -39,14 +35,10 @@ def fingerprint(key: bytes) -> str:
     return "-".join(digest[i : i + 4] for i in range(0, FINGERPRINT_LEN, 4))
 
 
-def _plain(pin: str) -> str:
-    return pin.replace("-", "").replace(":", "").lower()
-
-
 def check_pin(pin: str) -> str:
     """A fingerprint as typed (with or without dashes), or ``ValueError`` saying why not."""
-    plain = _plain(pin)
-    if not _HEX.match(plain) or len(plain) not in (FINGERPRINT_LEN, 32):
+    plain = plain_pin(pin)
+    if not is_pin(plain):
         raise ValueError(
             f"host fingerprint {pin!r}: give the 16 hex digits `stacks tables` shows "
             "(e.g. 3fa1-c2d4-0b9e-77aa)"
@@ -55,7 +47,7 @@ def check_pin(pin: str) -> str:
 
 
 def matches(key: bytes, pin: str) -> bool:
-    return hashlib.sha256(key).hexdigest().startswith(_plain(pin))
+    return hashlib.sha256(key).hexdigest().startswith(plain_pin(pin))
 
 
 def split_pin(text: str) -> tuple[str, str | None]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,9 +25,9 @@ from nacl.public import Box, PrivateKey, PublicKey
 from nacl.signing import SigningKey, VerifyKey
 
 from netplay.errors import FrameError, ProfileError
+from netplay.names import is_profile_name
 
 APP_NAME = "sequence-stacks"
-PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 KEY_FILE = "identity.key"
 
 
@@ -112,7 +111,7 @@ def profiles_dir() -> Path:
 
 def load_profile(name: str, *, create: bool = True, base: Path | None = None) -> Identity:
     """The identity of profile ``name``; created (0600) on first use when ``create``."""
-    if not PROFILE_NAME.match(name):
+    if not is_profile_name(name):
         raise ProfileError(
             f"profile name {name!r}: use 1-32 letters, digits, '.', '_' or '-'"
         )

@@ -10,14 +10,12 @@ every broker routes everywhere). ``LOBBY`` is upper case, so no table can be nam
 
 from __future__ import annotations
 
-import re
-
 from netplay.budget import Limit
+from netplay.names import is_nonce
 from netplay.topics import PREFIX
 
 QUERY = f"{PREFIX}/LOBBY/query"
 REPLY_PREFIX = f"{PREFIX}/LOBBY/reply/"
-_NONCE = re.compile(rb"^[a-z0-9]{8,32}$")
 
 #: A host answers at most this many queries in a burst, then ANSWER_RATE a second:
 #: queries are anonymous, and a flood of them must not cost a table its pace.
@@ -31,12 +29,13 @@ def reply_topic(nonce: str) -> str:
 
 
 def query_reply_topic(payload: bytes) -> str | None:
-    """The reply topic a query asks for, or ``None`` if the payload is not a query."""
-    if not _NONCE.match(payload):
+    """The reply topic a query asks for, or ``None`` if the payload is not a query: a
+    nonce of 8-32 lower-case letters and digits, nothing before or after (``\n`` neither:
+    a host answering on a topic that held one lost its Mosquitto link, see #22)."""
+    if not is_nonce(payload):
         return None
     return reply_topic(payload.decode())
 
 
 def is_reply_topic(topic: str) -> bool:
-    return topic.startswith(REPLY_PREFIX) and _NONCE.match(
-        topic.removeprefix(REPLY_PREFIX).encode()) is not None
+    return topic.startswith(REPLY_PREFIX) and is_nonce(topic.removeprefix(REPLY_PREFIX))

@@ -17,7 +17,8 @@ from netplay.errors import FrameError
 from netplay.hosts import fingerprint
 from netplay.listing import QUERY, is_reply_topic, reply_topic
 from netplay.messages import clean_text
-from netplay.topics import ANNOUNCE_WILDCARD, PREFIX, TABLE_NAME
+from netplay.names import is_table_name
+from netplay.topics import ANNOUNCE_WILDCARD, PREFIX
 from netplay.transport import SUBSCRIBE_QOS, BrokerAddress
 
 EVENTS_WILDCARD = f"{PREFIX}/+/events"
@@ -81,7 +82,7 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
     table = frame.table if reply else parts[2]
     kinds = ("announce",) if reply else ("announce", "offline")
     if frame.type not in kinds or frame.table != table or body.get("host") != frame.sender \
-            or not TABLE_NAME.match(table):
+            or not is_table_name(table):
         return None
     if frame.type == "offline":
         # The host's last will: the table exists but nobody can join it now.

@@ -523,9 +523,9 @@ class PlayerSession:
             self._receive(topic, payload)
         except FrameError as exc:
             self.dropped.append(exc.reason)
-            log.info("dropped a message on %s: %s", topic, exc.reason)
+            log.info("dropped a message on %r: %s", topic, exc.reason)
         except Exception:  # a bug must cost one message, never the session
-            log.exception("internal error handling a message on %s", topic)
+            log.exception("internal error handling a message on %r", topic)
             self.dropped.append("internal error (logged)")
 
     def _receive(self, topic: str, payload: bytes) -> None:
@@ -586,7 +586,7 @@ class PlayerSession:
                 "unseated": self._unseated,
             }.get(kind)
         else:
-            raise FrameError(f"message on unexpected topic {topic}")
+            raise FrameError(f"message on unexpected topic {topic!r}")
         if handler is None:
             raise FrameError(f"unexpected {kind!r} on {topic}")
         handler(body)

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from netplay.names import check_table_name as check_table_name  # the check lives there
+from netplay.names import is_peer_id
+
 PREFIX = "sstacks/v1"
-TABLE_NAME = re.compile(r"^[a-z0-9_-]{1,32}$")
-
-
-def check_table_name(name: str) -> str:
-    if not TABLE_NAME.match(name):
-        raise ValueError(
-            f"table name {name!r}: use 1-32 lower-case letters, digits, '_' or '-'"
-        )
-    return name
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,14 +59,15 @@ class Topics:
         return f"{self.base}/presence/+"
 
     def peer_of(self, topic: str) -> str | None:
-        """The peer id in a ``peer/<id>/out`` or ``presence/<id>`` topic."""
+        """The peer id in a ``peer/<id>/out`` or ``presence/<id>`` topic (``None`` for any
+        other topic, or a level that is not a peer id: a rogue's topic on a broker that
+        routes any level must not name a budget, or a line of the log)."""
         rest = topic.removeprefix(self.base + "/")
         parts = rest.split("/")
-        if len(parts) == 3 and parts[0] == "peer":
-            return parts[1]
-        if len(parts) == 2 and parts[0] == "presence":
-            return parts[1]
-        return None
+        if (len(parts), parts[0]) not in ((3, "peer"), (2, "presence")):
+            return None
+        peer = parts[1]
+        return peer if is_peer_id(peer) else None
 
 
 ANNOUNCE_WILDCARD = f"{PREFIX}/+/announce"

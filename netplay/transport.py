@@ -5,6 +5,15 @@ reused client skips the wait for CONNACK after a drop, see PLATFORM.md), capped
 exponential backoff, resubscription after every connect, and an outbox that re-queues
 what failed to go out (at-least-once; receivers drop duplicates by sequence number).
 ``MemoryTransport`` does the same job inside one process for fast tests.
+
+A frame the broker would refuse is never sent, nor sent again: MQTT 3.1.1 gives a broker
+no way to refuse one PUBLISH but to drop the connection, so a frame re-queued after every
+reconnect would take the link down again and again (#22: a host answering a listing on a
+topic that held a newline, 600 disconnects a minute on Mosquitto). Every topic is checked
+(``netplay.names.publish_topic_problem``) before the frame is handed to paho, and a frame
+in flight when the link dropped, soon after it went out, on :data:`POISON_DROPS`
+connections in a row, is dropped as the likely cause; both are said once, as a warning.
+Receivers recover a lost frame by its number (docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ import contextlib
 import logging
 import socket
 import ssl
+import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterator, Sequence
@@ -29,6 +39,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from netplay.aio import cancel_and_wait
 from netplay.memory import AsyncMemoryBroker
+from netplay.names import publish_topic_problem
 from netplay.wire import Outgoing
 
 log = logging.getLogger("netplay.transport")
@@ -53,6 +64,15 @@ creating the consumer behind it, and asked again a moment later it accepts."""
 SUBSCRIBE_REFUSALS = 3
 """Connections in a row on which a subscription was refused before the transport reports a
 refusal (``refusal``, ``refused``) as for a refused login; it keeps trying all the same."""
+POISON_WINDOW = 2.0
+"""Seconds after a frame went out within which a dropped link counts against the frame
+(a broker drops a link for a PUBLISH it refuses as soon as it reads it: milliseconds)."""
+POISON_DROPS = 3
+"""Dropped links in a row, each soon after the frame went out unacknowledged, after which
+the frame is taken for their cause and dropped instead of being sent once more."""
+REFUSED_TOPICS_SAID = 64
+"""Topics whose refused frames are each said once (a warning); past that many, refusals
+are counted (``refused_frames``) and not logged: a rogue may make a host try many topics."""
 
 #: CONNACK refusals (MQTT 3.1.1 codes and the MQTT 5 reason codes paho maps them to).
 _REFUSALS: dict[int, str] = {
@@ -197,6 +217,12 @@ class _Outbox:
         self.ready.clear()
         return items
 
+    def take_first(self) -> Outgoing:
+        item = self.queue.popleft()
+        if not self.queue:
+            self.ready.clear()
+        return item
+
     def put_back(self, items: Sequence[Outgoing]) -> None:
         self.queue.extendleft(reversed(items))
         if self.queue:
@@ -307,6 +333,14 @@ class MqttTransport(_Receiving):
         self.frames_in = 0
         self.frames_out = 0
         """Frames received and handed to the broker (for the benchmarks)."""
+        self.refused_frames = 0
+        """Frames dropped unsent (a topic no broker takes, or refused by paho) or dropped
+        after they took the link down :data:`POISON_DROPS` times in a row."""
+        self._said: set[str] = set()
+        """Topics whose refused frames were said already (at most REFUSED_TOPICS_SAID)."""
+        self._strikes: dict[Outgoing, int] = {}
+        """Per frame re-queued after a dropped link that came soon after it went out: how
+        many such drops in a row."""
         self.refusal: str | None = None
         """Set when the broker answered CONNACK with a refusal: it is there, and says no."""
         self.refused = asyncio.Event()
@@ -321,7 +355,8 @@ class MqttTransport(_Receiving):
         self._task: asyncio.Task[None] | None = None
         self._live: aiomqtt.Client | None = None
         """The client while connected: frames go straight to it."""
-        self._unacked: deque[tuple[mqtt.MQTTMessageInfo, Outgoing]] = deque()
+        self._unacked: deque[tuple[mqtt.MQTTMessageInfo, Outgoing, float]] = deque()
+        """Frames handed to the broker and not acknowledged yet, with when they went."""
         self._writing = False
         """Inside a publish or a read, which writes what it queued itself when done."""
         self._writer_fd: int | None = None
@@ -344,6 +379,10 @@ class MqttTransport(_Receiving):
             await cancel_and_wait(task)
 
     def publish(self, out: Outgoing) -> None:
+        problem = publish_topic_problem(out.topic)
+        if problem is not None:
+            self._refuse(out, problem)
+            return
         if out.retain:
             self._retained[out.topic] = out
         live = self._live
@@ -364,6 +403,9 @@ class MqttTransport(_Receiving):
         self._writing = True  # paho asks for the writer while queueing: we write just after
         try:
             info = paho.publish(out.topic, out.payload, out.qos, out.retain)
+        except ValueError as exc:  # paho's own checks (topic, payload size): never sendable
+            self._refuse(out, f"the MQTT client refused it ({exc})")
+            return False
         finally:
             self._writing = False
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
@@ -371,7 +413,7 @@ class MqttTransport(_Receiving):
             return False
         self.frames_out += 1
         unacked = self._unacked
-        unacked.append((info, out))
+        unacked.append((info, out, time.monotonic()))
         while unacked and unacked[0][0].is_published():
             unacked.popleft()
         self._write_now(paho)
@@ -386,7 +428,7 @@ class MqttTransport(_Receiving):
             self._add_writer()
 
     async def flushed(self) -> None:
-        while self._outbox.queue or any(not i.is_published() for i, _ in self._unacked):
+        while self._outbox.queue or any(not i.is_published() for i, _, _ in self._unacked):
             await asyncio.sleep(0.01)
 
     def _client(self) -> aiomqtt.Client:
@@ -604,10 +646,9 @@ class MqttTransport(_Receiving):
                 add_writer()
 
     async def _pump(self, client: aiomqtt.Client) -> None:
-        for out in self._outbox.take_all():
-            self._send(client, out)
-        self._live = client
         try:
+            await self._send_waiting(client)
+            self._live = client
             async for message in client.messages:
                 # Nothing comes this way once hooked; the iterator ends when the link drops.
                 if isinstance(message.payload, bytes | bytearray):
@@ -616,13 +657,77 @@ class MqttTransport(_Receiving):
             self._live = None
             self._requeue_unacked()
 
+    async def _send_waiting(self, client: aiomqtt.Client) -> None:
+        """Send what waits in the outbox, in order. A frame suspected of having taken the
+        last link down (it was in flight, just sent, when it dropped) goes out alone: once
+        every frame before it is acknowledged, and acknowledged itself before the next one
+        goes, so that should the link drop again, the frame that did it is known (a broker
+        may drop the acknowledgements of the frames just before the one it refuses)."""
+        outbox = self._outbox
+        while outbox.queue:
+            if not self._strikes:
+                for out in outbox.take_all():
+                    self._send(client, out)
+                return
+            out = outbox.take_first()
+            if out not in self._strikes:
+                if not self._send(client, out):
+                    return  # the link is gone (the frame is back in the outbox)
+                continue
+            await self._unless_dropped(client, self._acknowledged())
+            if not self._send(client, out):
+                return
+            await self._unless_dropped(client, self._acknowledged())
+            del self._strikes[out]  # acknowledged: innocent
+
+    async def _acknowledged(self) -> None:
+        """Wait until the broker acknowledged every frame handed to it (rare: only after a
+        link dropped just after a frame went out)."""
+        while any(not info.is_published() for info, _, _ in self._unacked):
+            await asyncio.sleep(0.002)
+
     def _requeue_unacked(self) -> None:
-        """Frames the broker had not acknowledged go out again after the reconnect."""
-        again = [out for info, out in self._unacked if not info.is_published()]
+        """Frames the broker had not acknowledged go out again after the reconnect, but for
+        one that was in flight, just sent, when each of the last :data:`POISON_DROPS` links
+        dropped: the broker refuses it, and sent again it would drop the next link too.
+
+        Only the oldest such frame goes at each drop: the broker reads frames in order and
+        drops the link at the first it refuses, having acknowledged those before it, so
+        the frames sent after it, caught in flight as often, are innocent. Should the one
+        dropped be innocent too (its acknowledgement lost with the link), the next is
+        dropped at the next drop."""
+        now = time.monotonic()
+        strikes: dict[Outgoing, int] = {}
+        again = []
+        culprit = None
+        for info, out, sent in self._unacked:
+            if info.is_published():
+                continue
+            if now - sent <= POISON_WINDOW:
+                count = strikes[out] = self._strikes.get(out, 0) + 1
+                if culprit is None and count >= POISON_DROPS:
+                    culprit = out
+                    self._refuse(out, f"the broker dropped the link just after it went out, "
+                                      f"{count} times in a row")
+                    continue
+            again.append(out)
+        # A frame not caught in this drop starts again from nothing.
+        self._strikes = {out: n for out, n in strikes.items() if out is not culprit}
         self._unacked.clear()
         if again:
             self._outbox.put_back(again)
             self._outbox.idle.clear()
+
+    def _refuse(self, out: Outgoing, why: str) -> None:
+        """Drop ``out`` for good, and say so once per topic (a warning)."""
+        self.refused_frames += 1
+        if out.retain and self._retained.get(out.topic) is out:
+            del self._retained[out.topic]  # not to be published again at the next connect
+        if out.topic in self._said or len(self._said) >= REFUSED_TOPICS_SAID:
+            return
+        self._said.add(out.topic)
+        log.warning("%s dropped a frame it can't publish on %r: %s (said once per topic)",
+                    self.client_name, out.topic[:200], why)
 
 
 class MemoryTransport(_Receiving):

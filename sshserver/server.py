@@ -80,7 +80,8 @@ _ENV_DROP = frozenset({
 #: What a client may set in its session's environment (OpenSSH sends LANG and LC_*).
 _ENV_FROM_CLIENT = frozenset({"LANG", "COLORTERM", "NO_COLOR"})
 #: What such a value (and the terminal type) may look like: a name, not a path or a story.
-_SAFE_ENV = re.compile(r"^[A-Za-z0-9._+@-]{0,64}$")
+_SAFE_ENV = re.compile(r"[A-Za-z0-9._+@-]{0,64}")
+"""Used with ``fullmatch``: ``$`` would also take a value ending in a newline."""
 
 NO_TERMINAL = (
     "This server runs an interactive game: connect with a terminal, e.g.\n"
@@ -187,9 +188,9 @@ def session_env(
     the server's own terminal, plus the client's terminal type and locale."""
     env = {key: value for key, value in base.items() if key not in _ENV_DROP}
     for key, value in client.items():
-        if (key in _ENV_FROM_CLIENT or key.startswith("LC_")) and _SAFE_ENV.match(value):
+        if (key in _ENV_FROM_CLIENT or key.startswith("LC_")) and _SAFE_ENV.fullmatch(value):
             env[key] = value
-    env["TERM"] = term if term and _SAFE_ENV.match(term) else DEFAULT_TERM
+    env["TERM"] = term if term and _SAFE_ENV.fullmatch(term) else DEFAULT_TERM
     env["STACKS_SSH_USER"] = user
     locale = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG") or ""
     if not re.search(r"utf-?8", locale, re.IGNORECASE):

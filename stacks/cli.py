@@ -157,21 +157,27 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     hostile = targets.add_parser(
         "hostile", help="a live table on its own Mosquitto under a rogue peer's flood",
         description="Play a game on a Mosquitto of its own without attack, then with a "
-        "rogue process flooding the table, and hijack the table's announcement: game "
-        "duration, the longest gap between public batches, and the time the host takes to "
-        "restore its announcement.",
+        "rogue process flooding the table, then with malformed nonces on the listing query, "
+        "and hijack the table's announcement: game duration, the longest gap between public "
+        "batches, the host's link losses under the listing attack, and the time the host "
+        "takes to restore its announcement.",
     )
     hostile.add_argument("--messages", type=positive_int, default=5000,
                          help="flood size (5000)")
     hostile.add_argument("--kind", default="mixed",
                          choices=("heartbeat", "resync", "join", "chat", "garbage", "mixed",
-                                  "keys"),
+                                  "keys", "listing"),
                          help="what the rogue floods with (mixed: heartbeats, resyncs, "
                          "joins and garbage in turn; keys: fresh keys join as spectators, "
-                         "then each sends a heartbeat at 0 and a resync)")
+                         "then each sends a heartbeat at 0 and a resync; listing: malformed "
+                         "nonces on the listing query)")
     hostile.add_argument("--keys", type=int, default=5000,
                          help="a third game: this many fresh keys join as spectators and "
                          "each asks for the history twice (5000; 0: no such game)")
+    hostile.add_argument("--listing", type=int, default=2000,
+                         help="a game under the listing attack: this many malformed nonces "
+                         "on the listing query (2000; 0: no such game), its host's link "
+                         "losses counted")
     hostile.add_argument("--hijacks", type=positive_int, default=10,
                          help="hijacks to time (10)")
     hostile.add_argument("--json", action="store_true", help="print one JSON object")

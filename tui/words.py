@@ -107,12 +107,12 @@ def outcome_text(outcome: Outcome, names: Sequence[str], me: Seat | None = None)
     return "A draw: the turn limit was reached"
 
 
-_BOT_NAME = re.compile(r"^(Bot \d+) \((random|greedy|easy|medium|hard)\)$")
+_BOT_NAME = re.compile(r"(Bot [0-9]+) \((random|greedy|easy|medium|hard)\)")
 
 
 def short_name(name: str) -> str:
     """``Bot 3`` for the host's ``Bot 3 (medium)``: the presence column says "bot"."""
-    match = _BOT_NAME.match(name)
+    match = _BOT_NAME.fullmatch(name)
     return match.group(1) if match else name
 
 

@@ -4,9 +4,13 @@ One run: a game without attack, the same table with a flood of 5,000 messages fr
 rogue process (heartbeats and resyncs of a joined spectator that each would cost the
 host a snapshot, joins from fresh keys, garbage), the same table with 5,000 fresh keys
 of one rogue each joining as a spectator and asking for the history twice, and a hijack
-of the table's retained announcement. It reports the game's duration and the longest
+of the table's retained announcement, and the same table while a rogue floods the
+listing query with malformed nonces (``abcdefgh\n``...) and answers every lister with
+announcements of malformed table names. It reports the game's duration and the longest
 gap between public batches (as a spectator receives them) with and without the floods,
-and how long the host takes to put its announcement back.
+how long the host takes to put its announcement back, and how often the host lost its
+link to the broker under the listing attack (each loss is the host's last will on its
+announce topic, published by the broker; #22: it was hundreds a minute).
 
 The hostile-peer tests (``tests/e2e/test_hostile.py``) run the same pieces.
 """
@@ -30,6 +34,9 @@ from netplay.codec import TABLE_PROTOCOL, decode
 from netplay.errors import FrameError
 from netplay.host import HostSettings
 from netplay.identity import Identity
+from netplay.listing import QUERY, query_reply_topic
+from netplay.lobby import list_tables
+from netplay.names import is_table_name
 from netplay.peers import BotPeer, Host, Spectator
 from netplay.player import Applied, Impostor
 from netplay.topics import Topics
@@ -38,10 +45,35 @@ from stacks.rules_args import rule_words
 
 THINK = 0.1
 """Seconds each bot thinks before it acts: a game of a few hundred batches lasts ~15 s."""
-FLOODS = ("heartbeat", "resync", "join", "chat", "garbage", "mixed", "keys")
+FLOODS = ("heartbeat", "resync", "join", "chat", "garbage", "mixed", "keys", "listing")
 """What the rogue can flood with (``stacks bench hostile --kind``); ``keys``: a third of
 the messages are joins of fresh keys as spectators, then each key sends a heartbeat
-``at: 0`` and a resync from batch 1 (budgets per key alone would let them all through)."""
+``at: 0`` and a resync from batch 1 (budgets per key alone would let them all through);
+``listing``: malformed nonces on the listing query (LISTING_NONCES in turn; every tenth
+message on a malformed peer id's topic instead), while the rogue answers every lister's
+query with announcements of malformed table names."""
+LISTING_NONCES = (
+    b"abcdefgh\n", b"abcdefgh\r\n", b"\nabcdefgh", b"abcd\nefgh", b"abcdefgh\r",
+    b"abcd/efgh", b"abcd+efgh", b"abcdefg#", b"abcd\x00efgh", b"abcdefgh\x00",
+    b"abcdefgh\t", b"abcd\x7fefgh", "abcd\x85efgh".encode(), "abcd\ufffeefgh".encode(),
+    "abcd\u00e9fgh".encode(), b"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8", b"ABCDEFGH",
+    b"abcdefg", b"a" * 33, b"abcdefgh\n" * 4, b"", b"a" * 1024,
+)
+"""What the listing attack sends as nonces: a trailing newline (#22: every host answered on
+a topic holding it, and Mosquitto dropped the host's link, again after each reconnect),
+other controls, levels, wildcards, NUL, noncharacters, bytes that are no UTF-8, wrong
+case, lengths."""
+LISTING_NAMES = ("t\n", "table\n", "\ntable", "t/x", "t+x", "t#", "t\x00", "T", "x" * 33, "",
+                 "t\r\n", "t\x85")
+"""Table names of the announcements the listing attack answers listers with."""
+LISTING_PEERS = ("", "NOTAPEER", "0" * 31, "0" * 33, "g" * 32, "0" * 16 + " " * 16,
+                 "\u00e9" * 32, "0123456789ABCDEF0123456789ABCDEF")
+"""Peer ids (not ones) in the topics of every tenth message of the listing attack, on the
+table's ``peer/<id>/out`` (topics Mosquitto takes: the host must drop them unread)."""
+LISTING_BURST = 10
+LISTING_PAUSE = 0.05
+"""The listing attack sends its messages LISTING_BURST at a time, LISTING_PAUSE apart (200 a
+second): it goes on for much of a game, as the answer loop it caused did."""
 KEY_JOINS_SETTLE = 1.0
 """Seconds without a new welcome after which the many-keys rogue stops waiting for them."""
 
@@ -60,6 +92,18 @@ class GameRun:
     seat_max_gap: float = 0.0
     """The longest wait between two batches at a seated player (its own stream)."""
     seat_gaps: list[float] = field(default_factory=list)
+    finished: bool = True
+    """Whether every peer verified the game within the time given (else ``verified`` is
+    false, and the rest counts what happened until then)."""
+    host_link_losses: int = 0
+    """Times the host lost its link to the broker: its last will ("offline", which the
+    broker publishes only for a link that dropped) seen live on the announce topic."""
+    listings: int = 0
+    """Table listings (``stacks tables``) made during the game (the listing attack)."""
+    listed: int = 0
+    """Of those, the ones that listed the table."""
+    hostile_listed: int = 0
+    """Tables with a malformed name those listings showed (the rogue's forged answers)."""
 
 
 # -- the rogue (a process of its own: its sending must not load the table's loop) ------------
@@ -112,7 +156,8 @@ def _frames(kind: str, count: int, table: str, rogue: Identity) -> list[tuple[st
 
 async def rogue_flood(url: str, table: str, kind: str, count: int, start_at: int) -> int:
     """Join ``table`` as a spectator, wait until its game reaches batch ``start_at``, then
-    send ``count`` hostile messages as fast as the broker takes them."""
+    send ``count`` hostile messages as fast as the broker takes them (the listing attack:
+    at LISTING_BURST / LISTING_PAUSE, and the forged answers to listers besides)."""
     from netplay.transport import BrokerAddress
 
     address = BrokerAddress.parse(url)
@@ -121,6 +166,10 @@ async def rogue_flood(url: str, table: str, kind: str, count: int, start_at: int
     joins: list[tuple[str, bytes]] = []
     if kind == "keys":
         joins, frames = _many_keys(count, table)
+    elif kind == "listing":
+        frames = [(topics.outbox(LISTING_PEERS[i // 10 % len(LISTING_PEERS)]), os.urandom(64))
+                  if i % 10 == 9 else (QUERY, LISTING_NONCES[i % len(LISTING_NONCES)])
+                  for i in range(count)]
     else:
         frames = _frames(kind, count, table, rogue)
     async with aiomqtt.Client(address.host, address.port, identifier=f"rogue-{os.getpid()}",
@@ -132,9 +181,55 @@ async def rogue_flood(url: str, table: str, kind: str, count: int, start_at: int
             await _wait_for_game(client, topics, sender, rogue, start_at)
         if joins:
             await _join_all(client, topics, joins)
+        if kind == "listing":
+            return len(frames) + await _listing_attack(client, frames, rogue)
         for topic, payload in frames:
             await client.publish(topic, payload, qos=0)
     return len(joins) + len(frames)
+
+
+def _forged_answers(rogue: Identity) -> list[bytes]:
+    """Signed, complete announcements of tables with malformed names (LISTING_NAMES)."""
+    return [Sender(rogue, name).frame("announce", {
+        "name": name, "game": "sequence-stacks", "protocol": TABLE_PROTOCOL,
+        "host": rogue.key, "players": 3, "seats": [None, None, None], "status": "lobby",
+        "commit": os.urandom(32), "password": False, "block_window": 3.0, "rules": {},
+    }) for name in LISTING_NAMES]
+
+
+async def _listing_attack(client: aiomqtt.Client, frames: list[tuple[str, bytes]],
+                          rogue: Identity) -> int:
+    """Send ``frames`` (malformed nonces on the listing query) in bursts; meanwhile answer
+    every well-formed query (a lister's) with the forged announcements. The answers sent."""
+    await client.subscribe(QUERY, qos=0)
+    forged = _forged_answers(rogue)
+    answered = 0
+    own = {payload for _topic, payload in frames}  # the rogue does not answer itself
+
+    async def answer() -> None:
+        nonlocal answered
+        async for message in client.messages:
+            payload = message.payload
+            if message.topic.value != QUERY or not isinstance(payload, bytes) \
+                    or payload in own:
+                continue
+            reply = query_reply_topic(payload)
+            if reply is not None:
+                for frame in forged:
+                    await client.publish(reply, frame, qos=0)
+                answered += len(forged)
+
+    answering = asyncio.create_task(answer())
+    try:
+        for start in range(0, len(frames), LISTING_BURST):
+            for topic, payload in frames[start : start + LISTING_BURST]:
+                await client.publish(topic, payload, qos=0)
+            await asyncio.sleep(LISTING_PAUSE)
+    finally:
+        answering.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await answering
+    return answered
 
 
 async def _join_all(client: aiomqtt.Client, topics: Topics,
@@ -220,14 +315,58 @@ def host_process(url: str, table: str, settings: HostSettings | None = None, *,
         )
 
 
+async def _last_wills(url: str, table: str, wills: list[bytes], ready: asyncio.Event) -> None:
+    """Keep the sender of every "offline" frame published live on ``table``'s announce
+    topic: the broker publishes a host's last will when the host's link drops."""
+    from netplay.transport import BrokerAddress
+
+    address = BrokerAddress.parse(url)
+    announce = Topics(table).announce
+    async with aiomqtt.Client(address.host, address.port,
+                              identifier=f"wills-{os.getpid()}-{table}") as client:
+        await client.subscribe(announce, qos=1)
+        ready.set()
+        async for message in client.messages:
+            payload = message.payload
+            if message.retain or not isinstance(payload, bytes) or not payload:
+                continue
+            with contextlib.suppress(FrameError):
+                frame = decode(payload)
+                if frame.type == "offline":
+                    wills.append(frame.sender)
+
+
+async def _listings(url: str, table: str, run: GameRun) -> None:
+    """List the broker's tables again and again (as ``stacks tables`` does), counting those
+    that show ``table`` and the tables of malformed names shown."""
+    while True:
+        tables = await list_tables(url, timeout=1.0)
+        run.listings += 1
+        run.listed += any(t.table == table for t in tables)
+        run.hostile_listed += sum(1 for t in tables if not is_table_name(t.table))
+
+
 async def live_game(url: str, table: str, *, flood: str | None = None, count: int = 5000,
                     start_at: int = 10, timeout: float = 300.0) -> GameRun:
     """A 3-seat table whose host (with one bot) runs in its own process, two bot peers and
-    a spectator here; with ``flood``, a rogue process floods it from batch ``start_at``."""
+    a spectator here; with ``flood``, a rogue process floods it from batch ``start_at``
+    (the listing attack: and a lister lists the broker's tables all game long)."""
     arrivals: list[float] = []
     at_seat: list[float] = []
+    wills: list[bytes] = []
+    listing = GameRun(0.0, 0.0, 0, False)
     loop = asyncio.get_running_loop()
     rogue: subprocess.Popen[bytes] | None = None
+    finished = True
+    code: int | None = None
+    watching_wills = asyncio.Event()
+    will_watch = asyncio.create_task(_last_wills(url, table, wills, watching_wills))
+    background: list[asyncio.Task[None]] = [will_watch]
+    try:
+        await asyncio.wait_for(watching_wills.wait(), 10)
+    except TimeoutError:
+        will_watch.cancel()
+        raise
     host = host_process(url, table)
     watcher = Spectator(Identity.generate(), table, "gauge", broker=url)
     players = [BotPeer(Identity.generate(), table, broker=url, name=f"p{i}", think=THINK)
@@ -242,15 +381,20 @@ async def live_game(url: str, table: str, *, flood: str | None = None, count: in
             measuring = asyncio.create_task(gauge(watcher, arrivals))
             if flood is not None:
                 rogue = _rogue_process(url, table, flood, count, start_at)
+            if flood == "listing":
+                background.append(asyncio.create_task(_listings(url, table, listing)))
             seated: asyncio.Task[None] | None = None
             try:
                 for player in players:
                     await player.__aenter__()
                 seated = asyncio.create_task(gauge(players[0], at_seat))
-                async with asyncio.timeout(timeout):
-                    await watcher.verified.wait()
-                    for player in players:
-                        await player.verified.wait()
+                try:
+                    async with asyncio.timeout(timeout):
+                        await watcher.verified.wait()
+                        for player in players:
+                            await player.verified.wait()
+                except TimeoutError:
+                    finished = False  # said in the result, with what was counted until then
             finally:
                 for player in players:
                     await player.close()
@@ -259,8 +403,12 @@ async def live_game(url: str, table: str, *, flood: str | None = None, count: in
                         task.cancel()
                         with contextlib.suppress(asyncio.CancelledError):
                             await task
-        code = await asyncio.to_thread(host.wait, 60)
+        code = await asyncio.to_thread(host.wait, 60) if finished else None
     finally:
+        for task in background:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         if host.returncode is None:
             host.kill()
             await asyncio.to_thread(host.wait)
@@ -273,11 +421,15 @@ async def live_game(url: str, table: str, *, flood: str | None = None, count: in
             sent = int(out.decode().strip() or 0)
     gaps = [b - a for a, b in itertools.pairwise(arrivals)]
     seat_gaps = [b - a for a, b in itertools.pairwise(at_seat)]
+    host_key = watcher.player.host_key
     return GameRun(
         duration=arrivals[-1] - arrivals[0] if arrivals else 0.0,
         max_gap=max(gaps, default=0.0), batches=len(arrivals), verified=verified,
         flood_sent=sent, gaps=gaps, seat_max_gap=max(seat_gaps, default=0.0),
-        seat_gaps=seat_gaps,
+        seat_gaps=seat_gaps, finished=finished,
+        host_link_losses=sum(1 for key in wills if key == host_key),
+        listings=listing.listings, listed=listing.listed,
+        hostile_listed=listing.hostile_listed,
     )
 
 
@@ -335,6 +487,9 @@ async def _bench(args: argparse.Namespace) -> dict[str, object]:
         many = None
         if args.keys > 0:
             many = await live_game(url, "many-keys", flood="keys", count=3 * args.keys)
+        listed = None
+        if args.listing > 0:
+            listed = await live_game(url, "listed", flood="listing", count=args.listing)
         restores = []
         async with Host(table_settings("hijacked"), broker=url):
             for _ in range(args.hijacks):
@@ -354,6 +509,12 @@ async def _bench(args: argparse.Namespace) -> dict[str, object]:
             "seat_max_gap_s": round(many.seat_max_gap, 3),
             "batches": many.batches, "verified": many.verified, "keys": args.keys,
             "messages": many.flood_sent},
+        "listing": None if listed is None else {
+            "duration_s": round(listed.duration, 2), "max_gap_s": round(listed.max_gap, 3),
+            "batches": listed.batches, "verified": listed.verified,
+            "nonces": args.listing, "messages": listed.flood_sent,
+            "host_link_losses": listed.host_link_losses, "listings": listed.listings,
+            "listed": listed.listed, "malformed_names_listed": listed.hostile_listed},
         "restore_ms": {"median": round(sorted(restores)[len(restores) // 2], 2),
                        "max": round(max(restores), 2), "runs": len(restores)},
     }
@@ -380,6 +541,14 @@ def run(args: argparse.Namespace) -> int:
               f"{many['duration_s']} s, longest gap {many['max_gap_s']} s (at a seat "
               f"{many['seat_max_gap_s']} s), {many['batches']} batches, "
               f"verified {many['verified']}")
+    listing = result["listing"]
+    if isinstance(listing, dict):
+        print(f"listing attack ({listing['nonces']} malformed nonces and peer ids, "
+              f"{listing['messages'] - listing['nonces']} forged answers): host link losses "
+              f"{listing['host_link_losses']}, game {listing['duration_s']} s, longest gap "
+              f"{listing['max_gap_s']} s, verified {listing['verified']}; "
+              f"{listing['listed']} of {listing['listings']} listings showed the table, "
+              f"{listing['malformed_names_listed']} malformed names listed")
     print(f"hijacked announcement restored in {restore['median']} ms (median of "
           f"{restore['runs']}, max {restore['max']} ms)")
     return 0

@@ -1,7 +1,10 @@
 """A rogue peer on a real broker (a Mosquitto of the test's own) during live games.
 
 One test per attack, rogue clients speaking the wire protocol with keys of their own:
-floods of heartbeats, resyncs, joins, chat and garbage from a rogue process, and a flood
+floods of heartbeats, resyncs, joins, chat and garbage from a rogue process; malformed
+nonces on the listing query (``abcdefgh\n`` took every host off Mosquitto, #22) while the
+rogue answers listers with tables of malformed names (the host never loses its link, the
+game finishes and verifies, no lister shows such a name); and a flood
 from hundreds of fresh keys each joining as a spectator (the game finishes and verifies,
 and no gap between public batches grows past what the table's own pace explains); a
 rogue retained announcement and an empty one (the host restores its own at once, its
@@ -13,7 +16,8 @@ entropy than it committed to (caught by everyone, nothing dealt) and a host that
 its bot's entropy (every player's verification names it). ``--seed`` for a joinable
 table is refused by the command line (tests/stacks/test_insecure_seed.py); the per-table
 ACL on a real Mosquitto is tests/broker/test_mosquitto_acl.py. The ``slow`` versions
-(``-m slow``) flood with 5,000 messages of each kind, 5,000 keys, and game after game.
+(``-m slow``) flood with 5,000 messages of each kind, 5,000 keys, and game after game,
+the listing attack too.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from netplay.topics import Topics
 from netplay.transport import BrokerAddress
 from netplay.wire import Sender
 from stacks.bench.hostile import (
+    GameRun,
     hijack_restore_time,
     host_process,
     live_game,
@@ -114,6 +119,39 @@ async def test_a_long_flood_does_not_stall_the_table(mosquitto: str, kind: str) 
 async def test_game_after_game_under_a_mixed_flood(mosquitto: str) -> None:
     for game in range(GAMES):
         await _flooded_game(mosquitto, f"games-{game}", "mixed", LONG_FLOOD)
+
+
+async def _listing_attacked_game(url: str, table: str, count: int) -> GameRun:
+    run = await live_game(url, table, flood="listing", count=count, timeout=240 * SCALE)
+    assert run.host_link_losses == 0, f"the host lost its link {run.host_link_losses} times"
+    assert run.flood_sent >= count  # the malformed nonces, and the forged answers to listers
+    assert run.finished and run.verified
+    assert run.listed > 0, f"{run.listings} listings, none showed the table"
+    assert run.hostile_listed == 0, f"{run.hostile_listed} tables of malformed names listed"
+    return run
+
+
+@pytest.mark.asyncio
+async def test_malformed_listing_nonces_never_cost_the_host_its_link(mosquitto: str) -> None:
+    """A full game on Mosquitto while a rogue sends ``abcdefgh\\n`` and other malformed
+    nonces on the listing query (every host answered on a topic holding the newline, and
+    Mosquitto dropped its link: 611-657 times in 20-90 s, one game never finished) and
+    answers every lister with announcements of tables of malformed names."""
+    await _listing_attacked_game(mosquitto, "listed", FLOOD)
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_game_after_game_under_the_listing_attack(mosquitto: str) -> None:
+    losses = []
+    for game in range(GAMES):
+        run = await _listing_attacked_game(mosquitto, f"listed-{game}", LONG_FLOOD)
+        losses.append(run.host_link_losses)
+        print(f"listing attack, game {game}: {run.flood_sent} messages ({LONG_FLOOD} malformed "
+              f"nonces and peer ids), host link losses {run.host_link_losses}, "
+              f"{run.listed}/{run.listings} listings showed the table, "
+              f"{run.hostile_listed} malformed names listed, game {run.duration:.1f} s")
+    assert losses == [0] * GAMES
 
 
 class Listening(BotPeer):

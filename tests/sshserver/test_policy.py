@@ -72,9 +72,9 @@ def test_the_profile_is_bound_to_the_key() -> None:
     assert profile == "ssh-" + hashlib.sha256(blob).hexdigest()[:16]
     assert profile_for_key(blob) == profile
     assert profile_for_key(blob[:-1] + b"\x01") != profile
-    from netplay.identity import PROFILE_NAME
+    from netplay.names import is_profile_name
 
-    assert PROFILE_NAME.match(profile) and PROFILE_NAME.match(profile + "-w-9")
+    assert is_profile_name(profile) and is_profile_name(profile + "-w-9")
 
 
 @pytest.mark.parametrize(
@@ -133,6 +133,10 @@ def test_the_environment_of_a_session() -> None:
     odd = session_env(server, term="../../tmp/evil", client={"LANG": "x\ny", "LC_ALL": "$(id)"},
                       user="ann")
     assert odd["TERM"] == "xterm-256color" and odd["LANG"] == "C" and "LC_ALL" not in odd
+    # Nor one that ends in a newline (a regex's ``$`` matches before it).
+    newline = session_env(server, term="xterm\n", client={"LANG": "de_DE.UTF-8\n"},
+                          user="ann")
+    assert newline["TERM"] == "xterm-256color" and newline["LANG"] == "C"
     # No UTF-8 locale anywhere: the session gets one (the interface draws with it).
     plain = session_env(server, term=None, client={}, user="ann")
     assert plain["LC_CTYPE"] == "C.UTF-8" and plain["TERM"] == "xterm-256color"

@@ -64,6 +64,7 @@ def test_every_card_reads_without_colour() -> None:
     assert {"R1", "R5", "RW", "B1", "BW", "Skip", "Reverse", "Steal card", "Steal chip",
             "Block"} <= codes
     assert short_name("Bot 3 (greedy)") == "Bot 3" and short_name("Ana") == "Ana"
+    assert short_name("Bot 3 (greedy)\n") == "Bot 3 (greedy)\n"  # not a host's bot name
 
 
 def test_red_looks_red_and_blue_blue_on_8_and_16_colour_terminals() -> None:
