@@ -1,4 +1,4 @@
-"""Rating a game with OpenSkill's Plackett–Luce model (made for 2+ sides and teams).
+"""Rating a game with OpenSkill's Plackett-Luce model (made for 2+ sides and teams).
 
 Each side (a seat in Sequence Stacks, a team in classic Sequence) is a team of its
 players; the winning side ranks first and every other side shares second place (a draw:
@@ -28,7 +28,7 @@ class Skill:
 
     @property
     def rating(self) -> float:
-        """What the leaderboard shows and sorts by: a conservative estimate (μ − 3σ),
+        """What the leaderboard shows and sorts by: a conservative estimate (mu - 3 sigma),
         0 for a newcomer."""
         return self.mu - 3 * self.sigma
 
@@ -55,7 +55,7 @@ def rate(game: GameResult, current: Mapping[str, Skill]) -> Rated:
          for s in game.seats if s.team == side]
         for side in sides
     ]
-    ranks = [1 if game.winner is None or side == game.winner else 2 for side in sides]
+    ranks: list[float] = [1 if game.winner is None or side == game.winner else 2 for side in sides]
     new_teams = MODEL.rate(teams, ranks=ranks)
     after: dict[int, Skill] = {}
     for side, new in zip(sides, new_teams, strict=True):

@@ -15,7 +15,7 @@ import json
 import re
 import time
 import unicodedata
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -445,9 +445,11 @@ class Store:
             if await conn.scalar(select(account_keys.c.account_id).where(
                     account_keys.c.ssh_fingerprint == ssh_fingerprint)):
                 raise Refused("this key already belongs to an account")
-            account_id = (await conn.execute(insert(accounts).values(
+            inserted = (await conn.execute(insert(accounts).values(
                 name=clean, name_key=_name_key(clean), profile=profile,
-                fingerprint=fingerprint, created_at=time.time()))).inserted_primary_key[0]
+                fingerprint=fingerprint, created_at=time.time()))).inserted_primary_key
+            assert inserted is not None
+            account_id = int(inserted[0])
             await conn.execute(insert(account_keys).values(
                 ssh_fingerprint=ssh_fingerprint, account_id=account_id, added_at=time.time()))
             return await _account(conn, account_id)
@@ -538,6 +540,3 @@ def default_database(base: Path) -> str:
     return f"sqlite:///{base / DATABASE_FILE}"
 
 
-__all__ = ["Account", "Added", "Card", "DatabaseError", "PlayedGame", "Refused", "Standing",
-           "Store", "check_account_name", "database_url", "default_database", "shown"]
-_ = Sequence
