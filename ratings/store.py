@@ -491,6 +491,33 @@ class Store:
             await conn.execute(delete(accounts).where(accounts.c.id == account_id))
             return True
 
+    async def import_account(self, data: dict[str, Any]) -> bool:
+        """An exported account, unless its name, identity or a key is already here.
+        Returns whether it was added."""
+        try:
+            name = check_account_name(str(data["name"]))
+            profile, fingerprint = str(data["profile"]), str(data["fingerprint"])
+            keys = [str(k) for k in data["keys"]]
+        except (KeyError, TypeError, Refused):
+            return False
+        async with self.engine.begin() as conn:
+            await self._lock(conn, "accounts")
+            clash = await conn.scalar(select(func.count()).select_from(accounts).where(
+                (accounts.c.name_key == _name_key(name)) | (accounts.c.profile == profile)
+                | (accounts.c.fingerprint == fingerprint)))
+            taken = await conn.scalar(select(func.count()).select_from(account_keys).where(
+                account_keys.c.ssh_fingerprint.in_(keys)))
+            if clash or taken or not keys:
+                return False
+            inserted = (await conn.execute(insert(accounts).values(
+                name=name, name_key=_name_key(name), profile=profile,
+                fingerprint=fingerprint, created_at=time.time()))).inserted_primary_key
+            assert inserted is not None
+            await conn.execute(insert(account_keys), [
+                {"ssh_fingerprint": k, "account_id": int(inserted[0]), "added_at": time.time()}
+                for k in keys])
+            return True
+
     async def _name_free(self, conn: AsyncConnection, name: str, mine: int | None) -> None:
         holder = await conn.scalar(select(accounts.c.id).where(
             accounts.c.name_key == _name_key(name)))
