@@ -542,6 +542,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                           user=self.name)
         ssh = server.ssh_command(self.connection)
         env[SSH_ENV] = ssh
+        if server.settings.database:
+            env["STACKS_DATABASE"] = server.settings.database  # ratings.local.DATABASE_ENV
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env[LINK_ENV] = str(theirs.fileno())
         proc = PtyProcess(self._output, lambda code: None)
