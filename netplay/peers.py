@@ -312,6 +312,9 @@ class Host(_Peer):
         self.host.on_journal = self._write_journal
         self._over = asyncio.Event()
         self._recorded = False
+        self._ended_at: float | None = None
+        """When this host first saw its game over (wall clock): the record's ``ended_at``,
+        by which the ratings order a history."""
         self.record_note: str | None = None
         """Said once when the record had to take another name than the one asked for."""
 
@@ -546,11 +549,16 @@ class Host(_Peer):
         another game's record), then over its own. A finished game's journal is marked
         so: it is no longer offered for resume."""
         path = self.record_path
+        if self.host.over and self._ended_at is None:
+            self._ended_at = time.time()
         if path is not None:
+            record = self.host.record()
+            if self._ended_at is not None:
+                record["ended_at"] = self._ended_at
             if self._recorded:
-                write_record(path, self.host.record())
+                write_record(path, record)
             else:
-                written = write_new_record(path, self.host.record())
+                written = write_new_record(path, record)
                 if written != path:
                     self.record_note = f"{path} exists: the record is {written} instead"
                     log.warning("%s", self.record_note)

@@ -66,6 +66,10 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
     serve.add_argument("--broker", metavar="URL",
                        help="the broker the players' `join TABLE` and `watch TABLE` use "
                        "(default: mqtt://127.0.0.1:1883, a broker on this machine)")
+    serve.add_argument("--database", metavar="URL",
+                       help="where finished games, ratings and accounts are stored: "
+                       "sqlite:///PATH or postgresql://USER@HOST/DB (default: SQLite in the "
+                       "server's data directory); see docs/deploy.md")
     who = serve.add_mutually_exclusive_group()
     who.add_argument("--authorized-keys", metavar="FILE",
                      help="public keys allowed in, one per line as in ~/.ssh/authorized_keys "

@@ -63,6 +63,8 @@ HOST_KEY_FILE = "ssh_host_ed25519_key"
 AUTHORIZED_KEYS_FILE = "authorized_keys"
 PROFILE_PREFIX = "ssh-"
 SERVED_TABLES = "served-tables"
+RATINGS_PENDING = "ratings-pending"
+"""Finished held tables not yet stored in the database (`ratings.archive`)."""
 """The journals of the tables the server holds, in the data directory: apart from
 ``stacks host``'s, since the server resumes these itself."""
 MAX_NAME = 24
@@ -234,6 +236,9 @@ class ServeSettings:
     ``None``: the address each connection came to."""
     tables: KeeperSettings = field(default_factory=KeeperSettings)
     """When the tables opened from the menu end (`sshserver.tables`)."""
+    database: str | None = None
+    """Where finished held tables and ratings are stored; ``None``: SQLite in the data
+    directory."""
 
     @property
     def config_path(self) -> Path:
@@ -538,6 +543,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
                           user=self.name)
         ssh = server.ssh_command(self.connection)
         env[SSH_ENV] = ssh
+        if server.settings.database:
+            env["STACKS_DATABASE"] = server.settings.database  # ratings.local.DATABASE_ENV
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env[LINK_ENV] = str(theirs.fileno())
         proc = PtyProcess(self._output, lambda code: None)
@@ -620,8 +627,16 @@ class GameServer:
             from netplay.journal import data_dir
 
             tables = replace(tables, journals=data_dir() / SERVED_TABLES)
+        from netplay.journal import data_dir
+        from ratings.archive import Archive
+        from ratings.store import default_database
+
+        self.archive = Archive(settings.database or default_database(data_dir()),
+                               data_dir() / RATINGS_PENDING, say=self._table_news)
+        self._draining: asyncio.Task[int] | None = None
         self.tables = TableKeeper(self._table_broker, settings=tables,
-                                  say=self._table_news, record_path=_record_path)
+                                  say=self._table_news, record_path=_record_path,
+                                  archive=self.archive)
         self._meeting: MeetingPoint | None = None
         self._meeting_lock = asyncio.Lock()
 
@@ -722,6 +737,8 @@ class GameServer:
         except OSError as exc:
             raise ServeError(f"can't listen on {settings.bind}:{settings.port}: "
                              f"{exc.strerror or exc}") from exc
+        # Finished games a stopped (or killed) server had not stored yet: stored once.
+        self._draining = asyncio.create_task(self.archive.drain(), name="ratings-drain")
         await self.tables.resume_all()  # the tables a stopped (or crashed) server held
 
     async def stop(self, reason: str = "The server is stopping: goodbye.") -> None:
@@ -742,6 +759,11 @@ class GameServer:
             if session.proc is not None and session.proc.running:
                 session.proc.signal_group(signal.SIGKILL)
         await self.tables.stop()
+        if self._draining is not None and not self._draining.done():
+            self._draining.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._draining
+        await self.archive.close()
         if self._meeting is not None:
             await self._meeting.close()
             self._meeting = None
@@ -835,6 +857,7 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
         public_host=getattr(args, "public_host", None),
         tables=KeeperSettings(
             lobby_timeout=getattr(args, "lobby_timeout", DEFAULT_LOBBY_MINUTES) * 60),
+        database=getattr(args, "database", None),
     )
 
 

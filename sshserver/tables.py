@@ -43,6 +43,7 @@ from netplay.journal import JournalError, JournalFile, list_tables, mark
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host
 from netplay.topics import check_table_name
+from ratings.archive import Archive
 from tui.plural import counted
 from tui.serve_link import SERVED_EXTRAS
 
@@ -125,8 +126,11 @@ class TableKeeper:
         settings: KeeperSettings | None = None,
         say: Callable[[str], None] | None = None,
         record_path: Callable[[str], Path] | None = None,
+        archive: Archive | None = None,
     ) -> None:
         self._broker = broker
+        self.archive = archive
+        """Where finished games go (the database), by way of a note on disk."""
         self.settings = settings or KeeperSettings()
         self._say = say or (lambda text: log.info("%s", text))
         self._record_path = record_path
@@ -334,7 +338,16 @@ class TableKeeper:
                         return
                 await asyncio.sleep(CHECK_EVERY)
             self._say(f"table {table.name}: game over")
+            # Noted on disk before the record is written and the journal marked finished:
+            # a server killed from here on stores the game when it starts again.
+            entry = None if self.archive is None else self.archive.expect(
+                journal=host.journal.path if host.journal is not None else None,
+                record=host.record_path)
             await host.finished(verify_wait=self.settings.verify_wait)
+            if self.archive is not None and entry is not None:
+                if host.record_path is not None:
+                    self.archive.note_record(entry, host.record_path)
+                await self.archive.store(entry)
             await asyncio.sleep(self.settings.linger)
             await self._end(table, "its game is over")
         except asyncio.CancelledError:

@@ -419,6 +419,8 @@ def _add_net_commands(
     )
     verify.add_argument("record", help="the record file written by the host")
 
+    _add_ratings_command(commands)
+
     acl = commands.add_parser(
         "acl", help="print a Mosquitto ACL that confines each host to its own tables",
         description="Print the shipped Mosquitto ACL plus, per host, the rights to its own "
@@ -435,6 +437,50 @@ def _add_net_commands(
         from broker.cli import add_arguments as add_broker_arguments
 
         add_broker_arguments(broker)
+
+
+def _add_ratings_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    database_help = ("sqlite:///PATH or postgresql://USER@HOST/DB (default: SQLite in your "
+                     "data directory, where this machine's games are added as they end)")
+    ratings = commands.add_parser(
+        "ratings", help="the leaderboard; add game records to it",
+        description="Without an action: the leaderboard of a game kind (name, identity "
+        "fingerprint, games, wins, rating = mu - 3 sigma of OpenSkill's Plackett-Luce "
+        "model, and its uncertainty sigma).",
+    )
+    ratings.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
+                         help="which game's leaderboard (stacks)")
+    ratings.add_argument("--database", metavar="URL", help=database_help)
+    ratings.add_argument("--json", action="store_true",
+                         help='one JSON object: {"game", "players": [...]}')
+    ratings.add_argument("--limit", type=positive_int, default=None,
+                         help="show the first N only")
+    actions = ratings.add_subparsers(dest="ratings_action", metavar="ACTION")
+    add = actions.add_parser(
+        "add", help="verify game records and rate their games",
+        description="Verify each record (as stacks verify) and rate its game; a game "
+        "already rated counts once. Exit status: 0 all rated (or already); 1 a record "
+        "was refused (the reason is printed); 2 a file can't be read or the database "
+        "can't be used.")
+    add.add_argument("records", nargs="+", metavar="RECORD", help="game record files")
+    export = actions.add_parser(
+        "export", help="write every stored record and account as JSON lines",
+        description="Write every stored game record and account to FILE, one JSON "
+        "object a line: `stacks ratings import` reads it into another database.")
+    export.add_argument("file", metavar="FILE")
+    import_ = actions.add_parser(
+        "import", help="read an export into this database",
+        description="Verify and rate every record of FILE (games already here count "
+        "once) and add its accounts (unless the name or a key is taken here).")
+    import_.add_argument("file", metavar="FILE")
+    delete = actions.add_parser(
+        "delete-account", help="delete a server account and its ssh keys",
+        description="Delete the account NAME and the ssh keys that log in to it. Its rated "
+        "games stay: they are the other players' games too.")
+    delete.add_argument("name", metavar="NAME")
+    for action in (add, export, import_, delete):
+        action.add_argument("--database", metavar="URL", default=argparse.SUPPRESS,
+                            help=database_help)
 
 
 def _version() -> str:
@@ -542,6 +588,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from broker.cli import run as run_broker
 
         return run_broker(args)
+    if args.command == "ratings":
+        from stacks.commands.ratings import run as run_ratings
+
+        return run_ratings(args)
     if args.command == "replay":
         from stacks.commands.replay import run as run_replay
 

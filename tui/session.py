@@ -431,6 +431,8 @@ class TableSession:
         await host.finished(verify_wait=self.launch.verify_wait)
         if self.launch.record is not None:
             self.post(RecordWritten(str(self.launch.record)))
+        if host.record_path is not None and host.host.over:
+            await _rate_here(host.record_path)
 
     # -- health ------------------------------------------------------------------------------
 
@@ -576,3 +578,14 @@ def _start_problem(launch: Launch, exc: Exception) -> Problem:
         "Another program may use the port: pick another with --port, or use a running "
         "broker with --broker URL.", severe=True,
     )
+
+
+async def _rate_here(record: Path) -> None:
+    """Add a game hosted here to this machine's ratings (``stacks ratings``); a database
+    that can't take it now keeps it for the next time, and is logged, never fatal."""
+    from ratings.local import add_finished  # SQLAlchemy only once a game has ended
+
+    try:
+        await add_finished(record)
+    except Exception:  # the game is over and its record kept: ratings never break it
+        log.exception("adding %s to this machine's ratings failed", record)

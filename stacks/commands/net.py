@@ -485,6 +485,8 @@ async def _host(args: argparse.Namespace) -> int:
             if host.record_note:
                 print(host.record_note, flush=True)
             print(f"record written to {host.record_path}", flush=True)
+            if host.record_path is not None:
+                await _rate_here(host.record_path)
             failed = any(not v["ok"] for v in session.verdicts.values())
             return 1 if failed else 0
     finally:
@@ -494,6 +496,20 @@ async def _host(args: argparse.Namespace) -> int:
             await mosquitto.stop()
         if advertiser is not None:
             await advertiser.stop()
+
+
+async def _rate_here(record: Path) -> None:
+    """Add the game to this machine's ratings (``stacks ratings``), and say so."""
+    from ratings.local import add_finished, local_database
+    from ratings.store import shown
+
+    def say(text: str) -> None:
+        print(f"ratings: {text}", flush=True)
+
+    added = await add_finished(record, say=say)
+    if added is not None:
+        print(f"ratings: {'already had' if added.already else 'added'} this game "
+              f"({shown(local_database())}; see `stacks ratings`)", flush=True)
 
 
 def _opened_lines(table: str, url: str, players: int, bots: int, seated: int,

@@ -45,7 +45,8 @@ def test_simulate_and_the_parser_never_import_textual() -> None:
     code = ("import sys; from stacks.cli import main; "
             "main(['simulate', '--games', '1', '--players', '2', '--json']); "
             "assert 'textual' not in sys.modules, 'textual imported'; "
-            "assert 'amqtt' not in sys.modules, 'amqtt imported'")
+            "assert 'amqtt' not in sys.modules, 'amqtt imported'; "
+            "assert 'sqlalchemy' not in sys.modules, 'sqlalchemy imported'")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr

@@ -34,6 +34,7 @@ ITEMS = [
     ("resume", "e", "Resume a table", "bring back an unfinished table you hosted"),
     ("watch", "w", "Watch a table", "follow a game as a spectator"),
     ("replay", "v", "Replay a game", "step through a finished game"),
+    ("ratings", "k", "Rankings", "the leaderboard, your games, your card"),
     ("rules", "r", "Rules", "how to play"),
     ("quit", "q", "Quit", ""),
 ]
@@ -127,6 +128,10 @@ class MenuScreen(Screen[None]):
             self._host_over_unfinished(launch)
         elif ident == "resume":
             self._resume(defaults)
+        elif ident == "ratings":
+            from tui.screens.ratings import RatingsScreen
+
+            app.push_screen(RatingsScreen(kind=self._variant()))
         elif ident == "replay":
             from tui.screens.replay import pick_record
 

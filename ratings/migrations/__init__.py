@@ -1,0 +1,1 @@
+"""Alembic's migrations of the ratings database (shipped with the package)."""

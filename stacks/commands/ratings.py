@@ -1,0 +1,162 @@
+"""``stacks ratings``: the leaderboard, and adding verified game records to it.
+
+The database is ``--database URL`` (``sqlite:///PATH`` or ``postgresql://…``), by default
+SQLite in the user's data directory (where this machine's games are added as they end).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from netplay.journal import data_dir
+from netplay.record import read_record, to_json
+from ratings.results import RecordRefused
+from ratings.schema import SchemaTooNew
+from ratings.store import DatabaseError, Store, default_database, shown
+
+
+def database_of(args: argparse.Namespace) -> str:
+    url: str | None = getattr(args, "database", None)
+    return url or default_database(data_dir())
+
+
+async def _open(args: argparse.Namespace) -> Store:
+    store = await Store.open(database_of(args))
+    if store.notice:
+        print(f"stacks ratings: {store.notice}", file=sys.stderr)
+    return store
+
+
+def run(args: argparse.Namespace) -> int:
+    action = getattr(args, "ratings_action", None) or "show"
+    handler = {"show": _show, "add": _add, "export": _export, "import": _import,
+               "delete-account": _delete_account}[action]
+    try:
+        return asyncio.run(handler(args))
+    except (DatabaseError, SchemaTooNew) as exc:
+        print(f"stacks ratings: {exc}", file=sys.stderr)
+        return 2
+
+
+async def _show(args: argparse.Namespace) -> int:
+    store = await _open(args)
+    try:
+        standings = await store.leaderboard(args.game, args.limit)
+    finally:
+        await store.close()
+    if args.json:
+        print(json.dumps({"game": args.game, "players": [s.to_json() for s in standings]}))
+        return 0
+    if not standings:
+        print(f"No rated {args.game} games yet in {shown(store.url)}.")
+        return 0
+    print(f"{'#':>3}  {'name':<24} {'fingerprint':<19} {'games':>5} {'wins':>5} "
+          f"{'rating':>7} {'±':>5}")
+    for s in standings:
+        print(f"{s.rank:>3}  {s.name[:24]:<24} {s.fingerprint:<19} {s.games:>5} {s.wins:>5} "
+              f"{s.rating:>7.2f} {s.sigma:>5.2f}")
+    return 0
+
+
+async def _add(args: argparse.Namespace) -> int:
+    store = await _open(args)
+    status = 0
+    try:
+        for name in args.records:
+            try:
+                record = read_record(Path(name))
+            except ValueError as exc:
+                print(f"refused {name}: {exc}")
+                status = max(status, 2)
+                continue
+            try:
+                added = await store.add_record(record)
+            except RecordRefused as exc:
+                print(f"refused {name}: {exc}")
+                status = max(status, 1)
+                continue
+            game = added.game
+            who = ", ".join(s.name for s in game.seats)
+            if added.already:
+                print(f"already rated {name}: {game.kind} game {game.id[:16]} ({who})")
+            else:
+                print(f"rated {name}: {game.kind} game {game.id[:16]} ({who})")
+    finally:
+        await store.close()
+    return status
+
+
+async def _export(args: argparse.Namespace) -> int:
+    """Every record and account as JSON lines: what ``import`` reads into another
+    database (SQLite to PostgreSQL, say). Ratings are not exported: they are computed
+    again from the records."""
+    store = await _open(args)
+    count = 0
+    try:
+        with Path(args.file).open("w") as out:
+            async for record in store.records():
+                out.write(json.dumps({"record": to_json(record)}, separators=(",", ":")) + "\n")
+                count += 1
+            for account in await store.accounts():
+                out.write(json.dumps({"account": {
+                    "name": account.name, "profile": account.profile,
+                    "fingerprint": account.fingerprint, "keys": list(account.keys)}}) + "\n")
+    finally:
+        await store.close()
+    print(f"exported {count} games to {args.file}")
+    return 0
+
+
+async def _import(args: argparse.Namespace) -> int:
+    store = await _open(args)
+    added = already = refused = accounts = 0
+    try:
+        with Path(args.file).open() as source:
+            for number, line in enumerate(source, 1):
+                if not line.strip():
+                    continue
+                try:
+                    item: Any = json.loads(line)
+                except ValueError as exc:
+                    print(f"line {number}: not JSON ({exc})")
+                    refused += 1
+                    continue
+                if isinstance(item, dict) and isinstance(item.get("record"), dict):
+                    from netplay.record import from_json
+
+                    try:
+                        result = await store.add_record(from_json(item["record"]))
+                    except (RecordRefused, KeyError, TypeError, ValueError) as exc:
+                        print(f"line {number}: refused: {exc}")
+                        refused += 1
+                        continue
+                    already += result.already
+                    added += not result.already
+                elif isinstance(item, dict) and isinstance(item.get("account"), dict):
+                    accounts += await store.import_account(item["account"])
+                else:
+                    print(f"line {number}: neither a record nor an account")
+                    refused += 1
+    finally:
+        await store.close()
+    print(f"imported {added} games ({already} already there, {refused} refused), "
+          f"{accounts} accounts")
+    return 1 if refused else 0
+
+
+async def _delete_account(args: argparse.Namespace) -> int:
+    store = await _open(args)
+    try:
+        found = await store.delete_account(args.name)
+    finally:
+        await store.close()
+    if not found:
+        print(f"no account is named {args.name!r}")
+        return 1
+    print(f"deleted the account {args.name!r} and its keys")
+    return 0

@@ -1,0 +1,55 @@
+"""A fixed set of finished games (records), made once per test process."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+from engine.classic.config import SequenceConfig
+from tests.netplay.harness import SHORT, Table, identity_for
+
+PEOPLE = ("ann", "bob", "cy")
+"""The same three people sit at every table (the same keys), with bots beside them."""
+
+
+def _table(players: int, bots: tuple[str, ...], seed: int, **settings: Any) -> Table:
+    table = Table(players, bots=bots, seed=seed, join=False, **settings)
+    for name in PEOPLE[: players - len(bots)]:
+        table.add_player(name, identity=identity_for(0, name))
+    table.pump()
+    return table
+
+
+@functools.cache
+def _stacks_records() -> tuple[dict[str, Any], ...]:
+    records = []
+    for index, (players, bots) in enumerate([(3, ("medium",)), (3, ("easy",)),
+                                             (4, ("medium", "medium")), (2, ()),
+                                             (3, ("easy",))]):
+        table = _table(players, bots, 70 + index, rules=SHORT)
+        table.run_to_end()
+        record = table.host.record()
+        record["ended_at"] = 1_000_000.0 + index
+        records.append(record)
+    return tuple(records)
+
+
+@functools.cache
+def _sequence_record() -> dict[str, Any]:
+    table = _table(4, ("easy", "medium"), 36, game="sequence", rules=SequenceConfig())
+    table.run_to_end()
+    record = table.host.record()
+    record["ended_at"] = 2_000_000.0
+    return record
+
+
+def stacks_records() -> list[dict[str, Any]]:
+    """Five Sequence Stacks games, in the order they ended (2-4 players, bots of two
+    levels, two medium bots at one table)."""
+    return copy.deepcopy(list(_stacks_records()))
+
+
+def sequence_record() -> dict[str, Any]:
+    """A classic Sequence game of 4 in 2 teams (2 people, an easy and a medium bot)."""
+    return copy.deepcopy(_sequence_record())

@@ -1,0 +1,153 @@
+"""Finished games into the database without loss: a held table's game is stored when it
+ends; a server killed between the record and the database stores it on restart, once; a
+database that is down keeps the games on disk, says so in words, and takes them when it
+is back. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+
+import pytest
+
+from netplay.identity import Identity
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import BotPeer
+from netplay.record import write_record
+from ratings.archive import Archive
+from ratings.store import Store
+from sshserver.tables import Caller, KeeperSettings, TableKeeper
+from tests.tui.conftest import TIMEOUT
+
+from .games import stacks_records
+
+pytestmark = pytest.mark.asyncio
+
+ALICE = Caller("ssh-aaaaaaaaaaaaaaaa", "alice", "ssh -t -p 2222 game.example")
+
+
+async def stored(url: str) -> set[str]:
+    store = await Store.open(url)
+    try:
+        return await store.game_ids()
+    finally:
+        await store.close()
+
+
+async def test_a_held_tables_game_is_stored_when_it_ends(database: str, tmp_path: Path) -> None:
+    broker = AsyncMemoryBroker()
+    news: list[str] = []
+    archive = Archive(database, tmp_path / "pending", say=news.append)
+
+    async def where() -> AsyncMemoryBroker:
+        return broker
+
+    keeper = TableKeeper(where, settings=KeeperSettings(linger=0.1, verify_wait=0.5),
+                         say=news.append, record_path=lambda t: tmp_path / f"{t}.json",
+                         archive=archive)
+    try:
+        await keeper.handle(ALICE, {"op": "open", "table": "duel", "players": 2, "bots": 1,
+                                    "block_window": 0.2, "bot_delay": 0,
+                                    "rules": {"win_chips": 3, "win_min_each_colour": 1}})
+        table = keeper.tables["duel"]
+        async with BotPeer(Identity.generate(), "duel", broker=broker, name="alice"):
+            await asyncio.wait_for(table.ended.wait(), 10 * TIMEOUT)
+    finally:
+        await keeper.stop()
+        await archive.close()
+    assert archive.pending() == []
+    ids = await stored(database)
+    assert len(ids) == 1
+    store = await Store.open(database)
+    try:
+        board = await store.leaderboard()
+        assert {s.name for s in board} == {"alice", "Bot (medium)"}, board
+        assert all(s.games == 1 for s in board)
+    finally:
+        await store.close()
+
+
+async def test_a_game_noted_but_not_stored_before_a_kill_is_stored_once_on_restart(
+    database: str, tmp_path: Path,
+) -> None:
+    records = stacks_records()
+    paths = []
+    for index, record in enumerate(records[:2]):
+        paths.append(tmp_path / f"g{index}.json")
+        write_record(paths[-1], record)
+    folder = tmp_path / "pending"
+    killed = Archive(database, folder)
+    killed.expect(journal=None, record=paths[0])  # the server died right after this
+    noted = killed.expect(journal=None, record=paths[1])
+    await killed.store(noted)  # stored, and then killed before the note went? (it did go)
+    killed.expect(journal=None, record=paths[1])  # the same game noted twice (resumed host)
+    await killed.close()
+
+    restarted = Archive(database, folder)
+    try:
+        assert len(restarted.pending()) == 2
+        assert await restarted.drain() == 1  # the first game; the second was in already
+        assert restarted.pending() == []
+        assert await restarted.drain() == 0
+    finally:
+        await restarted.close()
+    assert await stored(database) == {r["commit"].hex() for r in records[:2]}
+    store = await Store.open(database)
+    try:
+        assert {s.fingerprint: s.games for s in await store.leaderboard()}["bot-medium"] == 1
+    finally:
+        await store.close()
+
+
+def _dead_url(database: str, tmp_path: Path) -> str:
+    if database.startswith("sqlite"):
+        (tmp_path / "blocked").write_text("a file where the database's folder should be")
+        return f"sqlite:///{tmp_path / 'blocked' / 'ratings.sqlite'}"
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"postgresql://postgres@127.0.0.1:{port}/nothing"  # nobody listens there
+
+
+async def test_a_database_that_is_down_keeps_the_games_and_takes_them_when_back(
+    database: str, tmp_path: Path,
+) -> None:
+    record = stacks_records()[0]
+    path = tmp_path / "g.json"
+    write_record(path, record)
+    news: list[str] = []
+    archive = Archive(_dead_url(database, tmp_path), tmp_path / "pending", say=news.append)
+    try:
+        entry = archive.expect(journal=None, record=path)
+        assert await archive.store(entry) is None
+        assert archive.pending() == [entry] and archive.down is not None
+        assert any("can't store games now" in n and "stored when it is back" in n
+                   for n in news), news
+        archive.url = database  # the database is back
+        await archive.drain_now()
+        assert archive.pending() == []
+        assert any("is back" in n for n in news), news
+    finally:
+        await archive.close()
+    assert await stored(database) == {record["commit"].hex()}
+
+
+async def test_a_record_that_does_not_verify_is_set_aside_in_words(
+    database: str, tmp_path: Path,
+) -> None:
+    record = stacks_records()[0]
+    record["outcome"]["winner"] = None
+    path = tmp_path / "g.json"
+    write_record(path, record)
+    news: list[str] = []
+    archive = Archive(database, tmp_path / "pending", say=news.append)
+    try:
+        archive.expect(journal=None, record=path)
+        assert await archive.drain() == 0
+        assert archive.pending() == []
+        assert any("can't be rated: it does not verify" in n for n in news), news
+        assert list((tmp_path / "pending").glob("*.refused"))
+    finally:
+        await archive.close()
+    assert await stored(database) == set()
