@@ -312,6 +312,9 @@ class WebServer:
                                                  back=back),
                                 content_type="text/html", status=404)
         if self.full:
+            self.refused += 1
+            self._line(f"web visitor from {request.remote or '?'} turned away from table "
+                       f"{name}: full ({len(self.visitors)} of {self.settings.max_visitors})")
             return web.Response(text=pages.words("Full", self._full_words(), back=back),
                                 content_type="text/html", status=503,
                                 headers={"Retry-After": "60"})
