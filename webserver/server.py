@@ -190,10 +190,10 @@ class WebServer:
             web.get("/table/{name}/ws", self._websocket),
             web.static("/static", static),
         ])
-        self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        self._runner = web.AppRunner(app, handle_signals=False, access_log=None,
+                                     shutdown_timeout=1.0)
         await self._runner.setup()
-        self._site = web.TCPSite(self._runner, settings.bind or None, settings.port,
-                                 shutdown_timeout=1.0)
+        self._site = web.TCPSite(self._runner, settings.bind or None, settings.port)
         try:
             await self._site.start()
         except OSError as exc:
