@@ -130,6 +130,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_web_arguments(commands)
     add_replay_arguments(commands)
 
+    completion = commands.add_parser(
+        "completion", help="print a shell completion script for stacks (bash, zsh, fish)",
+        description="Print the completion script of `stacks` for a shell, made from this "
+        "parser (shtab). Install it once, e.g.: stacks completion bash > "
+        "~/.local/share/bash-completion/completions/stacks (README.md names the zsh and "
+        "fish places).",
+    )
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"))
+
     bench = commands.add_parser("bench", help="measure speed", description="Benchmarks.")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
     engine_bench = targets.add_parser(
@@ -545,6 +554,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from stacks.commands.replay import run as run_replay
 
         return run_replay(args)
+    if args.command == "completion":
+        import shtab
+
+        full = build_parser("broker")  # every command's options, the broker's too
+        print(shtab.complete(full, shell=args.shell), end="")
+        return 0
     if args.command == "web":
         from stacks.commands.web import run as run_web
 
