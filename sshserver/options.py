@@ -13,6 +13,7 @@ DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_GRACE_S = 3.0
 DEFAULT_MAX_SESSIONS = 64
 DEFAULT_LOBBY_MINUTES = 10.0
+DEFAULT_WEB_SPECTATORS = 32
 
 
 def _port(text: str) -> int:
@@ -91,6 +92,18 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
                        metavar="MINUTES",
                        help="close a table opened from the menu when nobody has sat in its "
                        f"lobby for this long ({DEFAULT_LOBBY_MINUTES:g})")
+    serve.add_argument("--web-port", type=_port, metavar="PORT",
+                       help="also serve a web page of the tables this server holds on this "
+                       "port, each watched in the browser as a spectator, as `stacks web` "
+                       "does (default: no web page; 0 picks a free port)")
+    serve.add_argument("--web-bind", default="127.0.0.1", metavar="ADDR",
+                       help="address of the web page (127.0.0.1: put a TLS reverse proxy in "
+                       "front, docs/deploy.md)")
+    serve.add_argument("--web-max-spectators", type=_sessions, default=DEFAULT_WEB_SPECTATORS,
+                       metavar="N",
+                       help="browser spectators at once, each a process; more are told the "
+                       f"page is full ({DEFAULT_WEB_SPECTATORS}); --idle-timeout closes idle "
+                       "ones")
     serve.add_argument("--session-command", metavar="COMMAND",
                        help="the program each connection runs, in place of this `stacks` "
                        "(split like a shell would; for tests and wrappers)")

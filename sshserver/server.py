@@ -49,6 +49,7 @@ from sshserver.options import (
     DEFAULT_LOBBY_MINUTES,
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SSH_PORT,
+    DEFAULT_WEB_SPECTATORS,
 )
 from sshserver.pty import TERMINAL_RESET, PtyProcess, WindowSize
 from sshserver.tables import Caller, KeeperSettings, TableKeeper
@@ -56,6 +57,8 @@ from tui.serve_link import LINK_ENV, SSH_ENV, serve_link
 
 if TYPE_CHECKING:
     from broker.autostart import MeetingPoint
+    from netplay.lobby import TableInfo
+    from webserver.server import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -239,6 +242,10 @@ class ServeSettings:
     database: str | None = None
     """Where finished held tables and ratings are stored; ``None``: SQLite in the data
     directory."""
+    web_port: int | None = None
+    """Also serve the held tables' web page (`webserver`) on this port; ``None``: no page."""
+    web_bind: str = "127.0.0.1"
+    web_max_spectators: int = DEFAULT_WEB_SPECTATORS
 
     @property
     def config_path(self) -> Path:
@@ -639,6 +646,7 @@ class GameServer:
                                   archive=self.archive)
         self._meeting: MeetingPoint | None = None
         self._meeting_lock = asyncio.Lock()
+        self.web: WebServer | None = None
 
     def _table_news(self, text: str) -> None:
         self.status.event(text)
@@ -739,13 +747,47 @@ class GameServer:
                              f"{exc.strerror or exc}") from exc
         # Finished games a stopped (or killed) server had not stored yet: stored once.
         self._draining = asyncio.create_task(self.archive.drain(), name="ratings-drain")
+        if settings.web_port is not None:
+            await self._start_web(settings.web_port)
         await self.tables.resume_all()  # the tables a stopped (or crashed) server held
+
+    async def _start_web(self, port: int) -> None:
+        """The web page of the tables the server holds, beside the ssh port."""
+        from webserver.server import WebError, WebServer, WebSettings
+
+        settings = self.settings
+        web = WebServer(
+            WebSettings(bind=settings.web_bind, port=port,
+                        max_visitors=settings.web_max_spectators,
+                        idle_timeout=settings.idle_timeout),
+            tables=self.held_tables, broker=lambda: self.broker_url,
+            say=self.status.event, where="the tables this ssh server holds")
+        try:
+            await web.start()
+        except WebError as exc:
+            if self._acceptor is not None:
+                self._acceptor.close()
+            raise ServeError(f"web page: {exc}") from exc
+        self.web = web
+
+    async def held_tables(self) -> list[TableInfo]:
+        """The tables the server holds, as its broker lists them (the web page's)."""
+        from netplay.lobby import list_tables
+
+        held = set(self.tables.tables)
+        url = self.broker_url
+        if not held or url is None:
+            return []
+        return [t for t in await list_tables(url, timeout=2.0) if t.table in held]
 
     async def stop(self, reason: str = "The server is stopping: goodbye.") -> None:
         """Stop listening, hang up every session, wait for their programs, end the
         tables the server holds."""
         if self._acceptor is not None:
             self._acceptor.close()
+        if self.web is not None:
+            await self.web.stop()
+            self.web = None
         sessions = list(self.sessions)
         for session in sessions:
             session.end(reason)
@@ -835,11 +877,15 @@ def _where(server: GameServer) -> list[str]:
             who += " (nobody can connect yet)"
     broker = settings.broker or "mqtt://127.0.0.1:1883 (this machine)"
     fingerprint = _fingerprint(server.host_key) if server.host_key else "?"
-    return [
+    lines = [
         f"ssh server on {bind}:{port} · players: ssh {flag}NAME@{shown}",
         f"{who} · tables on {broker}",
         f"host key {fingerprint} · Ctrl-C to stop",
     ]
+    if server.web is not None:
+        lines.insert(2, f"web page of the held tables on {server.web.url} (at most "
+                     f"{settings.web_max_spectators} browser spectators)")
+    return lines
 
 
 # -- the command --------------------------------------------------------------------------------
@@ -858,6 +904,9 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
         tables=KeeperSettings(
             lobby_timeout=getattr(args, "lobby_timeout", DEFAULT_LOBBY_MINUTES) * 60),
         database=getattr(args, "database", None),
+        web_port=getattr(args, "web_port", None),
+        web_bind=getattr(args, "web_bind", "127.0.0.1"),
+        web_max_spectators=getattr(args, "web_max_spectators", DEFAULT_WEB_SPECTATORS),
     )
 
 

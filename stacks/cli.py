@@ -33,6 +33,7 @@ from stacks.argtypes import (
 from stacks.bench.load import add_bench_load_arguments
 from stacks.bench.ssh import add_bench_ssh_arguments
 from stacks.commands.replay import add_replay_arguments
+from stacks.commands.web import add_web_arguments
 from stacks.rules_args import rule_assignment, table_rules
 from tui.launch import DEFAULT_BROKER
 
@@ -126,7 +127,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     _add_ui_commands(commands)
     _add_net_commands(commands, command)
     add_serve_arguments(commands)
+    add_web_arguments(commands)
     add_replay_arguments(commands)
+
+    completion = commands.add_parser(
+        "completion", help="print a shell completion script for stacks (bash, zsh, fish)",
+        description="Print the completion script of `stacks` for a shell, made from this "
+        "parser (shtab). Install it once, e.g.: stacks completion bash > "
+        "~/.local/share/bash-completion/completions/stacks (README.md names the zsh and "
+        "fish places).",
+    )
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"))
 
     bench = commands.add_parser("bench", help="measure speed", description="Benchmarks.")
     targets = bench.add_subparsers(dest="target", metavar="TARGET", required=True)
@@ -390,6 +401,9 @@ def _add_net_commands(
     watch.add_argument("--headless", action="store_true",
                        help="print one JSON line per public event")
     watch.add_argument("--name", help="your name as a spectator")
+    watch.add_argument("--kiosk", action="store_true",
+                       help="the interface shows this table only: no menu, no chat, and "
+                       "leaving the table quits (what a `stacks web` visitor gets)")
     _add_host_timeout(watch)
     _add_common_peer(watch, broker_default=DEFAULT_BROKER)
 
@@ -596,6 +610,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from stacks.commands.replay import run as run_replay
 
         return run_replay(args)
+    if args.command == "completion":
+        import shtab
+
+        full = build_parser("broker")  # every command's options, the broker's too
+        print(shtab.complete(full, shell=args.shell), end="")
+        return 0
+    if args.command == "web":
+        from stacks.commands.web import run as run_web
+
+        return run_web(args)
     if args.command == "serve":
         from sshserver.server import run as run_serve
 

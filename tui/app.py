@@ -58,9 +58,12 @@ class StacksApp(GameApp):
         self, launch: Launch | None = None, *, defaults: Launch | None = None,
         profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
         memory: AsyncMemoryBroker | None = None, link: ServeLink | None = None,
-        only: Screen[None] | None = None,
+        only: Screen[None] | None = None, kiosk: bool = False,
     ) -> None:
         super().__init__()
+        self.kiosk = kiosk
+        if kiosk:
+            self.use_command_palette = False  # its commands reach past the one table
         self.link = link
         """The channel to the ssh server that started us, which holds the tables we open."""
         self.only = only
@@ -185,6 +188,7 @@ def make_app(
     launch: Launch | None = None, *, defaults: Launch | None = None,
     profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
     memory: AsyncMemoryBroker | None = None, link: ServeLink | None = None,
+    kiosk: bool = False,
 ) -> StacksApp:
     """The app: straight to a table for ``launch``, else the main menu.
 
@@ -194,7 +198,10 @@ def make_app(
     join (``join``, ``join-password``: the password field first) or watch form over the
     menu; ``memory`` is the in-process broker that
     ``broker="memory"`` means (so a test can put other peers on it); ``link`` is the
-    channel to the ssh server that started this program (`tui.serve_link`).
+    channel to the ssh server that started this program (`tui.serve_link`); ``kiosk``
+    watches ``launch``'s table only (``GameApp.kiosk``: what ``stacks web`` serves).
     """
+    if kiosk and (launch is None or launch.role != "watch"):
+        raise ValueError("a kiosk only watches a table")
     return StacksApp(launch, defaults=defaults, profiles=profiles, frozen=frozen, ask=ask,
-                     memory=memory, link=link)
+                     memory=memory, link=link, kiosk=kiosk)

@@ -36,6 +36,9 @@ class GameApp(App[None]):
     """The menu's choices (name, profile, broker, the game it deals)."""
     control: TableControl
     """The table at hand: its session, model and screens."""
+    kiosk: bool = False
+    """Watch one table and nothing else (a browser visitor of ``stacks web``): no menu,
+    no chat, no other table; leaving the table ends the program."""
 
     def game_shown(self) -> str:
         """The game whose rules apply to what is on screen: ``stacks`` or ``sequence``."""

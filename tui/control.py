@@ -87,6 +87,11 @@ class Control(Following):
     async def menu(self) -> None:
         from tui.screens.menu import MenuScreen
 
+        if self.app.kiosk:
+            # A kiosk (a browser visitor) has no menu: leaving its table ends it.
+            await self.close()
+            self.app.exit()
+            return
         await self.stop()
         await self.show(MenuScreen())
 
@@ -95,6 +100,9 @@ class Control(Following):
     async def start(self, launch: Launch, *, skip_host: bytes | None = None) -> None:
         """Open ``launch``'s table: the lobby, then the table when the game starts."""
         from tui.screens.lobby import LobbyScreen
+
+        if self.app.kiosk and launch.role != "watch":
+            return  # a kiosk watches, never sits, hosts or joins
 
         await self.stop()
         if launch.role == "join" and not launch.held and self.app.link is not None:
@@ -249,11 +257,14 @@ class Control(Following):
             await self.app.push_screen(self.gameover)
 
     def act(self, action: AnyAction) -> None:
-        if self.session is not None:
+        if self.session is not None and not self.app.kiosk:
             self._sent = action
             self.session.act(action)
 
     def say(self, text: str) -> None:
+        if self.app.kiosk:
+            self.app.notify("Chat is off on this page: it only watches.", timeout=4)
+            return
         if self.session is not None:
             self.session.chat(text)
 

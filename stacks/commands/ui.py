@@ -125,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         defaults = replace(defaults, ssh=link.ssh)
         if launch is not None:
             launch = replace(launch, ssh=link.ssh)
-    app = make_app(launch, defaults=defaults, ask=ask, link=link)
+    kiosk = args.command == "watch" and getattr(args, "kiosk", False)
+    app = make_app(launch, defaults=defaults, ask=ask, link=link, kiosk=kiosk)
     app.run()
     return 0

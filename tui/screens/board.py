@@ -159,6 +159,8 @@ class BoardScreen(BoardLines, SeatedScreen):
             self.call_after_refresh(self.on_mount)
             return
         chat.can_focus = False
+        if getattr(self.app, "kiosk", False):
+            chat.display = False  # a kiosk (a `stacks web` visitor) only watches
         if self.me is None:
             you.border_title = "Watching"
         self._ready = True

@@ -89,6 +89,8 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._ready = True
+        if getattr(self.app, "kiosk", False):
+            self.query_one("#lobby-say", Input).display = False  # a kiosk only watches
         if self.editing:
             show_game(self, self.launch.variant)
         self._refresh()

@@ -172,6 +172,8 @@ class TableScreen(TablePrompts):
         opponents.me = self.me
         hand.me = self.me
         chat.can_focus = False
+        if getattr(self.app, "kiosk", False):
+            chat.display = False  # a kiosk (a `stacks web` visitor) only watches
         if self.me is None:  # a spectator: every seat is a player to watch, no hand
             opponents.border_title = "Players"
             you.display = False

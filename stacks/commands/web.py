@@ -1,0 +1,113 @@
+"""``stacks web``: a broker's tables in a browser, each watched in the spectator
+interface (``webserver.server``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+import time
+from typing import TYPE_CHECKING, TextIO
+
+from stacks.argtypes import broker_url, positive_int, table_name
+from tui.launch import DEFAULT_BROKER
+
+if TYPE_CHECKING:
+    from netplay.lobby import TableInfo
+
+
+def add_web_arguments(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``web`` command (argparse only: building the parser imports no aiohttp)."""
+    web = commands.add_parser(
+        "web", help="watch tables from a browser: a web page of the broker's tables",
+        description="A web page that lists the broker's tables (live: players, seats, "
+        "status) and opens any of them in the spectator interface, in the browser. A "
+        "browser visitor is a spectator, never a seat: it sees what `stacks watch` "
+        "shows, the table's spectator delay included. Each visitor runs its own "
+        "`stacks watch --kiosk` on this machine. See docs/deploy.md to put it behind a "
+        "TLS reverse proxy.",
+    )
+    web.add_argument("--port", type=_port, default=8080,
+                     help="port to listen on (8080; 0 picks a free one)")
+    web.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
+                     help="address to listen on (127.0.0.1: this machine only; put a "
+                     "reverse proxy in front, or 0.0.0.0 for every interface)")
+    web.add_argument("--broker", type=broker_url, default=DEFAULT_BROKER, metavar="URL",
+                     help=f"the broker whose tables are shown ({DEFAULT_BROKER})")
+    web.add_argument("--table", type=table_name, metavar="TABLE",
+                     help="serve this table only: the page opens it at once")
+    web.add_argument("--max-spectators", type=positive_int, default=32, metavar="N",
+                     help="browser spectators at once, each a process on this machine; "
+                     "more are told the page is full (32)")
+    web.add_argument("--idle-timeout", type=_minutes, default=30.0, metavar="MINUTES",
+                     help="close a browser view with no key press, click or resize for "
+                     "this long (30; 0: never, for a screen that only shows a table)")
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, not {value}")
+    return value
+
+
+def _minutes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
+    if value < 0 or value != value:
+        raise argparse.ArgumentTypeError("minutes can't be negative")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until SIGINT/SIGTERM: 0 after a clean stop, 2 if it can't start."""
+    logging.basicConfig(level=logging.WARNING)
+    try:
+        return asyncio.run(serve(args, sys.stdout, sys.stderr))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from netplay.lobby import list_tables
+    from webserver.server import WebError, WebServer, WebSettings
+
+    settings = WebSettings(bind=args.bind, port=args.port, max_visitors=args.max_spectators,
+                           idle_timeout=args.idle_timeout * 60, table=args.table)
+    broker: str = args.broker
+
+    async def tables() -> list[TableInfo]:
+        return await list_tables(broker, timeout=settings.list_timeout)
+
+    def say(text: str) -> None:
+        print(f"{time.strftime('%H:%M:%S')} {text}", file=out, flush=True)
+
+    server = WebServer(settings, tables=tables, broker=lambda: broker, say=say,
+                       where=broker)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        await server.start()
+    except WebError as exc:
+        print(f"stacks web: {exc}", file=err)
+        return 2
+    what = f"table {args.table}" if args.table else "the tables"
+    print(f"stacks web: {what} of {broker} on {server.url} (at most "
+          f"{settings.max_visitors} browser spectators) · Ctrl-C to stop", file=out, flush=True)
+    try:
+        await stop.wait()
+    finally:
+        await server.stop()
+    print("web server stopped.", file=out, flush=True)
+    return 0

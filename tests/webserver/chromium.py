@@ -1,0 +1,216 @@
+"""A real headless Chromium driven through the DevTools protocol (CDP), for the tests of
+``stacks web``: it opens a page, evaluates JavaScript in it, and reads the text of the
+textual-serve terminal (xterm.js) row by row from the terminal's own buffer.
+
+The terminal object is local to textual-serve's page script; a script the browser runs
+before any of the page's (``Page.addScriptToEvaluateOnNewDocument``) catches it as the
+page script stores it (``this.terminal = new Terminal(...)``) and keeps it as
+``window.__stacksTerminal``. Nothing of this is in the page ``stacks web`` serves: only
+the test's browser has it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--disable-default-apps", "--disable-extensions", "--mute-audio",
+    "--window-size=1280,900", "--remote-debugging-address=127.0.0.1",
+    "--remote-debugging-port=0",
+)
+
+CATCH_TERMINAL = """
+(() => {
+  Object.defineProperty(Object.prototype, "terminal", {
+    configurable: true,
+    set(value) {
+      Object.defineProperty(this, "terminal", {
+        value, writable: true, configurable: true, enumerable: true,
+      });
+      if (value && value.buffer && value.buffer.active) { window.__stacksTerminal = value; }
+    },
+  });
+})();
+"""
+
+SCREEN_TEXT = """
+(() => {
+  const t = window.__stacksTerminal;
+  if (!t) { return null; }
+  const buffer = t.buffer.active;
+  const rows = [];
+  for (let y = 0; y < t.rows; y++) {
+    const line = buffer.getLine(buffer.viewportY + y);
+    rows.push(line ? line.translateToString(true) : "");
+  }
+  return rows.join("\\n");
+})()
+"""
+
+
+def chromium_exe() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+class CdpError(RuntimeError):
+    pass
+
+
+class Page:
+    """One page target, over its own DevTools websocket."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse,
+                 http: aiohttp.ClientSession) -> None:
+        self.ws = ws
+        self.http = http
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.events: list[dict[str, Any]] = []
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for message in self.ws:
+            if message.type != aiohttp.WSMsgType.TEXT:
+                continue
+            data = json.loads(message.data)
+            future = self._waiting.pop(data.get("id", -1), None)
+            if future is not None and not future.done():
+                future.set_result(data)
+            elif "method" in data:
+                self.events.append(data)
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(CdpError("the DevTools connection closed"))
+
+    async def send(self, method: str, **params: Any) -> dict[str, Any]:
+        ident = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[ident] = future
+        await self.ws.send_str(json.dumps({"id": ident, "method": method, "params": params}))
+        reply = await asyncio.wait_for(future, 30)
+        if "error" in reply:
+            raise CdpError(f"{method}: {reply['error']}")
+        result: dict[str, Any] = reply.get("result", {})
+        return result
+
+    async def evaluate(self, expression: str) -> Any:
+        reply = await self.send("Runtime.evaluate", expression=expression, returnByValue=True,
+                                awaitPromise=True)
+        if "exceptionDetails" in reply:
+            raise CdpError(f"{expression[:60]!r}: {reply['exceptionDetails']}")
+        return reply.get("result", {}).get("value")
+
+    async def open(self, url: str) -> None:
+        await self.send("Page.navigate", url=url)
+
+    async def screen(self) -> str | None:
+        """The terminal's text, one line per row (``None`` before it exists)."""
+        text = await self.evaluate(SCREEN_TEXT)
+        return text if isinstance(text, str) else None
+
+    async def body_text(self) -> str:
+        text = await self.evaluate("document.body ? document.body.innerText : ''")
+        return text if isinstance(text, str) else ""
+
+    async def close(self) -> None:
+        self._reader.cancel()
+        with contextlib.suppress(BaseException):
+            await self._reader
+        await self.ws.close()
+        await self.http.close()
+
+
+class Chromium:
+    """A headless Chromium of its own (fresh profile folder), on a DevTools port."""
+
+    def __init__(self, exe: str) -> None:
+        self.exe = exe
+        self.folder = Path(tempfile.mkdtemp(prefix="stacks-chromium-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.port = 0
+
+    def start(self, timeout: float = 60.0) -> None:
+        self.proc = subprocess.Popen(
+            [self.exe, *CHROMIUM_FLAGS, f"--user-data-dir={self.folder}", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+        port_file = self.folder / "DevToolsActivePort"
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise CdpError(f"chromium exited with {self.proc.returncode}")
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                self.port = int(port_file.read_text().split()[0])
+                break
+            if time.monotonic() > deadline:
+                raise CdpError("chromium did not open its DevTools port")
+            time.sleep(0.1)
+
+    async def new_page(self) -> Page:
+        """A new tab, with the terminal catcher installed before any page script."""
+        http = aiohttp.ClientSession()
+        async with http.put(f"http://127.0.0.1:{self.port}/json/new?about:blank") as reply:
+            target = await reply.json()
+        ws = await http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0)
+        page = Page(ws, http)
+        await page.send("Page.enable")
+        await page.send("Runtime.enable")
+        await page.send("Page.addScriptToEvaluateOnNewDocument", source=CATCH_TERMINAL)
+        return page
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+async def wait_for_text(page: Page, pattern: str, timeout: float) -> str:
+    """The terminal's text once it matches ``pattern`` (a regular expression)."""
+    deadline = time.monotonic() + timeout
+    seen: str | None = None
+    while time.monotonic() < deadline:
+        seen = await page.screen()
+        if seen is not None and re.search(pattern, seen):
+            return seen
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"the page's terminal never showed {pattern!r}; last seen:\n{seen}")
+
+
+async def wait_for_body(page: Page, pattern: str, timeout: float) -> str:
+    """The page's text (not the terminal's) once it matches ``pattern``."""
+    deadline = time.monotonic() + timeout
+    seen = ""
+    while time.monotonic() < deadline:
+        with contextlib.suppress(CdpError):  # between two documents
+            seen = await page.body_text()
+            if re.search(pattern, seen):
+                return seen
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"the page never said {pattern!r}; last seen:\n{seen}")

@@ -1,0 +1,51 @@
+"""`stacks serve --web-port`: the web page of the tables the ssh server holds, beside its
+ssh port (the page itself is `stacks web`'s, tested in Chromium in test_browser.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from sshserver.server import GameServer, ServeSettings
+from sshserver.tables import Caller
+from tests.webserver.conftest import TIMEOUT
+
+pytestmark = pytest.mark.asyncio
+
+ALICE = Caller("ssh-aaaaaaaaaaaaaaaa", "alice", "ssh -t -p 2222 game.example")
+
+
+async def test_the_web_page_lists_the_held_tables_and_opens_them(
+    mosquitto: str, tmp_path: Path,
+) -> None:
+    server = GameServer(ServeSettings(bind="127.0.0.1", port=0, broker=mosquitto, open=True,
+                                      config=tmp_path / "config", web_port=0))
+    await server.start()
+    try:
+        assert server.web is not None
+        url = server.web.url
+        async with aiohttp.ClientSession() as http:
+            async with http.get(url + "tables.json") as reply:
+                assert (await reply.json())["tables"] == []  # nothing held yet
+            reply_ = await server.tables.handle(ALICE, {"op": "open", "table": "held",
+                                                        "players": 2, "bots": 1})
+            assert reply_["ok"], reply_
+            deadline = time.monotonic() + TIMEOUT
+            while True:
+                await asyncio.sleep(0.5)
+                async with http.get(url + "tables.json") as reply:
+                    rows = (await reply.json())["tables"]
+                if rows:
+                    break
+                assert time.monotonic() < deadline, "the held table was never listed"
+            assert [(r["table"], r["status"], r["free"]) for r in rows] == [("held", "lobby", 1)]
+            async with http.get(url) as reply:
+                assert 'href="table/held"' in await reply.text()
+            async with http.get(url + "table/held") as reply:
+                assert reply.status == 200 and "textual-terminal" in await reply.text()
+    finally:
+        await server.stop()
