@@ -984,7 +984,8 @@ class PlainTable:
         jack = CLASSIC_FACES[card].jack
         plays = [a for a in legal if isinstance(a, PlaceChip | RemoveChip) and a.card == card
                  and not (isinstance(a, PlaceChip) and a.claim)]
-        if command.where is None:
+        where = command.where or command.target  # "play 2 at k4": words, not a space
+        if where is None:
             if len(plays) == 1:
                 self._act(plays[0])
                 return
@@ -1002,9 +1003,9 @@ class PlainTable:
                       {c.lower(): f"at {c.lower()}" for c in cells})
             return
         try:
-            cell = parse_cell(command.where)
+            cell = parse_cell(where)
         except ValueError:
-            self.say(f"{command.where} is not a board space: they go from A1 to J10.")
+            self.say(_escape(f"{where.upper()} is not a board space: they go from A1 to J10."))
             return
         action: Any = RemoveChip(me, card, cell) if jack is JackKind.ONE_EYED else \
             PlaceChip(me, card, cell)
