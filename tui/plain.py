@@ -633,9 +633,11 @@ class PlainTable:
                 by_card.setdefault(n, []).append(cell_name(action.cell))
         for n, cells in sorted(by_card.items()):
             unique = list(dict.fromkeys(cells))
-            shown = ", ".join(unique[:LIST_CELLS])
-            more = f" and {len(unique) - LIST_CELLS} more" if len(unique) > LIST_CELLS else ""
-            out.append(f"play {n} at {shown}{more}")
+            if len(unique) <= LIST_CELLS:
+                out.append(f"play {n} at {_or(unique)}")
+            else:
+                out.append(f"play {n} at {', '.join(unique[:LIST_CELLS])} and "
+                           f"{len(unique) - LIST_CELLS} more")
         if discards:
             out.append("discard " + _or([str(n) for n in sorted(set(discards))]))
         return list(dict.fromkeys(out))

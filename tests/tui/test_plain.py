@@ -238,3 +238,42 @@ def test_classic_sequence_plays_a_card_at_a_board_space() -> None:
     assert told.sent == [PlaceChip(0, plain_card, spaces[1])]
     told.table.line("pass")
     assert told.words()[-1] == "At this table a player who can't play discards a card."
+
+
+def _window(view: Any, hand: list[int]) -> None:
+    from engine.state import BlockWindow, Pile
+
+    pile = Pile(0, Colour.RED, [card(f"R{n}") for n in range(1, 6)], "a")
+    view.phase = Phase.BLOCK_WINDOW
+    view.current = 1
+    view.hands[0] = hand
+    view.window = BlockWindow(pile, 1, False, (0,))
+
+
+def test_a_block_window_asks_a_player_holding_a_block_and_block_blocks() -> None:
+    from engine.actions import Block
+
+    told = Told()
+    view = _stacks_table(told)
+    block = kind(Kind.BLOCK)
+    _window(view, [card("B2"), block])
+    told.table.notice(Applied(1, None, (PileCompleted(1, 0, False, (0,)),)), view)
+    assert told.words()[-1] == ("Bob completed Red pile a (R1 R2 R3 R4 R5). Block it? Type "
+                                "block or pass within 3 s.")
+    told.table.line("play 1 on new")
+    assert told.words()[-1] == "Wait: the Block window on Bob's Red pile a is open."
+    told.table.line("block")
+    assert told.sent == [Block(0, block)]
+
+
+def test_a_block_window_passes_by_itself_for_a_player_without_a_block() -> None:
+    from engine.actions import PassBlock
+
+    told = Told()
+    view = _stacks_table(told)
+    _window(view, [card("B2")])
+    told.table.notice(Applied(1, None, (PileCompleted(1, 0, False, (0,)),)), view)
+    assert not any("Block it?" in w for w in told.words())
+    assert len(told.sent) == 1 and told.sent[0][0] == "later"
+    told.sent[0][1]()  # the short pause is over
+    assert told.sent[-1] == PassBlock(0)
