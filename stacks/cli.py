@@ -269,6 +269,7 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
                       help="seconds to Block a completed pile (3)")
     _add_rule_argument(play)
     _add_ui_common(play)
+    _add_plain(play)
 
     join = commands.add_parser(
         "join", help="join a table someone hosts",
@@ -282,6 +283,7 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
     join.add_argument("--password", nargs="?", const="",
                       help="table password; without a value the interface asks for it")
     _add_ui_common(join)
+    _add_plain(join)
 
 
 def _add_ui_common(parser: argparse.ArgumentParser) -> None:
@@ -289,6 +291,14 @@ def _add_ui_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", help="player profile (identity) to use; created if new")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="log protocol details to the log file")
+
+
+def _add_plain(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--plain", action="store_true",
+        help="no screen to draw: the game as numbered lines of words, and typed commands "
+        "(play 3 on a, discard 2, block, pass; help lists them); for screen readers and "
+        "slow links")
 
 
 def _add_common_peer(parser: argparse.ArgumentParser, *, broker_default: str | None) -> None:
@@ -404,6 +414,7 @@ def _add_net_commands(
     watch.add_argument("--kiosk", action="store_true",
                        help="the interface shows this table only: no menu, no chat, and "
                        "leaving the table quits (what a `stacks web` visitor gets)")
+    _add_plain(watch)
     _add_host_timeout(watch)
     _add_common_peer(watch, broker_default=DEFAULT_BROKER)
 
@@ -577,6 +588,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(refusal)
     if args.command == "host" and args.bot_delay is None:
         args.bot_delay = 0.0 if args.headless else 0.6
+    if args.command in ("play", "join", "watch") and args.plain:
+        from stacks.commands.plain import run as run_plain
+
+        return run_plain(args)
     if args.command is None or args.command in ("play", "join") or (
         args.command in ("host", "watch") and not args.headless
     ):

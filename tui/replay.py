@@ -10,6 +10,7 @@ does; before that, only the player's own view.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,5 +174,94 @@ def recent_records(folder: Path, limit: int = 9) -> list[Path]:
         files = [p for p in folder.glob("*.json") if p.is_file()]
     except OSError:
         return []
-    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    files.sort(key=_mtime, reverse=True)
     return files[:limit]
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # gone since the folder was listed
+        return 0.0
+
+
+RECORD_LIMIT = 64 * 1024 * 1024
+"""A bigger file is no record of ours (a long game's is a few megabytes): not read."""
+_TURNS = ("turn", "skipped")
+"""The wire types of the events that start a turn (of either game)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordInfo:
+    """What a list of records says about one: the game, the players, the winner, the
+    length and the date, read from its header; or why the file can't be read."""
+
+    path: Path
+    when: float
+    """When the record was written (the game's end): the file's time."""
+    game: str = ""
+    """The game's title: Sequence Stacks, or Sequence (classic)."""
+    table: str = ""
+    names: tuple[str, ...] = ()
+    result: str = ""
+    """``Ana won``, ``a draw``, or ``not finished``."""
+    turns: int = 0
+    problem: str = ""
+    """Why the file is not a readable record ("" when it is)."""
+
+    def words(self) -> str:
+        """One line of plain words for a list."""
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.when)) if self.when \
+            else "date unknown"
+        if self.problem:
+            return f"{self.path.name} · unreadable: {self.problem} · {when}"
+        turns = f"{self.turns} turn{'' if self.turns == 1 else 's'}"
+        return " · ".join((f"{self.game} at {self.table}", ", ".join(self.names),
+                           self.result, turns, when))
+
+
+def record_info(path: Path) -> RecordInfo:
+    """Read a record's header for a list; never raises (a bad file says why)."""
+    when = _mtime(path)
+    try:
+        if path.stat().st_size > RECORD_LIMIT:
+            return RecordInfo(path, when, problem="too big to be a game record")
+        record = read_record(path)
+        game = game_def(record.get("game", DEFAULT_GAME))
+        players = int(record["players"])
+        names = [short_name(str(n)) for n in record.get("names") or []][:players]
+        names += [f"Seat {s + 1}" for s in range(len(names), players)]
+        bodies = record.get("batches") or []
+        if not isinstance(bodies, list):
+            raise TypeError("its batches are not a list")
+        turns = sum(1 for body in bodies if isinstance(body, dict)
+                    for event in body.get("events") or () if isinstance(event, dict)
+                    and event.get("type") in _TURNS)
+        result = _result(record.get("outcome"), game.name, record.get("rules"), names)
+    except (ValueError, KeyError, TypeError, AttributeError, OSError, EngineError) as exc:
+        why = str(exc).removeprefix(f"can't read game record {path}: ")
+        return RecordInfo(path, when, problem=why or type(exc).__name__)
+    title = "Sequence Stacks" if game.name == "stacks" else "Sequence (classic)"
+    return RecordInfo(path, when, title, str(record.get("table") or path.stem),
+                      tuple(names), result, turns)
+
+
+def _result(outcome: object, game: str, rules: object, names: Sequence[str]) -> str:
+    """Who won, in words (classic Sequence's winner is a team)."""
+    if not isinstance(outcome, Mapping):
+        return "not finished"
+    winner = outcome.get("winner")
+    if winner is None:
+        return "a draw"
+    if not isinstance(winner, int):
+        raise TypeError(f"the winner {winner!r} is not a seat")
+    if game == "stacks":
+        return f"{names[winner] if 0 <= winner < len(names) else f'Seat {winner + 1}'} won"
+    from engine.classic.state import default_teams, team_name
+
+    teams = rules.get("teams") if isinstance(rules, Mapping) else None
+    teams = teams if isinstance(teams, int) and teams > 0 else default_teams(len(names))
+    members = [names[s] for s in range(winner, len(names), teams)]
+    if teams == len(names):
+        return f"{', '.join(members)} won"
+    return f"{team_name(winner)} won ({', '.join(members)})"

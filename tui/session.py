@@ -202,7 +202,8 @@ class TableSession:
             # lists the records folder, and this game belongs there too.
             from netplay.journal import default_record_path
 
-            launch = self.launch = replace(launch, record=default_record_path(launch.table))
+            launch = self.launch = replace(
+                launch, record=default_record_path(launch.table, launch.variant))
         lock = ProfileLock(self.profiles or profiles_dir())
         async with contextlib.AsyncExitStack() as stack:
             self._stack = stack

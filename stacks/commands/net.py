@@ -384,7 +384,8 @@ async def _host(args: argparse.Namespace) -> int:
         print(f"stacks host: {exc}", file=sys.stderr)
         return 2
     table = args.resume or args.table
-    record = Path(args.record) if args.record else default_record_path(table)
+    game = settings.game if settings is not None else None  # a resumed one: its journal's
+    record = Path(args.record) if args.record else default_record_path(table, game)
     opened = _open_journal(args, settings, profile, record)
     if isinstance(opened, str):
         print(opened, file=sys.stderr)

@@ -19,9 +19,20 @@ def add_replay_arguments(commands: argparse._SubParsersAction[argparse.ArgumentP
     replay.add_argument("record", help="the record file (a bare name is looked for in "
                         "the records folder of `stacks play` and `stacks host` too)")
     replay.add_argument("--seat", type=int, metavar="N",
-                        help="start in seat N's view (seats count from 0, as the host "
-                        "prints them) instead of every hand")
+                        help="start in seat N's view instead of every hand (seats count "
+                        "from 1, as the lobby and the table number them)")
     replay.add_argument("--end", action="store_true", help="start at the end of the game")
+
+
+def seat_index(number: int | None, players: int) -> int | None:
+    """The seat ``--seat N`` names (N counts from 1, as the lobby and the table number the
+    seats; the engine counts from 0); ``None`` for every hand. ``ValueError`` in words."""
+    if number is None:
+        return None
+    if not 1 <= number <= players:
+        raise ValueError(f"--seat must be 1-{players} for this game (seats count from 1, as "
+                         f"the lobby numbers them; {number} is no seat)")
+    return number - 1
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,12 +48,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"stacks replay: {exc}", file=sys.stderr)
         return 2
     players = replay.moments[0].state.players
-    if args.seat is not None and not 0 <= args.seat < players:
-        print(f"stacks replay: --seat must be 0-{players - 1} for this game", file=sys.stderr)
+    try:
+        seat = seat_index(args.seat, players)
+    except ValueError as exc:
+        print(f"stacks replay: {exc}", file=sys.stderr)
         return 2
     from tui.app import StacksApp
     from tui.screens.replay import ReplayScreen
 
-    screen = ReplayScreen(replay, seat=args.seat, at=replay.last if args.end else 0)
+    screen = ReplayScreen(replay, seat=seat, at=replay.last if args.end else 0)
     StacksApp(only=screen).run()
     return 0

@@ -59,7 +59,8 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
 
         levels = host_bot_levels(args)
         bots = max(0, min(args.bots, args.players - 1))
-        record = Path(args.record) if args.record else default_record_path(args.table)
+        record = Path(args.record) if args.record else \
+            default_record_path(args.table, args.game)
         launch = Launch(
             role="host", table=args.table, name=name, profile=profile, broker=args.broker,
             password=args.password, players=args.players, bots=bots,

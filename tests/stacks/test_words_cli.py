@@ -136,3 +136,29 @@ def test_the_headless_host_says_its_seats_and_bots_in_their_number() -> None:
     ]
     assert _opened_lines("friday", url, 2, 2, 2, True) == [
         f"table 'friday' on {url}: 2 seats, 2 bots"]
+
+
+def test_replay_seat_counts_from_1_as_the_lobby_does() -> None:
+    from stacks.commands.replay import seat_index
+
+    assert seat_index(None, 3) is None  # every hand
+    assert seat_index(1, 3) == 0  # the lobby's seat 1 is the engine's first seat
+    assert seat_index(3, 3) == 2
+    for wrong in (0, 4, -1):
+        with pytest.raises(ValueError, match="seats count from 1"):
+            seat_index(wrong, 3)
+    assert "count from 1" in " ".join(_help("replay").split())
+
+
+def test_replay_seat_0_exits_2_saying_seats_count_from_1(tmp_path: Path) -> None:
+    from netplay.record import write_record
+    from tests.netplay.harness import SHORT, Table
+
+    table = Table(3, seed=41, rules=SHORT)
+    table.run_to_end()
+    record = tmp_path / "game.json"
+    write_record(record, table.host.record())
+    done = subprocess.run([sys.executable, "-m", "stacks.cli", "replay", str(record),
+                           "--seat", "0"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--seat must be 1-3" in done.stderr and "count from 1" in done.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -132,3 +133,81 @@ async def test_the_replay_status_line_shows_every_word(stacks_home: Path,
         status = " ".join(plain(screen.query_one("#replay-status").render()).split())
         assert status.endswith(f"{names[0]}'s view"), status
         assert status in shown, shown  # on screen, every word of it
+
+
+def _turns(replay: object) -> int:
+    from engine.classic.events import TurnStarted as ClassicTurnStarted
+    from engine.events import TurnSkipped
+
+    return sum(1 for m in replay.moments  # type: ignore[attr-defined]
+               if isinstance(m.event, TurnStarted | TurnSkipped | ClassicTurnStarted))
+
+
+async def test_the_list_of_records_says_game_players_winner_length_and_date(
+    tmp_path: Path,
+) -> None:
+    from tui.replay import record_info
+    from tui.screens.replay import _label
+
+    table = _finished()
+    path = tmp_path / "friday-20261201-080000.json"  # an old name reads as well
+    write_record(path, table.host.record())
+    info = record_info(path)
+    names = tuple(replay_file(path).names)
+    winner = table.state.outcome.winner
+    assert info.problem == "" and info.game == "Sequence Stacks" and info.table == "t1"
+    assert info.names == names and len(names) == 3
+    assert info.result == (f"{names[winner]} won" if winner is not None else "a draw")
+    assert info.turns == _turns(replay_file(path)) > 0
+    when = time.strftime("%Y-%m-%d", time.localtime())
+    words = info.words()
+    assert words.startswith(f"Sequence Stacks at t1 · {', '.join(names)} · {info.result} · "
+                            f"{info.turns} turns · {when}")
+    assert info.result in plain(_label(path)) and "Sequence Stacks" in plain(_label(path))
+
+
+async def test_a_classic_record_is_listed_with_its_winning_side(tmp_path: Path) -> None:
+    from tui.replay import record_info
+
+    table = Table(2, seed=5, game="sequence")
+    table.run_to_end()
+    path = tmp_path / "sequence.json"
+    write_record(path, table.host.record())
+    info = record_info(path)
+    replay = replay_file(path)
+    assert info.game == "Sequence (classic)" and info.turns == _turns(replay)
+    winner = table.state.outcome.winner
+    assert info.result == (f"{replay.names[winner]} won" if winner is not None else "a draw")
+
+
+async def test_a_bad_file_is_listed_as_unreadable_and_the_list_goes_on(tmp_path: Path) -> None:
+    from tui.replay import recent_records, record_info
+
+    good = tmp_path / "good.json"
+    write_record(good, _finished().host.record())
+    (tmp_path / "junk.json").write_text("not json")
+    (tmp_path / "other.json").write_text('{"format": "something else"}')
+    record = _finished().host.record()
+    record["outcome"] = {"winner": "nobody"}
+    write_record(tmp_path / "odd.json", record)
+    record["batches"] = 7
+    write_record(tmp_path / "worse.json", record)
+    infos = {p.name: record_info(p) for p in recent_records(tmp_path)}
+    assert len(infos) == 5 and not infos["good.json"].problem
+    for name in ("junk.json", "other.json", "odd.json", "worse.json"):
+        assert infos[name].problem, name
+        assert infos[name].words().startswith(f"{name} · unreadable: "), infos[name].words()
+    assert "not a sequence-stacks game record" in infos["other.json"].problem
+
+
+async def test_a_new_record_is_named_after_its_game_and_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("STACKS_HOME", str(tmp_path))
+    from netplay.journal import default_record_path, records_dir
+
+    named = default_record_path("duo", "sequence")
+    assert named.parent == records_dir()
+    assert named.name.startswith("sequence-duo-") and named.suffix == ".json"
+    assert default_record_path("stacks", "stacks").name.startswith("stacks-2")
+    assert default_record_path("friday").name.startswith("friday-2")  # game not known yet

@@ -7,7 +7,6 @@ moment shown, its last line the event just replayed.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -253,11 +252,14 @@ class ReplayScreen(Screen[None]):
 
 
 def _label(path: Path) -> str:
-    try:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
-    except OSError:
-        when = "?"
-    return f"{escape(path.stem)}  [dim]{when}[/]"
+    """A record in the list: its game, players, winner, length and date (its header's)."""
+    from tui.replay import record_info
+
+    info = record_info(path)
+    if info.problem:
+        return f"[dim]{escape(info.words())}[/]"
+    head, _, when = info.words().rpartition(" · ")
+    return f"{escape(head)}  [dim]{escape(when)}[/]"
 
 
 def pick_record(app: App[None], folder: Path | None = None) -> None:

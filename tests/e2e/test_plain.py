@@ -1,0 +1,126 @@
+"""`stacks play --plain` through a pipe: a whole game against a bot, typed from what the
+program printed (the first move it lists, else a discard), to the end; every event said
+once and in order, as the host's record tells them."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from netplay.record import read_record
+from tests.e2e.conftest import ROOT, SCALE
+from tui.history import History
+from tui.plain import PlainTable
+from tui.replay import replay_record
+
+NUMBERED = re.compile(r"^(\d+)\. (.*)$")
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TMUX", "STACKS_"))}
+    env.update({"STACKS_HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data"),
+                "XDG_STATE_HOME": str(tmp_path / "state"), "PYTHONPATH": str(ROOT)})
+    return env
+
+
+def answer(text: str) -> str | None:
+    """What a player types after a line (``None``: nothing): the first move listed, a
+    Block when asked."""
+    if text.startswith("Moves: "):
+        first = text.removeprefix("Moves: ").rstrip(".").split("; ")[0]
+        if first.startswith("discard "):
+            return "discard " + re.findall(r"\d+", first)[0]
+        return re.sub(r" \(.*\)$", "", first)  # "play 4 (Skip)" is "play 4"
+    if "Block it? Type block or pass" in text:
+        return "block"
+    if text.startswith("The host refused that"):
+        return "moves"
+    return None
+
+
+def play_through_a_pipe(tmp_path: Path, *args: str) -> tuple[list[str], list[str], int]:
+    """Run ``stacks play --plain ARGS``, answering what it prints; (its lines, what was
+    typed, its exit status)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stacks.cli", "play", "--plain", *args],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT, env=_env(tmp_path),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line.rstrip("\n"))
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    said: list[str] = []
+    typed: list[str] = []
+    deadline = time.monotonic() + 240 * SCALE
+    try:
+        while True:
+            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            if line is None:
+                break
+            said.append(line)
+            match = NUMBERED.match(line)
+            assert match, f"an unnumbered line: {line!r}"
+            reply = answer(match.group(2))
+            if reply is not None:
+                typed.append(reply)
+                proc.stdin.write(reply + "\n")
+                proc.stdin.flush()
+        code = proc.wait(60 * SCALE)
+    except (queue.Empty, subprocess.TimeoutExpired):
+        proc.kill()
+        proc.wait()
+        raise AssertionError("the game never ended:\n" + "\n".join(said[-40:])) from None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.stderr is not None
+    errors = proc.stderr.read()
+    assert "Traceback" not in errors, errors
+    return said, typed, code
+
+
+def test_plain_mode_plays_a_whole_game_against_a_bot_through_a_pipe(tmp_path: Path) -> None:
+    said, typed, code = play_through_a_pipe(
+        tmp_path, "--players", "2", "--bots", "easy", "--seed", "5", "--bot-delay", "0",
+        "--name", "Ana", "--rule", "win_chips=3", "--rule", "win_min_each_colour=1")
+    assert code == 0, "\n".join(said[-30:])
+    texts = [NUMBERED.match(line).group(2) for line in said]  # type: ignore[union-attr]
+    numbers = [int(NUMBERED.match(line).group(1)) for line in said]  # type: ignore[union-attr]
+    assert numbers == list(range(1, len(said) + 1))  # every line numbered, in order
+    assert any(t.startswith("play ") for t in typed) and any(t.startswith("discard ")
+                                                             for t in typed)
+    assert any(t.startswith("Game over: ") for t in texts), texts[-20:]
+    assert any(t.startswith("Fair deal: verified") for t in texts), texts[-20:]
+    assert not any("refused" in t or "Something went wrong" in t for t in texts), texts
+    # Every event said once, in order: the lines of the host's record, as the same seat
+    # reads them, are exactly the event lines the player was shown.
+    seat = next(int(m.group(1)) - 1 for t in texts
+                if (m := re.match(r"You sit in seat (\d+)\.", t)))
+    path = next(m.group(1) for t in texts
+                if (m := re.match(r"The game's record is in (.+) \(stacks replay", t)))
+    replay = replay_record(read_record(Path(path)))
+    told: list[str] = []
+    teller = PlainTable("t", send=lambda _a: None, later=lambda _s, _f: None,
+                        write=told.append, names=replay.names, me=seat)
+    history = History(replay.names, seat, replay.game)
+    history.extend(replay.steps)
+    for line in history.lines:
+        teller._said(line)
+    expected = [NUMBERED.match(t).group(2) for t in told]  # type: ignore[union-attr]
+    assert len(expected) > 20
+    events = set(expected)
+    assert [t for t in texts if t in events] == expected
