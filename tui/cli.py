@@ -527,13 +527,18 @@ def _add_net_commands(
     tables = commands.add_parser(
         "tables", help="list the tables on the LAN or on a broker",
         description="Find brokers on the LAN (mDNS) and list the tables they carry, or list "
-        "the tables of one broker with --broker.",
+        "the tables of one broker with --broker. A table is shown with its host's "
+        "fingerprint (join TABLE@FINGERPRINT to follow only that host); one that two host "
+        "keys claim is shown as 'TABLE — two hosts claim it: FP1, FP2': ask your host "
+        "which is theirs.",
     )
     tables.add_argument("--broker", metavar="URL", type=_broker_url,
                         help="ask this broker only")
     tables.add_argument("--timeout", type=float, default=2.0,
                         help="seconds to look for brokers and tables (2)")
-    tables.add_argument("--json", action="store_true", help="one JSON object per table")
+    tables.add_argument("--json", action="store_true",
+                        help="one JSON object per table; \"conflict\" lists the host "
+                        "fingerprints when two hosts claim it (else [])")
 
     verify = commands.add_parser(
         "verify", help="re-check a game record offline",

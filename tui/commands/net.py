@@ -617,7 +617,8 @@ async def _tables(args: argparse.Namespace) -> int:
                               "players": table.players, "free": table.free,
                               "status": table.status, "password": table.password,
                               "fingerprint": table.fingerprint,
-                              "seated": list(table.seated)}))
+                              "seated": list(table.seated),
+                              "conflict": list(table.conflict)}))
     elif tables:
         for table in tables:
             print(table.line())
