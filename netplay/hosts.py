@@ -5,9 +5,11 @@
   by the host's own at once, and the players are told someone impersonates the table.
 - A peer follows one host key per table (:class:`HostTrust`): the pinned one
   (``TABLE@FINGERPRINT``), else the one its profile remembers from joining that table's
-  game (``netplay.known``), else the first it sees. Another key announcing the same table
-  is a conflict the user decides (headless peers stay with the first), unless the first
-  host signed its own departure (``closed``/``offline``), which is said, not silent.
+  game (``netplay.known``), else the first it sees. Given a bare table name, a second key
+  announcing the table before the followed host welcomed the peer makes it follow neither
+  (:attr:`Trust.AMBIGUOUS`): the user pins one. Once welcomed, another key is a conflict
+  the user is told of (the peer stays), unless the first host signed its own departure
+  (``closed``/``offline``), which is said, not silent.
 
 Pure code: no clock of its own, no I/O. See docs/protocol.md, "Which host".
 """
@@ -136,7 +138,11 @@ class Trust(Enum):
     CHANGED = "changed"
     """A new key after the followed host signed its own departure: follow, and say so."""
     CONFLICT = "conflict"
-    """Another key claims the table: stay, and ask the user."""
+    """Another key claims the table of a peer its host already welcomed: stay, and say so."""
+    AMBIGUOUS = "ambiguous"
+    """A bare table name, not yet welcomed, and another key claims the table too (or one
+    more while the user has not chosen): follow neither, and ask the user to pin one
+    (:attr:`HostTrust.claims`, :meth:`HostTrust.choose`)."""
     IGNORE = "ignore"
     """Not the pinned host, or a departed other host: drop."""
     UNEXPECTED = "unexpected"
@@ -182,6 +188,15 @@ class HostTrust:
         self.announce: dict[str, Any] | None = None
         self.others: dict[bytes, dict[str, Any]] = {}
         """Other keys that announced the table (newest claim each), for the user to pick."""
+        self.undecided = False
+        """Two keys claimed the table of a bare name before a welcome: none is followed
+        until the user chooses one (:meth:`choose`)."""
+
+    @property
+    def bare(self) -> bool:
+        """Whether nothing but the announcements says which key to follow: no pin, no
+        remembered host (the case a rogue's announcement can mislead)."""
+        return self.pin is None and self.remembered is None
 
     def consider(self, key: bytes, body: dict[str, Any], *, joined: bool = False) -> Trust:
         """How to take an announcement signed by ``key``; ``joined``: the followed host
@@ -193,6 +208,8 @@ class HostTrust:
                 return Trust.IGNORE
             self.unexpected.add(key)
             return Trust.UNEXPECTED
+        if self.undecided:
+            return self._claimed(key, body)
         if self.key is None or key == self.key:
             self.key, self.announce = key, body
             return Trust.FOLLOW
@@ -202,11 +219,35 @@ class HostTrust:
         if departed and not joined:
             self.key, self.announce = key, body
             return Trust.CHANGED
+        if self.bare and not joined:
+            # The first key seen may be a rogue's (its retained announcement, the instant
+            # before the host puts its own back): neither is followed.
+            self.undecided = True
+            return self._claimed(key, body)
         fresh = key not in self.others
         if fresh and len(self.others) >= self.MAX_OTHERS:
             return Trust.IGNORE
         self.others[key] = body
         return Trust.CONFLICT if fresh else Trust.IGNORE
+
+    def _claimed(self, key: bytes, body: dict[str, Any]) -> Trust:
+        """Undecided: note ``key``'s newest claim; a new claimant is said."""
+        if key == self.key:
+            self.announce = body
+            return Trust.IGNORE
+        if key in self.others:
+            self.others[key] = body
+            return Trust.IGNORE
+        if body.get("status") in GONE or len(self.others) >= self.MAX_OTHERS:
+            return Trust.IGNORE
+        self.others[key] = body
+        return Trust.AMBIGUOUS
+
+    def claims(self) -> list[Claim]:
+        """Every key that claims the table, the first seen first, as the user compares them."""
+        first = [] if self.key is None or self.announce is None else \
+            [Claim.of(self.key, self.announce)]
+        return first + [Claim.of(key, body) for key, body in self.others.items()]
 
     def expects(self, key: bytes) -> bool:
         """Whether ``key`` may be followed at all (the pin's, or the remembered one)."""
@@ -215,9 +256,13 @@ class HostTrust:
         return self.remembered is None or key == self.remembered
 
     def choose(self, key: bytes) -> dict[str, Any]:
-        """The user picked ``key`` (one of :attr:`others`): follow it from now on."""
-        body = self.others.pop(key)
-        if self.key is not None and self.announce is not None:
+        """The user picked ``key`` (one of :meth:`claims`): follow it, and it only, from now
+        on (as if pinned: ``TABLE@FINGERPRINT``)."""
+        body = self.announce if key == self.key else self.others.pop(key)
+        assert body is not None
+        if self.key is not None and key != self.key and self.announce is not None:
             self.others[self.key] = self.announce
         self.key, self.announce = key, body
+        self.pin = hashlib.sha256(key).hexdigest()
+        self.undecided = False
         return body

@@ -1,13 +1,20 @@
 """Which tables a broker carries: its retained, signed announcements, and the answers of
 its live hosts to a query (``netplay.listing``: for brokers that don't deliver retained
-messages to a wildcard subscription, or keep them on one node of a cluster)."""
+messages to a wildcard subscription, or keep them on one node of a cluster).
+
+Whose table it is: the retained announcement is the authority (with the shipped ACL only
+the table's host may write it), and an answer counts only for the key it names. Every user
+may write the reply topics, so an answer signed by another key, or a second key on the
+announce topic, makes the table a conflict that names both fingerprints (:class:`Listing`);
+with no retained announcement (RabbitMQ), two keys answering are a conflict too.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import aiomqtt
@@ -25,6 +32,12 @@ EVENTS_WILDCARD = f"{PREFIX}/+/events"
 HEARD_WINDOW = 2.0
 """A listing this long or longer also expects a heartbeat from each live table's host (it
 sends one a second): a frozen host, whose last will may never fire, shows as offline."""
+MAX_CLAIMS = 8
+"""Host keys a listing keeps per table (a flood of signed answers from fresh keys costs a
+bounded list; the table is a conflict from the second key on anyway)."""
+MAX_TABLES = 1000
+"""Tables a listing keeps (answers naming fresh table names are dropped past it)."""
+_COUNT = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +54,13 @@ class TableInfo:
     """The announcing host's key."""
 
     fingerprint: str = ""
-    """The host key's fingerprint: ``stacks join TABLE@FINGERPRINT`` follows only it."""
+    """The host key's fingerprint: ``stacks join TABLE@FINGERPRINT`` follows only it. In a
+    conflict, the retained announcement's (or empty when none was delivered)."""
+
+    conflict: tuple[str, ...] = ()
+    """When two or more host keys claim the table: their fingerprints, the retained
+    announcement's first (the other fields are that announcement's, else the first
+    answer's); empty when one host claims it."""
 
     @property
     def offline(self) -> bool:
@@ -52,6 +71,11 @@ class TableInfo:
         return f"{self.table}@{self.fingerprint}" if self.fingerprint else self.table
 
     def line(self) -> str:
+        if self.conflict:
+            hosts = _COUNT.get(len(self.conflict), str(len(self.conflict)))
+            return (f"{self.table} — {hosts} hosts claim it: {', '.join(self.conflict)} "
+                    f"(on {self.broker}; ask your host which fingerprint is theirs and join "
+                    f"{self.table}@FINGERPRINT)")
         lock = " (password)" if self.password else ""
         if self.offline:
             return (f"{self.pinned}{lock} on {self.broker}: offline, its host is gone "
@@ -131,12 +155,86 @@ def _heartbeat_of(topic: str, payload: bytes) -> tuple[str, bytes] | None:
     return frame.table, frame.sender
 
 
+@dataclass
+class _Claims:
+    """What a listing heard about one table."""
+
+    retained: TableInfo | None = None
+    """The newest announcement on the table's announce topic (retained, or published while
+    the listing listened): the authority on whose table it is."""
+    replies: dict[bytes, TableInfo] = field(default_factory=dict)
+    """The newest answer to the query per host key."""
+    live: dict[bytes, None] = field(default_factory=dict)
+    """Every key that claimed the table as open (an answer, or a live announcement), in
+    the order first heard."""
+
+
+class Listing:
+    """A listing's merge of announcements, answers and heartbeats into one line per table.
+    No I/O: :func:`list_tables` feeds it what the broker delivers."""
+
+    def __init__(self, broker: str) -> None:
+        self.broker = broker
+        self.claims: dict[str, _Claims] = {}
+        self.heard: set[tuple[str, bytes]] = set()
+        """``(table, host key)`` pairs of which a frame proved the host live."""
+
+    def receive(self, topic: str, payload: bytes) -> None:
+        """One message from the broker (an announcement, an answer, a heartbeat)."""
+        if topic.endswith("/events"):
+            beat = _heartbeat_of(topic, payload)
+            if beat is not None and len(self.heard) < MAX_TABLES * MAX_CLAIMS:
+                self.heard.add(beat)
+            return
+        info = table_from_announcement(topic, payload, self.broker)
+        if info is None:
+            return
+        claims = self.claims.get(info.table)
+        if claims is None:
+            if len(self.claims) >= MAX_TABLES:
+                return
+            claims = self.claims[info.table] = _Claims()
+        if not info.offline and info.host not in claims.live:
+            if len(claims.live) >= MAX_CLAIMS:
+                return
+            claims.live[info.host] = None
+        if is_reply_topic(topic):
+            # A live host's answer: fresher than a retained announcement of the same key
+            # (which may be its last will), and the host was heard.
+            self.heard.add((info.table, info.host))
+            claims.replies[info.host] = info
+        else:
+            claims.retained = info
+
+    def tables(self, *, judge: bool = False) -> list[TableInfo]:
+        """One entry per table, by name; ``judge``: the listing lasted long enough to
+        expect a heartbeat from each live host (:data:`HEARD_WINDOW`), and one whose key
+        was not heard shows as offline."""
+        found = []
+        for name, claims in self.claims.items():
+            retained = claims.retained
+            if retained is not None:
+                info = claims.replies.get(retained.host, retained)
+                keys = [retained.host, *(k for k in claims.live if k != retained.host)]
+            elif claims.replies:
+                keys = list(claims.replies)
+                info = claims.replies[keys[0]]
+            else:
+                continue
+            if judge and info.status in ("lobby", "playing") \
+                    and (name, info.host) not in self.heard:
+                info = replace(info, status="offline", free=0)
+            if len(keys) > 1:
+                info = replace(info, conflict=tuple(fingerprint(k) for k in keys),
+                               fingerprint=info.fingerprint if retained is not None else "")
+            found.append(info)
+        return sorted(found, key=lambda t: t.table)
+
+
 async def list_tables(url: str, timeout: float = 1.0) -> list[TableInfo]:
     """The tables announced on the broker at ``url`` (empty if it can't be reached)."""
     address = BrokerAddress.parse(url)
-    tables: dict[str, TableInfo] = {}
-    heard: set[tuple[str, bytes]] = set()
-    answered: set[str] = set()
+    listing = Listing(address.url)
     judge = False
     with contextlib.suppress(aiomqtt.MqttError, OSError):
         async with aiomqtt.Client(
@@ -153,34 +251,12 @@ async def list_tables(url: str, timeout: float = 1.0) -> list[TableInfo]:
 
             async def collect() -> None:
                 async for message in client.messages:
-                    payload = message.payload
-                    if not isinstance(payload, bytes):
-                        continue
-                    topic = message.topic.value
-                    if topic.endswith("/events"):
-                        beat = _heartbeat_of(topic, payload)
-                        if beat is not None:
-                            heard.add(beat)
-                        continue
-                    info = table_from_announcement(topic, payload, address.url)
-                    if info is None:
-                        continue
-                    if is_reply_topic(topic):
-                        # A live host's answer: it wins over a retained announcement (which
-                        # may be a dead host's), and the host was heard.
-                        heard.add((info.table, info.host))
-                        answered.add(info.table)
-                        tables[info.table] = info
-                    elif info.table not in answered:
-                        tables[info.table] = info
+                    if isinstance(message.payload, bytes):
+                        listing.receive(message.topic.value, message.payload)
 
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(collect(), timeout)
-    if judge:
-        for name, info in list(tables.items()):
-            if info.status in ("lobby", "playing") and (name, info.host) not in heard:
-                tables[name] = replace(info, status="offline", free=0)
-    return sorted(tables.values(), key=lambda t: t.table)
+    return listing.tables(judge=judge)
 
 
 def _granted(result: object) -> bool:

@@ -641,7 +641,8 @@ class Player(_Peer):
         self.poke()
 
     def follow(self, key: bytes) -> None:
-        """Follow another host key for the table (the user's answer to a HostConflict)."""
+        """Follow one of the host keys that claim the table, and it only (the user's answer
+        to :class:`~netplay.player.HostsDisagree`)."""
         self.player.follow(key)
         self.poke()
 
@@ -707,10 +708,11 @@ class BotPeer(Player):
         password: str | None = None,
         think: float = 0.0,
         known: KnownHosts | None = None,
+        pin: str | None = None,
     ) -> None:
         super().__init__(
             identity, table, name or f"{strategy}-bot", broker=broker, password=password,
-            chat=False, known=known,
+            chat=False, known=known, pin=pin,
         )
         self.strategy = strategy
         self._bots: dict[str, TableBot] = {}

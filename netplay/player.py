@@ -49,6 +49,13 @@ HOST_SILENT = 5.0
 offline: a frozen host fires no last will until the broker's keepalive (amqtt: never)."""
 JOIN_RETRY = 3.0
 """Seconds before an unanswered join is sent again."""
+SETTLE = 1.0
+"""Seconds a peer given a bare table name (no pin, no remembered host) listens to the
+table's announcements before its first join. A rogue's retained announcement is on the
+broker only until the host puts its own back (within milliseconds; under a sustained
+hijack, 10 a second): in this time both keys are seen, and the user is asked to pin one
+(:class:`HostsDisagree`) before either host has the peer. A heartbeat does not cut it
+short: on an open broker a rogue can send those too."""
 CHAT_PER_SEAT = Limit(5, 1)
 """Chat lines shown per seated player: 5 at once, then one a second."""
 CHAT_OTHERS = Limit(20, 2)
@@ -81,6 +88,20 @@ class HostConflict(Notice):
     current: Claim
     other: Claim
     joined: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HostsDisagree(Notice):
+    """Two or more host keys claim the table of a bare name before any welcomed this peer:
+    the session follows none of them (and has no seat) until the user picks one
+    (:meth:`PlayerSession.follow`): a pin, ``TABLE@FINGERPRINT``."""
+
+    table: str
+    claims: tuple[Claim, ...]
+    """Every key that claims the table, the first seen first."""
+
+    def pins(self) -> list[str]:
+        return [f"{self.table}@{claim.fingerprint}" for claim in self.claims]
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +276,7 @@ class PlayerSession:
         heartbeat: float = HEARTBEAT,
         pin: str | None = None,
         remembered: bytes | None = None,
+        settle: float = SETTLE,
     ) -> None:
         table, pinned = split_pin(table)
         self.trust = HostTrust(pin or pinned, remembered=remembered)
@@ -309,6 +331,10 @@ class PlayerSession:
         self._answered_at: float | None = None
         """When the host last sent to this peer's own channel, since the last heartbeat."""
         self._join_sent = False
+        self.settle = settle
+        """Seconds a bare table name listens before its first join (:data:`SETTLE`)."""
+        self._settle_until: float | None = None
+        """When the first join of a bare name may go (set at its first announcement)."""
         self._protocol_said = False
         self._early_round: dict[str, Any] | None = None
         """An entropy round heard before our welcome (see ``_entropy_round``)."""
@@ -371,7 +397,7 @@ class PlayerSession:
         self.now = now
         self.sender.send(self.topics.presence(self.peer_id), "presence", {"online": True},
                          retain=True)
-        if self.announce is not None:
+        if self.announce is not None and self._may_join():
             self._send_join()
 
     def leave(self) -> None:
@@ -432,6 +458,8 @@ class PlayerSession:
         due = self._join_due()
         if due is not None:
             times.append(due)
+        if self._settle_until is not None and self.now < self._settle_until:
+            times.append(self._settle_until)
         return min(times)
 
     # -- output ----------------------------------------------------------------------------
@@ -461,6 +489,9 @@ class PlayerSession:
         due = self._join_due()
         if due is not None and now >= due:
             self._send_join()
+        if self._settle_until is not None and now >= self._settle_until \
+                and not self._join_sent and not self.joined and self._may_join():
+            self._send_join()  # the bare name listened long enough: one host claims it
         if now >= self._next_heartbeat and self.joined:
             self._next_heartbeat = next_beat(now, self.heartbeat_every)
             if not self._answered_lately(now):
@@ -629,6 +660,13 @@ class PlayerSession:
             self.notices.append(notice)
         if trust in (Trust.IGNORE, Trust.UNEXPECTED):
             raise FrameError(f"an announcement of another host ({fingerprint(host)})")
+        if trust is Trust.AMBIGUOUS:
+            self._unfollow()
+            claims = tuple(self.trust.claims())
+            log.warning("table %s: hosts %s claim it; following none until one is chosen",
+                        self.table, ", ".join(c.fingerprint for c in claims))
+            self.notices.append(HostsDisagree(self.table, claims))
+            raise FrameError("another host key claims the table: following none")
         if trust is Trust.CONFLICT:
             assert self.host_key is not None and self.announce is not None
             log.warning("table %s: host %s also announces it; staying with %s", self.table,
@@ -651,13 +689,36 @@ class PlayerSession:
             raise
 
     def follow(self, key: bytes) -> None:
-        """Follow another host key that announced this table (the user chose it after a
-        :class:`HostConflict`). Only before being welcomed: a seat belongs to its host."""
-        if self.joined or key not in self.trust.others:
+        """Follow one of the host keys that claimed this table, and it only (the user chose
+        it after :class:`HostsDisagree`). Only before being welcomed: a seat belongs to its
+        host."""
+        if self.joined or not any(claim.key == key for claim in self.trust.claims()):
             return
         body = self.trust.choose(key)
         self._join_sent = False
         self._follow(key, body)
+
+    def _unfollow(self) -> None:
+        """Follow no host (two claim the table): no join goes, nothing of either is taken."""
+        self.host_key = self.host_boot = self.announce = None
+        self.host_heard = self.host_offline_at = None
+        self.closed = False
+        self._join_sent = False
+        self._join_at = None
+        self._settle_until = None
+
+    def _may_join(self) -> bool:
+        """Whether a join may go to the followed host now: it announced an open table, and
+        a bare table name has listened for :attr:`settle` seconds since its first
+        announcement without a second key claiming the table."""
+        if self.host_key is None or self.announce is None or self.closed \
+                or self.trust.undecided:
+            return False
+        if self.joined or not self.trust.bare or self.settle <= 0:
+            return True  # (joined: a restarted host is joined again at once)
+        if self._settle_until is None:
+            self._settle_until = self.now + self.settle
+        return self.now >= self._settle_until
 
     def _follow(self, host: bytes, body: dict[str, Any]) -> None:
         if body.get("status") == "closed" and self.host_key == host:
@@ -700,7 +761,7 @@ class PlayerSession:
         self.closed = body.get("status") == "closed"
         self._host_heard()
         self.notices.append(TableSeen(body))
-        if not self._join_sent and body.get("status") != "closed":
+        if not self._join_sent and self._may_join():
             self._send_join()
 
     def _will(self, sender: bytes, body: dict[str, Any]) -> None:

@@ -206,7 +206,8 @@ class TableKeeper:
     async def _seat_bot(self, table: HeldTable, seat: int, broker: Broker) -> None:
         bot = BotPeer(bot_identity(table.host.identity, seat), table.name, broker=broker,
                       strategy="greedy", name=f"Bot {seat + 1}",
-                      password=table.settings.password, think=table.settings.bot_delay)
+                      password=table.settings.password, think=table.settings.bot_delay,
+                      pin=table.host.identity.peer_id)  # our host only, joined at once
         table.bots.append(bot)
         await table.stack.enter_async_context(bot)
 

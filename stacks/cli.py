@@ -321,6 +321,16 @@ def _add_host_timeout(parser: argparse.ArgumentParser) -> None:
         "unannounced, this long; a closed table exits 3 (120)")
 
 
+_PEER_EXITS = (
+    "Exit status: 0 the game ended and the deal verified; 1 refused, the deal did not "
+    "verify, or no broker; 2 the profile can't be used; 3 the host closed the table; 4 the "
+    "host was gone (or the table unannounced) longer than --host-timeout; 5 two hosts claim "
+    "the table given without a pin (it follows neither and lists TABLE@FINGERPRINT for "
+    "each: ask your host which is theirs); 130 interrupted."
+)
+"""The exit statuses of a headless ``stacks bot`` or ``stacks watch`` (tui/commands/net.py)."""
+
+
 def _add_net_commands(
     commands: argparse._SubParsersAction,  # type: ignore[type-arg]
     command: str | None,
@@ -389,7 +399,10 @@ def _add_net_commands(
                       help="abandon an unfinished game of the same table name and start anew")
     _add_common_peer(host, broker_default=None)
 
-    bot = commands.add_parser("bot", help="a bot that joins a table and plays to the end")
+    bot = commands.add_parser(
+        "bot", help="a bot that joins a table and plays to the end",
+        description="A bot that joins a table and plays to the end. " + _PEER_EXITS,
+    )
     bot.add_argument("table", type=pinned_table,
                      help="table name, or TABLE@FINGERPRINT to follow only that host")
     bot.add_argument("--strategy", default="medium", type=bot_level, metavar="LEVEL",
@@ -404,7 +417,8 @@ def _add_net_commands(
         "watch", help="watch a table as a spectator",
         description="Follow a table's game as a spectator: every public event as it "
         "happens (no hand but what is face up), chat included. --headless prints one JSON "
-        "line per event instead of the interface.",
+        "line per event instead of the interface. Headless, " + _PEER_EXITS[0].lower()
+        + _PEER_EXITS[1:],
     )
     watch.add_argument("table", type=pinned_table,
                        help="table name, or TABLE@FINGERPRINT to follow only that host")
@@ -428,13 +442,18 @@ def _add_net_commands(
     tables = commands.add_parser(
         "tables", help="list the tables on the LAN or on a broker",
         description="Find brokers on the LAN (mDNS) and list the tables they carry, or list "
-        "the tables of one broker with --broker.",
+        "the tables of one broker with --broker. A table is shown with its host's "
+        "fingerprint (join TABLE@FINGERPRINT to follow only that host); one that two host "
+        "keys claim is shown as 'TABLE — two hosts claim it: FP1, FP2': ask your host "
+        "which is theirs.",
     )
     tables.add_argument("--broker", metavar="URL", type=broker_url,
                         help="ask this broker only")
     tables.add_argument("--timeout", type=float, default=2.0,
                         help="seconds to look for brokers and tables (2)")
-    tables.add_argument("--json", action="store_true", help="one JSON object per table")
+    tables.add_argument("--json", action="store_true",
+                        help="one JSON object per table; \"conflict\" lists the host "
+                        "fingerprints when two hosts claim it (else [])")
 
     verify = commands.add_parser(
         "verify", help="re-check a game record offline",

@@ -22,6 +22,7 @@ from netplay.player import (
     GameStarted,
     HostChanged,
     HostConflict,
+    HostsDisagree,
     Impostor,
     Joined,
     Missed,
@@ -143,7 +144,12 @@ class Following:
                 "announcement back; you stay with your host.", severity="warning", timeout=10,
             )
         elif isinstance(notice, HostConflict):
-            await self._host_conflict(notice)
+            self.app.notify(
+                f"Another host ({notice.other.fingerprint}) claims this table; you stay at "
+                f"yours ({notice.current.fingerprint}).", severity="warning", timeout=10,
+            )
+        elif isinstance(notice, HostsDisagree):
+            await self._hosts_disagree(notice)
         elif isinstance(notice, UnexpectedHost):
             self.app.notify(
                 f"Another host ({notice.other.fingerprint}) announces this table; you joined "
@@ -163,27 +169,26 @@ class Following:
                 severity="warning", timeout=10,
             )
 
-    async def _host_conflict(self, notice: HostConflict) -> None:
-        """Two host keys claim the table: show both; before joining, the user picks."""
-        if notice.joined:
-            self.app.notify(
-                f"Another host ({notice.other.fingerprint}) claims this table; you stay at "
-                f"yours ({notice.current.fingerprint}).", severity="warning", timeout=10,
-            )
-            return
+    async def _hosts_disagree(self, notice: HostsDisagree) -> None:
+        """Two host keys claim the table we have not joined yet: we follow neither until
+        the user picks one (as if pinned, TABLE@FINGERPRINT)."""
         from textual.markup import escape
 
         from tui.screens.choice import Answer, ChoiceScreen
 
         def picked(key: bytes | None) -> None:
-            if key is not None and key != notice.current.key and self.session is not None:
+            if key is None:
+                pins = ", ".join(notice.pins())
+                self.app.notify(f"You follow no host of table {notice.table}: leave, and "
+                                f"join one of {pins}.", severity="warning", timeout=15)
+            elif self.session is not None:
                 self.session.follow(key)
 
         await self.app.push_screen(ChoiceScreen(
-            "Two hosts announce this table. Compare the fingerprint with the one your host "
-            "gives you (stacks tables shows it); TABLE@FINGERPRINT pins one.",
-            [Answer(f"stay: {escape(notice.current.words())}", notice.current.key),
-             Answer(f"follow: {escape(notice.other.words())}", notice.other.key)],
+            f"{len(notice.claims)} hosts announce table {notice.table}: you follow neither "
+            "until you choose. Compare the fingerprints with the one your host gives you "
+            "(its lobby shows it); joining TABLE@FINGERPRINT pins one.",
+            [Answer(f"follow: {escape(claim.words())}", claim.key) for claim in notice.claims],
         ), picked)
 
     def _rejected(self, reason: str) -> None:

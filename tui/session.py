@@ -391,9 +391,13 @@ class TableSession:
         assert self.broker is not None
         first_bot = self.launch.players - self.launch.bots
         level = self.launch.bot_level(max(0, seat - first_bot))
+        # Our own table's bots follow our host only (and join at once: no other key to
+        # listen for, see netplay.player.SETTLE).
+        own = self.host.identity.peer_id if self.host is not None else None
         bot = BotPeer(
             self._bot_identity(seat), self.launch.table, broker=self.broker, strategy=level,
             name=f"Bot {seat + 1}", password=self.launch.password, think=self.launch.bot_delay,
+            pin=own,
         )
         self._bots.append(bot)
         return bot

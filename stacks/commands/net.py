@@ -41,6 +41,7 @@ from netplay.player import (
     GameEnded,
     HostBack,
     HostOffline,
+    HostsDisagree,
     Notice,
     Refused,
     TableClosed,
@@ -62,6 +63,9 @@ EXIT_CLOSED = 3
 """Exit status when the host closed the table before the game ended."""
 EXIT_HOST_GONE = 4
 """Exit status when the host was gone (or the table missing) for longer than the limit."""
+EXIT_CHOOSE_HOST = 5
+"""Exit status when two hosts claimed a bare table name before either welcomed this peer:
+it followed neither, and the user pins one (``TABLE@FINGERPRINT``)."""
 CLOSED_GRACE = 3.0
 """Seconds a peer still waits for its verdict after the host closed an ended table."""
 
@@ -172,6 +176,16 @@ def clock_time(seconds_ago: float) -> str:
     return time.strftime("%H:%M", time.localtime(time.time() - seconds_ago))
 
 
+def hosts_disagree_words(who: str, notice: HostsDisagree) -> str:
+    """Why a headless peer gave up a bare table name that two hosts claim, and the pins."""
+    lines = [f"{who}: {len(notice.claims)} hosts claim table {notice.table!r}; following "
+             "neither. Ask the table's host for its fingerprint (its lobby and `stacks "
+             "host` show it) and run again with the table pinned, one of:"]
+    lines += [f"  {pin}    ({claim.words()})"
+              for pin, claim in zip(notice.pins(), notice.claims, strict=True)]
+    return "\n".join(lines)
+
+
 async def _follow(
     peer: Player, who: str, table: str, host_timeout: float,
     handle: Callable[[Notice], int | None],
@@ -194,6 +208,9 @@ async def _follow(
         async for notice in peer.notices():
             if isinstance(notice, UnexpectedHost):
                 print(f"{who}: {notice.words()}", file=sys.stderr, flush=True)
+            elif isinstance(notice, HostsDisagree):
+                print(hosts_disagree_words(who, notice), file=sys.stderr, flush=True)
+                return EXIT_CHOOSE_HOST
             elif isinstance(notice, HostOffline):
                 since = clock_time(notice.silent_for) if notice.heard else \
                     "before this peer came (its last will was on the broker)"
@@ -460,6 +477,8 @@ async def _host(args: argparse.Namespace) -> int:
                                       len(settings.bots), seated, session.game is not None,
                                       rule_words(session.settings.rules)):
                 print(line, flush=True)
+            print(f"host fingerprint {fingerprint(host.identity.key)}: players may pin it, "
+                  f"{table}@{fingerprint(host.identity.key)}", flush=True)
             finished = asyncio.create_task(host.finished(verify_wait=args.verify_wait))
             stopped = asyncio.create_task(stop.wait())
             reporter = asyncio.create_task(_report_seats(session))
@@ -610,7 +629,8 @@ async def _tables(args: argparse.Namespace) -> int:
                               "players": table.players, "free": table.free,
                               "status": table.status, "password": table.password,
                               "fingerprint": table.fingerprint,
-                              "seated": list(table.seated)}))
+                              "seated": list(table.seated),
+                              "conflict": list(table.conflict)}))
     elif tables:
         for table in tables:
             print(table.line())

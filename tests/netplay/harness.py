@@ -162,12 +162,15 @@ class Table:
         watch: bool = False,
         password: str | None = None,
         start: bool = True,
+        settle: float = 0.0,
     ) -> PlayerSession:
-        """A new session (seated or, with ``watch``, a spectator), subscribed and started."""
+        """A new session (seated or, with ``watch``, a spectator), subscribed and started.
+        It joins at the table's first announcement (``settle=0``): the harness's host is the
+        only one unless a test brings another (then it gives ``settle``, on the fake clock)."""
         label = f"{name}/{len(self.peers)}"
         session = PlayerSession(
             identity or identity_for(self.seed, name), TABLE, name, self.clock,
-            watch=watch, password=password,
+            watch=watch, password=password, settle=settle,
         )
         session.entropy = derive(self.seed, f"entropy/{label}")
         self.identities[session.peer_id] = session.identity

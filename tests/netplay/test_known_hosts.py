@@ -20,7 +20,7 @@ from netplay.identity import Identity
 from netplay.known import KNOWN_FILE, KnownHosts
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Host
-from netplay.player import HostConflict, PlayerSession, UnexpectedHost
+from netplay.player import SETTLE, HostConflict, HostsDisagree, PlayerSession, UnexpectedHost
 
 from .harness import SHORT, TABLE, Table, forge
 
@@ -33,14 +33,15 @@ def _rogue_announcement() -> tuple[Identity, bytes]:
     return rogue, forge(rogue, "announce", body)
 
 
-def _returning(table: Table, original: PlayerSession, *, remembered: bytes | None
-               ) -> PlayerSession:
+def _returning(table: Table, original: PlayerSession, *, remembered: bytes | None,
+               settle: float = 0.0) -> PlayerSession:
     """The player's new process, started while the rogue's announcement is the retained
     one: it sees the rogue's first, the host's restored one next."""
     table.remove(original)
     _rogue, payload = _rogue_announcement()
     table.broker.publish(table.topics.announce, payload, True)  # not delivered yet
-    back = table.add_player(original.name, identity=original.identity, start=False)
+    back = table.add_player(original.name, identity=original.identity, start=False,
+                            settle=settle)
     back.trust.remembered = remembered
     back.start(table.clock)
     table.pump()
@@ -68,14 +69,34 @@ def test_a_remembered_host_is_followed_and_a_rogue_seen_first_is_not() -> None:
     table.assert_in_step([back, table.at_seat(1)])
 
 
-def test_without_a_remembered_host_the_first_key_seen_is_taken() -> None:
-    # What the memory is for: a fresh process with nothing remembered follows the rogue it
-    # sees first and never gets its seat back (the real host's is then only a conflict).
+def test_without_a_remembered_host_two_keys_before_a_welcome_make_the_user_choose() -> None:
+    # A fresh process with nothing remembered, given the bare table name, sees the rogue's
+    # announcement first and the host's restored one within its settle time. It once
+    # followed the rogue (the first key seen) and never got its seat back: now it follows
+    # neither, sends no join, and names both pins; the user's pick gets the seat back.
     table = Table(2, seed=5)
     table.run(lambda: len(table.host.batches) >= 5)
-    back = _returning(table, table.at_seat(0), remembered=None)
-    assert back.host_key == Identity.from_seed(b"r" * 32).key and not back.joined
-    assert table.notices_of(back, HostConflict)
+    original = table.at_seat(0)
+    outbox = table.topics.outbox(original.peer_id)
+    mark = len(table.broker.log)
+    back = _returning(table, original, remembered=None, settle=SETTLE)
+    host, rogue = table.host_identity.key, Identity.from_seed(b"r" * 32).key
+    assert back.host_key is None and not back.joined
+    (asked,) = table.notices_of(back, HostsDisagree)
+    assert [claim.key for claim in asked.claims] == [rogue, host]
+    assert asked.pins() == [f"{TABLE}@{fingerprint(rogue)}", f"{TABLE}@{fingerprint(host)}"]
+    assert not table.notices_of(back, HostConflict)
+    table.advance(SETTLE + 4.0)  # long past the settle time: still nobody followed
+    assert back.host_key is None and not back.joined
+    assert not any(topic == outbox for topic, _ in table.broker.log[mark:])  # no join went
+    back.follow(host)
+    table.pump()
+    assert back.joined and back.seat == 0 and back.host_key == host
+    _rogue, payload = _rogue_announcement()
+    table.inject(table.topics.announce, payload, retain=True)  # chosen: a pin from now on
+    assert back.host_key == host and len(table.notices_of(back, HostsDisagree)) == 1
+    table.run_to_end()
+    table.assert_in_step([back, table.at_seat(1)])
 
 
 def test_a_malformed_announcement_seen_first_does_not_keep_the_real_host_out() -> None:

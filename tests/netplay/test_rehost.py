@@ -1,5 +1,6 @@
 """Which host a peer follows: never a second key silently; a pin decides; only the host's
-signed close closes a table."""
+signed close closes a table. (The sessions here join at the first announcement,
+``settle=0``: the clock does not move; tests/netplay/test_bare_name.py has the settling.)"""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from netplay.host import HostSession, HostSettings
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.memory import MemoryBroker
-from netplay.player import HostChanged, HostConflict, Joined, PlayerSession, TableClosed
+from netplay.player import (
+    HostChanged,
+    HostConflict,
+    HostsDisagree,
+    Joined,
+    PlayerSession,
+    TableClosed,
+)
 from netplay.topics import Topics
 
 
@@ -33,7 +41,7 @@ def _stale_then_alive(pin: str | None = None) -> tuple[PlayerSession, HostSessio
     broker = MemoryBroker()
     dead = HostSession(Identity.generate(), HostSettings("t", 2), 0.0)
     _route(broker, dead)  # its retained announcement stays on the broker; then it dies
-    player = PlayerSession(Identity.generate(), "t", "Ana", 0.0, pin=pin)
+    player = PlayerSession(Identity.generate(), "t", "Ana", 0.0, pin=pin, settle=0.0)
     _subscribe_player(broker, player)
     player.start(0.0)
     _route(broker, player)  # a join nobody answers
@@ -46,13 +54,18 @@ def _stale_then_alive(pin: str | None = None) -> tuple[PlayerSession, HostSessio
 
 def test_a_second_host_key_is_never_followed_silently_the_user_chooses() -> None:
     player, dead, alive, broker = _stale_then_alive()
-    # The first announcement seen was the dead host's: another key for the same table is
-    # a conflict the interface shows (both fingerprints, both claims); the session stays.
-    assert player.host_key == dead.identity.key and not player.joined
-    (conflict,) = [n for n in player.take_notices() if isinstance(n, HostConflict)]
-    assert conflict.current.key == dead.identity.key and conflict.other.key == alive.identity.key
-    assert conflict.other.fingerprint == fingerprint(alive.identity.key)
-    assert "'t', lobby, 0/2 seats" in conflict.other.words() and not conflict.joined
+    # The first announcement seen was the dead host's: another key for the same table,
+    # before any welcome, leaves the session following neither; the interface shows both
+    # (fingerprints, claims) and the user picks one.
+    assert player.host_key is None and not player.joined
+    notices = player.take_notices()
+    assert not any(isinstance(n, HostConflict) for n in notices)
+    (asked,) = [n for n in notices if isinstance(n, HostsDisagree)]
+    assert [c.key for c in asked.claims] == [dead.identity.key, alive.identity.key]
+    assert asked.claims[1].fingerprint == fingerprint(alive.identity.key)
+    assert "'t', lobby, 0/2 seats" in asked.claims[1].words()
+    assert asked.pins() == [f"t@{fingerprint(dead.identity.key)}",
+                            f"t@{fingerprint(alive.identity.key)}"]
     # The user picks the live one.
     player.follow(alive.identity.key)
     for _ in range(4):
@@ -89,7 +102,7 @@ def test_a_host_that_signed_its_close_hands_over_with_a_notice() -> None:
     broker = MemoryBroker()
     old = HostSession(Identity.generate(), HostSettings("t", 2), 0.0)
     _route(broker, old)
-    player = PlayerSession(Identity.generate(), "t", "Ana", 0.0)
+    player = PlayerSession(Identity.generate(), "t", "Ana", 0.0, settle=0.0)
     _subscribe_player(broker, player)
     player.start(0.0)
     old.close_table()
@@ -108,7 +121,7 @@ def test_a_seated_player_ignores_another_host_for_its_table() -> None:
     broker = MemoryBroker()
     host = HostSession(Identity.generate(), HostSettings("t", 3), 0.0)
     _subscribe_host(broker, host)
-    player = PlayerSession(Identity.generate(), "t", "Ana", 0.0)
+    player = PlayerSession(Identity.generate(), "t", "Ana", 0.0, settle=0.0)
     _subscribe_player(broker, player)
     player.start(0.0)
     for _ in range(4):
@@ -126,7 +139,7 @@ def test_only_the_hosts_signed_close_closes_the_table() -> None:
     broker = MemoryBroker()
     host = HostSession(Identity.generate(), HostSettings("t", 3), 0.0)
     _subscribe_host(broker, host)
-    player = PlayerSession(Identity.generate(), "t", "Ana", 0.0)
+    player = PlayerSession(Identity.generate(), "t", "Ana", 0.0, settle=0.0)
     _subscribe_player(broker, player)
     player.start(0.0)
     for _ in range(4):

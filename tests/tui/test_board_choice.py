@@ -10,6 +10,7 @@ from textual.widgets import Input, Select, Static
 
 from engine.classic.config import SequenceConfig
 from engine.classic.state import SequenceState
+from engine.state import Phase
 from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
@@ -37,8 +38,11 @@ def _lobby_text(app: StacksApp) -> str:
 
 
 def _dealt(app: StacksApp) -> bool:
+    """The board shows a dealt game (a spectator may show the table's start before the
+    deal reaches it)."""
     screen = app.screen
-    return isinstance(screen, BoardScreen) and isinstance(screen.view, SequenceState)
+    return isinstance(screen, BoardScreen) and isinstance(screen.view, SequenceState) \
+        and screen.view.phase != Phase.SETUP
 
 
 async def test_the_menu_g_switches_the_game_and_play_deals_a_board(stacks_home: Path) -> None:
