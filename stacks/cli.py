@@ -328,7 +328,7 @@ _PEER_EXITS = (
     "the table given without a pin (it follows neither and lists TABLE@FINGERPRINT for "
     "each: ask your host which is theirs); 130 interrupted."
 )
-"""The exit statuses of a headless ``stacks bot`` or ``stacks watch`` (tui/commands/net.py)."""
+"""The exit statuses of a headless ``stacks bot`` or ``stacks watch`` (stacks/commands/net.py)."""
 
 
 def _add_net_commands(

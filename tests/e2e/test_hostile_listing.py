@@ -29,8 +29,6 @@ from pathlib import Path
 import aiomqtt
 import pytest
 import pytest_asyncio
-from tui.commands.bench_hostile import host_process
-from tui.commands.net import EXIT_CHOOSE_HOST
 
 from broker.embedded import free_port
 from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
@@ -43,6 +41,8 @@ from netplay.listing import QUERY, query_reply_topic
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress
 from netplay.wire import Sender
+from stacks.bench.hostile import host_process
+from stacks.commands.net import EXIT_CHOOSE_HOST
 from tests.e2e.conftest import ROOT, stacks_command
 
 SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
