@@ -1103,7 +1103,11 @@ class PlayerSession:
             self._held_after_reveal = True
         out = self.topics.outbox(self.peer_id)
         if phase == "commit" and ours is None:
-            self.entropy = os.urandom(32)
+            # A void round. An entropy we revealed may have been seen: a fresh one. One we
+            # never revealed is still ours alone (and a join of ours may carry its
+            # commitment already: the host takes whichever comes first).
+            if self.entropy in self._reveals:
+                self.entropy = os.urandom(32)
             self._revealed = None
             self.sender.send(out, "entropy", {"round": number,
                                               "commit": entropy_commitment(self.entropy)})
