@@ -325,9 +325,11 @@ class PlayerSession:
         """Every entropy this seat revealed before the deal, with the commitments of the
         reveal round it revealed it in: a start that deals the seat with it must carry
         exactly those (a host that changed one after our reveal could choose the deal)."""
-        self._seen_reveal: tuple[bytes | None, ...] | None = None
-        """The commitments of the first reveal round heard since the last void (a commit
-        phase or a lost seat): what the start must carry, as far as this peer saw."""
+        self._seen_reveal: tuple[int, tuple[bytes | None, ...]] | None = None
+        """The number and commitments of the first reveal round heard since the last void
+        (a commit phase, a lost seat, a round of a higher number: one this peer may have
+        missed the void of): what the start must carry, as far as this peer saw. A seat
+        that revealed holds the host to the round it revealed in instead (``_reveals``)."""
         self._held_after_reveal = False
         """A round called our seat held (dealt by the host's secret, as if we were away)
         while the host had our reveal: a start dealing us so fails the verdict."""
@@ -853,7 +855,7 @@ class PlayerSession:
         if seat is not None and 0 <= seat < facts.players:
             bound = self._reveals.get(facts.entropies[seat])
         if bound is None:
-            bound = self._seen_reveal
+            bound = None if self._seen_reveal is None else self._seen_reveal[1]
         if bound is None:
             return
         problem = check_commitments(bound, facts.entropy_commits)
@@ -1090,10 +1092,12 @@ class PlayerSession:
         held_seats = {s for s in held if type(s) is int} if isinstance(held, list) else set()
         if phase == "commit":
             self._seen_reveal = None  # a void round: everyone commits afresh
-        elif phase == "reveal" and self._seen_reveal is None:
+        elif phase == "reveal" and (self._seen_reveal is None
+                                    or number > self._seen_reveal[0]):
             # The first reveal round since the void fixes every commitment: one listed
-            # differently later can't be the deal's (a host re-listing its own seat's).
-            self._seen_reveal = commits
+            # differently later in the same round can't be the deal's (a host re-listing
+            # its own seat's).
+            self._seen_reveal = (number, commits)
         if seat is None:
             return
         if not 0 <= seat < len(commits):
