@@ -7,6 +7,11 @@ committed; the host's own bots take ``bot_entropy(secret, seat)``, fixed by the 
 commitment. A seat that does not reveal in time, or reveals something else than it
 committed to, loses its seat; the round is void, every remaining player commits to fresh
 entropy and the table waits for the seat to fill again (docs/protocol.md, "A fair deal").
+A seat whose player is away when the reveal times out is *held*: dealt with
+``bot_entropy(secret, seat)`` like a host bot; that round is void too, and the others commit
+afresh, so the held seats are fixed before anyone reveals again. The start must carry
+exactly the commitments of the reveal round (:func:`check_commitments`): a commitment
+changed after the reveals could be one chosen knowing them.
 
 Pure functions and one small state machine, :class:`DealRound`; no I/O.
 """
@@ -23,6 +28,8 @@ REVEAL_WAIT = 15.0
 
 COMMIT = "commit"
 REVEAL = "reveal"
+CHANGED = "the host changed a commitment after the reveal"
+"""The words of a start whose commitments are not the reveal round's (docs/rng.md)."""
 
 
 def entropy_commitment(entropy: bytes) -> bytes:
@@ -52,6 +59,23 @@ def check_entropies(
                        "host's secret fixes"
         elif commit is None or entropy_commitment(entropy) != commit:
             return f"seat {seat}: its entropy does not match the commitment it joined with"
+    return None
+
+
+def check_commitments(
+    reveal: tuple[bytes | None, ...], start: tuple[bytes | None, ...] | None
+) -> str | None:
+    """Why the start's commitments are not exactly those of the reveal round, or ``None``.
+
+    Every seat's commitment is fixed when the reveal round lists it: one changed after the
+    reveals (a seat the host controls, with an entropy chosen knowing the honest ones)
+    would let the host try deals until one suits it."""
+    if start is None or len(start) != len(reveal):
+        return f"{CHANGED} (the reveal round listed {len(reveal)} seats, the start " \
+               f"{'none' if start is None else len(start)})"
+    for seat, (said, dealt) in enumerate(zip(reveal, start, strict=True)):
+        if said != dealt:
+            return f"{CHANGED} (seat {seat})"
     return None
 
 

@@ -176,6 +176,10 @@ class SeatInfo:
     commit: bytes | None = None
     """A player's commitment to its entropy (``netplay.entropy``); the entropy itself is
     empty until revealed."""
+    held: bool = False
+    """A player's seat dealt without them (away when the reveal timed out): its entropy is
+    ``bot_entropy(secret, seat)``, its commitment ``None``, until the player commits again
+    in a commit phase."""
 
     @property
     def is_bot(self) -> bool:
@@ -312,6 +316,10 @@ class HostSession:
         self.watch = AnnounceWatch(identity.key, now)
         self.closed = False
         self.round = DealRound()
+        self.reveal_commits: list[bytes | None] | None = None
+        """Per seat, the commitments the reveal round listed (``None`` before one): the
+        start carries exactly these (``netplay.entropy.check_commitments``), and so does
+        the record."""
         if restore is not None:
             self._restore(restore)
             self._restored = len(self.batches)
@@ -684,10 +692,12 @@ class HostSession:
             log.info("%s is back at seat %d", name, seat)
             info = self.seats[seat]
             if self.game is None and self.round.phase != REVEAL and info is not None:
-                info.commit = commit  # a new process, new entropy: nothing revealed yet
-                self.round.waiting.discard(seat)
+                # A new process, new entropy: nothing revealed yet (a held seat is the
+                # player's again: nobody reveals before the next reveal round lists it).
+                self._commit(seat, info, commit)
             self._welcome(key, seat, at=at)
             self._announce()
+            self._phase_done()  # it may have been the last commitment the phase waited for
             return
         password = self.settings.password
         if password is not None:
@@ -731,7 +741,25 @@ class HostSession:
     # -- commit, then reveal (netplay.entropy) ---------------------------------------------
 
     def _humans(self) -> set[Seat]:
-        return {s for s, info in enumerate(self.seats) if info is not None and not info.is_bot}
+        """The seats whose players reveal an entropy (a held seat's is the host's)."""
+        return {s for s, info in enumerate(self.seats)
+                if info is not None and not info.is_bot and not info.held}
+
+    def _commit(self, seat: Seat, info: SeatInfo, commit: bytes) -> None:
+        """A player's commitment, taken while nobody reveals (journaled)."""
+        info.commit, info.held = commit, False
+        info.entropy = b""
+        self.round.waiting.discard(seat)
+        self._journal({"t": "commit", "seat": seat, "commit": commit})
+
+    def _drop_commitments(self) -> None:
+        """The round is void: every player's entropy may have been seen, so all commit to
+        fresh entropy before anyone reveals again (a held seat stays held)."""
+        for other in self.seats:
+            if other is not None and not other.is_bot and not other.held:
+                other.commit, other.entropy = None, b""
+        self.round.void()
+        self.reveal_commits = None
 
     def _seats_full(self) -> None:
         """Every seat taken: collect fresh commitments where needed, then every reveal."""
@@ -743,6 +771,7 @@ class HostSession:
             return
         fresh = {s for s in humans if self.seats[s].commit is None}  # type: ignore[union-attr]
         if fresh:
+            self.reveal_commits = None
             self.round.begin(COMMIT, fresh, self.now)
         elif all(self.seats[s].entropy for s in humans):  # type: ignore[union-attr]
             self._start()  # a resumed table whose reveals were all in
@@ -752,9 +781,13 @@ class HostSession:
         self._send_round()
 
     def _send_round(self) -> None:
+        commits = [info.commit if info else None for info in self.seats]
+        if self.round.phase == REVEAL and self.reveal_commits is None:
+            # What the start must carry: no commitment changes once anyone can reveal.
+            self.reveal_commits = commits
         self._send_events("entropy_round", {
-            "round": self.round.number, "phase": self.round.phase,
-            "commits": [info.commit if info else None for info in self.seats],
+            "round": self.round.number, "phase": self.round.phase, "commits": commits,
+            "held": [s for s, info in enumerate(self.seats) if info is not None and info.held],
         })
 
     def _entropy(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
@@ -764,12 +797,14 @@ class HostSession:
         info = self.seats[seat]
         assert info is not None
         round_ = self.round
+        # A commit phase takes a commitment from any player (one whose rejoin committed
+        # already, a held seat whose player is back): nobody reveals before it ends.
         if self.game is not None or required(body, "round", int) != round_.number \
-                or seat not in round_.waiting:
+                or (seat not in round_.waiting and round_.phase != COMMIT) \
+                or round_.phase is None:
             raise FrameError("entropy for no round the host is in")
         if round_.phase == COMMIT:
-            info.commit = key_bytes(body, "commit")
-            self._journal({"t": "commit", "seat": seat, "commit": info.commit})
+            self._commit(seat, info, key_bytes(body, "commit"))
         else:
             entropy = key_bytes(body, "entropy")
             if info.commit is None or entropy_commitment(entropy) != info.commit:
@@ -780,29 +815,34 @@ class HostSession:
             info.entropy = entropy
             self._journal({"t": "reveal", "seat": seat, "entropy": entropy})
         round_.waiting.discard(seat)
-        if not round_.waiting:
-            if round_.phase == COMMIT:
-                round_.begin(REVEAL, self._humans(), self.now)
-                self._send_round()
-            else:
-                round_.phase = round_.deadline = None
-                self._start()
+        self._phase_done()
+
+    def _phase_done(self) -> None:
+        """Every commitment in: the reveal round; every reveal in: the deal."""
+        round_ = self.round
+        if round_.waiting or round_.phase is None or self.game is not None:
+            return
+        if round_.phase == COMMIT:
+            round_.begin(REVEAL, self._humans(), self.now)
+            self._send_round()
+        else:
+            round_.phase = round_.deadline = None
+            self._start()
 
     def _round_timeout(self) -> None:
         late = sorted(self.round.waiting)
         what = "commit to" if self.round.phase == COMMIT else "reveal"
         away = [s for s in late if (info := self.seats[s]) is not None and self._away(info)]
         if away and len(away) == len(late) and self.round.phase == REVEAL:
-            # A held seat whose player is away: it deals without them, its entropy fixed by
-            # the host's commitment like a bot's (commitment null in the start).
-            for seat in away:
-                info = self.seats[seat]
-                assert info is not None
-                info.commit, info.entropy = None, bot_entropy(self.secret, seat)
-                self._journal({"t": "commit", "seat": seat, "commit": None})
-            self.round.phase = self.round.deadline = None
-            self.round.waiting = set()
-            self._start()
+            # A seat whose player is away is held: dealt without them, its entropy fixed by
+            # the host's commitment like a bot's (commitment null in the start). Chosen now,
+            # after the others revealed, it would be a choice made knowing their entropy:
+            # the round is void, and the others commit afresh with the held seats fixed.
+            self._journal({"t": "hold", "seats": away})
+            self._hold(away)
+            log.info("seats %s are away at the reveal: dealt without them; the others "
+                     "commit to fresh entropy", away)
+            self._seats_full()
             return
         for seat in late:
             self._unseat(seat, f"the seat did not {what} its entropy in time")
@@ -819,11 +859,17 @@ class HostSession:
         self.sender.send(self.topics.inbox(peer_id(info.key)), "refused",
                          {"reason": f"you lost your seat before the deal: {why}"})
         self._send_events("unseated", {"seat": seat, "name": info.name, "why": why})
-        for other in self.seats:
-            if other is not None and not other.is_bot:
-                other.commit, other.entropy = None, b""
-        self.round.void()
+        self._drop_commitments()
         self._announce()
+
+    def _hold(self, seats: Sequence[Seat]) -> None:
+        """Hold ``seats`` (their players away at the reveal); the round is void."""
+        for seat in seats:
+            info = self.seats[seat]
+            assert info is not None
+            info.held, info.commit = True, None
+            info.entropy = bot_entropy(self.secret, seat)
+        self._drop_commitments()
 
     def facts(self) -> dict[str, Any]:
         """What every peer needs to follow and later verify the game."""
@@ -997,6 +1043,11 @@ class HostSession:
 
     def _start(self) -> None:
         facts = self.facts()
+        if self.reveal_commits is None:
+            # Nobody had to reveal (host bots and held seats, fixed by the secret), or a
+            # resumed table whose reveals were all in: the seats' commitments are the
+            # reveal round's (none changes once a reveal round lists it).
+            self.reveal_commits = list(facts["entropy_commits"])
         # The deal depends on the seats as they are now (a driver may have set entropies).
         self._journal({"t": "start", "names": facts["names"], "keys": facts["keys"],
                        "entropies": facts["entropies"]})
@@ -1308,23 +1359,34 @@ class HostSession:
                        "entropy": info.entropy, "commit": info.commit, "bot": strategy})
 
     def _restore_round(self, entry: Entry) -> None:
-        """A commitment, a reveal or a lost seat, as journaled (``netplay.entropy``)."""
+        """A commitment, a reveal, a lost seat or held ones, as journaled
+        (``netplay.entropy``)."""
+        if entry["t"] == "hold":
+            seats = entry["seats"]
+            if not isinstance(seats, list) or not seats or any(
+                    type(s) is not int or not 0 <= s < len(self.seats)
+                    or (info := self.seats[s]) is None or info.is_bot for s in seats):
+                raise JournalError(f"a hold of seats {seats!r}, not all held by players")
+            self._hold(seats)
+            return
         seat = entry["seat"]
         info = self.seats[seat]
         if info is None:
             raise JournalError(f"a {entry['t']} of seat {seat}, which nobody holds")
         if entry["t"] == "commit":
-            info.commit = entry["commit"]
+            if entry["commit"] is None:
+                # An older host dealt an away seat so straight away (now: a "hold" entry).
+                info.held, info.commit = True, None
+                info.entropy = bot_entropy(self.secret, seat)
+            else:
+                info.commit, info.held, info.entropy = entry["commit"], False, b""
         elif entry["t"] == "reveal":
             if info.commit is None or entropy_commitment(entry["entropy"]) != info.commit:
                 raise JournalError(f"seat {seat}'s journaled reveal breaks its commitment")
             info.entropy = entry["entropy"]
         else:
             self.seats[seat] = None
-            for other in self.seats:
-                if other is not None and not other.is_bot:
-                    other.commit, other.entropy = None, b""
-            self.round.void()
+            self._drop_commitments()
 
     def _restore(self, entries: Sequence[Entry]) -> None:
         """Seats, game and races from a journal: every batch is replayed through the
@@ -1353,7 +1415,7 @@ class HostSession:
                     else self.definition.make_bot(strategy, os.urandom(16)),
                     commit=entry.get("commit"),
                 )
-            elif kind in ("commit", "reveal", "unseat"):
+            elif kind in ("commit", "reveal", "unseat", "hold"):
                 self._restore_round(entry)
             elif kind == "start":
                 started = entry
@@ -1374,6 +1436,8 @@ class HostSession:
             if info is None or info.key != key:
                 raise JournalError(f"seat {seat} at the start is not the seat that joined")
             info.name, info.entropy = name, entropy
+        # The commitments can't have changed since the reveal round: it listed the seats'.
+        self.reveal_commits = [info.commit if info else None for info in self.seats]
         seed = deal_seed(self.secret, [info.entropy for info in self.seats if info])
         game = self.definition.new_game(players, seed, self.settings.rules, self.settings.dealer)
         self.game = game
@@ -1492,6 +1556,7 @@ class HostSession:
             "keys": facts["keys"],
             "entropies": facts["entropies"],
             "entropy_commits": facts["entropy_commits"],
+            "reveal_commits": self.reveal_commits,
             "dealer": facts["dealer"],
             "commit": self.commit,
             "secret": self.secret if self.over else None,

@@ -19,7 +19,7 @@ from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.clock import Wait, next_beat
 from netplay.codec import TABLE_PROTOCOL, ReplayGuard, decode
-from netplay.entropy import entropy_commitment
+from netplay.entropy import check_commitments, entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import Claim, HostTrust, Trust, fingerprint, split_pin
 from netplay.identity import Identity
@@ -56,6 +56,9 @@ broker only until the host puts its own back (within milliseconds; under a susta
 hijack, 10 a second): in this time both keys are seen, and the user is asked to pin one
 (:class:`HostsDisagree`) before either host has the peer. A heartbeat does not cut it
 short: on an open broker a rogue can send those too."""
+MAX_REVEALS = 1024
+"""Entropies a seat remembers having revealed before a deal (with their rounds'
+commitments): one a round, and an honest table voids a round only when a seat fails."""
 CHAT_PER_SEAT = Limit(5, 1)
 """Chat lines shown per seated player: 5 at once, then one a second."""
 CHAT_OTHERS = Limit(20, 2)
@@ -341,8 +344,21 @@ class PlayerSession:
         self._revealed: bytes | None = None
         """The entropy this peer revealed for its seat (since its last commitment)."""
         self._unfair_deal: str | None = None
-        """Why the start did not deal our seat with the entropy we revealed, if it didn't:
-        the verdict then fails with it (see ``_check_own_entropy``)."""
+        """Why the start did not deal our seat with the entropy we revealed, if it didn't,
+        or does not carry the commitments of the reveal round: the verdict then fails with
+        it (see ``_check_own_entropy`` and ``_check_commitments``)."""
+        self._reveals: dict[bytes, tuple[bytes | None, ...]] = {}
+        """Every entropy this seat revealed before the deal, with the commitments of the
+        reveal round it revealed it in: a start that deals the seat with it must carry
+        exactly those (a host that changed one after our reveal could choose the deal)."""
+        self._seen_reveal: tuple[int, tuple[bytes | None, ...]] | None = None
+        """The number and commitments of the first reveal round heard since the last void
+        (a commit phase, a lost seat, a round of a higher number: one this peer may have
+        missed the void of): what the start must carry, as far as this peer saw. A seat
+        that revealed holds the host to the round it revealed in instead (``_reveals``)."""
+        self._held_after_reveal = False
+        """A round called our seat held (dealt by the host's secret, as if we were away)
+        while the host had our reveal: a start dealing us so fails the verdict."""
         self._join_at: float | None = None
         """When the last join went out unanswered (a host over its join budget, say,
         dropped it): it goes again every JOIN_RETRY seconds until welcomed or refused."""
@@ -790,6 +806,10 @@ class PlayerSession:
         password = None
         if self.password is not None:
             password = self.identity.seal_for(self.host_key, self.password.encode())
+        if self.facts is None and self.entropy in self._reveals:
+            # Joining again before the deal (a restarted host): a commitment to an entropy
+            # already revealed would let anyone who saw it choose theirs knowing it.
+            self.entropy = os.urandom(32)
         self.sender.send(
             self.topics.outbox(self.peer_id), "join",
             {"name": self.name, "entropy_commit": entropy_commitment(self.entropy),
@@ -878,21 +898,51 @@ class PlayerSession:
         if self.view is None:
             self.view = definition.view_for(initial, self.audience)
         self._check_own_entropy(self.facts)
+        self._check_commitments(self.facts)
+
+    def _unfair(self, why: str) -> None:
+        if self._unfair_deal is None:
+            self._unfair_deal = why
+            log.warning("table %s: %s", self.table, why)
+
+    def _check_commitments(self, facts: GameFacts) -> None:
+        """The start must carry exactly the commitments of the reveal round: those of the
+        round we revealed the entropy it deals our seat with in, else those of the reveal
+        round we heard (a spectator, a held seat). A host that changed one after the
+        reveals (a seat it controls, its entropy ground until the deal suits it) is caught
+        here; nobody else can tell, as the changed commitment matches its entropy."""
+        seat = self.seat
+        bound = None
+        if seat is not None and 0 <= seat < facts.players:
+            bound = self._reveals.get(facts.entropies[seat])
+        if bound is None:
+            bound = None if self._seen_reveal is None else self._seen_reveal[1]
+        if bound is None:
+            return
+        problem = check_commitments(bound, facts.entropy_commits)
+        if problem:
+            self._unfair(problem)
 
     def _check_own_entropy(self, facts: GameFacts) -> None:
         """The deal must use the entropy we revealed for our seat. Nobody else can check
         it: a host that swapped it (for one of its own with a matching commitment, or for
         a bot's, saying the seat was away) could otherwise try deals until one suits it."""
         seat, revealed = self.seat, self._revealed
-        if seat is None or revealed is None or not 0 <= seat < facts.players:
+        if seat is None or not 0 <= seat < facts.players:
             return
-        if facts.entropies[seat] != revealed:
-            self._unfair_deal = (
+        commits = facts.entropy_commits
+        if self._held_after_reveal and commits is not None and commits[seat] is None:
+            self._unfair(
+                f"the host dealt seat {seat} by its own secret, as if its player were away, "
+                "after this player revealed its entropy (a host can choose the deal that "
+                "way; an honest one does it only when the reveal never reached it)")
+            return
+        if revealed is not None and facts.entropies[seat] != revealed:
+            self._unfair(
                 f"the host dealt seat {seat} with an entropy that is not the entropy this "
                 "player revealed for it (a host can choose the deal that way; an honest "
                 "one does it only when the reveal never reached it)"
             )
-            log.warning("table %s: %s", self.table, self._unfair_deal)
 
     def _start(self, body: dict[str, Any]) -> None:
         if self.facts is None:
@@ -1091,33 +1141,76 @@ class PlayerSession:
             # our welcome (inbox topic), as it does on NATS. Answer it once welcomed.
             self._early_round = body
             return
-        if seat is None or self.facts is not None:
+        if self.facts is not None:
             return
         number = required(body, "round", int)
         phase = required(body, "phase", str)
-        commits = required(body, "commits", list)
+        listed = required(body, "commits", list)
+        if not all(c is None or (isinstance(c, bytes) and len(c) == 32) for c in listed):
+            raise FrameError("an entropy round's commitments are 32 bytes or null")
+        commits: tuple[bytes | None, ...] = tuple(listed)
+        held = body.get("held")
+        held_seats = {s for s in held if type(s) is int} if isinstance(held, list) else set()
+        if phase == "commit":
+            self._seen_reveal = None  # a void round: everyone commits afresh
+        elif phase == "reveal" and (self._seen_reveal is None
+                                    or number > self._seen_reveal[0]):
+            # The first reveal round since the void fixes every commitment: one listed
+            # differently later in the same round can't be the deal's (a host re-listing
+            # its own seat's).
+            self._seen_reveal = (number, commits)
+        if seat is None:
+            return
         if not 0 <= seat < len(commits):
             raise FrameError("an entropy round without our seat")
         ours = commits[seat]
+        if seat in held_seats and self._revealed is not None:
+            self._held_after_reveal = True
         out = self.topics.outbox(self.peer_id)
         if phase == "commit" and ours is None:
-            self.entropy = os.urandom(32)
+            # A void round. An entropy we revealed may have been seen: a fresh one. One we
+            # never revealed is still ours alone (and a join of ours may carry its
+            # commitment already: the host takes whichever comes first).
+            if self.entropy in self._reveals:
+                self.entropy = os.urandom(32)
             self._revealed = None
             self.sender.send(out, "entropy", {"round": number,
                                               "commit": entropy_commitment(self.entropy)})
         elif phase == "reveal":
-            if ours != entropy_commitment(self.entropy):
-                log.warning("the host lists a commitment for our seat that is not ours: "
-                            "not revealing")
-                return
-            self.sender.send(out, "entropy", {"round": number, "entropy": self.entropy})
-            self._revealed = self.entropy
+            self._reveal_in(number, ours, commits)
+
+    def _reveal_in(self, number: int, ours: bytes | None, commits: tuple[bytes | None, ...]
+                   ) -> None:
+        """Answer a reveal round that lists ``ours`` for our seat."""
+        if ours is None:
+            return  # held: dealt by the host's secret
+        self._held_after_reveal = False
+        spent = next((e for e in self._reveals if entropy_commitment(e) == ours), None)
+        entropy = self.entropy if spent is None else spent
+        if spent is not None and self._reveals[spent] != commits:
+            # Revealed already, in a round that listed other commitments: the host changed
+            # one since. Revealing again changes nothing; the start check names it.
+            log.warning("the host lists other commitments than the round we revealed in: "
+                        "not revealing again")
+            return
+        if spent is None and ours != entropy_commitment(entropy):
+            log.warning("the host lists a commitment for our seat that is not ours: "
+                        "not revealing")
+            return
+        self.sender.send(self.topics.outbox(self.peer_id), "entropy",
+                         {"round": number, "entropy": entropy})
+        self._revealed = entropy
+        if spent is None:
+            self._reveals[entropy] = commits
+            while len(self._reveals) > MAX_REVEALS:  # a host voiding round after round
+                del self._reveals[next(iter(self._reveals))]
 
     def _unseated(self, body: dict[str, Any]) -> None:
         seat = required(body, "seat", int)
         name = clean_text(required(body, "name", str), 24)
         why = clean_text(required(body, "why", str), 200)
         self.notices.append(Unseated(seat, name, why))
+        self._seen_reveal = None  # the round is void: the next reveal round is the deal's
 
     def _impostor(self, body: dict[str, Any]) -> None:
         what = clean_text(required(body, "what", str), 200)

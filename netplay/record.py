@@ -87,6 +87,16 @@ def read_record(path: Path) -> dict[str, Any]:
     return data
 
 
+def _commits(value: Any) -> tuple[bytes | None, ...] | None:
+    """A record's list of commitments (32 bytes or null each), or ``None`` if it has none."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(
+            c is None or (isinstance(c, bytes) and len(c) == 32) for c in value):
+        raise TypeError("reveal_commits is not a list of commitments")
+    return tuple(value)
+
+
 def verify_record(record: dict[str, Any]) -> Verdict:
     """Replay the recorded game from its seed and compare every recorded event and hash."""
     try:
@@ -107,6 +117,9 @@ def verify_record(record: dict[str, Any]) -> Verdict:
             entropy_commits=None if record.get("entropy_commits") is None
             else tuple(record["entropy_commits"]),
             game=name,
+            # The commitments of the reveal round; records from before they were kept
+            # have none.
+            reveal_commits=_commits(record.get("reveal_commits")),
         )
         secret = record["secret"]
         if not isinstance(secret, bytes):

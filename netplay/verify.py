@@ -17,7 +17,7 @@ from engine.games import DEFAULT_GAME, game_def
 from engine.state import HOST, Audience
 from netplay.batch import Batch
 from netplay.codec import decode
-from netplay.entropy import check_entropies
+from netplay.entropy import check_commitments, check_entropies
 from netplay.errors import FrameError
 from netplay.messages import required
 
@@ -65,6 +65,9 @@ class GameFacts:
     altogether for games from before commit-then-reveal (``netplay.entropy``)."""
     game: str = DEFAULT_GAME
     """Which game (``engine.games.GAMES``): ``stacks`` or ``sequence``."""
+    reveal_commits: tuple[bytes | None, ...] | None = None
+    """Per seat, the commitment the reveal round listed (a record's ``reveal_commits``):
+    the start's must be exactly these. ``None`` for records from before it was kept."""
 
 
 def check_proof(facts: GameFacts, batch: Batch) -> str | None:
@@ -111,6 +114,10 @@ def verify_game(
     if facts.entropy_commits is not None:
         bots = tuple(key is None for key in facts.keys)
         problem = check_entropies(secret, facts.entropies, facts.entropy_commits, bots)
+        if problem:
+            return Verdict(False, problem)
+    if facts.reveal_commits is not None:
+        problem = check_commitments(facts.reveal_commits, facts.entropy_commits)
         if problem:
             return Verdict(False, problem)
     seed = deal_seed(secret, facts.entropies)

@@ -27,6 +27,7 @@ import contextlib
 import logging
 import os
 import signal
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,10 @@ from netplay.player import (
     UnexpectedHost,
     Unseated,
 )
+from netplay.record import verify_record
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress
+from netplay.verify import Verdict
 from netplay.wire import Sender
 from stacks.bench.hostile import (
     GameRun,
@@ -69,6 +72,7 @@ from stacks.bench.hostile import (
     table_settings,
 )
 from tests.e2e.conftest import ROOT, stacks_command
+from tests.netplay.test_grinding_host import GrindingHost
 
 SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 FLOOD = int(os.environ.get("STACKS_HOSTILE_FLOOD", "1000"))
@@ -658,3 +662,42 @@ async def test_a_host_that_changes_its_bots_entropy_is_caught_by_every_player(
         verdict = player.player.verdict
         assert verdict is not None and not verdict.ok
         assert "host's secret fixes" in verdict.detail, verdict
+
+
+@pytest.mark.asyncio
+async def test_a_host_grinding_the_deal_through_a_puppet_seat_is_caught(
+    mosquitto: str, tmp_path: Path,
+) -> None:
+    """Issue #22: the host holds its puppet's reveal until the honest one is in, tries
+    2,000 entropies for the puppet, keeps the deal with the most Blocks for it and swaps in
+    that entropy's commitment. The honest player's verdict and ``stacks verify`` name it."""
+    table = "grind"
+    settings = HostSettings(table, 2, rules=RulesConfig(win_chips=3, win_min_each_colour=1),
+                            block_window=0.3)
+    session = GrindingHost(Identity.generate(), settings, 0.0)
+    session.tries = 2000
+    record = tmp_path / "ground.json"
+    async with Host(settings, broker=mosquitto, session=session, record_path=record) as host:
+        honest = BotPeer(Identity.generate(), table, broker=mosquitto, name="honest")
+        puppet = BotPeer(Identity.generate(), table, broker=mosquitto, name="puppet")
+        try:
+            await honest.__aenter__()
+            async with asyncio.timeout(30 * SCALE):
+                while session.seats[0] is None:  # the honest player sits first: seat 0
+                    await asyncio.sleep(0.02)
+            await puppet.__aenter__()
+            async with asyncio.timeout(120 * SCALE):
+                await honest.verified.wait()
+                await host.finished()  # the verdicts in, the record written
+        finally:
+            await honest.close()
+            await puppet.close()
+    assert session.best_score is not None and session.fair_score is not None
+    caught = Verdict(False, "the host changed a commitment after the reveal (seat 1)")
+    assert honest.player.verdict == caught
+    assert session.verdicts["seat 0"] == {"ok": False, "detail": caught.detail}
+    assert verify_record(session.record()) == caught
+    verify = subprocess.run(stacks_command("verify", str(record)), cwd=ROOT,
+                            capture_output=True, text=True, timeout=60 * SCALE)
+    assert verify.returncode == 1, verify
+    assert f"NOT verified: {caught.detail}" in verify.stdout

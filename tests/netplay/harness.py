@@ -11,6 +11,8 @@ session one at a time, in order. A test can
   (``Peer.auto = False``) and drive it by hand (``session.act``, ``Table.host_move``),
 - step greedy bots for the seated players (``Table.step``, ``Table.run``), and move the
   fake clock (``Table.advance``: everyone unpaused ticks).
+- run a host of its own making (``host_class``: a ``HostSession`` subclass, say a
+  cheating one).
 
 Identities, entropies and the host secret are derived from ``seed``, so a table with the
 same seed, settings and decisions plays the same game.
@@ -116,6 +118,7 @@ class Table:
         join_password: str | None = None,
         start: float = 1000.0,
         join: bool = True,
+        host_class: type[HostSession] = HostSession,
         **settings: Any,
     ) -> None:
         self.seed = seed
@@ -133,7 +136,7 @@ class Table:
             **settings,
         )
         self.host_identity = identity_for(seed, "host")
-        self.host = HostSession(
+        self.host = host_class(
             self.host_identity, self.settings, self.clock, secret=derive(seed, "secret")
         )
         # The host's bots take their entropy from the secret (netplay.entropy).

@@ -11,6 +11,7 @@ from netplay.entropy import REVEAL_WAIT, bot_entropy, entropy_commitment
 from netplay.host import HostSession
 from netplay.identity import Identity
 from netplay.player import Refused, Unseated
+from netplay.verify import Verdict
 
 from .harness import Table, derive, forge
 
@@ -197,8 +198,10 @@ def test_a_host_that_swaps_a_players_revealed_entropy_for_its_own_is_caught_by_t
     table.run_to_end()
     assert victim.verdict is not None and not victim.verdict.ok
     assert "not the entropy this player revealed" in victim.verdict.detail
+    # The other player tells too: seat 0's commitment is not the one the reveal round listed.
     other = table.players[1]
-    assert other.verdict is not None and other.verdict.ok  # it can't tell: not its seat
+    assert other.verdict == Verdict(False, "the host changed a commitment after the reveal "
+                                    "(seat 0)")
 
 
 def test_a_host_that_deals_a_revealed_seat_as_away_is_caught_by_that_player() -> None:

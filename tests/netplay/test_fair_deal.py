@@ -254,6 +254,13 @@ def test_a_record_from_before_commit_then_reveal_still_verifies(tmp_path: Path) 
     assert verdict.ok, verdict
 
 
+def test_a_record_from_before_the_reveal_commitments_were_kept_still_verifies(
+        tmp_path: Path) -> None:
+    assert finished().host.record()["reveal_commits"] is not None
+    verdict = _tampered(tmp_path, "no reveal commitments")
+    assert verdict.ok, verdict
+
+
 def _tampered(tmp_path: Path, change: str) -> Verdict:
     table = finished()
     path = tmp_path / "game.json"
@@ -278,13 +285,23 @@ def _tampered(tmp_path: Path, change: str) -> Verdict:
         data["batches"] = data["batches"][:-3]
     elif change == "entropy":
         data["entropies"][0] = {"hex": "11" * 32}
-    elif change == "entropy and commitment":
+    elif change in ("entropy and commitment", "entropy and both commitments"):
+        # A seat dealt with another entropy, its commitment changed to match it (after the
+        # reveal round: the record's reveal_commits still say the old one, unless the
+        # record was rewritten there too).
         data["entropies"][0] = {"hex": "11" * 32}
         data["entropy_commits"][0] = {"hex": entropy_commitment(b"\x11" * 32).hex()}
+        if change == "entropy and both commitments":
+            data["reveal_commits"][0] = data["entropy_commits"][0]
+    elif change == "reveal commitments":
+        data["reveal_commits"][1] = {"hex": "22" * 32}
+    elif change == "no reveal commitments":  # before they were kept
+        del data["reveal_commits"]
     elif change == "bot entropy":
         data["entropies"][2] = {"hex": "11" * 32}
     elif change == "old record":  # before commit-then-reveal: no commitments, same deal
         del data["entropy_commits"]
+        del data["reveal_commits"]
     elif change == "keys":
         data["keys"][0] = {"hex": Identity.generate().key.hex()}
     elif change == "unfinished":
@@ -307,7 +324,9 @@ def _tampered(tmp_path: Path, change: str) -> Verdict:
         ("proof", "no signed proof"),
         ("truncated", "did not end"),
         ("entropy", "does not match the commitment it joined with"),
-        ("entropy and commitment", "deal differs"),
+        ("entropy and commitment", "the host changed a commitment after the reveal (seat 0)"),
+        ("entropy and both commitments", "deal differs"),
+        ("reveal commitments", "the host changed a commitment after the reveal (seat 1)"),
         ("bot entropy", "not the one the host's secret fixes"),
         ("keys", "not signed by seat 0"),
         ("unfinished", "no revealed secret"),
