@@ -325,6 +325,8 @@ class _Step:
     seconds: float = 0.0
     kiosk_cpu: float = 0.0
     web_cpu: float = 0.0
+    own_cpu: float = 0.0
+    """This process's (the clients and the reference): it shares the machine too."""
     kiosk_pss_kib: list[int] = field(default_factory=list)
     web_pss_kib: int = 0
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -353,6 +355,7 @@ class _Step:
             "kiosk_cpu_percent_each": round(100 * self.kiosk_cpu / span / self.connected, 1)
             if self.connected else None,
             "web_cpu_percent": round(100 * self.web_cpu / span, 1),
+            "clients_cpu_percent": round(100 * self.own_cpu / span, 1),
             "pss_per_spectator_mib": round(statistics.fmean(pss), 1) if pss else None,
             "pss_per_spectator_max_mib": round(max(pss), 1) if pss else None,
             "web_pss_mib": round(self.web_pss_kib / 1024, 1),
@@ -406,6 +409,7 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
             first_turn = reference.turn + 1
             cpu_kiosks = sum(_cpu_seconds(pid) for pid in kiosks)
             cpu_web = _cpu_seconds(web_pid)
+            cpu_own = time.process_time()
             bytes_at = sum(c.received for c in live)
             began = time.perf_counter()
             until = began + args.seconds
@@ -416,6 +420,7 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
             step.seconds = end - began
             step.kiosk_cpu = sum(_cpu_seconds(pid) for pid in kiosks) - cpu_kiosks
             step.web_cpu = _cpu_seconds(web_pid) - cpu_web
+            step.own_cpu = time.process_time() - cpu_own
             step.bytes_per_client_s = (sum(c.received for c in live) - bytes_at) \
                 / len(live) / step.seconds
             step.kiosk_pss_kib = [_pss_kib(pid) for pid in kiosks]
@@ -540,7 +545,8 @@ def _print_step(report: dict[str, Any]) -> None:
           f"missed, {report['turns']} turns timed of {report['batches']} batches); "
           f"kiosks {report['kiosks_cpu_percent']}% CPU "
           f"({report['kiosk_cpu_percent_each']}% each), web server "
-          f"{report['web_cpu_percent']}%; PSS {report['pss_per_spectator_mib']} MiB a "
+          f"{report['web_cpu_percent']}%, clients {report['clients_cpu_percent']}%; PSS "
+          f"{report['pss_per_spectator_mib']} MiB a "
           f"spectator, web server {report['web_pss_mib']} MiB; load average "
           f"{' '.join(map(str, report['load_average']))}", flush=True)
 
