@@ -65,6 +65,7 @@ WARMUP_S = 2.0
 WIDTH, HEIGHT = 140, 45
 """The clients' terminal size (a browser window of about 1150 x 800 pixels)."""
 CONNECT_AT_ONCE = 5
+MAX_SPECTATORS = 200
 _TURN = re.compile(r"── (\d+)\. ")
 _CURSOR_TO = re.compile(r"\x1b\[[0-9;]*[Hf]")
 _ESCAPE = re.compile(r"\x1b\[[0-9;?<>=:]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
@@ -87,7 +88,7 @@ def add_bench_web_arguments(targets: argparse._SubParsersAction) -> None:  # typ
         "the CPU of the kiosks and the web server, memory per spectator (PSS) and the load "
         "average; then the largest N whose p99 is within 100 ms.",
     )
-    bench.add_argument("--spectators", type=positive_int, nargs="+", default=[1, 5, 10, 20],
+    bench.add_argument("--spectators", type=_spectators, nargs="+", default=[1, 5, 10, 20],
                        metavar="N", help="the counts to measure, in order (1 5 10 20)")
     bench.add_argument("--seconds", type=_seconds, default=20.0,
                        help="measured window per count, after the game starts (20)")
@@ -97,6 +98,13 @@ def add_bench_web_arguments(targets: argparse._SubParsersAction) -> None:  # typ
                        help="measure every count, even past the first whose p99 is over "
                        "100 ms (by default the sweep stops there)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _spectators(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_SPECTATORS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_SPECTATORS} (each is a process)")
+    return value
 
 
 def _seconds(text: str) -> float:
