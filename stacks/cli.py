@@ -32,6 +32,7 @@ from stacks.argtypes import (
 )
 from stacks.bench.load import add_bench_load_arguments
 from stacks.bench.ssh import add_bench_ssh_arguments
+from stacks.bench.web import add_bench_web_arguments
 from stacks.commands.replay import add_replay_arguments
 from stacks.commands.web import add_web_arguments
 from stacks.rules_args import rule_assignment, table_rules
@@ -165,6 +166,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                            help="actions to measure (3000)")
     net_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_ssh_arguments(targets)
+    add_bench_web_arguments(targets)
     hostile = targets.add_parser(
         "hostile", help="a live table on its own Mosquitto under a rogue peer's flood",
         description="Play a game on a Mosquitto of its own without attack, then with a "
@@ -663,6 +665,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from stacks.bench.ssh import run as run_bench_ssh
 
             return run_bench_ssh(args)
+        if args.target == "web":
+            from stacks.bench.web import run as run_bench_web
+
+            return run_bench_web(args)
         if args.target == "offline":
             from stacks.bench.offline import run as run_bench_offline
 

@@ -142,6 +142,9 @@ class GameOverScreen(Screen[None]):
             again = "watch the next game"
         else:
             again = "join the next game"
+        if getattr(self.app, "kiosk", False):  # a browser visitor: no menu behind it
+            return f"[b]r[/] {again}   [b]v[/] replay it   [b]t[/] the table   " \
+                   "[b]q[/] close this view"
         return f"[b]r[/] {again}   [b]v[/] replay it   [b]m[/] menu   " \
                "[b]t[/] the table   [b]q[/] quit"
 

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label
 
 from tui.messages import Problem
+from tui.widgets.banner import advice_for
 
 
 class ProblemScreen(ModalScreen[None]):
@@ -27,11 +28,15 @@ class ProblemScreen(ModalScreen[None]):
         self.problem = problem
 
     def compose(self) -> ComposeResult:
+        kiosk = getattr(self.app, "kiosk", False)
+        advice = advice_for(self.problem, kiosk=kiosk)
+        # A browser visitor (`stacks web`) has no menu: closing this ends the view.
+        keys = "Enter or Esc: close this view" if kiosk else "Enter or Esc: back to the menu"
         with Vertical(id="problem-box"):
             yield Label(f"[b]{escape(self.problem.title)}[/]", id="problem-title")
             yield Label(escape(self.problem.words), id="problem-words")
-            yield Label(f"[i]{escape(self.problem.advice)}[/]", id="problem-advice")
-            yield Label("[dim]Enter or Esc: back to the menu[/]", id="problem-keys")
+            yield Label(f"[i]{escape(advice)}[/]", id="problem-advice")
+            yield Label(f"[dim]{keys}[/]", id="problem-keys")
 
     def action_close(self) -> None:
         self.dismiss(None)

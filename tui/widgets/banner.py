@@ -8,6 +8,16 @@ from textual.widget import Widget
 
 from tui.messages import Problem
 
+KIOSK_ADVICE = "Reload the page to watch again once the table is open."
+
+
+def advice_for(problem: Problem, *, kiosk: bool) -> str:
+    """What to do, in words. A kiosk (a `stacks web` visitor) has no menu to go back to:
+    advice that names the menu is told as what the visitor can do in the browser."""
+    if kiosk and "menu" in problem.advice:
+        return KIOSK_ADVICE
+    return problem.advice
+
 
 class Banner(Widget):
     """Hidden while all is well; shows the current :class:`Problem` in words."""
@@ -39,5 +49,6 @@ class Banner(Widget):
         problem = self.problem
         if problem is None:
             return ""
-        title, text, advice = escape(problem.title), escape(problem.words), escape(problem.advice)
+        advice = escape(advice_for(problem, kiosk=getattr(self.app, "kiosk", False)))
+        title, text = escape(problem.title), escape(problem.words)
         return f"[b]{title}[/] {text} [i]{advice}[/]"
