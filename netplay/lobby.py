@@ -41,6 +41,9 @@ class TableInfo:
 
     fingerprint: str = ""
     """The host key's fingerprint: ``stacks join TABLE@FINGERPRINT`` follows only it."""
+    catching_up: bool = False
+    """The game is over for the players; its spectators, behind the spectator delay,
+    have not seen the end yet (the table stays up until they have)."""
 
     @property
     def offline(self) -> bool:
@@ -56,7 +59,8 @@ class TableInfo:
             return (f"{self.pinned}{lock} on {self.broker}: offline, its host is gone "
                     f"({self.players} seats); it comes back if the host resumes")
         who = ", ".join(self.seated) or "nobody yet"
-        return (f"{self.pinned}{lock} on {self.broker}: {self.status}, "
+        status = "game over, spectators catching up" if self.catching_up else self.status
+        return (f"{self.pinned}{lock} on {self.broker}: {status}, "
                 f"{self.free} of {self.players} seats free — {who}")
 
 
@@ -112,6 +116,7 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
         password=body.get("password") is True,
         host=frame.sender,
         fingerprint=fingerprint(frame.sender),
+        catching_up=body.get("status") == "over" and body.get("catching_up") is True,
     )
 
 

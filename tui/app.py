@@ -113,10 +113,7 @@ class StacksApp(App[None]):
 
     async def action_quit(self) -> None:
         """Leave the table properly (a host clears its announcement), then quit."""
-        if self.control.worker is not None:
-            self.notify("Closing the table…", timeout=3)
-            await self.control.close()
-        self.exit()
+        await self.control.quit()
 
     def action_next_theme(self) -> None:
         themes = sorted(self.available_themes)

@@ -655,7 +655,8 @@ async def _tables(args: argparse.Namespace) -> int:
         for table in tables:
             print(json.dumps({"table": table.table, "name": table.name, "broker": table.broker,
                               "players": table.players, "free": table.free,
-                              "status": table.status, "password": table.password,
+                              "status": table.status, "catching_up": table.catching_up,
+                              "password": table.password,
                               "fingerprint": table.fingerprint,
                               "seated": list(table.seated)}))
     elif tables:
