@@ -232,6 +232,9 @@ class Control:
         self.session = None
         if worker is not None and not worker.is_finished:
             worker.cancel()
+            # Out of the session group: the next session's start (exclusive in it) must not
+            # cancel it again while it closes (a host waiting for its spectators, say).
+            worker.group = "closing"
             self._closing = worker
 
     async def close(self, timeout: float = 3.0) -> None:

@@ -211,3 +211,38 @@ async def test_a_rematch_at_a_held_table_gives_the_last_games_spectators_its_end
         for proc in (watcher, bot):
             if proc is not None:
                 proc.stop()
+
+
+async def test_playing_again_can_wait_for_the_spectators_of_the_last_game(
+    stacks_home: Path, tmp_path: Path, mosquitto: str,  # noqa: F811
+) -> None:
+    delay = 3.0
+    record = tmp_path / "twice.json"
+    app = make_app(_hosting(mosquitto, "twice", delay, record), profiles=stacks_home)
+    watcher = Timed(tmp_path, "watch", "twice", "--headless", "--broker", mosquitto,
+                    "--profile", "watcher")
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            first = app.screen
+            ended = asyncio.create_task(_game_over(app))
+            await play_to_the_end(app, pilot)
+            over = await ended
+            await pilot.press("r")
+            await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
+            await pilot.press("1")  # wait for them
+
+            async def next_game() -> float:
+                while not isinstance(app.screen, TableScreen) or app.screen is first:
+                    await asyncio.sleep(0.005)
+                return time.monotonic()
+
+            opened = asyncio.create_task(next_game())
+            assert await _finished(watcher) == 0, watcher.text()
+            await until(pilot, opened.done, "the next game", timeout=10 * TIMEOUT)
+        last = spectator_saw_every_batch_once(watcher, record)
+        assert last - over >= delay - SLACK, (last - over, watcher.text())
+        # The next game started only once the last one's spectators had seen its end.
+        assert opened.result() > last
+    finally:
+        watcher.stop()
