@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from netplay.codec import decode
 from netplay.host import HostSession
+from netplay.lobby import table_from_announcement
 from netplay.player import Applied, GameEnded, Verified
 
 from .harness import SHORT, Table, frames
@@ -153,3 +154,20 @@ def test_a_host_resumed_during_the_tail_releases_the_rest_in_its_time() -> None:
     _until_released(table, new)
     assert late.applied == len(new.batches)
     assert late.verdict is not None and late.verdict.ok
+
+
+def test_a_listing_shows_the_tail_and_takes_nothing_else_for_it() -> None:
+    table = Table(2, seed=77, rules=SHORT, spectator_delay=DELAY)
+    table.run_to_end()
+    topic = table.topics.announce
+    body = dict(_announced(table))
+    info = table_from_announcement(topic, table.broker.retained[topic], "mqtt://x")
+    assert info is not None and info.catching_up and info.status == "over"
+    assert ": game over, spectators catching up, 0 of 2 seats free" in info.line()
+    # A value other than true, or on a table still playing, is not the tail.
+    for odd in ({"catching_up": "yes"}, {"catching_up": 1},
+                {"catching_up": True, "status": "playing"}):
+        payload = table.host.sender.frame("announce", {**body, **odd})
+        info = table_from_announcement(topic, payload, "mqtt://x")
+        assert info is not None and not info.catching_up, odd
+        assert "catching up" not in info.line()
