@@ -13,12 +13,17 @@ from pathlib import Path
 
 import pytest
 
+from netplay.host import HostSettings
+from netplay.identity import Identity
+from netplay.memory import AsyncMemoryBroker
+from netplay.peers import Host, Spectator
 from tests.e2e.conftest import mosquitto  # noqa: F401  (a fixture)
 from tests.e2e.timed import Timed, spectator_saw_every_batch_once
 from tests.netplay.harness import SHORT
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.driver import play_to_the_end
 from tui.app import StacksApp, make_app
+from tui.commands.net import EXIT_CLOSED, _follow
 from tui.launch import Launch
 from tui.screens.choice import ChoiceScreen
 from tui.screens.gameover import GameOverScreen
@@ -246,3 +251,37 @@ async def test_playing_again_can_wait_for_the_spectators_of_the_last_game(
         assert opened.result() > last
     finally:
         watcher.stop()
+
+
+@pytest.mark.parametrize("ended", [False, True])
+async def test_a_spectator_says_whether_the_host_closed_before_or_after_the_game_ended(
+    capsys: pytest.CaptureFixture[str], ended: bool,
+) -> None:
+    """A host that closes without releasing what it held (an older one, or one whose last
+    frames were lost) leaves its delayed spectator before the end: the spectator's words
+    say whether the game had ended for the players."""
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="old", players=2, bots=("greedy", "greedy"),
+                            block_window=0.2, rules=SHORT, spectator_delay=60.0,
+                            bot_delay=0.0 if ended else 1.0)
+    host = Host(settings, broker=broker)
+    await host.__aenter__()
+    host.host.release_all = lambda: None  # type: ignore[method-assign]
+    watcher = Spectator(Identity.generate(), "old", "watcher", broker=broker)
+    async with watcher:
+        followed = asyncio.create_task(
+            _follow(watcher, "stacks watch old", "old", 60.0, lambda notice: None))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + TIMEOUT
+        while not watcher.player.joined or (ended and not host.host.over):
+            assert loop.time() < deadline, "the game never got there"
+            await asyncio.sleep(0.01)
+        assert not host.host.over or ended
+        await host.close()
+        assert await asyncio.wait_for(followed, TIMEOUT) == EXIT_CLOSED
+    said = capsys.readouterr().err
+    if ended:
+        assert "the host closed table 'old' after its game ended, before this peer had " \
+               "seen the end" in said, said
+    else:
+        assert "the host closed table 'old' before the game ended" in said, said

@@ -165,11 +165,19 @@ async def _until_stopped(work: Coroutine[Any, Any, int], stop: asyncio.Event) ->
     return 130
 
 
-def _stop_on_signals(stop: asyncio.Event) -> None:
+def _stop_on_signals(stop: asyncio.Event, terminated: asyncio.Event | None = None) -> None:
+    """Ctrl-C and SIGTERM set ``stop``; SIGTERM also sets ``terminated`` (nobody is there
+    to answer a question: a host then closes now)."""
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+
+    def term() -> None:
+        if terminated is not None:
+            terminated.set()
+        stop.set()
+
+    for sig, handler in ((signal.SIGINT, stop.set), (signal.SIGTERM, term)):
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, handler)
 
 
 def clock_time(seconds_ago: float) -> str:
@@ -457,8 +465,8 @@ async def _host(args: argparse.Namespace) -> int:
     else:
         host = Host(settings, broker=url, identity=identity, record_path=record,
                     secret=secret, journal=journal)
-    stop = asyncio.Event()
-    _stop_on_signals(stop)
+    stop, terminated = asyncio.Event(), asyncio.Event()
+    _stop_on_signals(stop, terminated)
     try:
         async with host:
             if not await _reach(host, url, "stacks host"):
@@ -502,7 +510,8 @@ async def _host(args: argparse.Namespace) -> int:
             if host.record_note:
                 print(host.record_note, flush=True)
             print(f"record written to {host.record_path}", flush=True)
-            await _spectators_catch_up(host, stop, pressed, args.verify_wait)
+            await _spectators_catch_up(host, stop, 2 if terminated.is_set() else pressed,
+                                       args.verify_wait, terminated)
             for who, verdict in sorted(session.verdicts.items()):
                 if who not in told:  # spectators who checked the deal once they had it all
                     print(f"  {_verdict_label(who, names)}: {_verdict_words(verdict)}",
@@ -523,12 +532,18 @@ def _verdict_words(verdict: dict[str, Any]) -> str:
 
 
 async def _spectators_catch_up(host: Host, stop: asyncio.Event, pressed: int,
-                               verify_wait: float) -> None:
+                               verify_wait: float, terminated: asyncio.Event) -> None:
     """The game is over; with a spectator delay, spectators have not seen its end yet: the
     table stays up until the delay has released it all (and a moment more for their
-    verdicts). The first Ctrl-C says what the host waits for, the second closes now (the
-    spectators then get the rest of the game at once)."""
+    verdicts). The first Ctrl-C says what the host waits for, the second (or a SIGTERM)
+    closes now: the spectators then get the rest of the game at once."""
     if not host.host.catching_up:
+        return
+    if pressed >= 2:
+        host.release_now()
+        print("closing now: the spectators get the rest of the game at once",
+              file=sys.stderr, flush=True)
+        host.write_record()
         return
     print(f"game over for the players; spectators are {host.tail_left():.0f} s behind: the "
           "table stays open until they have seen the end (Ctrl-C twice closes it now)",
@@ -548,7 +563,7 @@ async def _spectators_catch_up(host: Host, stop: asyncio.Event, pressed: int,
                 print("spectators have seen the end", flush=True)
                 return
             stop.clear()
-            pressed += 1
+            pressed += 2 if terminated.is_set() else 1
             if pressed >= 2 and host.host.catching_up:
                 host.release_now()
                 print("closing now: the spectators get the rest of the game at once",
