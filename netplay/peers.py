@@ -569,6 +569,8 @@ class Host(_Peer):
         then is the journal marked finished: a host killed before resumes the tail."""
         await self._over.wait()
         while self.host.catching_up:
+            if self._task is None or self._task.done():
+                return  # the loop stopped (closed, or on a bug): nothing is released now
             await asyncio.sleep(min(0.05, max(0.01, self.tail_left())))
         deadline = self.loop_time + verify_wait
         while self.loop_time < deadline and self.host.spectators_unverified(self.loop_time):
