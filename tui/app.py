@@ -130,6 +130,7 @@ class StacksApp(App[None]):
         self.control.health(message.problem)
 
     def on_waiting(self, message: Waiting) -> None:
+        self.control.waiting = message.line
         if self.control.table is not None:
             self.control.table.waiting = message.line
 

@@ -94,6 +94,9 @@ class Control:
         self._closing: Worker[None] | None = None
         self._sent: AnyAction | None = None
         """The last action sent, to word the host's refusal of it."""
+        self.waiting = ""
+        """The session's last waiting line (``Waiting``): a game screen made after it came
+        shows it too ("2 s behind the players" is said once, before the game starts)."""
         self._quitting: TableSession | None = None
         """The session the app waits for before it quits (its spectators are behind)."""
 
@@ -129,6 +132,7 @@ class Control:
                                 players=launch.players if launch.hosting else 0,
                                 game=launch.variant if launch.hosting else "stacks")
         self.history = None
+        self.waiting = ""
         self.notes = []
         self.broker_warning = ""
         self.table = None
@@ -587,6 +591,7 @@ class Control:
             self.table = BoardScreen(model.table, names, model.me, frozen=self.frozen)
         self.table.seats = tuple(model.seats)
         self.table.problem = self.problem
+        self.table.waiting = self.waiting
         await self.show(self.table)
         if self.broker_warning:  # the lobby said it, maybe too briefly to be read
             self.table.say(broker_line(self.broker_warning))

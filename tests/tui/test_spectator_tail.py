@@ -27,6 +27,7 @@ from tui.commands.net import EXIT_CLOSED, _follow
 from tui.launch import Launch
 from tui.screens.choice import ChoiceScreen
 from tui.screens.gameover import GameOverScreen
+from tui.screens.lobby import LobbyScreen
 from tui.screens.menu import MenuScreen
 from tui.screens.table import TableScreen
 from tui.serve_tables import Caller, KeeperSettings, TableKeeper
@@ -120,26 +121,30 @@ async def test_quitting_the_interface_host_can_close_now_and_spectators_get_the_
 async def test_a_spectator_in_the_interface_is_told_how_far_behind_it_is(
     stacks_home: Path, tmp_path: Path, mosquitto: str,  # noqa: F811
 ) -> None:
-    host = Timed(tmp_path, "host", "--headless", "--players", "2", "--bots", "2",
-                 "--bot-delay", "0.3", "--table", "behind", "--broker", mosquitto,
-                 "--profile", "host", "--record", str(tmp_path / "behind.json"),
-                 "--block-window", "0.3", "--spectator-delay", "2", "--rule", "win_chips=3",
-                 "--rule", "win_min_each_colour=1")
     app = make_app(Launch(role="watch", table="behind", name="Bo", broker=mosquitto),
                    profiles=stacks_home)
+    host: Timed | None = None
     try:
         async with app.run_test(size=(100, 30)) as pilot:
+            # The spectator is there first: it learns of the delay in the lobby.
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            host = Timed(tmp_path, "host", "--headless", "--players", "2", "--bots", "2",
+                         "--bot-delay", "0.3", "--table", "behind", "--broker", mosquitto,
+                         "--profile", "host", "--record", str(tmp_path / "behind.json"),
+                         "--block-window", "0.3", "--spectator-delay", "2",
+                         "--rule", "win_chips=3", "--rule", "win_min_each_colour=1")
             await until(pilot, lambda: isinstance(app.screen, TableScreen), "the game",
                         timeout=5 * TIMEOUT)
             table = app.screen
             assert isinstance(table, TableScreen)
-            await until(pilot, lambda: table.waiting == "2 s behind the players",
+            await until(pilot, lambda: table.waiting.startswith("2 s behind the players"),
                         "the words on the delay")
             await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the end",
                         timeout=10 * TIMEOUT)
         assert await _finished(host) == 0, host.text()
     finally:
-        host.stop()
+        if host is not None:
+            host.stop()
 
 
 def _keeper(url: str, tmp_path: Path) -> tuple[TableKeeper, list[str]]:
