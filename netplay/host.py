@@ -286,6 +286,7 @@ class HostSession:
                 ), strategy)
         self.spectators: dict[bytes, str] = {}
         self._history_asked: dict[bytes, float] = {}
+        """When each peer last asked for a chunk of history (catch-up)."""
         self._revealed_to: dict[bytes, float] = {}
         """When the game's reveal was last sent again to a peer that had not verified."""
         self.clock = TurnClock(settings.turn_clock)
