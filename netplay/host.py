@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import hmac
 import logging
+import math
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -67,6 +68,9 @@ SEALED_TO_HOST = frozenset({"action", "heartbeat", "resync", "verified"})
 a peer sends often, goes sealed, a box costing either end a fraction of a signature."""
 ACTION_ORDER = "sealed-actions"
 """The replay guard's name for the order of the action frames inside sealed ones."""
+SPECTATOR_HEARD = 4.5
+"""Seconds after a spectator's last frame during which the host counts it as watching (it
+beats every 2 s): at the end, the host waits a moment for the verdicts of those."""
 
 
 @dataclass(frozen=True)
@@ -232,6 +236,14 @@ def _batch_body(batch: Batch, audience: Audience) -> dict[str, Any]:
     return batch.redacted_for(audience).to_body()
 
 
+def _stamp(entry: Entry) -> float | None:
+    """The wall time a journal entry says it went out (``at``), if it says one."""
+    at = entry.get("at")
+    if isinstance(at, int | float) and not isinstance(at, bool) and math.isfinite(at):
+        return float(at)
+    return None
+
+
 def _race_from_body(body: dict[str, Any]) -> Race:
     race = Race(body["pile"], 0.0, 0.0, 0, closed=0.0, winner=body["winner"])
     race.presses = [Press(seat, kind, offset, result)
@@ -278,6 +290,7 @@ class HostSession:
                 ), strategy)
         self.spectators: dict[bytes, str] = {}
         self._history_asked: dict[bytes, float] = {}
+        """When each peer last asked for a chunk of history (catch-up)."""
         self._revealed_to: dict[bytes, float] = {}
         """When the game's reveal was last sent again to a peer that had not verified."""
         self.clock = TurnClock(settings.turn_clock)
@@ -288,8 +301,20 @@ class HostSession:
         """The public stream held back for spectators: (release time, type, body)."""
         self._released = 0
         self._restored = 0
-        """Batches brought back from the journal (a resumed host)."""
-        """When each peer last asked for a chunk of history (catch-up)."""
+        """Batches brought back from the journal (a resumed host) and released at once
+        (see :meth:`hold_back`)."""
+        self._public_over = False
+        """The reveal went out to spectators (with a delay: once released): a spectator
+        gets the game's end no sooner, whatever it asks."""
+        self._journaled: list[tuple[str, Any, float | None]] = []
+        """A resumed host's batches and races as journaled, with when they went to the
+        players (``at``, wall clock), to hold back again what spectators were not due yet."""
+        self.wall_offset: float | None = None
+        """The wall clock minus :attr:`now` (set by a driver): batches and races are
+        journaled with the wall time they went out, so that a resumed host keeps the
+        spectator delay for what it had not released yet. ``None``: not journaled."""
+        self._spectator_heard: dict[bytes, float] = {}
+        """When each spectator last sent the host anything."""
         self.game: TableGame | None = None
         self.batches: list[Batch] = []
         self.races: list[Race] = []
@@ -323,6 +348,7 @@ class HostSession:
         if restore is not None:
             self._restore(restore)
             self._restored = len(self.batches)
+            self._public_over = self.over
         self._announce()
         self._seats_full()  # every seat a bot of the host, or a resumed full table
 
@@ -362,6 +388,26 @@ class HostSession:
         return "over" if self.game.over else "playing"
 
     @property
+    def catching_up(self) -> bool:
+        """The game is over for the players, and the spectator delay still holds part of
+        it (its last batches, its outcome) back from spectators: the tail. The table stays
+        up until it is out (announced as ``catching_up``)."""
+        return self.over and bool(self._delayed)
+
+    def tail_left(self, now: float) -> float:
+        """Seconds until spectators have had everything held back (0: nothing is)."""
+        return max(0.0, self._delayed[-1][0] - now) if self._delayed else 0.0
+
+    def release_all(self) -> None:
+        """Publish at once everything the spectator delay still holds back (a host that
+        closes its ended table: the game is over, spectators get its end now)."""
+        if not self._delayed:
+            return
+        self._delayed = deque((min(due, self.now), type_, body)
+                              for due, type_, body in self._delayed)
+        self._release()
+
+    @property
     def over(self) -> bool:
         return self.game is not None and self.game.over
 
@@ -377,6 +423,15 @@ class HostSession:
             f"seat {seat}" in self.verdicts
             for seat, info in enumerate(self.seats)
             if info is not None and not info.is_bot
+        )
+
+    def spectators_unverified(self, now: float) -> int:
+        """Spectators watching now (heard lately) that have not reported their check of
+        the deal: at the end, once everything is out, the host waits a moment for them."""
+        return sum(
+            1 for key, heard in self._spectator_heard.items()
+            if key in self.spectators and now - heard < SPECTATOR_HEARD
+            and f"spectator {self.spectators[key]}" not in self.verdicts
         )
 
     def spectators_catching_up(self, now: float) -> int:
@@ -512,6 +567,13 @@ class HostSession:
         body: dict[str, Any] = {"at": len(self.batches)}
         if delay:
             body["public"] = self.released
+        if waits and delay:
+            # Whom the live table waits for is the live game: spectators, who see it late,
+            # don't get it (the seats get their own copy with it).
+            self.sender.send(self.topics.events, "heartbeat", body, qos=0)
+            body = {**body, "wait": [w.to_wire() for w in waits]}
+            self.sender.send(self.topics.table_stream, "heartbeat", body, qos=0)
+            return
         if waits:
             body["wait"] = [w.to_wire() for w in waits]
         payload = self.sender.send(self.topics.events, "heartbeat", body, qos=0)
@@ -622,6 +684,8 @@ class HostSession:
 
     def _touch(self, key: bytes) -> None:
         seat = self.seat_of(key)
+        if seat is None and key in self.spectators:
+            self._spectator_heard[key] = self.now
         if seat is not None:
             info = self.seats[seat]
             assert info is not None
@@ -670,7 +734,7 @@ class HostSession:
         self._revealed_to[key] = self.now
         if 0 <= at < len(self.batches):
             self._resend(key, at + 1)  # the reveal follows the batches
-        elif self._afford(key, 1):
+        elif self._may_reveal(key) and self._afford(key, 1):
             self._reveal(to=self.topics.inbox(peer_id(key)))
 
     def _join(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
@@ -916,7 +980,7 @@ class HostSession:
                 return
             else:
                 self._snapshot(key, seat)
-            if self.over:
+            if self._may_reveal(key):
                 self._reveal(to=inbox)
 
     def _snapshot(self, key: bytes, seat: Seat | None) -> None:
@@ -1008,8 +1072,13 @@ class HostSession:
                 self.sender.send(inbox, "events", batch.redacted_for(SPECTATOR).to_body())
             else:
                 self.sender.send_sealed(inbox, key, "events", batch.redacted_for(seat).to_body())
-        if self.over and end == len(self.batches):
+        if self.over and end == len(self.batches) and self._may_reveal(key):
             self._reveal(to=inbox)  # it may have missed the reveal along with the batches
+
+    def _may_reveal(self, key: bytes) -> bool:
+        """Whether the game's end (the reveal: outcome and secret) may go to ``key``: to a
+        seat once the game is over, to a spectator once the delay released it."""
+        return self.over and (self._public_over or self.seat_of(key) is not None)
 
     def _known_peer(self, key: bytes, what: str) -> Seat | None:
         seat = self.seat_of(key)
@@ -1107,9 +1176,9 @@ class HostSession:
             self.definition.public_hash(state), standin
         )
         self.batches.append(batch)
-        self._journal({"t": "batch", "n": batch.n,
+        self._journal(self._stamped({"t": "batch", "n": batch.n,
                        "action": None if action is None else action.to_wire(),
-                       "proof": proof, "standin": standin, "hash": batch.hash})
+                       "proof": proof, "standin": standin, "hash": batch.hash}))
         # The player who acted hears first: its own view update is the latency that counts.
         # Its frame is made now; the others' are queued after it and made by the driver
         # once that one is out (see ``urgent_to_send``).
@@ -1157,11 +1226,17 @@ class HostSession:
     def _release(self) -> None:
         """Publish what the spectator delay held back and is now due."""
         delayed = self._delayed
+        if not delayed or delayed[0][0] > self.now:
+            return
         while delayed and delayed[0][0] <= self.now:
             _, type_, body = delayed.popleft()
             self._send_events(type_, body, seats=False)  # they had theirs at once
             if type_ == "events":
                 self._released = max(self._released, int(body["n"]))
+            elif type_ == "reveal":
+                self._public_over = True
+        if self.over and not delayed:
+            self._announce()  # spectators have seen the end: no longer catching up
 
     def _track_window(self, events: list[AnyEvent]) -> None:
         state = self.game.state if self.game else None
@@ -1175,7 +1250,7 @@ class HostSession:
                 if isinstance(event, PileBlocked):
                     race.winner = event.seat
             self.races.append(race)
-            self._journal({"t": "race", "race": race.to_body()})
+            self._journal(self._stamped({"t": "race", "race": race.to_body()}))
         if state.phase == Phase.BLOCK_WINDOW and state.window is not None and (
             race is None or race.closed is not None
         ):
@@ -1197,6 +1272,8 @@ class HostSession:
         }
         if to == self.topics.events:
             self._public("reveal", body)
+            if self.settings.spectator_delay <= 0:
+                self._public_over = True
         else:
             self.sender.send(to, "reveal", body)
 
@@ -1353,6 +1430,53 @@ class HostSession:
         if self.on_journal is not None:
             self.on_journal()
 
+    def _stamped(self, entry: Entry) -> Entry:
+        """``entry`` with the wall time it went to the players (``at``), when known."""
+        if self.wall_offset is not None:
+            entry["at"] = round(self.now + self.wall_offset, 3)
+        return entry
+
+    def hold_back(self, wall: float) -> None:
+        """A resumed host keeps the spectator delay: what its journal says went to the
+        players less than the delay before ``wall`` (the wall clock now) is held back
+        again, released when it is due, in order, and the game's end after it. Journals
+        without times release everything at once (as it was published before)."""
+        delay = self.settings.spectator_delay
+        if delay <= 0 or not self.resumed or self.game is None:
+            return
+        held: list[tuple[float, str, dict[str, Any]]] = []
+        due_last = self.now
+        first: int | None = None
+        for kind, value, at in self._journaled:
+            if first is None:
+                if kind != "batch" or at is None or at + delay <= wall:
+                    continue
+                first = int(value)
+            # From the first batch not due yet on, everything waits its turn, in order.
+            if at is not None:
+                due_last = max(due_last, self.now + min(delay, at + delay - wall))
+            if kind == "batch":
+                batch = self.batches[int(value) - 1]
+                if batch.n == 1:
+                    held.append((due_last, "start", self.facts()))
+                held.append((due_last, "events", batch.redacted_for(SPECTATOR).to_body()))
+            else:
+                held.append((due_last, "race", value))
+        if first is None:
+            return
+        if self.over:
+            assert self.game.outcome is not None
+            outcome = self.game.outcome
+            held.append((due_last, "reveal", {
+                "secret": self.secret, "termination": int(outcome.termination),
+                "winner": outcome.winner, "total": len(self.batches)}))
+            self._public_over = False
+        self._delayed.extend(held)
+        self._restored = first - 1
+        log.info("table %s: batches %d-%d held back again for spectators (delay %g s)",
+                 self.settings.table, first, len(self.batches), delay)
+        self._announce()
+
     def _seat(self, seat: Seat, info: SeatInfo, strategy: str | None) -> None:
         self.seats[seat] = info
         self._journal({"t": "seat", "seat": seat, "name": info.name, "key": info.key,
@@ -1421,8 +1545,10 @@ class HostSession:
                 started = entry
             elif kind == "batch":
                 batches.append(entry)
+                self._journaled.append(("batch", entry["n"], _stamp(entry)))
             elif kind == "race":
                 self.races.append(_race_from_body(entry["race"]))
+                self._journaled.append(("race", entry["race"], _stamp(entry)))
             elif kind == "verdict":
                 self.verdicts[entry["who"]] = {"ok": entry["ok"], "detail": entry["detail"]}
         if started is None:
@@ -1499,6 +1625,8 @@ class HostSession:
             "spectator_delay": self.settings.spectator_delay,
             "rules": self.settings.rules.to_wire(),
         }
+        if self.catching_up and not self.closed:
+            body["catching_up"] = True  # over for the players; spectators not there yet
         self.watch.sent(self.sender.send(self.topics.announce, "announce", body, retain=True))
 
     def _announce_seen(self, payload: bytes) -> None:

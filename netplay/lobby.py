@@ -61,6 +61,9 @@ class TableInfo:
     """When two or more host keys claim the table: their fingerprints, the retained
     announcement's first (the other fields are that announcement's, else the first
     answer's); empty when one host claims it."""
+    catching_up: bool = False
+    """The game is over for the players; its spectators, behind the spectator delay,
+    have not seen the end yet (the table stays up until they have)."""
 
     @property
     def offline(self) -> bool:
@@ -81,7 +84,8 @@ class TableInfo:
             return (f"{self.pinned}{lock} on {self.broker}: offline, its host is gone "
                     f"({self.players} seats); it comes back if the host resumes")
         who = ", ".join(self.seated) or "nobody yet"
-        return (f"{self.pinned}{lock} on {self.broker}: {self.status}, "
+        status = "game over, spectators catching up" if self.catching_up else self.status
+        return (f"{self.pinned}{lock} on {self.broker}: {status}, "
                 f"{self.free} of {self.players} seats free — {who}")
 
 
@@ -137,6 +141,7 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
         password=body.get("password") is True,
         host=frame.sender,
         fingerprint=fingerprint(frame.sender),
+        catching_up=body.get("status") == "over" and body.get("catching_up") is True,
     )
 
 

@@ -315,6 +315,8 @@ class Host(_Peer):
         self._ended_at: float | None = None
         """When this host first saw its game over (wall clock): the record's ``ended_at``,
         by which the ratings order a history."""
+        self._finished = False
+        """The journal says the table finished (its game over and out to spectators)."""
         self.record_note: str | None = None
         """Said once when the record had to take another name than the one asked for."""
 
@@ -339,7 +341,9 @@ class Host(_Peer):
 
     async def __aenter__(self) -> Self:
         self.host.now = self.loop_time
+        self.host.wall_offset = time.time() - self.host.now
         if self.host.resumed:
+            self.host.hold_back(time.time())
             # The journal was replayed on another clock (0.0): count every seat as seen
             # now, so that a player gets the whole grace period to come back before a
             # stand-in plays their turn, as after any other drop.
@@ -524,6 +528,11 @@ class Host(_Peer):
         self._wake()
 
     def _before_close(self) -> None:
+        if self.host.over:
+            # The game is over: what the spectator delay still holds goes out now, before
+            # the close, so that spectators see the end even of a table closed early.
+            self.host.release_all()
+            self._mark_finished()
         # Take the table off the list with a signed "closed" (an empty payload is unsigned:
         # peers take it for nothing).
         self.host.close_table()
@@ -544,10 +553,38 @@ class Host(_Peer):
         self._flush()  # the verdicts that came in
         self.write_record()
 
+    def tail_left(self) -> float:
+        """Seconds the spectators are still behind the end of the game (0: they have had
+        it all, or the game is not over)."""
+        return self.host.tail_left(self.loop_time) if self.host.catching_up else 0.0
+
+    def release_now(self) -> None:
+        """Give spectators what the delay still holds back, at once (closing now)."""
+        self.host.now = self.loop_time
+        self.host.release_all()
+        self._flush()
+        self._wake()
+
+    async def caught_up(self, *, verify_wait: float = 5.0) -> None:
+        """After :meth:`finished`: wait until the spectator delay has released the whole
+        game and its outcome to spectators, then (at most ``verify_wait`` seconds) for the
+        verdicts of the spectators watching, and write the record again with them. Only
+        then is the journal marked finished: a host killed before resumes the tail."""
+        await self._over.wait()
+        while self.host.catching_up:
+            if self._task is None or self._task.done():
+                return  # the loop stopped (closed, or on a bug): nothing is released now
+            await asyncio.sleep(min(0.05, max(0.01, self.tail_left())))
+        deadline = self.loop_time + verify_wait
+        while self.loop_time < deadline and self.host.spectators_unverified(self.loop_time):
+            await asyncio.sleep(0.05)
+        self._flush()
+        self.write_record()
+
     def write_record(self) -> None:
         """Write the game record; the first time under a name no file has (never over
         another game's record), then over its own. A finished game's journal is marked
-        so: it is no longer offered for resume."""
+        so once spectators have had its end too: it is no longer offered for resume."""
         path = self.record_path
         if self.host.over and self._ended_at is None:
             self._ended_at = time.time()
@@ -565,7 +602,12 @@ class Host(_Peer):
                     self.record_path = path = written
                 self._recorded = True
                 self._journal_entry({"t": "record", "path": str(path)})
-        if self.host.over:
+        if self.host.over and not self.host.catching_up:
+            self._mark_finished()
+
+    def _mark_finished(self) -> None:
+        if not self._finished:
+            self._finished = True
             self._journal_entry({"t": "finished", "at": time.time()})
 
     def _journal_entry(self, entry: Entry) -> None:

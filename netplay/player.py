@@ -368,6 +368,9 @@ class PlayerSession:
         """When the host was found gone (its will, or silence); ``None`` while it is heard."""
         self.closed = False
         """The host closed the table."""
+        self.host_over = False
+        """The host's last announcement before any close said its game was over (with a
+        spectator delay, before a spectator has seen the end)."""
         self.known = 0
         """The highest batch number the host is known to have published."""
         self._chunk: tuple[int, int, float] | None = None
@@ -442,6 +445,16 @@ class PlayerSession:
     def host_silent_for(self, now: float) -> float | None:
         """Seconds since the host was last heard (``None`` before it ever was)."""
         return None if self.host_heard is None else max(0.0, now - self.host_heard)
+
+    @property
+    def spectator_delay(self) -> float:
+        """Seconds the table's spectators see the game late, as announced (0: none, or
+        nothing sensible announced)."""
+        delay = (self.announce or {}).get("spectator_delay")
+        if isinstance(delay, int | float) and not isinstance(delay, bool) \
+                and 0 < delay <= 3600:
+            return float(delay)
+        return 0.0
 
     @property
     def host_offline(self) -> bool:
@@ -774,7 +787,10 @@ class PlayerSession:
         self.host_boot = boot
         self.host_key = host
         self.announce = body
-        self.closed = body.get("status") == "closed"
+        status = body.get("status")
+        self.closed = status == "closed"
+        if status in ("lobby", "playing", "over"):
+            self.host_over = status == "over"
         self._host_heard()
         self.notices.append(TableSeen(body))
         if not self._join_sent and self._may_join():
@@ -1221,8 +1237,7 @@ class PlayerSession:
         self.notices.append(Rejected(clean_text(required(body, "reason", str), 300)))
 
     def _public_race(self, body: dict[str, Any]) -> None:
-        delay = (self.announce or {}).get("spectator_delay")
-        if self.seat is not None and isinstance(delay, int | float) and delay > 0:
+        if self.seat is not None and self.spectator_delay > 0:
             return  # a seat had it on its own channel already (the public one is late)
         self._race(body)
 

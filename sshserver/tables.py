@@ -8,7 +8,10 @@ host's stand-in bot covers it meanwhile.
 What ends a held table:
 
 - its game: the result and the fair-deal check reach the players, the record is written,
-  and the table stays ``linger`` seconds more for anyone coming back to see the result;
+  and the table stays ``linger`` seconds more for anyone coming back to see the result,
+  and at least until its spectators, behind the spectator delay, have seen the end (a
+  rematch its creator asks for meanwhile ends it at once: the spectators then get the
+  rest of the game at once, before the next game's stream begins);
 - a lobby nobody sits in (no seated player connected) for ``lobby_timeout`` seconds;
 - its creator closing it from the lobby, before the game starts.
 
@@ -349,7 +352,10 @@ class TableKeeper:
                 if host.record_path is not None:
                     self.archive.note_record(entry, host.record_path)
                 await self.archive.store(entry)
-            await asyncio.sleep(self.settings.linger)
+            # It stays a while for anyone coming back, and at least until the spectators,
+            # behind the spectator delay, have seen the end.
+            await asyncio.gather(asyncio.sleep(self.settings.linger),
+                                 host.caught_up(verify_wait=self.settings.verify_wait))
             await self._end(table, "its game is over")
         except asyncio.CancelledError:
             raise

@@ -375,7 +375,10 @@ def _add_net_commands(
                       help="seconds a player has for a turn before the stand-in bot plays "
                       "it; 0 turns the clock off (60)")
     host.add_argument("--spectator-delay", type=clock_seconds, default=0.0, metavar="SECONDS",
-                      help="spectators see the game this many seconds late (0)")
+                      help="spectators see the game this many seconds late (0); after the "
+                      "game the table stays up until they have seen its end; --headless: "
+                      "Ctrl-C then says what it waits for, a second Ctrl-C closes now "
+                      "(spectators get the rest at once)")
     host.add_argument("--seed", type=int,
                       help="make the host's secret reproducible (only for tables nobody "
                       "else joins: every seat a bot of the host; see --insecure-seed)")

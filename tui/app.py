@@ -118,10 +118,7 @@ class StacksApp(GameApp):
 
     async def action_quit(self) -> None:
         """Leave the table properly (a host clears its announcement), then quit."""
-        if self.control.worker is not None:
-            self.notify("Closing the table…", timeout=3)
-            await self.control.close()
-        self.exit()
+        await self.control.quit()
 
     def action_next_theme(self) -> None:
         themes = sorted(self.available_themes)
@@ -138,6 +135,7 @@ class StacksApp(GameApp):
         self.control.health(message.problem)
 
     def on_waiting(self, message: Waiting) -> None:
+        self.control.waiting = message.line
         if self.control.table is not None:
             self.control.table.waiting = message.line
 

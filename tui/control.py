@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,6 +72,11 @@ class Control(Following):
         self._closing: Worker[None] | None = None
         self._sent: AnyAction | None = None
         """The last action sent, to word the host's refusal of it."""
+        self.waiting = ""
+        """The session's last waiting line (``Waiting``): a game screen made after it came
+        shows it too ("2 s behind the players" is said once, before the game starts)."""
+        self._quitting: TableSession | None = None
+        """The session the app waits for before it quits (its spectators are behind)."""
 
     # -- screens -------------------------------------------------------------------------------
 
@@ -112,6 +118,7 @@ class Control(Following):
                                 players=launch.players if launch.hosting else 0,
                                 game=launch.variant if launch.hosting else "stacks")
         self.history = None
+        self.waiting = ""
         self.notes = []
         self.broker_warning = ""
         self.table = None
@@ -215,6 +222,9 @@ class Control(Following):
         self.session = None
         if worker is not None and not worker.is_finished:
             worker.cancel()
+            # Out of the session group: the next session's start (exclusive in it) must not
+            # cancel it again while it closes (a host waiting for its spectators, say).
+            worker.group = "closing"
             self._closing = worker
 
     async def close(self, timeout: float = 3.0) -> None:
@@ -233,7 +243,78 @@ class Control(Following):
             self.app.notify(f"Table {launch.table} stays open on the server; your seat is "
                             f"kept. Back with: {launch.ssh or 'ssh'} join {launch.table}",
                             timeout=6)
-        await self.menu()
+        await self._mind_spectators(self.menu, "leave")
+
+    def spectators_behind(self) -> float:
+        """Seconds the spectators of the table we host are still behind its end (0: none)."""
+        launch, session = self.launch, self.session
+        if launch is None or session is None or not launch.hosting:
+            return 0.0
+        return session.spectators_behind()
+
+    async def _mind_spectators(self, then: Callable[[], Awaitable[None]], what: str) -> None:
+        """Do ``then`` (leave, play again, quit). While the spectators of the table we host
+        are behind its end (the spectator delay), ask first: wait for them (the table
+        stays up, in the background, until they have seen the end), or close it now
+        (they get the rest at once); Esc stays."""
+        from textual.markup import escape
+
+        from tui.screens.choice import Answer, ChoiceScreen
+
+        behind = self.spectators_behind()
+        session = self.session
+        if behind <= 0 or session is None:
+            await then()
+            return
+        table = self.launch.table if self.launch is not None else "?"
+
+        async def chosen(wait: bool | None) -> None:
+            if wait is None or self.session is not session:
+                return
+            session.linger = wait
+            if wait:
+                left = max(1.0, session.spectators_behind())
+                self.app.notify(f"Table {table} stays open until its spectators have seen "
+                                f"the end ({left:.0f} s).", timeout=min(10.0, left + 2))
+            await then()
+
+        await self.app.push_screen(ChoiceScreen(
+            f"Your spectators are {behind:.0f} s behind the players: they have not seen the "
+            "end of the game yet.",
+            [Answer(f"Wait for them ({behind:.0f} s), then {escape(what)}", True),
+             Answer(f"Close the table now and {escape(what)} (they get the rest at once)",
+                    False)],
+        ), chosen)
+
+    async def quit(self) -> None:
+        """Leave the table properly (a host clears its announcement), then quit; a host
+        whose spectators are behind asks first (see :meth:`_mind_spectators`), and a
+        second quit while it waits for them closes now."""
+        waiting = self._quitting
+        if waiting is not None:
+            waiting.close_now()
+            return
+
+        async def go() -> None:
+            session, worker = self.session, self.worker
+            if session is not None and worker is not None and session.linger:
+                self._quitting = session
+                self.app.notify("Quitting once the spectators have seen the end; Ctrl+Q "
+                                "again quits now.", timeout=10)
+                await self.stop()
+                self.app.run_worker(self._exit_after(worker), group="quit")
+                return
+            if self.worker is not None:
+                self.app.notify("Closing the table…", timeout=3)
+                await self.close()
+            self.app.exit()
+
+        await self._mind_spectators(go, "quit")
+
+    async def _exit_after(self, worker: Worker[None]) -> None:
+        with contextlib.suppress(Exception):
+            await worker.wait()
+        self.app.exit()
 
     async def rematch(self) -> None:
         """Host again (a new game, same settings), or join the host's next game."""
@@ -250,7 +331,18 @@ class Control(Following):
         skip = None
         if not self.launch.hosting and self.session is not None:
             skip = self.session.host_key  # its retained announcement is of the old game
-        await self.start(self.launch.rematch(dealer), skip_host=skip)
+        launch = self.launch.rematch(dealer)
+
+        async def again() -> None:
+            lingering = self.session if self.session is not None and self.session.linger \
+                else None
+            await self.start(launch, skip_host=skip)
+            if lingering is not None:
+                self.app.notify("The next game opens when the last one's spectators have "
+                                f"seen its end ({lingering.spectators_behind():.0f} s).",
+                                timeout=8)
+
+        await self._mind_spectators(again, "play again")
 
     async def results(self) -> None:
         if self.gameover is not None and self.app.screen is not self.gameover:

@@ -72,6 +72,7 @@ class Following:
     table: TableScreen | BoardScreen | None
     gameover: GameOverScreen | None
     problem: Problem | None
+    waiting: str
     _desynced: bool
     _away: Narrator | ClassicNarrator | None
     _away_next: int
@@ -245,6 +246,7 @@ class Following:
             self.table = BoardScreen(model.table, names, model.me, frozen=self.frozen)
         self.table.seats = tuple(model.seats)
         self.table.problem = self.problem
+        self.table.waiting = self.waiting
         await self.show(self.table)
         if self.broker_warning:  # the lobby said it, maybe too briefly to be read
             self.table.say(broker_line(self.broker_warning))

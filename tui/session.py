@@ -160,6 +160,11 @@ class TableSession:
         """The waiting line last posted (``Waiting``)."""
         self._bots: list[BotPeer] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        self.linger = False
+        """Our host's game is over and its spectators are behind (the spectator delay):
+        when the session is stopped, the host stays until they have seen the end (the
+        user chose to wait). Otherwise it closes at once, releasing the rest at once."""
+        self._close_now = asyncio.Event()
 
     # -- what the app calls ------------------------------------------------------------------
 
@@ -175,6 +180,31 @@ class TableSession:
     def chat(self, text: str) -> None:
         if self.player is not None:
             self.player.chat(text)
+
+    def spectators_behind(self) -> float:
+        """Seconds our host's spectators are still behind the end of its game (0: they
+        have seen it, or the game is not over, or we host nothing)."""
+        return self.host.tail_left() if self.host is not None else 0.0
+
+    def close_now(self) -> None:
+        """Stop waiting for the spectators: the host closes, giving them the rest at once."""
+        self._close_now.set()
+
+    async def _let_spectators_see_the_end(self) -> None:
+        """Run when the session closes, after our player and before our host: a host
+        that is to :attr:`linger` waits for its spectators (or :meth:`close_now`)."""
+        host = self.host
+        if host is None or not self.linger or not host.host.catching_up:
+            return
+        log.info("table %s: waiting %.0f s for its spectators to see the end",
+                 self.launch.table, host.tail_left())
+        caught = asyncio.create_task(host.caught_up(verify_wait=self.launch.verify_wait))
+        stop = asyncio.create_task(self._close_now.wait())
+        try:
+            await asyncio.wait({caught, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            caught.cancel()
+            stop.cancel()
 
     def fill_with_bots(self) -> int:
         """Seat a bot peer in every empty seat of our own table; how many."""
@@ -353,6 +383,7 @@ class TableSession:
         if journal is not None and journal[1]:
             host = Host.resume(journal[0], journal[1], broker=self.broker)
             await stack.enter_async_context(host)
+            stack.push_async_callback(self._let_spectators_see_the_end)
             self.host = host
             self.launch = replace(self.launch, record=host.record_path)
             for seat, info in enumerate(host.host.seats):
@@ -379,6 +410,7 @@ class TableSession:
                     journal=journal[0] if journal is not None else None)
         # The bots' entropy follows from the secret (netplay.entropy): a seed fixes both.
         await stack.enter_async_context(host)
+        stack.push_async_callback(self._let_spectators_see_the_end)
         self.host = host
 
     def _identity(self, lock: ProfileLock) -> Identity:
@@ -487,7 +519,8 @@ class TableSession:
         session = player.player
         silent = None if session.host_offline else session.host_silent_for(now)
         names = tuple(short_name(n) for n in session.names)
-        return words.wait_line(session.waiting(now), names, session.seat, silent)
+        behind = session.spectator_delay if session.watch else 0.0
+        return words.wait_line(session.waiting(now), names, session.seat, silent, behind)
 
     def _problem(
         self, watched: WatchedTransport, now: float, connected_at: float | None, started: float
@@ -518,6 +551,14 @@ class TableSession:
                     "runs there. Retrying; Esc leaves.", severe=True,
                 )
             return None
+        player = self.player
+        if watched.table_closed and not self._over and player is not None \
+                and player.player.host_over:
+            return Problem(
+                "The host closed the table after its game ended.",
+                f"Table {self.launch.table!r} is gone before you had seen the end.",
+                "Esc goes back to the menu.", severe=True,
+            )
         if watched.table_closed and not self._over:
             return Problem(
                 "The host closed the table.", f"Table {self.launch.table!r} is gone.",

@@ -330,9 +330,16 @@ def _secs(value: float) -> str:
 
 
 def wait_line(waits: Sequence[Wait], names: Sequence[str], me: Seat | None,
-              host_silent: float | None = None) -> str:
+              host_silent: float | None = None, behind: float = 0.0) -> str:
     """Whom the table waits for and how long, in words: "waiting for bob — away 12 s, bot
-    plays in 8 s"; "host not responding 6 s". Empty when nobody is slow or on a clock."""
+    plays in 8 s"; "host not responding 6 s". Empty when nobody is slow or on a clock.
+    A spectator of a table with a spectator delay (``behind`` seconds) is told that
+    instead: "6 s behind the players" (whom the live table waits for is not its game)."""
+    if behind > 0:
+        late = f"{behind:g} s behind the players"
+        if host_silent is not None and host_silent >= 2:
+            return f"{late} · host not responding {_secs(host_silent)}"
+        return late
     if host_silent is not None and host_silent >= 2:
         return f"host not responding {_secs(host_silent)}"
     parts: list[str] = []

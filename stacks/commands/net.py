@@ -164,11 +164,19 @@ async def _until_stopped(work: Coroutine[Any, Any, int], stop: asyncio.Event) ->
     return 130
 
 
-def _stop_on_signals(stop: asyncio.Event) -> None:
+def _stop_on_signals(stop: asyncio.Event, terminated: asyncio.Event | None = None) -> None:
+    """Ctrl-C and SIGTERM set ``stop``; SIGTERM also sets ``terminated`` (nobody is there
+    to answer a question: a host then closes now)."""
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+
+    def term() -> None:
+        if terminated is not None:
+            terminated.set()
+        stop.set()
+
+    for sig, handler in ((signal.SIGINT, stop.set), (signal.SIGTERM, term)):
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, handler)
 
 
 def clock_time(seconds_ago: float) -> str:
@@ -227,11 +235,14 @@ async def _follow(
                     print(f"{who}: table {table!r} was closed by its host before this peer "
                           "got in", file=sys.stderr, flush=True)
                     return EXIT_CLOSED
-                if peer.player.view is None or peer.player.view.outcome is None:
+                ended = peer.player.view is not None and peer.player.view.outcome is not None
+                if not ended and not peer.player.host_over:
                     print(f"{who}: the host closed table {table!r} before the game ended",
                           file=sys.stderr, flush=True)
                     return EXIT_CLOSED
-                closed_at = loop.time()  # over: the verdict may still be on its way
+                # Over: the verdict may still be on its way, and to a spectator behind the
+                # delay the end itself (a host releases it all before it closes).
+                closed_at = loop.time()
             result = handle(notice)
             if result is not None:
                 return result
@@ -243,8 +254,13 @@ async def _follow(
             now = loop.time()
             session = peer.player
             if closed_at is not None and now - closed_at > CLOSED_GRACE:
-                print(f"{who}: the host closed table {table!r} before this peer could "
-                      "check the deal", file=sys.stderr, flush=True)
+                view = session.view
+                if view is None or view.outcome is None:
+                    print(f"{who}: the host closed table {table!r} after its game ended, "
+                          "before this peer had seen the end", file=sys.stderr, flush=True)
+                else:
+                    print(f"{who}: the host closed table {table!r} before this peer could "
+                          "check the deal", file=sys.stderr, flush=True)
                 return EXIT_CLOSED
             if session.host_key is None or (session.closed and not session.joined):
                 # Nothing announced yet, or only a closed table's last word: it may open.
@@ -462,8 +478,8 @@ async def _host(args: argparse.Namespace) -> int:
     else:
         host = Host(settings, broker=url, identity=identity, record_path=record,
                     secret=secret, journal=journal)
-    stop = asyncio.Event()
-    _stop_on_signals(stop)
+    stop, terminated = asyncio.Event(), asyncio.Event()
+    _stop_on_signals(stop, terminated)
     try:
         async with host:
             if not await _reach(host, url, "stacks host"):
@@ -487,24 +503,34 @@ async def _host(args: argparse.Namespace) -> int:
             stopped.cancel()
             if finished.done():  # a short game: the broker's word is still worth saying
                 await asyncio.wait({nagle_check}, timeout=NAGLE_WAIT_AT_END)
+            pressed = 0
             if not finished.done():
                 finished.cancel()
                 host.write_record()
-                print(f"stopped before the end of the game; record kept; resume with "
-                      f"`stacks host --resume {table}`", file=sys.stderr)
-                return 130
+                if not session.over:
+                    print(f"stopped before the end of the game; record kept; resume with "
+                          f"`stacks host --resume {table}`", file=sys.stderr)
+                    return 130
+                pressed = 1  # over: the verdicts still out are not waited for
+                stop.clear()
             assert session.game is not None and session.game.outcome is not None
             names = [info.name if info else "?" for info in session.seats]
             final = session.game.state
             print(f"game over: {outcome_words(session.game.outcome, names, final)} "
                   f"after {final.turn} turns", flush=True)
             print(f"final public hash: {session.definition.public_hash(final)}", flush=True)
+            told = set(session.verdicts)
             for who, verdict in sorted(session.verdicts.items()):
-                state = "deal verified" if verdict["ok"] else f"FAILED: {verdict['detail']}"
-                print(f"  {_verdict_label(who, names)}: {state}")
+                print(f"  {_verdict_label(who, names)}: {_verdict_words(verdict)}")
             if host.record_note:
                 print(host.record_note, flush=True)
             print(f"record written to {host.record_path}", flush=True)
+            await _spectators_catch_up(host, stop, 2 if terminated.is_set() else pressed,
+                                       args.verify_wait, terminated)
+            for who, verdict in sorted(session.verdicts.items()):
+                if who not in told:  # spectators who checked the deal once they had it all
+                    print(f"  {_verdict_label(who, names)}: {_verdict_words(verdict)}",
+                          flush=True)
             if host.record_path is not None:
                 await _rate_here(host.record_path)
             failed = any(not v["ok"] for v in session.verdicts.values())
@@ -530,6 +556,54 @@ async def _rate_here(record: Path) -> None:
     if added is not None:
         print(f"ratings: {'already had' if added.already else 'added'} this game "
               f"({shown(local_database())}; see `stacks ratings`)", flush=True)
+
+
+def _verdict_words(verdict: dict[str, Any]) -> str:
+    return "deal verified" if verdict["ok"] else f"FAILED: {verdict['detail']}"
+
+
+async def _spectators_catch_up(host: Host, stop: asyncio.Event, pressed: int,
+                               verify_wait: float, terminated: asyncio.Event) -> None:
+    """The game is over; with a spectator delay, spectators have not seen its end yet: the
+    table stays up until the delay has released it all (and a moment more for their
+    verdicts). The first Ctrl-C says what the host waits for, the second (or a SIGTERM)
+    closes now: the spectators then get the rest of the game at once."""
+    if not host.host.catching_up:
+        return
+    if pressed >= 2:
+        host.release_now()
+        print("closing now: the spectators get the rest of the game at once",
+              file=sys.stderr, flush=True)
+        host.write_record()
+        return
+    print(f"game over for the players; spectators are {host.tail_left():.0f} s behind: the "
+          "table stays open until they have seen the end (Ctrl-C twice closes it now)",
+          flush=True)
+    caught = asyncio.create_task(host.caught_up(verify_wait=verify_wait))
+    try:
+        while True:
+            if pressed == 1 and host.host.catching_up:
+                print(f"spectators are {host.tail_left():.0f} s behind: waiting for them to "
+                      "see the end; Ctrl-C again to close now", file=sys.stderr, flush=True)
+            elif pressed >= 1:
+                return  # they have it all; the verdicts still out are not waited for
+            stopped = asyncio.create_task(stop.wait())
+            await asyncio.wait({caught, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            stopped.cancel()
+            if caught.done():
+                print("spectators have seen the end", flush=True)
+                return
+            stop.clear()
+            pressed += 2 if terminated.is_set() else 1
+            if pressed >= 2 and host.host.catching_up:
+                host.release_now()
+                print("closing now: the spectators get the rest of the game at once",
+                      file=sys.stderr, flush=True)
+                return
+    finally:
+        if not caught.done():
+            caught.cancel()
+        host.write_record()
 
 
 def _opened_lines(table: str, url: str, players: int, bots: int, seated: int,
@@ -627,7 +701,8 @@ async def _tables(args: argparse.Namespace) -> int:
         for table in tables:
             print(json.dumps({"table": table.table, "name": table.name, "broker": table.broker,
                               "players": table.players, "free": table.free,
-                              "status": table.status, "password": table.password,
+                              "status": table.status, "catching_up": table.catching_up,
+                              "password": table.password,
                               "fingerprint": table.fingerprint,
                               "seated": list(table.seated),
                               "conflict": list(table.conflict)}))

@@ -161,3 +161,10 @@ def test_the_history_title_counts_lines_and_turns_in_their_number() -> None:
     assert "2 lines, 1 turn ·" in one._title(), one._title()
     deal = HistoryScreen("friday", [Line(0, "deal")])
     assert "1 line, 0 turns ·" in deal._title(), deal._title()
+
+
+def test_a_spectator_of_a_delayed_table_is_told_how_far_behind_it_is() -> None:
+    waits = [Wait(1, away=12.0, bot_in=8.0)]  # the live table's: not the spectator's game
+    assert wait_line(waits, ["ana", "bo"], None, behind=6.0) == "6 s behind the players"
+    assert wait_line(waits, ["ana", "bo"], None, host_silent=5.0, behind=2.5) == \
+        "2.5 s behind the players · host not responding 5 s"
