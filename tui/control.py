@@ -18,7 +18,7 @@ from textual.worker import Worker
 
 from engine.games import AnyAction
 from netplay.memory import AsyncMemoryBroker
-from tui.classic_words import ClassicNarrator
+from tui.away import MissedBatch
 from tui.follow import Following
 from tui.history import History, Line
 from tui.launch import Launch
@@ -26,7 +26,7 @@ from tui.messages import Problem
 from tui.model import TableModel
 from tui.plural import counted
 from tui.serve_link import SERVED_EXTRAS
-from tui.words import Narrator, broker_line
+from tui.words import broker_line
 
 if TYPE_CHECKING:
     from tui.appbase import GameApp
@@ -66,8 +66,9 @@ class Control(Following):
         self.gameover: GameOverScreen | None = None
         self.problem: Problem | None = None
         self._desynced = False
-        self._away: Narrator | ClassicNarrator | None = None
-        self._away_next = 0
+        self._away_batches: list[MissedBatch] = []
+        """The batches missed while away, until the last one comes (``Missed``)."""
+        self._away_upto = 0
         self._closing: Worker[None] | None = None
         self._sent: AnyAction | None = None
         """The last action sent, to word the host's refusal of it."""
@@ -105,6 +106,8 @@ class Control(Following):
                                 game=launch.variant if launch.hosting else "stacks")
         self.history = None
         self.notes = []
+        self._away_batches = []
+        self._away_upto = 0
         self.broker_warning = ""
         self.table = None
         self.gameover = None
