@@ -21,7 +21,7 @@ from netplay.memory import AsyncMemoryBroker
 from tui.away import MissedBatch
 from tui.follow import Following
 from tui.history import History, Line
-from tui.launch import Launch
+from tui.launch import Launch, as_held
 from tui.messages import Problem
 from tui.model import TableModel
 from tui.plural import counted
@@ -154,7 +154,10 @@ class Control(Following):
             info = await self.app.link.request("info", table=launch.table)
         except LinkError:
             return launch
-        return replace(launch, held=True) if info.get("creator") is True else launch
+        if info.get("creator") is not True:
+            return launch
+        settings = info.get("settings")
+        return as_held(launch, settings if isinstance(settings, dict) else {})
 
     async def close_held(self) -> None:
         """The creator closes its held table (the server refuses once the game is on)."""
