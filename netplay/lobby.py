@@ -41,6 +41,13 @@ class TableInfo:
 
     fingerprint: str = ""
     """The host key's fingerprint: ``stacks join TABLE@FINGERPRINT`` follows only it."""
+    keys: tuple[bytes, ...] = ()
+    """The keys of the seated players and bots, as announced (a returning player finds its
+    own seat among them)."""
+
+    def has_seat(self, key: bytes) -> bool:
+        """Whether the player of ``key`` holds a seat at this table now."""
+        return not self.offline and key in self.keys
 
     @property
     def offline(self) -> bool:
@@ -50,12 +57,17 @@ class TableInfo:
     def pinned(self) -> str:
         return f"{self.table}@{self.fingerprint}" if self.fingerprint else self.table
 
-    def line(self) -> str:
+    def line(self, me: bytes | None = None) -> str:
+        """The table in one line; ``me``: the key of the player reading it (its own seat
+        is said so, not counted among the seats taken)."""
         lock = " (password)" if self.password else ""
         if self.offline:
             return (f"{self.pinned}{lock} on {self.broker}: offline, its host is gone "
                     f"({self.players} seats); it comes back if the host resumes")
         who = ", ".join(self.seated) or "nobody yet"
+        if me is not None and self.has_seat(me):
+            return (f"{self.pinned}{lock} on {self.broker}: {self.status}, your seat is "
+                    f"waiting — {who}")
         return (f"{self.pinned}{lock} on {self.broker}: {self.status}, "
                 f"{self.free} of {self.players} seats free — {who}")
 
@@ -101,6 +113,10 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
     seated = tuple(
         clean_text(str(s.get("name", "?")), 24) for s in seats if isinstance(s, dict)
     )
+    keys = tuple(
+        s["key"] for s in seats
+        if isinstance(s, dict) and isinstance(s.get("key"), bytes) and len(s["key"]) == 32
+    )
     return TableInfo(
         table=table,
         name=clean_text(str(body.get("name", table)), 40),
@@ -112,6 +128,7 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
         password=body.get("password") is True,
         host=frame.sender,
         fingerprint=fingerprint(frame.sender),
+        keys=keys,
     )
 
 
