@@ -63,16 +63,35 @@ class KnownHosts:
         entry = self._tables.get(table)
         return None if entry is None else _key(entry)
 
-    def remember(self, table: str, key: bytes) -> None:
-        if self.get(table) == key:
+    def remember(self, table: str, key: bytes, *, broker: str | None = None,
+                 seated: bool = False) -> None:
+        """Remember ``key`` for ``table``; ``broker`` and ``seated`` say where the table is
+        and whether this profile holds a seat there (the menu offers it back: `seats`)."""
+        entry = self._tables.get(table)
+        if entry is not None and _key(entry) == key and entry.get("broker") == broker \
+                and entry.get("seated", False) == seated:
             return
         self._tables.pop(table, None)
         self._tables[table] = {"key": key.hex(), "fingerprint": fingerprint(key),
                                "since": round(time.time())}
+        if broker is not None:
+            self._tables[table]["broker"] = broker
+        if seated:
+            self._tables[table]["seated"] = True
         while len(self._tables) > MAX_TABLES:
             del self._tables[next(iter(self._tables))]
         log.info("table %s: remembering host %s until its game ends", table, fingerprint(key))
         self._write()
+
+    def seats(self) -> list[tuple[str, bytes, str]]:
+        """``(table, host key, broker)`` of each unfinished game where this profile took a
+        seat, on a broker it can name: where a returning player may find its seat."""
+        out = []
+        for table, entry in self._tables.items():
+            key, broker = _key(entry), entry.get("broker")
+            if key is not None and entry.get("seated") is True and isinstance(broker, str):
+                out.append((table, key, broker))
+        return out
 
     def forget(self, table: str) -> None:
         if self._tables.pop(table, None) is not None:

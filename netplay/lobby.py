@@ -64,6 +64,13 @@ class TableInfo:
     catching_up: bool = False
     """The game is over for the players; its spectators, behind the spectator delay,
     have not seen the end yet (the table stays up until they have)."""
+    keys: tuple[bytes, ...] = ()
+    """The keys of the seated players and bots, as announced (a returning player finds its
+    own seat among them)."""
+
+    def has_seat(self, key: bytes) -> bool:
+        """Whether the player of ``key`` holds a seat at this table now."""
+        return not self.offline and key in self.keys
 
     @property
     def offline(self) -> bool:
@@ -73,7 +80,9 @@ class TableInfo:
     def pinned(self) -> str:
         return f"{self.table}@{self.fingerprint}" if self.fingerprint else self.table
 
-    def line(self) -> str:
+    def line(self, me: bytes | None = None) -> str:
+        """The table in one line; ``me``: the key of the player reading it (its own seat
+        is said so, not counted among the seats taken)."""
         if self.conflict:
             hosts = _COUNT.get(len(self.conflict), str(len(self.conflict)))
             return (f"{self.table} — {hosts} hosts claim it: {', '.join(self.conflict)} "
@@ -85,6 +94,9 @@ class TableInfo:
                     f"({self.players} seats); it comes back if the host resumes")
         who = ", ".join(self.seated) or "nobody yet"
         status = "game over, spectators catching up" if self.catching_up else self.status
+        if me is not None and self.has_seat(me):
+            return (f"{self.pinned}{lock} on {self.broker}: {status}, your seat is "
+                    f"waiting — {who}")
         return (f"{self.pinned}{lock} on {self.broker}: {status}, "
                 f"{self.free} of {self.players} seats free — {who}")
 
@@ -130,6 +142,10 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
     seated = tuple(
         clean_text(str(s.get("name", "?")), 24) for s in seats if isinstance(s, dict)
     )
+    keys = tuple(
+        s["key"] for s in seats
+        if isinstance(s, dict) and isinstance(s.get("key"), bytes) and len(s["key"]) == 32
+    )
     return TableInfo(
         table=table,
         name=clean_text(str(body.get("name", table)), 40),
@@ -142,6 +158,7 @@ def table_from_announcement(topic: str, payload: bytes, broker: str) -> TableInf
         host=frame.sender,
         fingerprint=fingerprint(frame.sender),
         catching_up=body.get("status") == "over" and body.get("catching_up") is True,
+        keys=keys,
     )
 
 

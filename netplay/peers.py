@@ -650,6 +650,9 @@ class Player(_Peer):
                 remembered = None
         self.player = PlayerSession(identity, table, name, 0.0, watch=watch, password=password,
                                     pin=pin, remembered=remembered)
+        self.broker_url = _plain_url(broker)
+        """The broker's URL without credentials (``None``: an in-process broker), for the
+        known hosts."""
         self.player.reads_chat = chat
         self.session = self.player
         self.transport = _transport(
@@ -708,7 +711,8 @@ class Player(_Peer):
         if known is None:
             return
         if isinstance(notice, Joined | GameStarted) and host is not None:
-            known.remember(self.player.table, host)
+            known.remember(self.player.table, host, broker=self.broker_url,
+                           seated=self.player.seat is not None)
         elif isinstance(notice, Verified):
             known.forget(self.player.table)
 
@@ -726,6 +730,18 @@ class Player(_Peer):
     async def close(self) -> None:
         await super().close()
         self._notices.put_nowait(None)
+
+
+def _plain_url(broker: Broker) -> str | None:
+    """``broker``'s ``mqtt://host:port`` (no user name or password), if it has one."""
+    if isinstance(broker, BrokerAddress):
+        return broker.url
+    if isinstance(broker, str):
+        try:
+            return BrokerAddress.parse(broker).url
+        except ValueError:
+            return None
+    return None
 
 
 class Spectator(Player):

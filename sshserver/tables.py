@@ -155,8 +155,14 @@ class TableKeeper:
                 return await self.close_by(caller, _table_field(request))
             if op == "info":
                 table = self.tables.get(_table_field(request))
-                return {"ok": True, "held": table is not None,
-                        "creator": table is not None and table.creator == caller.profile}
+                creator = table is not None and table.creator == caller.profile
+                reply: dict[str, Any] = {"ok": True, "held": table is not None,
+                                         "creator": creator}
+                if table is not None and creator:
+                    # Its creator coming back with `join TABLE` rematches with these, not
+                    # with the defaults of a join.
+                    reply["settings"] = open_request(table.settings)
+                return reply
             raise RequestRefused(f"unknown request {op!r}")
         except RequestRefused as exc:
             return {"ok": False, "error": str(exc)}
@@ -476,6 +482,22 @@ def host_settings(request: dict[str, Any]) -> HostSettings:
         return dataclasses.replace(settings, **extras) if extras else settings
     except (ValueError, ConfigError) as exc:
         raise RequestRefused(str(exc)) from None
+
+
+def open_request(settings: HostSettings) -> dict[str, Any]:
+    """The fields of an ``open`` request that opens a table like ``settings`` (the other
+    way from :func:`host_settings`)."""
+    request: dict[str, Any] = {
+        "players": settings.players, "bots": len(settings.bots),
+        "block_window": settings.block_window, "bot_delay": settings.bot_delay,
+        "password": settings.password, "rules": settings.rules.to_wire(),
+        "game": settings.game,
+    }
+    for key in SERVED_EXTRAS:
+        value = getattr(settings, key, None)
+        if isinstance(value, int | float):
+            request[key] = value
+    return request
 
 
 def bot_identity(host: Identity, seat: int) -> Identity:

@@ -318,9 +318,10 @@ def _add_common_peer(parser: argparse.ArgumentParser, *, broker_default: str | N
 
 def _add_host_timeout(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--host-timeout", type=positive_seconds, default=120.0, metavar="SECONDS",
+        "--host-timeout", type=positive_seconds, default=None, metavar="SECONDS",
         help="headless: give up (exit 4) when the host has been offline, or the table "
-        "unannounced, this long; a closed table exits 3 (120)")
+        "unannounced, this long (default: a day for a host gone, since it can come back "
+        "with --resume; 120 for a table never announced); a closed table exits 3")
 
 
 _PEER_EXITS = (

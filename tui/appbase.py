@@ -13,12 +13,17 @@ from typing import TYPE_CHECKING, Protocol
 from textual.app import App
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tui.launch import Launch
     from tui.serve_link import ServeLink
 
 
 class TableControl(Protocol):
     """What a screen may ask of the table's control (``tui.control.Control``)."""
+
+    profiles: Path | None
+    """Where the profiles are (``None``: the usual place, ``profiles_dir()``)."""
 
     async def open_held(self, launch: Launch) -> str | None:
         """Ask the ssh server to open ``launch``'s table: ``None`` once open, else why not."""

@@ -19,15 +19,15 @@ from textual.worker import Worker
 
 from engine.games import AnyAction
 from netplay.memory import AsyncMemoryBroker
-from tui.classic_words import ClassicNarrator
+from tui.away import MissedBatch
 from tui.follow import Following
 from tui.history import History, Line
-from tui.launch import Launch
+from tui.launch import Launch, as_held
 from tui.messages import Problem
 from tui.model import TableModel
 from tui.plural import counted
 from tui.serve_link import SERVED_EXTRAS
-from tui.words import Narrator, broker_line
+from tui.words import broker_line
 
 if TYPE_CHECKING:
     from tui.appbase import GameApp
@@ -67,8 +67,9 @@ class Control(Following):
         self.gameover: GameOverScreen | None = None
         self.problem: Problem | None = None
         self._desynced = False
-        self._away: Narrator | ClassicNarrator | None = None
-        self._away_next = 0
+        self._away_batches: list[MissedBatch] = []
+        """The batches missed while away, until the last one comes (``Missed``)."""
+        self._away_upto = 0
         self._closing: Worker[None] | None = None
         self._sent: AnyAction | None = None
         """The last action sent, to word the host's refusal of it."""
@@ -120,6 +121,8 @@ class Control(Following):
         self.history = None
         self.waiting = ""
         self.notes = []
+        self._away_batches = []
+        self._away_upto = 0
         self.broker_warning = ""
         self.table = None
         self.gameover = None
@@ -166,7 +169,10 @@ class Control(Following):
             info = await self.app.link.request("info", table=launch.table)
         except LinkError:
             return launch
-        return replace(launch, held=True) if info.get("creator") is True else launch
+        if info.get("creator") is not True:
+            return launch
+        settings = info.get("settings")
+        return as_held(launch, settings if isinstance(settings, dict) else {})
 
     async def close_held(self) -> None:
         """The creator closes its held table (the server refuses once the game is on)."""

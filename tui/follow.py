@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.markup import escape
+
 from engine.actions import Block, PassBlock
 from engine.events import Event
 from engine.games import AnyAction
@@ -36,7 +38,7 @@ from netplay.player import (
     Unseated,
     Verified,
 )
-from tui.classic_words import ClassicNarrator
+from tui.away import MissedBatch, away_span, away_summary
 from tui.history import History, Line, Step, history_of
 from tui.messages import Problem
 from tui.words import Narrator, broker_line, short_name
@@ -74,8 +76,8 @@ class Following:
     problem: Problem | None
     waiting: str
     _desynced: bool
-    _away: Narrator | ClassicNarrator | None
-    _away_next: int
+    _away_batches: list[MissedBatch]
+    _away_upto: int
     _sent: AnyAction | None
 
     if TYPE_CHECKING:
@@ -271,45 +273,24 @@ class Following:
         self._refresh_history()
 
     def _missed(self, notice: Missed) -> None:
-        """What happened while we were away, in the log, after the fact (a narrator of its
-        own: the live one already knows the table as it is now)."""
+        """What happened while we were away: gathered until the last batch the snapshot
+        stood in for, then said in one line (:mod:`tui.away`); the history screen retells
+        it all in its place."""
         model, table = self.model, self.table
         if model is None or table is None:
             return
-        narrator = self._away
-        if narrator is None or notice.n != self._away_next:
-            if model.game == "stacks":
-                narrator = self._away = Narrator(model.names, model.me)
-                self._learn_piles(narrator, notice.n)
-            else:
-                narrator = self._away = ClassicNarrator(model.names, model.me,
-                                                        self._teams() or 2)
-            table.say(f"[b]While you were away[/] [dim](from batch {notice.n}; "
-                      "stand-in moves marked ⟲)[/]:")
-        self._away_next = notice.n + 1
-        for event in notice.events:
-            if isinstance(narrator, Narrator):
-                line = narrator.describe(event) if isinstance(event, Event) else None
-            else:
-                line = narrator.describe(event)
-            if line:
-                table.say(f"[dim]⟲[/] {line}" if notice.standin else f"[dim]·[/] {line}")
+        self._away_batches.append(
+            MissedBatch(notice.n, notice.action, notice.events, notice.standin))
+        if notice.n >= self._away_upto:
+            span = away_span(self._away_batches, model.me)
+            self._away_batches = []
+            table.say(f"[b]{escape(away_summary(span, model.names, model.me))}[/]")
         self._refresh_history()
-
-    def _learn_piles(self, narrator: Narrator, before: int) -> None:
-        """Tell ``narrator`` (silently) every batch held before ``before``, so that it names
-        the piles open then by the names they have (one name per pile, in the log too)."""
-        player = self.session.player.player if self.session and self.session.player else None
-        if player is None:
-            return
-        for n in sorted(k for k in player.received if k < before):
-            for event in player.received[n].events:
-                if isinstance(event, Event):
-                    narrator.describe(event)
 
     def _resynced(self, n: int) -> None:
         self._view()
         history, model = self.history, self.model
+        self._away_upto = n  # Missed notices up to it are summed up once the last is in
         if history is not None and model is not None and model.view is not None:
             # The batches the snapshot stood in for come later, as Missed notices; the
             # history screen retells them in their places.

@@ -102,6 +102,38 @@ class Launch:
         return replace(self, game=self.game + 1, dealer=passed)
 
 
+def as_held(launch: Launch, settings: dict[str, Any]) -> Launch:
+    """``launch`` (a `join TABLE`) as the creator's of the table the ssh server holds, with
+    the table's own settings (the ``settings`` of the server's ``info`` reply): a rematch
+    then opens the same table again, not one with the defaults of a join. A field the
+    server did not send, or sent wrong, keeps the launch's."""
+    from engine.errors import EngineError
+    from engine.games import game_def
+
+    changes: dict[str, Any] = {"held": True}
+    for key in ("players", "bots"):
+        value = settings.get(key)
+        if type(value) is int and value >= 0:
+            changes[key] = value
+    for key in ("block_window", "bot_delay", "turn_clock", "spectator_delay"):
+        seconds = settings.get(key)
+        if isinstance(seconds, int | float) and not isinstance(seconds, bool) \
+                and 0 <= seconds < float("inf"):
+            changes[key] = float(seconds)
+    password = settings.get("password")
+    if password is None or isinstance(password, str):
+        changes["password"] = password or None
+    game = settings.get("game")
+    if isinstance(game, str):
+        try:
+            definition = game_def(game)
+            changes["rules"] = definition.config_from_wire(settings.get("rules") or {})
+            changes["variant"] = definition.name
+        except (EngineError, ValueError, TypeError, KeyError):
+            pass
+    return replace(launch, **changes)
+
+
 def default_name() -> str:
     try:
         name = getpass.getuser()

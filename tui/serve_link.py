@@ -12,7 +12,10 @@ The wire form is one JSON object per line, a request and then its reply:
     {"op": "open", "table": "friday", "players": 3, ...}   ->  {"ok": true, "broker": ...}
     {"op": "fill", "table": "friday"}                      ->  {"ok": true, "bots": 1}
     {"op": "close", "table": "friday"}                     ->  {"ok": false, "error": "..."}
-    {"op": "info", "table": "friday"}          ->  {"ok": true, "held": true, "creator": true}
+    {"op": "info", "table": "friday"}          ->  {"ok": true, "held": true, "creator": true,
+                                                    "settings": {"players": 2, ...}}
+
+(``settings``: for the table's creator only, the fields of the ``open`` that opened it.)
 """
 
 from __future__ import annotations

@@ -56,9 +56,13 @@ from tui.launch import LOCK_FILE, ProfileLock
 from tui.plural import counted
 
 DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
-HOST_TIMEOUT = 120.0
-"""Seconds a headless bot or spectator waits for a gone host (or a table not yet
-announced) before it gives up; enough for a host restarted with ``--resume``."""
+HOST_TIMEOUT = 24 * 3600.0
+"""Seconds a headless bot or spectator waits for a host gone offline before it gives up
+(``--host-timeout``): every host journals its table and can bring it back with
+``--resume`` as long as the game is unfinished (a table that will not come back is closed
+with a signed word, and the peers exit 3 at once), so they wait long: a day."""
+TABLE_TIMEOUT = 120.0
+"""Seconds they wait for a table that nothing on the broker announces (a wrong name?)."""
 EXIT_CLOSED = 3
 """Exit status when the host closed the table before the game ended."""
 EXIT_HOST_GONE = 4
@@ -194,13 +198,25 @@ def hosts_disagree_words(who: str, notice: HostsDisagree) -> str:
     return "\n".join(lines)
 
 
+def wait_words(seconds: float) -> str:
+    """A wait limit as people say it: "90 s", "20 min", "24 h"."""
+    if seconds < 120:
+        return f"{seconds:g} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
+
+
 async def _follow(
-    peer: Player, who: str, table: str, host_timeout: float,
+    peer: Player, who: str, table: str, host_timeout: float | None,
     handle: Callable[[Notice], int | None],
 ) -> int:
     """Hand ``peer``'s notices to ``handle`` until it returns an exit status; meanwhile say
     when the host goes and comes back, and give up when the host closes the table or is
-    gone (or the table unannounced) for longer than ``host_timeout`` seconds."""
+    gone for longer than ``host_timeout`` seconds (the table unannounced: as long, or by
+    default :data:`TABLE_TIMEOUT`; the host gone: by default :data:`HOST_TIMEOUT`)."""
+    away_limit = HOST_TIMEOUT if host_timeout is None else host_timeout
+    unannounced_limit = TABLE_TIMEOUT if host_timeout is None else host_timeout
     loop = asyncio.get_running_loop()
     started = loop.time()
     closed_at: float | None = None
@@ -222,9 +238,10 @@ async def _follow(
             elif isinstance(notice, HostOffline):
                 since = clock_time(notice.silent_for) if notice.heard else \
                     "before this peer came (its last will was on the broker)"
-                print(f"{who}: host offline since {since}, waiting "
-                      f"for it to come back (giving up after {host_timeout:g} s, "
-                      "--host-timeout)", file=sys.stderr, flush=True)
+                print(f"{who}: host offline since {since}; waiting for it to come back "
+                      "(a host brings an unfinished table back from its journal, with "
+                      f"--resume); giving up after {wait_words(away_limit)} "
+                      "(--host-timeout)", file=sys.stderr, flush=True)
             elif isinstance(notice, HostBack):
                 print(f"{who}: the host is back after {notice.away_for:.0f} s",
                       file=sys.stderr, flush=True)
@@ -264,10 +281,11 @@ async def _follow(
                 return EXIT_CLOSED
             if session.host_key is None or (session.closed and not session.joined):
                 # Nothing announced yet, or only a closed table's last word: it may open.
-                if now - started > host_timeout:
+                if now - started > unannounced_limit:
                     if session.closed:
                         print(f"{who}: table {table!r} was closed by its host and has not "
-                              f"opened again in {host_timeout:g} s (--host-timeout)",
+                              "opened again in "
+                              f"{wait_words(unannounced_limit)} (--host-timeout)",
                               file=sys.stderr, flush=True)
                         return EXIT_CLOSED
                     expected = session.trust.remembered
@@ -276,7 +294,7 @@ async def _follow(
                         f"only other hosts than {fingerprint(expected)}, the one this "
                         "profile joined its game with, announced it")
                     print(f"{who}: no table {table!r} announced on the broker after "
-                          f"{host_timeout:g} s (--host-timeout); {why}",
+                          f"{wait_words(unannounced_limit)} (--host-timeout); {why}",
                           file=sys.stderr, flush=True)
                     return EXIT_HOST_GONE
                 continue
@@ -284,10 +302,10 @@ async def _follow(
                 continue
             heard = session.host_heard
             since = heard if heard is not None else session.host_offline_at
-            if now - since > host_timeout:
+            if now - since > away_limit:
                 when = "before this peer came" if heard is None else clock_time(now - since)
                 print(f"{who}: the host of table {table!r} has been offline since "
-                      f"{when}, longer than {host_timeout:g} s "
+                      f"{when}, longer than {wait_words(away_limit)} "
                       "(--host-timeout): giving up", file=sys.stderr, flush=True)
                 return EXIT_HOST_GONE
 

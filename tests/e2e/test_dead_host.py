@@ -194,3 +194,45 @@ def test_a_frozen_host_is_listed_offline_before_any_will_and_its_bot_gives_up(
             if proc.poll() is None:
                 proc.kill()
                 proc.communicate()
+
+
+def test_bot_and_spectator_wait_for_a_killed_host_that_resumes_and_play_on(
+    mosquitto: str, tmp_path: Path,
+) -> None:
+    """Issue #24: they gave up after 120 s, so a host that needed two minutes to come back
+    with ``--resume`` found every bot and spectator gone. By default they now wait as long
+    as the table can come back (a day), say so, and play on when it does."""
+    short = ("--rule", "win_chips=3", "--rule", "win_min_each_colour=1")
+    host = _spawn(tmp_path, "host", "--headless", "--players", "2", "--bots", "1",
+                  "--bot-delay", "0.2", "--table", "phoenix", "--broker", mosquitto,
+                  "--profile", "host", *short)
+    bot = _spawn(tmp_path, "bot", "phoenix", "--broker", mosquitto, "--think", "0.2",
+                 "--profile", "bot")
+    watch = _spawn(tmp_path, "watch", "phoenix", "--headless", "--broker", mosquitto,
+                   "--profile", "watch")
+    back: subprocess.Popen[str] | None = None
+    try:
+        assert watch.stdout is not None and bot.stderr is not None
+        first = watch.stdout.readline()  # the game is on
+        assert json.loads(first)["batch"] >= 1, first
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(10)
+        said = bot.stderr.readline()
+        while "host offline since" not in said:
+            assert said, "the bot ended without a word of the host"
+            said = bot.stderr.readline()
+        assert "waiting for it to come back" in said and "--resume" in said, said
+        assert "giving up after 24 h (--host-timeout)" in said, said
+        back = _spawn(tmp_path, "host", "--headless", "--resume", "phoenix",
+                      "--broker", mosquitto, "--profile", "host")
+        bot_rc, _, bot_err = _finish(bot, 120)
+        watch_rc, watch_out, watch_err = _finish(watch, 120)
+        assert bot_rc == 0, bot_err
+        assert watch_rc == 0, watch_err
+        assert "the host is back after" in bot_err, bot_err
+        assert '"verification"' in watch_out, watch_out[-2000:]
+    finally:
+        for proc in (host, bot, watch, back):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.communicate()

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import ROOT, SCALE
+from tests.tmux_env import tmux_env
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install tmux)")
@@ -36,7 +37,7 @@ class Tmux:
     def run(self, *args: str) -> str:
         assert TMUX is not None
         result = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True,
-                                text=True, timeout=30)
+                                text=True, timeout=30, env=tmux_env())
         if result.returncode != 0:
             raise RuntimeError(f"tmux {args[0]}: {result.stderr.strip()}")
         return result.stdout
@@ -56,7 +57,7 @@ class Tmux:
     def kill(self) -> None:
         assert TMUX is not None
         subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True,
-                       timeout=30)
+                       timeout=30, env=tmux_env())
 
 
 @pytest.fixture

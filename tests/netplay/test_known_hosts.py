@@ -186,8 +186,9 @@ class _Recording(KnownHosts):
         super().__init__(folder)
         self.seen: list[tuple[str, bytes | None]] = []
 
-    def remember(self, table: str, key: bytes) -> None:
-        super().remember(table, key)
+    def remember(self, table: str, key: bytes, *, broker: str | None = None,
+                 seated: bool = False) -> None:
+        super().remember(table, key, broker=broker, seated=seated)
         self.seen.append(("remember", KnownHosts(self.path.parent).get(table)))
 
     def forget(self, table: str) -> None:
@@ -211,3 +212,17 @@ async def test_a_peer_remembers_its_host_from_the_welcome_until_its_verdict(
     assert known.seen[0] == ("remember", key)  # from the welcome on
     assert known.seen[-1] == ("forget", None)  # gone with the verdict
     assert KnownHosts(tmp_path).get("remember") is None
+
+
+def test_the_seats_a_profile_holds_are_remembered_with_their_broker(tmp_path: Path) -> None:
+    """What the menu offers back to a returning player: seated tables, with a broker."""
+    known = KnownHosts(tmp_path)
+    host = Identity.generate().key
+    known.remember("duo", host)  # the welcome, before the seat is known
+    known.remember("duo", host, broker="mqtt://10.0.0.2:1883", seated=True)
+    known.remember("film", host, broker="mqtt://10.0.0.2:1883")  # watching
+    known.remember("near", host, seated=True)  # an in-process broker: nowhere to look
+    again = KnownHosts(tmp_path)  # a new process reads the file
+    assert again.seats() == [("duo", host, "mqtt://10.0.0.2:1883")]
+    again.forget("duo")
+    assert KnownHosts(tmp_path).seats() == []

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.tmux_env import tmux_env
+
 ROOT = Path(__file__).resolve().parents[2]
 SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 TIMEOUT = 30.0 * SCALE
@@ -261,7 +263,7 @@ class Tmux:
     def run(self, *args: str, check: bool = True) -> str:
         done = subprocess.run([TMUX, "-S", str(self.socket), "-f", str(self.conf), *args],
                               capture_output=True, text=True, timeout=TIMEOUT,
-                              env={**os.environ, "TMUX": ""})
+                              env=tmux_env())
         if check and done.returncode != 0:
             raise AssertionError(f"tmux {' '.join(args)}: {done.stderr.strip()}")
         return done.stdout

@@ -234,3 +234,35 @@ def test_a_restarted_server_resumes_its_table_and_the_players_take_their_seats_b
     assert (_hand(alice), _hand(bob)) == hands  # nobody played while the server was down
     assert bob.turn() == turn and bob.my_turn()
     _play_until([alice, bob], lambda: alice.turn() >= turn + 2 or alice.over(), "play on")
+
+
+def test_a_player_back_over_ssh_is_offered_its_seat_and_told_what_it_missed(
+    serve: ServerFactory, keys: Keys, tmux: Tmux, broker: str
+) -> None:
+    """Issue #24: reconnecting over ssh landed in the main menu with nothing said of the
+    game running, and the log retold the whole game. Now the menu offers the seat first
+    thing, Enter sits down, and the log sums up the time away in a sentence."""
+    server = serve("--broker", broker, authorized=keys.public("alice") + keys.public("bob"))
+    tmux.open("alice", server.ssh_argv(keys.path("alice"), "alice"), 100, 32)
+    join = _join_command(_open_table(tmux, "alice", "duo"))
+    tmux.open("bob", _as(server, keys, "bob", join), 100, 32)
+    tmux.wait_for("alice", "duo · turn", GAME_TIMEOUT)
+    alice, bob = Player(tmux, "alice"), Player(tmux, "bob")
+    _play_to([alice, bob], lambda: _bobs_turn(alice, bob), "bob's turn 2+")
+    [alice_session] = [pid for pid in server.sessions() if "--name alice" in _cmdline(pid)]
+    alice_tree = [alice_session, *descendants(alice_session)]
+    os.kill(tmux.client_pid("alice"), signal.SIGKILL)  # her connection drops
+    eventually(lambda: not any(alive(pid) for pid in alice_tree), "alice's processes to end")
+    turn = bob.turn()
+    _play_until([bob], lambda: bob.turn() > turn and not bob.my_turn(), "bob to play on")
+
+    # She comes back the plain way, to the menu: her seat is the first thing offered.
+    tmux.open("back", server.ssh_argv(keys.path("alice"), "alice"), 100, 32)
+    tmux.wait_for("back", MENU)
+    tmux.wait_for("back", "Your seat at duo is waiting — Enter to sit down", GAME_TIMEOUT)
+    tmux.keys("back", "Enter")
+    back = Player(tmux, "back")
+    eventually(lambda: back.look() and back.hand(), "alice at her seat again", GAME_TIMEOUT)
+    assert "duo · turn" in back.screen and "bob" in back.screen
+    screen = tmux.wait_for("back", "While you were away: ", GAME_TIMEOUT)
+    assert "from batch" not in screen and "⟲" not in screen, screen

@@ -14,10 +14,12 @@ from textual.widgets import Input, Select
 
 from netplay.memory import AsyncMemoryBroker
 from sshserver.tables import Caller, TableKeeper
-from tests.tui.conftest import until
+from tests.netplay.harness import SHORT
+from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain
 from tui.app import StacksApp, make_app
 from tui.launch import Launch
+from tui.screens.gameover import GameOverScreen
 from tui.screens.lobby import LobbyScreen
 from tui.screens.menu import MenuScreen
 from tui.screens.table import TableScreen
@@ -128,3 +130,35 @@ async def test_the_menu_host_asks_the_server_and_the_creator_sits_as_a_player(
         # A name the server already holds is refused in words.
         error = await app.control.open_held(Launch(role="host", table="sunday", held=True))
         assert error is not None and "already open" in error
+
+
+async def test_a_creator_back_with_join_rematches_the_same_table(
+    served: tuple[StacksApp, TableKeeper],
+) -> None:
+    """Issue #24: the creator of a 2-seat table leaves, comes back with `join duo`, and at
+    the game's end `r` opened "duo (4 seats, 3 bots)" (the defaults of a join)."""
+    app, keeper = served
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        # A short game that plays itself: one bot, and a turn clock that lets the stand-in
+        # play Ana's turns.
+        opened = Launch(role="host", table="duo", name="Ana", players=2, bots=1,
+                        bot_delay=0.0, block_window=0.2, turn_clock=0.3, rules=SHORT,
+                        password="sesame", held=True, ssh=SSH)
+        assert await app.control.open_held(opened) is None
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "duo's game")
+        await app.control.leave()  # the ssh connection drops; the seat is kept
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+
+        await app.control.start(Launch(role="join", table="duo", name="Ana", broker="memory",
+                                       password="sesame", ssh=SSH))
+        await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game's end",
+                    timeout=TIMEOUT * 4)
+        first = keeper.tables["duo"]
+        await pilot.press("r")
+        await until(pilot, lambda: keeper.tables.get("duo") not in (None, first),
+                    "the next game at duo")
+        settings = keeper.tables["duo"].settings
+        assert (settings.players, len(settings.bots)) == (2, 1)
+        assert settings.turn_clock == 0.3 and settings.password == "sesame"
+        assert settings.rules == SHORT

@@ -104,7 +104,8 @@ class ConnectScreen(Screen[None]):
             return
         title.update("Tables found: ↑↓ and Enter pick one (ctrl+r looks again), or type "
                      "the table below:")
-        found.add_options([Option(escape(t.line())) for t in self._found])
+        me = self._my_key()
+        found.add_options([Option(escape(t.line(me))) for t in self._found])
         found.highlighted = 0
         found.display = True
         # Enter should pick a found table, as the line above says, unless the user has
@@ -112,6 +113,17 @@ class ConnectScreen(Screen[None]):
         table = self.query_one("#connect-table", Input)
         if table.has_focus and table.value == self.defaults.table:
             found.focus()
+
+    def _my_key(self) -> bytes | None:
+        """Our profile's key, to say "your seat" of a table where it is seated."""
+        from netplay.identity import profiles_dir
+        from tui.appbase import GameApp
+        from tui.discovery import profile_key
+        from tui.launch import default_profile
+
+        app = self.app
+        base = app.control.profiles if isinstance(app, GameApp) else None
+        return profile_key(base or profiles_dir(), self.defaults.profile or default_profile())
 
     @on(OptionList.OptionSelected, "#connect-found")
     def _picked(self, event: OptionList.OptionSelected) -> None:

@@ -20,6 +20,7 @@ from tui.screens.choice import Answer, ChoiceScreen
 
 if TYPE_CHECKING:
     from netplay.journal import TableJournal
+    from netplay.lobby import TableInfo
 
 LOGO = """\
 [b]┌─┐┌─┐┌─┐ ┬ ┬┌─┐┌┐┌┌─┐┌─┐  ┌─┐┌┬┐┌─┐┌─┐┬┌─┌─┐[/]
@@ -63,6 +64,11 @@ class MenuScreen(Screen[None]):
         for ident, key, title, _ in ITEMS
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting: list[TableInfo] = []
+        """Running tables where this profile holds a seat, offered first."""
+
     def compose(self) -> ComposeResult:
         with Vertical(id="menu-box"):
             yield Label(LOGO, id="menu-logo")
@@ -73,6 +79,41 @@ class MenuScreen(Screen[None]):
                 id="menu-options",
             )
         yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.run_worker(self._look_for_seats(), group="seats", exclusive=True)
+
+    async def _look_for_seats(self) -> None:
+        """A player whose profile holds a seat at a running table is offered it first."""
+        from netplay.identity import profiles_dir
+        from tui.discovery import profile_key, seats_waiting
+        from tui.launch import default_profile
+
+        app = self.app
+        if not isinstance(app, GameApp):
+            return
+        defaults = app.defaults
+        base = app.control.profiles or profiles_dir()
+        profile = defaults.profile or default_profile()
+        key = profile_key(base, profile)
+        if key is None:
+            return
+        try:
+            found = await seats_waiting(base / profile, key, brokers=[
+                b for b in (defaults.broker,) if b is not None])
+        except Exception:  # a convenience: the menu works without it
+            return
+        if not found or not self.is_attached:
+            return
+        self.waiting = found[:3]
+        options = self.query_one("#menu-options", OptionList)
+        options.clear_options()
+        options.add_options(
+            [Option(_seat_prompt(t), id=f"seat:{i}") for i, t in enumerate(self.waiting)]
+            + [Option(self._prompt(ident, key, title, more), id=ident)
+               for ident, key, title, more in ITEMS])
+        options.highlighted = 0
+        options.focus()
 
     def _prompt(self, ident: str, key: str, title: str, more: str) -> str:
         if ident == "game":
@@ -99,6 +140,9 @@ class MenuScreen(Screen[None]):
             app.defaults = replace(defaults, variant=variant, rules=_default_rules(variant))
             self.query_one("#menu-options", OptionList).replace_option_prompt(
                 "game", game_prompt(variant))
+            return
+        if ident.startswith("seat:"):
+            self._sit(self.waiting[int(ident.removeprefix("seat:"))])
             return
         if ident == "quit":
             app.exit()
@@ -141,6 +185,23 @@ class MenuScreen(Screen[None]):
 
             app.push_screen(ConnectScreen("join" if ident == "join" else "watch", defaults))
 
+    def _sit(self, table: TableInfo) -> None:
+        """Back to our seat at ``table`` (its password asked first, if it has one)."""
+        app = self.app
+        assert isinstance(app, GameApp)
+        defaults = app.defaults
+        broker = table.broker
+        if defaults.broker is not None and _same_broker(defaults.broker, broker):
+            broker = defaults.broker  # with the credentials the menu was given
+        launch = replace(defaults, role="join", table=table.table, broker=broker,
+                         name=defaults.display_name(), password=None, table_open=True)
+        if table.password:
+            from tui.screens.connect import ConnectScreen
+
+            app.push_screen(ConnectScreen("join", launch, ask_password=True))
+            return
+        self.post_message(Start(launch))
+
     def _host_over_unfinished(self, launch: Launch) -> None:
         """Host ``launch``, unless its table name has an unfinished game: then ask."""
         from netplay.journal import list_tables
@@ -181,6 +242,21 @@ class MenuScreen(Screen[None]):
         self.app.push_screen(ChoiceScreen(
             "Resume which table?", [Answer(escape(j.line()), j) for j in found],
         ), answered)
+
+
+def _seat_prompt(table: TableInfo) -> str:
+    """The menu's first line for a seat that waits: "your seat at duo is waiting"."""
+    return (f"[b]↵[/]  [b]Your seat at {escape(table.table)} is waiting[/] — Enter to sit "
+            f"down  [dim]{escape(table.status)}, with {escape(', '.join(table.seated))}[/]")
+
+
+def _same_broker(url: str, other: str) -> bool:
+    from netplay.transport import BrokerAddress
+
+    try:
+        return BrokerAddress.parse(url).url == BrokerAddress.parse(other).url
+    except ValueError:
+        return False
 
 
 def _default_rules(variant: str) -> object:
