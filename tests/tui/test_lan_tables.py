@@ -34,9 +34,20 @@ async def test_the_join_form_lists_lan_tables_and_a_pick_fills_the_form(
             await until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the form")
             form = app.screen
             found = form.query_one("#connect-found", OptionList)
-            await until(pilot, lambda: found.option_count > 0, "the LAN tables", timeout=20)
-            prompt = str(found.get_option_at_index(0).prompt)
-            assert prompt.startswith("fridaynight@") and "(password)" in prompt  # + fingerprint
+            # Other tests' brokers on this machine may be found too (the LAN is loopback
+            # here): ours is the table named fridaynight.
+
+            def ours() -> int | None:
+                return next((i for i in range(found.option_count)
+                             if str(found.get_option_at_index(i).prompt)
+                             .startswith("fridaynight@")), None)
+
+            await until(pilot, lambda: ours() is not None, "the LAN tables", timeout=20)
+            index = ours()
+            assert index is not None
+            prompt = str(found.get_option_at_index(index).prompt)
+            assert "(password)" in prompt  # + fingerprint
+            found.highlighted = index
             # The line says Enter picks one, so the list has the focus, not the Table field.
             await until(pilot, lambda: found.has_focus, "the found tables to take the focus")
             go = form.query_one("#connect-go")

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -135,6 +136,14 @@ class GameOverScreen(Screen[None]):
         for static in self.query("#over-verdict").results(Static):
             static.update(text)
 
+    def _kiosk(self) -> bool:
+        """Whether a browser visitor watches (``stacks web``): no menu behind this screen
+        (and no app at all before the screen is shown)."""
+        try:
+            return bool(getattr(self.app, "kiosk", False))
+        except NoActiveAppError:
+            return False
+
     def _keys(self) -> str:
         if self.hosting:
             again = "play again"
@@ -142,7 +151,7 @@ class GameOverScreen(Screen[None]):
             again = "watch the next game"
         else:
             again = "join the next game"
-        if getattr(self.app, "kiosk", False):  # a browser visitor: no menu behind it
+        if self._kiosk():  # a browser visitor: no menu behind it
             return f"[b]r[/] {again}   [b]v[/] replay it   [b]t[/] the table   " \
                    "[b]q[/] close this view"
         return f"[b]r[/] {again}   [b]v[/] replay it   [b]m[/] menu   " \
