@@ -153,7 +153,7 @@ class BoardLines:
         text = f"{label}{mark}{body}" + (f" {note}" if note else "")
         if chosen:
             text = f"▸{text}◂"
-        return text
+        return f"[@click=screen.pick({index})]{text}[/]"  # a click picks it, like its key
 
     def _cell_words(self, view: SequenceState, cell: Cell) -> str:
         code = view.board.codes[cell]
