@@ -88,6 +88,9 @@ class LearnScreen(TableScreen):
         count = len(LESSONS) - 1
         where = "" if self.ready else f" [dim]({self.lesson + 1} of {count})[/]"
         text = f"[b]{lesson.title}[/]{where}  {lesson.text}"
+        if tutor_acts(self.game.state) and lesson.name != "block":
+            # The next lesson waits for Tutor's move (a pass of the Block window).
+            text = "[b]Tutor's move[/]  Tutor may Block your pile, or pass: watch the log."
         if self.refused:
             text += f"\n[b reverse] ! [/] {self.refused}"
         with contextlib.suppress(NoMatches):
@@ -142,6 +145,7 @@ class LearnScreen(TableScreen):
         action = tutor_move(self.game, self._tutor_played)
         self._tutor_played += 1
         self._apply(action)
+        self._show_lesson()
         self._tutor_next()
 
     # -- keys that mean something else here ------------------------------------------------------
