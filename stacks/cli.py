@@ -286,6 +286,22 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
                       help="table password; without a value the interface asks for it")
     _add_ui_common(join)
     _add_plain(join)
+    _add_bell(join)
+
+    learn = commands.add_parser(
+        "learn", help="a first game that teaches",
+        description="A short scripted game against Tutor, a bot: a number card, a pile "
+        "completion, a Block, Skip and Reverse, Steal a Card and Steal a Chip, each "
+        "explained on the table where it happens. Ends with the main menu.",
+    )
+    _add_ui_common(learn)
+
+
+def _add_bell(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-bell", action="store_true",
+        help="no bell (nor desktop notification) when the table turns to you, for this "
+        "run; the menu's Bell entry turns it off for good")
 
 
 def _add_ui_common(parser: argparse.ArgumentParser) -> None:
@@ -346,6 +362,7 @@ def _add_net_commands(
     )
     host.add_argument("--headless", action="store_true", help="no interface: print progress")
     host.add_argument("--name", help="your name at the table (interface only)")
+    _add_bell(host)
     host.add_argument("--game", choices=("stacks", "sequence"), default="stacks",
                       help="stacks (Sequence Stacks, default) or sequence (classic Sequence, "
                       "the board game)")
@@ -617,7 +634,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from stacks.commands.plain import run as run_plain
 
         return run_plain(args)
-    if args.command is None or args.command in ("play", "join") or (
+    if args.command is None or args.command in ("play", "join", "learn") or (
         args.command in ("host", "watch") and not args.headless
     ):
         from stacks.commands import ui

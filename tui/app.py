@@ -7,6 +7,8 @@ session's worker (what happened at the table) go to :class:`tui.control.Control`
 from __future__ import annotations
 
 import gc
+import os
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,6 +17,7 @@ from textual.screen import Screen
 
 from netplay.memory import AsyncMemoryBroker
 from tui.appbase import GameApp
+from tui.bell import notification, notify_protocol
 from tui.control import Control
 from tui.launch import Launch
 from tui.messages import (
@@ -37,6 +40,7 @@ from tui.messages import (
     Waiting,
 )
 from tui.serve_link import ServeLink
+from tui.settings import Settings, load_settings, save_settings, settings_path
 
 
 class StacksApp(GameApp):
@@ -58,9 +62,12 @@ class StacksApp(GameApp):
         self, launch: Launch | None = None, *, defaults: Launch | None = None,
         profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
         memory: AsyncMemoryBroker | None = None, link: ServeLink | None = None,
-        only: Screen[None] | None = None, kiosk: bool = False,
+        only: Screen[None] | None = None, kiosk: bool = False, bell: bool | None = None,
     ) -> None:
         super().__init__()
+        self._bell_asked = bell
+        self.settings = Settings()
+        """The profile's settings (``tui.settings``), read when the app starts."""
         self.kiosk = kiosk
         if kiosk:
             self.use_command_palette = False  # its commands reach past the one table
@@ -77,6 +84,7 @@ class StacksApp(GameApp):
         # Everything built so far lives as long as the app: keep the collector off it,
         # so that a full collection can't stall a repaint.
         gc.freeze()
+        self._load_settings()
         if self.only is not None:
             await self.push_screen(self.only, lambda _: self.exit())
             return
@@ -84,7 +92,11 @@ class StacksApp(GameApp):
             await self.control.start(self.launch)
             return
         await self.control.menu()
-        if self.ask in ("join", "join-password", "watch"):
+        if self.ask == "learn":
+            from tui.screens.learn import LearnScreen
+
+            await self.push_screen(LearnScreen())
+        elif self.ask in ("join", "join-password", "watch"):
             from tui.screens.connect import ConnectScreen
 
             await self.push_screen(ConnectScreen(
@@ -97,7 +109,7 @@ class StacksApp(GameApp):
         from tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))
 
     def action_rules(self) -> None:
         from tui.screens.rules import RulesScreen
@@ -125,6 +137,47 @@ class StacksApp(GameApp):
         at = themes.index(self.theme) if self.theme in themes else -1
         self.theme = themes[(at + 1) % len(themes)]
         self.notify(f"Theme: {self.theme}", timeout=2)
+        self.save_settings(replace(self.settings, theme=self.theme))
+
+    # -- the profile's settings: the theme, the bell ---------------------------------------------
+
+    def settings_file(self) -> Path:
+        """The settings of the menu's profile (``tui.settings``)."""
+        from netplay.identity import profiles_dir
+        from tui.launch import default_profile
+
+        base = self.control.profiles or profiles_dir()
+        return settings_path(base, self.defaults.profile or default_profile())
+
+    def _load_settings(self) -> None:
+        self.settings = load_settings(self.settings_file())
+        if self._bell_asked is not None:  # --no-bell: this run only
+            self.settings = replace(self.settings, bell=self._bell_asked)
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
+
+    def save_settings(self, settings: Settings) -> None:
+        """Use ``settings`` from now on and keep them in the profile's folder."""
+        self.settings = settings
+        problem = save_settings(self.settings_file(), settings)
+        if problem is not None:
+            self.notify(problem, severity="warning", timeout=5)
+
+    def ring(self, words: str) -> None:
+        """The terminal's bell, and a desktop notification where the terminal shows one
+        (``tui.bell``); nothing when the bell is off."""
+        if not self.settings.bell:
+            return
+        self.bell()
+        protocol = notify_protocol(os.environ)
+        if protocol is not None:
+            self.write_raw(notification(protocol, self.TITLE, words))
+
+    def write_raw(self, data: str) -> None:
+        """Bytes for the terminal itself (an escape sequence that draws nothing), written
+        between two frames by the driver, as ``App.bell`` writes its BEL."""
+        if not self.is_headless and self._driver is not None:
+            self._driver.write(data)
 
     # -- messages to the control ---------------------------------------------------------------
 
@@ -186,7 +239,7 @@ def make_app(
     launch: Launch | None = None, *, defaults: Launch | None = None,
     profiles: Path | None = None, frozen: bool = False, ask: str | None = None,
     memory: AsyncMemoryBroker | None = None, link: ServeLink | None = None,
-    kiosk: bool = False,
+    kiosk: bool = False, bell: bool | None = None,
 ) -> StacksApp:
     """The app: straight to a table for ``launch``, else the main menu.
 
@@ -194,12 +247,13 @@ def make_app(
     identities live (tests: a temporary folder); ``frozen`` stops timers that would make
     screenshots differ (the Block countdown, the automatic pass); ``ask`` opens the
     join (``join``, ``join-password``: the password field first) or watch form over the
-    menu; ``memory`` is the in-process broker that
+    menu, or the first game that teaches (``learn``); ``memory`` is the in-process broker that
     ``broker="memory"`` means (so a test can put other peers on it); ``link`` is the
     channel to the ssh server that started this program (`tui.serve_link`); ``kiosk``
-    watches ``launch``'s table only (``GameApp.kiosk``: what ``stacks web`` serves).
+    watches ``launch``'s table only (``GameApp.kiosk``: what ``stacks web`` serves);
+    ``bell`` overrides the profile's bell setting for this run (``--no-bell``).
     """
     if kiosk and (launch is None or launch.role != "watch"):
         raise ValueError("a kiosk only watches a table")
     return StacksApp(launch, defaults=defaults, profiles=profiles, frozen=frozen, ask=ask,
-                     memory=memory, link=link, kiosk=kiosk)
+                     memory=memory, link=link, kiosk=kiosk, bell=bell)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from tui.launch import Launch
     from tui.serve_link import ServeLink
+    from tui.settings import Settings
 
 
 class TableControl(Protocol):
@@ -44,6 +45,19 @@ class GameApp(App[None]):
     kiosk: bool = False
     """Watch one table and nothing else (a browser visitor of ``stacks web``): no menu,
     no chat, no other table; leaving the table ends the program."""
+
+    settings: Settings
+    """The profile's settings (the bell, the theme: ``tui.settings``)."""
+
+    def save_settings(self, settings: Settings) -> None:
+        """Use ``settings`` from now on and keep them in the profile's folder."""
+
+    def action_next_theme(self) -> None:
+        """Show the next theme (and keep it in the settings)."""
+
+    def ring(self, words: str) -> None:
+        """Call the player back: the table turned to them (``tui.bell``); the app rings
+        if the bell is on."""
 
     def game_shown(self) -> str:
         """The game whose rules apply to what is on screen: ``stacks`` or ``sequence``."""

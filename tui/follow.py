@@ -39,6 +39,7 @@ from netplay.player import (
     Verified,
 )
 from tui.away import MissedBatch, away_span, away_summary
+from tui.bell import calls_for
 from tui.history import History, Line, Step, history_of
 from tui.messages import Problem
 from tui.words import Narrator, broker_line, short_name
@@ -210,9 +211,20 @@ class Following:
             return
         view = session.player.view
         if view is not model.view:
-            model.view = view
+            before, model.view = model.view, view
             if self.table is not None and view is not None:
                 self.table.view = view
+            if view is not None:
+                self._call_back(before, view)
+
+    def _call_back(self, before: object | None, view: object) -> None:
+        """Ring when the table turns to us, at a networked table only (``tui.bell``)."""
+        launch, model = self.launch, self.model
+        if launch is None or launch.role not in ("host", "join") or model is None:
+            return
+        words = calls_for(before, view, model.me)
+        if words is not None:
+            self.app.ring(words)
 
     def game(self) -> str:
         """The table's game: the one our player follows (else the announced one)."""

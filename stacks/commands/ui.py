@@ -1,4 +1,5 @@
-"""The interactive commands: ``stacks`` (menu), ``play``, ``host``, ``join``, ``watch``."""
+"""The interactive commands: ``stacks`` (menu), ``play``, ``host``, ``join``, ``watch``,
+``learn``."""
 
 from __future__ import annotations
 
@@ -45,6 +46,8 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
                   broker=getattr(args, "menu_broker", None))
     if command is None:
         return None, base, None
+    if command == "learn":
+        return None, base, "learn"
     if command == "play":
         launch = Launch(
             role="play", name=name, profile=profile, players=args.players,
@@ -127,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
         if launch is not None:
             launch = replace(launch, ssh=link.ssh)
     kiosk = args.command == "watch" and getattr(args, "kiosk", False)
-    app = make_app(launch, defaults=defaults, ask=ask, link=link, kiosk=kiosk)
+    bell = False if getattr(args, "no_bell", False) else None  # None: the profile's setting
+    app = make_app(launch, defaults=defaults, ask=ask, link=link, kiosk=kiosk, bell=bell)
     app.run()
     return 0

@@ -338,6 +338,18 @@ class BoardScreen(BoardLines, SeatedScreen):
         self.cursor = moved
         self._repaint()
 
+    def on_click(self, event: events.Click) -> None:
+        """A click on a card of the hand picks it, like its number key."""
+        hand = self.query_one("#board-hand", Static)
+        if event.widget is not hand:
+            return
+        offset = event.get_content_offset(hand)
+        if offset is None or offset.y != 0:
+            return
+        index = self.card_at(offset.x)
+        if index is not None and self.check_action("pick", (index,)):
+            self.action_pick(index)
+
     def on_board_view_clicked(self, message: BoardView.Clicked) -> None:
         """A click on a cell: the cursor goes there."""
         self.choices = []

@@ -5,6 +5,7 @@ them (``tui.screens.board``, which mixes :class:`BoardLines` in and handles the 
 
 from __future__ import annotations
 
+from textual.content import Content
 from textual.markup import escape
 
 from engine.classic.actions import (
@@ -154,6 +155,21 @@ class BoardLines:
         if chosen:
             text = f"▸{text}◂"
         return text
+
+    def card_at(self, column: int) -> int | None:
+        """The hand position drawn at ``column`` of the hand's first line (a click)."""
+        view, me = self.view, self.me
+        if view is None or me is None or view.phase == Phase.SETUP:
+            return None
+        playable = {getattr(a, "card", None) for a in self.legal}
+        start = 0
+        for index, card in enumerate(view.hands[me]):
+            width = Content.from_markup(self._card(view, index, card, card in playable)) \
+                .cell_length
+            if start <= column < start + width:
+                return index
+            start += width + 1
+        return None
 
     def _cell_words(self, view: SequenceState, cell: Cell) -> str:
         code = view.board.codes[cell]

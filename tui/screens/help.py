@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
 from tui.appbase import GameApp
@@ -130,7 +130,8 @@ def binding_rows(bindings: list[BindingType],
 
 
 class HelpScreen(ModalScreen[None]):
-    """Esc (or ?) closes; r shows the rules."""
+    """Esc (or ?) closes; r shows the rules. The keys of the screen it was opened over
+    come first (``under``: the menu's keys over the menu, the table's at the table)."""
 
     CSS_PATH = "help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -138,7 +139,14 @@ class HelpScreen(ModalScreen[None]):
         Binding("r", "rules", "Rules"),
     ]
 
-    def compose(self) -> ComposeResult:
+    def __init__(self, under: Screen[Any] | None = None) -> None:
+        super().__init__()
+        self.under = under
+        """The screen the help was opened over (its keys are listed first)."""
+
+    def sections(self) -> list[tuple[str, list[BindingType], dict[str, str]]]:
+        """Every screen's keys as (title, bindings, longer words): the screen the help
+        was opened over first, then the game's table, then the others in their order."""
         from tui.screens.block import BlockPrompt
         from tui.screens.board import BoardScreen
         from tui.screens.gameover import GameOverScreen
@@ -149,28 +157,46 @@ class HelpScreen(ModalScreen[None]):
         from tui.screens.table import TableScreen
 
         board = any(isinstance(s, BoardScreen) for s in self.app.screen_stack)
-        stacks = ("At the table", TableScreen.BINDINGS, LONGER)
-        classic = ("At the Sequence board", BoardScreen.BINDINGS, BOARD_LONGER)
+        stacks = ("At the table", TableScreen.BINDINGS, LONGER, TableScreen)
+        classic = ("At the Sequence board", BoardScreen.BINDINGS, BOARD_LONGER, BoardScreen)
+        every: list[tuple[str, list[BindingType], dict[str, str], type[Screen[Any]] | None]] = [
+            *((classic, stacks) if board else (stacks, classic)),
+            ("Block prompt", BlockPrompt.BINDINGS, LONGER, BlockPrompt),
+            ("Lobby", LobbyScreen.BINDINGS, LONGER, LobbyScreen),
+            ("Game over", GameOverScreen.BINDINGS, LONGER, GameOverScreen),
+            ("The whole game (l)", HistoryScreen.BINDINGS, LONGER, HistoryScreen),
+            ("Replay", ReplayScreen.BINDINGS, LONGER, ReplayScreen),
+            ("Main menu", MenuScreen.BINDINGS, LONGER, MenuScreen),
+            ("Everywhere", list(self.app.BINDINGS), LONGER, None),
+        ]
+        under = self.under
+        here = [s for s in every if s[3] is not None and isinstance(under, s[3])]
+        rest = [s for s in every if s not in here]
+        return [(title, list(bindings), longer) for title, bindings, longer, _ in here + rest]
+
+    def compose(self) -> ComposeResult:
+        from tui.screens.board import BoardScreen
+
+        board = any(isinstance(s, BoardScreen) for s in self.app.screen_stack)
         with VerticalScroll(id="help-box"):
             yield Static("[b]Keys[/]  [dim](Esc closes, r shows the rules)[/]", id="help-title")
-            yield Static(HOW_BOARD if board else HOW, id="help-how")
-            for title, bindings, longer in (
-                *((classic, stacks) if board else (stacks, classic)),
-                ("Block prompt", BlockPrompt.BINDINGS, LONGER),
-                ("Lobby", LobbyScreen.BINDINGS, LONGER),
-                ("Game over", GameOverScreen.BINDINGS, LONGER),
-                ("The whole game (l)", HistoryScreen.BINDINGS, LONGER),
-                ("Replay", ReplayScreen.BINDINGS, LONGER),
-                ("Main menu", MenuScreen.BINDINGS, LONGER),
-                ("Everywhere", self.app.BINDINGS, LONGER),
-            ):
+            how = Static(HOW_BOARD if board else HOW, id="help-how")
+            sections = self.sections()
+            # Over the game's screen the turn's words come first; over any other screen,
+            # that screen's keys (the menu's over the menu), then the turn's words.
+            game = sections[0][0] in ("At the table", "At the Sequence board")
+            if game:
+                yield how
+            for at, (title, bindings, longer) in enumerate(sections):
+                if at == 1 and not game:
+                    yield how
                 table = Table(title=title, title_justify="left", title_style="bold",
                               show_header=False, box=None, pad_edge=False)
                 table.add_column("key", style="bold", min_width=14)
                 table.add_column("what")
-                for key, what in binding_rows(list(bindings), longer):
+                for key, what in binding_rows(bindings, longer):
                     table.add_row(key, what)
-                yield Static(table, classes="help-table")
+                yield Static(table, classes="help-table", name=title)
         yield Footer(compact=True)
 
     def action_close(self) -> None:

@@ -36,6 +36,9 @@ ITEMS = [
     ("watch", "w", "Watch a table", "follow a game as a spectator"),
     ("replay", "v", "Replay a game", "step through a finished game"),
     ("ratings", "k", "Rankings", "the leaderboard, your games, your card"),
+    ("learn", "l", "Learn to play", "a first game that shows every card, step by step"),
+    ("theme", "t", "Theme", ""),
+    ("bell", "b", "Bell", ""),
     ("rules", "r", "Rules", "how to play"),
     ("quit", "q", "Quit", ""),
 ]
@@ -60,7 +63,8 @@ class MenuScreen(Screen[None]):
 
     CSS_PATH = "menu.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(key, f"choose('{ident}')", title.split()[0], show=ident != "rules")
+        Binding(key, f"choose('{ident}')", title.split()[0],
+                show=ident not in ("rules", "learn", "theme", "bell"))
         for ident, key, title, _ in ITEMS
     ]
 
@@ -118,6 +122,14 @@ class MenuScreen(Screen[None]):
     def _prompt(self, ident: str, key: str, title: str, more: str) -> str:
         if ident == "game":
             return game_prompt(self._variant())
+        app = self.app
+        if ident == "theme":
+            return f"[b]{key}[/]  Theme: [b]{escape(app.theme)}[/]  [dim]t: the next one[/]"
+        if ident == "bell" and isinstance(app, GameApp):
+            on = app.settings.bell
+            return (f"[b]{key}[/]  Bell: [b]{'on' if on else 'off'}[/]  [dim]"
+                    + ("rings when a networked table turns to you" if on else "b: on")
+                    + "[/]")
         return f"[b]{key}[/]  {title}  [dim]{more}[/]"
 
     def _variant(self) -> str:
@@ -143,6 +155,20 @@ class MenuScreen(Screen[None]):
             return
         if ident.startswith("seat:"):
             self._sit(self.waiting[int(ident.removeprefix("seat:"))])
+            return
+        if ident in ("theme", "bell"):
+            if ident == "theme":
+                app.action_next_theme()
+            else:
+                app.save_settings(replace(app.settings, bell=not app.settings.bell))
+            options = self.query_one("#menu-options", OptionList)
+            item = next(i for i in ITEMS if i[0] == ident)
+            options.replace_option_prompt(ident, self._prompt(*item))
+            return
+        if ident == "learn":
+            from tui.screens.learn import LearnScreen
+
+            app.push_screen(LearnScreen())
             return
         if ident == "quit":
             app.exit()
