@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import ClassVar
 
+from textual._path import CSSPathType
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.timer import Timer
@@ -33,15 +34,7 @@ TUTOR_DELAY = 1.2
 class LearnScreen(TableScreen):
     """The lesson's table: you against Tutor, a lesson panel on top."""
 
-    DEFAULT_CSS: ClassVar[str] = """
-    LearnScreen #learn-lesson {
-        height: auto;
-        max-height: 6;
-        padding: 0 1;
-        background: $accent 20%;
-        color: $text;
-    }
-    """
+    CSS_PATH: ClassVar[CSSPathType | None] = ["table.tcss", "learn.tcss"]  # the table, the lesson
 
     def __init__(self, *, delay: float = TUTOR_DELAY) -> None:
         # frozen: no Block countdown (a lesson waits for the player), no automatic pass.

@@ -12,6 +12,7 @@ import time
 from typing import ClassVar
 
 from textual import events
+from textual._path import CSSPathType
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -61,7 +62,7 @@ TALL = 34
 class TableScreen(TablePrompts):
     """A game in progress, from one seat (or from the rail, for a spectator)."""
 
-    CSS_PATH = "table.tcss"
+    CSS_PATH: ClassVar[CSSPathType | None] = "table.tcss"
     AUTO_FOCUS = ""
     CARD = Binding.Group("card")
     BINDINGS: ClassVar[list[BindingType]] = [
