@@ -5,6 +5,7 @@ broker (Mosquitto on a free loopback port): the lookup lists the broker's tables
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from tests.e2e.conftest import mosquitto  # noqa: F401 - the fixture
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain
 from tui.app import StacksApp, make_app
-from tui.launch import Launch
+from tui.launch import Launch, ProfileLock
 from tui.screens.connect import ConnectScreen
 from tui.screens.menu import MenuScreen
 from tui.screens.table import TableScreen
@@ -40,7 +41,10 @@ async def test_a_player_back_in_the_menu_is_offered_its_seat_and_sits_down_with_
         async with first.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda: isinstance(first.screen, TableScreen)
                         and host.host.game is not None, "the game", timeout=TIMEOUT * 2)
-        # Bo's connection is gone (an ssh session that dropped); Bo starts stacks again.
+        # Bo's connection is gone (an ssh session that dropped): its session lets the
+        # profile go as it closes (a dead process's lock goes with it at once).
+        await _profile_free(stacks_home, "bo")
+        # Bo starts stacks again.
         back = make_app(defaults=Launch(role="play", name="Bo", profile="bo",
                                         broker=mosquitto), profiles=stacks_home)
         async with back.run_test(size=(100, 30)) as pilot:
@@ -69,3 +73,18 @@ async def test_a_player_back_in_the_menu_is_offered_its_seat_and_sits_down_with_
             session = back.control.session
             await until(pilot, lambda: session is not None and session.player is not None
                         and session.player.seat == 0, "Bo in its own seat")
+
+
+async def _profile_free(base: Path, profile: str, timeout: float = TIMEOUT) -> None:
+    """Wait until no session of this process holds ``profile`` any more."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        lock = ProfileLock(base)
+        got = lock.acquire(profile, exact=True) == profile and lock.held
+        lock.release()
+        if got:
+            return
+        if loop.time() > deadline:
+            raise AssertionError(f"profile {profile!r} still held after {timeout:g} s")
+        await asyncio.sleep(0.05)
