@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.markup import escape
+
 from engine.actions import Block, PassBlock
 from engine.events import Event
 from engine.games import AnyAction
@@ -30,6 +32,7 @@ from netplay.player import (
     Refused,
     Rejected,
     Resynced,
+    TableClosed,
     TableSeen,
     UnexpectedHost,
     Unseated,
@@ -93,6 +96,10 @@ class Following:
                 self.lobby.announce = dict(notice.announce)
             if self.table is not None:
                 self.table.seats = seats
+        elif isinstance(notice, TableClosed):
+            if self.table is not None and model.status != "over":
+                self.table.say(f"[b]The host closed table {escape(repr(model.table))}.[/] "
+                               "[b]Esc[/] goes back to the menu.")
         elif isinstance(notice, Joined):
             model.me = notice.seat
             model.joined = True

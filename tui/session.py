@@ -478,9 +478,12 @@ class TableSession:
     def _wait_line(self, now: float) -> str:
         """Whom the table waits for, and how long (the host's heartbeat, counted down)."""
         player = self.player
-        if player is None or self._over:
+        watched = self._watched
+        if player is None or self._over or (watched is not None and watched.table_closed):
             return ""
         session = player.player
+        if watched is not None and not watched.connected.is_set():
+            return ""  # the broker is gone: the banner says so, the host is not to blame
         silent = None if session.host_offline else session.host_silent_for(now)
         names = tuple(short_name(n) for n in session.names)
         return words.wait_line(session.waiting(now), names, session.seat, silent)
@@ -490,6 +493,13 @@ class TableSession:
     ) -> Problem | None:
         url = self.url
         inner = watched.inner
+        if watched.table_closed and not self._over:
+            # First: the host's own broker often goes with it (an interface host's
+            # embedded one), and a spectator must not wait for either to come back.
+            return Problem(
+                "The host closed the table.", f"Table {self.launch.table!r} is gone.",
+                "Esc goes back to the menu; join again when the host reopens it.", severe=True,
+            )
         if not watched.connected.is_set():
             error = inner.last_error if isinstance(inner, MqttTransport) else None
             failures = inner.failures if isinstance(inner, MqttTransport) else 0
@@ -514,11 +524,6 @@ class TableSession:
                     "runs there. Retrying; Esc leaves.", severe=True,
                 )
             return None
-        if watched.table_closed and not self._over:
-            return Problem(
-                "The host closed the table.", f"Table {self.launch.table!r} is gone.",
-                "Esc goes back to the menu; join again when the host reopens it.", severe=True,
-            )
         if not watched.table_seen:
             if connected_at is not None and now - connected_at > NO_TABLE:
                 return Problem(

@@ -392,6 +392,9 @@ class TableScreen(TablePrompts):
         if self._chat_open():
             self._close_chat()
             return
+        if self.selected is None and self.hint is None and self._esc_leaves():
+            self.action_leave()
+            return
         self.selected = None
         self.hint = None
         self._repaint_choice()
