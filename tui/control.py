@@ -26,7 +26,7 @@ from tui.messages import Problem
 from tui.model import TableModel
 from tui.plural import counted
 from tui.serve_link import SERVED_EXTRAS
-from tui.words import Narrator, broker_line
+from tui.words import Narrator
 
 if TYPE_CHECKING:
     from tui.appbase import GameApp
@@ -302,13 +302,12 @@ class Control(Following):
         self.app.notify(words, timeout=10)
 
     def broker_note(self, text: str) -> None:
-        """The session measured the broker: said in the lobby (and the table's log when
-        the game is on), once."""
+        """The session measured the broker: said once, short, in a toast (the lobby's
+        chat and the game's log keep their room at 80x24)."""
+        if self.broker_warning:
+            return
         self.broker_warning = text
-        if self.lobby is not None:
-            self.lobby.note = text
-        if self.table is not None:
-            self.table.say(broker_line(text))
+        self.app.notify(text, title="Slow broker", severity="warning", timeout=15)
 
     def health(self, problem: Problem | None) -> None:
         self.problem = problem

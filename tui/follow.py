@@ -41,7 +41,7 @@ from netplay.player import (
 from tui.classic_words import ClassicNarrator
 from tui.history import History, Line, Step, history_of
 from tui.messages import Problem
-from tui.words import Narrator, broker_line, short_name
+from tui.words import Narrator, short_name
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -248,8 +248,6 @@ class Following:
         self.table.seats = tuple(model.seats)
         self.table.problem = self.problem
         await self.show(self.table)
-        if self.broker_warning:  # the lobby said it, maybe too briefly to be read
-            self.table.say(broker_line(self.broker_warning))
         self.lobby = None
         self._view()
         if game != "stacks" and model.view is not None:

@@ -158,6 +158,8 @@ class TableSession:
         self._over = False
         self._waiting = ""
         """The waiting line last posted (``Waiting``)."""
+        self._embedded = False
+        """The broker is our own embedded one (it sets ``TCP_NODELAY``: never measured)."""
         self._bots: list[BotPeer] = []
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -285,12 +287,14 @@ class TableSession:
             embedded = EmbeddedBroker(launch.bind, launch.port, password=launch.password)
             await embedded.start()
             stack.push_async_callback(embedded.stop)
+            self._embedded = True
             self.url = embedded.url
             return embedded.url, embedded.url
         from broker.autostart import start_meeting_point
 
         meeting = await start_meeting_point(launch.bind, launch.port, password=launch.password)
         stack.push_async_callback(meeting.close)
+        self._embedded = meeting.embedded is not None
         if launch.advertise and meeting.embedded is not None:
             await self._advertise(stack, launch, meeting.embedded.port)
         self.url = meeting.url
@@ -406,19 +410,21 @@ class TableSession:
 
     async def _check_broker(self) -> None:
         """Our table's broker (hosted here, or the server's of a held table): does it hold
-        small messages back? Measured once beside the game; said once, in words, in the
-        lobby (``netplay.nagle``: the shipped configs and the embedded broker don't)."""
-        from netplay.nagle import SLOW_MS, probe, slow_words
+        small messages back? Measured once beside the game; said once, in words
+        (``netplay.nagle``: only a Mosquitto without ``set_tcp_nodelay``, beyond what a
+        busy machine explains; never our own embedded broker, which sets it)."""
+        from netplay.nagle import holds_back, slow_words
 
         url = self.url
-        if not url.startswith("mqtt"):
+        if not url.startswith("mqtt") or self._embedded:
             return
         given = self.launch.broker
         try:
-            delay = await asyncio.wait_for(probe(given if given and given != MEMORY else url), 15)
+            delay = await asyncio.wait_for(
+                holds_back(given if given and given != MEMORY else url), 20)
         except TimeoutError:
             return
-        if delay is not None and delay > SLOW_MS:
+        if delay is not None:
             self.post(BrokerNote(slow_words(url, delay)))
 
     async def _add_bot(self, seat: int) -> None:

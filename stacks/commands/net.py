@@ -135,16 +135,19 @@ NAGLE_WAIT_AT_END = 5.0
 """Seconds a headless host that finished its game still waits for the broker probe."""
 
 
-async def _warn_if_broker_holds_messages(url: str) -> None:
+async def _warn_if_broker_holds_messages(url: str, *, embedded: bool = False) -> None:
     """Say once, in words, when the broker delays small messages (Nagle): measured with a
-    few round trips of our own at start, beside the game, never holding it up."""
-    from netplay.nagle import SLOW_MS, probe, slow_words
+    few round trips of our own at start, beside the game, never holding it up. Our own
+    embedded broker sets ``TCP_NODELAY``: never measured."""
+    if embedded:
+        return
+    from netplay.nagle import holds_back, slow_words
 
     try:
-        delay = await asyncio.wait_for(probe(url), 15)
+        delay = await asyncio.wait_for(holds_back(url), 20)
     except TimeoutError:
         return
-    if delay is not None and delay > SLOW_MS:
+    if delay is not None:
         print(f"stacks host: warning: {slow_words(url, delay)}", file=sys.stderr, flush=True)
 
 
@@ -451,7 +454,8 @@ async def _host(args: argparse.Namespace) -> int:
         async with host:
             if not await _reach(host, url, "stacks host"):
                 return 1
-            nagle_check = asyncio.create_task(_warn_if_broker_holds_messages(url))
+            nagle_check = asyncio.create_task(_warn_if_broker_holds_messages(
+                url, embedded=meeting is not None and meeting.embedded is not None))
             _BACKGROUND.add(nagle_check)
             nagle_check.add_done_callback(_BACKGROUND.discard)
             session = host.host
