@@ -76,7 +76,8 @@ def outcome_words(
         members = ", ".join(names[outcome.winner::teams])
         return f"{team_name(outcome.winner)} ({members}) win"
     if outcome.winner is not None:
-        who = names[outcome.winner] if outcome.winner < len(names) else f"seat {outcome.winner}"
+        who = (names[outcome.winner] if outcome.winner < len(names)
+               else f"seat {outcome.winner + 1}")
         return f"{who} wins"
     if outcome.termination == Termination.STALEMATE:
         return "a draw: nothing left to draw and nobody could play"
@@ -94,11 +95,13 @@ def _quiet_logs(verbose: bool) -> None:
 
 
 def _verdict_label(who: str, names: list[str]) -> str:
-    """``Ana, seat 0`` for the host's ``seat 0`` (scripts still find ``seat 0: ...``);
-    ``a spectator`` for one with no name of its own (not "spectator spectator")."""
+    """``Ana, seat 1`` for the host's ``seat 0`` (seats a person reads count from 1, as in
+    the lobby); ``a spectator`` for one with no name of its own (not "spectator
+    spectator")."""
     kind, _, rest = who.partition(" ")
-    if kind == "seat" and rest.isdigit() and int(rest) < len(names):
-        return f"{names[int(rest)]}, seat {rest}"
+    if kind == "seat" and rest.isdigit():
+        seat = int(rest)
+        return f"{names[seat]}, seat {seat + 1}" if seat < len(names) else f"seat {seat + 1}"
     if kind == "spectator":
         return "a spectator" if rest in ("", "spectator", "?") else f"{rest} (spectator)"
     return who
@@ -554,11 +557,11 @@ async def _report_seats(session: HostSession, every: float = 0.2) -> None:
             if was is None:
                 free = sum(1 for other in now if other is None)
                 more = f"; waiting for {free} more" if free and not started else ""
-                print(f"{name} joined (seat {seat}){more}", flush=True)
+                print(f"{name} joined (seat {seat + 1}){more}", flush=True)
             elif online and not was[1]:
-                print(f"{name} is back (seat {seat})", flush=True)
+                print(f"{name} is back (seat {seat + 1})", flush=True)
             elif not online and was[1]:
-                print(f"{name} is away (seat {seat})", flush=True)
+                print(f"{name} is away (seat {seat + 1})", flush=True)
         seen = now
         if not started and session.game is not None:
             started = True

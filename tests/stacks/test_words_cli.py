@@ -98,15 +98,15 @@ async def test_the_headless_host_says_who_joins_and_when_the_game_starts(
     try:
         await asyncio.sleep(0)  # the reporter takes its first look at the seats
         session.seats[1] = seat("Bo")
-        await printed("Bo joined (seat 1); waiting for 1 more\n")
+        await printed("Bo joined (seat 2); waiting for 1 more\n")
         session.seats[2] = seat("Cy")
         session.game = object()
-        await printed("Cy joined (seat 2)\n")
+        await printed("Cy joined (seat 3)\n")
         await printed("every seat is taken: the game starts\n")
         session.seats[1] = seat("Bo", online=False)
-        await printed("Bo is away (seat 1)\n")
+        await printed("Bo is away (seat 2)\n")
         session.seats[1] = seat("Bo")
-        await printed("Bo is back (seat 1)\n")
+        await printed("Bo is back (seat 2)\n")
         session.spectators[b"k" * 32] = "spectator"
         await printed("A spectator is watching (1 spectator so far)\n")
         session.spectators[b"j" * 32] = "Dee"

@@ -134,7 +134,8 @@ def test_a_spectator_without_a_name_is_a_spectator_once() -> None:
     from stacks.commands.net import _verdict_label
 
     names = ["Ana", "Bo"]
-    assert _verdict_label("seat 1", names) == "Bo, seat 1"
+    assert _verdict_label("seat 1", names) == "Bo, seat 2"  # counted from 1, as the lobby
+    assert _verdict_label("seat 0", []) == "seat 1"
     assert _verdict_label("spectator spectator", names) == "a spectator"
     assert _verdict_label("spectator Cy", names) == "Cy (spectator)"
 
