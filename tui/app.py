@@ -62,6 +62,7 @@ class StacksApp(GameApp):
     ) -> None:
         super().__init__()
         self.kiosk = kiosk
+        self.from_table = launch is not None and link is None
         if kiosk:
             self.use_command_palette = False  # its commands reach past the one table
         self.link = link
@@ -122,6 +123,19 @@ class StacksApp(GameApp):
             self.notify("Closing the table…", timeout=3)
             await self.control.close()
         self.exit()
+
+    def action_help_quit(self) -> None:
+        """Ctrl-C (Textual's stock answer is a "press ctrl+q" toast): at a table, the
+        game's own Leave (a seated player is asked first); elsewhere, quit."""
+        from tui.screens.seated import SeatedScreen
+
+        screen = self.screen
+        if isinstance(screen, SeatedScreen):
+            screen.action_leave()
+        elif self.control.worker is not None or self.control.lobby is not None:
+            self.post_message(LeaveTable())  # the lobby (its form too), game over, a modal
+        else:
+            self.run_worker(self.action_quit(), group="quit")
 
     def action_next_theme(self) -> None:
         themes = sorted(self.available_themes)

@@ -87,8 +87,9 @@ class Control(Following):
     async def menu(self) -> None:
         from tui.screens.menu import MenuScreen
 
-        if self.app.kiosk:
-            # A kiosk (a browser visitor) has no menu: leaving its table ends it.
+        if self.app.kiosk or self.app.from_table:
+            # A kiosk (a browser visitor) has no menu, and a table the command line opened
+            # goes back to the shell: leaving it ends the program.
             await self.close()
             self.app.exit()
             return
