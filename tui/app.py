@@ -127,12 +127,13 @@ class StacksApp(GameApp):
     def action_help_quit(self) -> None:
         """Ctrl-C (Textual's stock answer is a "press ctrl+q" toast): at a table, the
         game's own Leave (a seated player is asked first); elsewhere, quit."""
+        from tui.screens.lobby import LobbyScreen
         from tui.screens.seated import SeatedScreen
 
         screen = self.screen
         if isinstance(screen, SeatedScreen):
             screen.action_leave()
-        elif self.control.worker is not None or self.control.lobby is not None:
+        elif self.control.worker is not None or isinstance(screen, LobbyScreen):
             self.post_message(LeaveTable())  # the lobby (its form too), game over, a modal
         else:
             self.run_worker(self.action_quit(), group="quit")

@@ -60,3 +60,11 @@ async def test_leaving_a_table_opened_from_the_menu_comes_back_to_the_menu(
         await pilot.press("ctrl+c")
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu again")
         assert app.return_code is None
+
+
+async def test_ctrl_c_at_the_menu_quits(stacks_home: Path) -> None:
+    app = make_app(profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: app.return_code == 0, "the program's end")
