@@ -15,6 +15,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
+
 from broker.autostart import start_meeting_point
 from broker.discovery import Advertiser
 from engine.classic.state import team_name
@@ -39,8 +41,10 @@ from netplay.peers import BotPeer, Host, Player, Spectator
 from netplay.player import (
     Applied,
     GameEnded,
+    GameStarted,
     HostBack,
     HostOffline,
+    Joined,
     Notice,
     Refused,
     TableClosed,
@@ -51,8 +55,10 @@ from netplay.record import read_record, verify_record
 from netplay.transport import BrokerAddress, MqttTransport
 from stacks.rules_args import rule_words, table_rules
 from tui.discovery import find_broker_urls, find_tables
+from tui.history import History, Step
 from tui.launch import LOCK_FILE, ProfileLock
 from tui.plural import counted
+from tui.words import short_name
 
 DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
 HOST_TIMEOUT = 120.0
@@ -654,7 +660,13 @@ async def _bot(args: argparse.Namespace) -> int:
                        known=KnownHosts(profiles_dir() / profile)) as bot:
         if not await _reach(bot, args.broker, "stacks bot"):
             return 1
+        print(f"{name}: connected to {BrokerAddress.parse(args.broker).url}; joining table "
+              f"{args.table!r}", flush=True)
+        talk = BotTalk(name, args.table)
+
         def handle(notice: Notice) -> int | None:
+            for line in talk.lines(notice):
+                print(line, flush=True)
             if isinstance(notice, Refused):
                 print(f"{name}: refused: {notice.reason}", file=sys.stderr)
                 return 1
@@ -672,6 +684,37 @@ async def _bot(args: argparse.Namespace) -> int:
 
         return await _until_stopped(
             _follow(bot, name, args.table, args.host_timeout, handle), stop)
+
+
+class BotTalk:
+    """What a headless bot says while it plays (a user who started `stacks bot` sees it
+    working): its seat, the start of the game, and each of its own moves, in the words of
+    the interface's log."""
+
+    def __init__(self, name: str, table: str) -> None:
+        self.name = name
+        self.table = table
+        self.seat: int | None = None
+        self.history: History | None = None
+
+    def lines(self, notice: Notice) -> list[str]:
+        name = self.name
+        if isinstance(notice, Joined) and notice.seat is not None:
+            self.seat = notice.seat
+            return [f"{name}: seated at table {self.table!r} (seat {notice.seat + 1}); "
+                    "waiting for the deal"]
+        if isinstance(notice, GameStarted):
+            names = tuple(short_name(n) for n in notice.names)
+            self.history = History(names, None)
+            return [f"{name}: the game starts: {', '.join(names)}"]
+        if isinstance(notice, Applied) and self.history is not None:
+            told = self.history.add(Step.of(notice.n, notice.action, notice.events,
+                                            notice.standin))
+            if getattr(notice.action, "seat", None) != self.seat or self.seat is None:
+                return []
+            return [f"{name}: {Text.from_markup(line.markup).plain.strip()}" for line in told
+                    if not line.header]
+        return []
 
 
 # -- watch -----------------------------------------------------------------------------------
