@@ -204,6 +204,8 @@ async def test_the_block_prompt_blocks_with_b(stacks_home: Path) -> None:
         what = plain(app.screen.query_one("#block-what").render())
         assert "completed Blue pile" in what or "completed Red pile" in what
         assert "You hold a Block card" in what or "Block cards" in what
+        # The question on a line of its own, not after the last card's padding ("B5 .").
+        assert " . Block it?" not in what and "\nBlock it?" in what, what
         await pilot.press("b")
         assert len(sent.actions) == 1 and isinstance(sent.actions[0], Block)
         assert not isinstance(app.screen, BlockPrompt)
