@@ -213,7 +213,10 @@ async def test_l_shows_the_whole_history_after_a_rejoin(stacks_home: Path) -> No
         assert isinstance(history, HistoryScreen)
         text = "\n".join(plain(line.markup) for line in history.lines)
         assert "not received" not in text
-        assert "a bot stood in for You" in text
+        assert "(a bot played for you)" in text and "for You" not in text
+        marked = [plain(line.markup) for line in history.lines if "a bot played" in line.markup]
+        batches = {line.n for line in history.lines if "a bot played" in line.markup}
+        assert len(marked) == len(batches), marked  # once a move: on the bot's own line
         assert "── 1." in text and "The cards are dealt" in text
         await pilot.press("escape")
         assert app.screen is screen
