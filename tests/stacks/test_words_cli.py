@@ -162,3 +162,11 @@ def test_replay_seat_0_exits_2_saying_seats_count_from_1(tmp_path: Path) -> None
                            "--seat", "0"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--seat must be 1-3" in done.stderr and "count from 1" in done.stderr
+
+
+def test_help_lists_playing_before_the_bot_tools() -> None:
+    listed = [line.split()[0] for line in build_parser().format_help().splitlines()
+              if line.startswith("    ") and not line.startswith("     ")]
+    assert listed[:3] == ["play", "join", "host"], listed
+    assert listed.index("simulate") > listed.index("replay"), listed
+    assert listed.index("tournament") > listed.index("replay"), listed
