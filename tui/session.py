@@ -324,6 +324,9 @@ class TableSession:
             )
             return journal, entries
         for old in list_tables(table=launch.table):
+            if not old.batches and not old.running:
+                mark(old.path, "abandoned")  # a lobby left before the deal: nothing to resume
+                continue
             if not launch.new_table or old.running:
                 raise JournalError(
                     f"table {launch.table!r} has an unfinished game ({old.line()}): resume "

@@ -348,6 +348,11 @@ def _open_journal(args: argparse.Namespace, settings: HostSettings | None, profi
             return f"stacks host: {exc}"
     assert settings is not None
     found = list_tables(table=settings.table)
+    for old in [j for j in found if not j.batches and not j.running]:
+        # A lobby left before the deal: nothing was played, nothing to resume.
+        with contextlib.suppress(JournalError):
+            mark(old.path, "abandoned")
+        found.remove(old)
     if found and not args.new:
         return _unfinished_words(settings.table, found)
     for old in found:
@@ -483,6 +488,11 @@ async def _host(args: argparse.Namespace) -> int:
                 await asyncio.wait({nagle_check}, timeout=NAGLE_WAIT_AT_END)
             if not finished.done():
                 finished.cancel()
+                if session.game is None:
+                    # Still in the lobby: no game, no record, nothing to resume.
+                    print(f"closed table {table!r} before the deal: no game was played",
+                          file=sys.stderr)
+                    return 130
                 host.write_record()
                 print(f"stopped before the end of the game; record kept; resume with "
                       f"`stacks host --resume {table}`", file=sys.stderr)

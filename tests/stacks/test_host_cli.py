@@ -17,7 +17,8 @@ from tui.launch import ProfileLock
 def _unfinished(table: str) -> JournalFile:
     """A journal as a host killed in the middle of its game leaves it."""
     journal = JournalFile.create(table, profile="host")
-    journal.append([{"t": "seat", "seat": 0, "name": "ana", "key": None, "entropy": b"e"}])
+    journal.append([{"t": "seat", "seat": 0, "name": "ana", "key": None, "entropy": b"e"},
+                    {"t": "batch", "n": 1}])  # dealt: a game to resume
     journal.close()
     return journal
 
@@ -85,3 +86,16 @@ def test_the_default_profile_of_a_second_bot_is_its_own_and_stable(
         assert (profiles_dir() / "bot-2" / "identity.key").exists()
     finally:
         first.release()
+
+
+def test_a_table_left_in_its_lobby_is_no_unfinished_game(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lobby = JournalFile.create("friday", profile="host")  # hosted, left before the deal
+    lobby.close()
+    monkeypatch.setattr(net, "CONNECT_WAIT", 0.5)
+    main(["host", "--headless", "--table", "friday", "--broker", "mqtt://127.0.0.1:9"])
+    captured = capsys.readouterr()
+    assert "unfinished game" not in captured.err + captured.out
+    assert "can't reach the MQTT broker" in captured.err  # it went on to host
+    assert lobby.path not in [j.path for j in list_tables(table="friday")]
