@@ -223,8 +223,11 @@ class TableSession:
             # Our own table: a stale announcement of the same name (a crashed host's,
             # retained by a shared broker) must not take our seat elsewhere.
             own = self.host.identity.peer_id if self.host is not None else None
+            # A spectator given no name goes by its profile's (root-2), not the user's.
+            name = self.profile_name if launch.role == "watch" and not launch.name \
+                else launch.display_name()
             player = Player(
-                identity, launch.table, launch.display_name(), broker=self.broker,
+                identity, launch.table, name, broker=self.broker,
                 password=launch.password, watch=launch.role == "watch", pin=own,
                 known=KnownHosts((self.profiles or profiles_dir()) / self.profile_name),
             )

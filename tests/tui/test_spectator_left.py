@@ -51,3 +51,21 @@ async def test_a_spectator_of_a_host_that_closes_is_told_and_esc_leaves(
             await until(pilot, lambda: app.return_code == 0, "the program's end")
     finally:
         await broker.stop()
+
+
+async def test_a_spectator_given_no_name_goes_by_its_profile(stacks_home: Path) -> None:
+    from netplay.memory import AsyncMemoryBroker
+    from tui.launch import MEMORY
+    from tui.screens.lobby import LobbyScreen
+
+    broker = AsyncMemoryBroker()
+    launch = Launch(role="watch", table="friday", profile="zoe-2", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with app.run_test(size=(80, 24)) as pilot, Host(
+            HostSettings(table="friday", players=2), broker=broker):
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and app.control.session is not None
+                    and app.control.session.player is not None, "the rail")
+        session = app.control.session
+        assert session is not None and session.player is not None
+        assert session.player.player.name == session.profile_name == "zoe-2"
