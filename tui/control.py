@@ -232,7 +232,8 @@ class Control(Following):
         if launch is not None and launch.held and self.model is not None \
                 and self.model.status != "over":
             self.app.notify(f"Table {launch.table} stays open on the server; your seat is "
-                            f"kept. Back with: {launch.ssh or 'ssh'} join {launch.table}",
+                            f"kept. Back with: {_own(launch.ssh, launch.name)} join "
+                            f"{launch.table}",
                             timeout=6)
         await self.menu()
 
@@ -328,3 +329,10 @@ class Control(Following):
     def record_written(self, path: str) -> None:
         if self.gameover is not None:
             self.gameover.record = path
+
+
+def _own(ssh: str, name: str) -> str:
+    """The server's ssh command (``ssh -t -p 2222 NAME@HOST``) with this player's name."""
+    if not ssh:
+        return "ssh"
+    return ssh.replace("NAME@", f"{name}@") if name and " " not in name else ssh
