@@ -66,8 +66,8 @@ class ReplayScreen(Screen[None]):
         Binding("left,comma", "step(-1)", "Back", key_display="←"),
         Binding("right_square_bracket,pagedown", "turn(1)", "Turn", key_display="]"),
         Binding("left_square_bracket,pageup", "turn(-1)", "Turn back", key_display="["),
-        Binding("home", "edge(0)", "Start", key_display="Home"),
-        Binding("end", "edge(1)", "End", key_display="End"),
+        Binding("home", "edge(0)", "First", key_display="Home"),
+        Binding("end", "edge(1)", "Last", key_display="End"),
         Binding("v", "view", "View"),
         Binding("escape,q", "close", "Close"),
     ]
