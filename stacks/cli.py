@@ -296,7 +296,7 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
     )
     join.add_argument("table", type=pinned_table, nargs="?",
                       help="table name, or TABLE@FINGERPRINT to follow only that host")
-    join.add_argument("--broker", default=DEFAULT_BROKER, metavar="URL",
+    join.add_argument("--broker", default=DEFAULT_BROKER, metavar="URL", type=broker_url,
                       help=f"mqtt://host[:port] ({DEFAULT_BROKER})")
     join.add_argument("--password", nargs="?", const="",
                       help="table password; without a value the interface asks for it")

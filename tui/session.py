@@ -588,6 +588,9 @@ def _start_problem(launch: Launch, exc: Exception) -> Problem:
         return Problem("Can't load your profile.", str(exc),
                        "Choose another with --profile NAME.", severe=True)
     if isinstance(exc, ValueError):
+        if not launch.hosting:  # a joiner or a spectator has no settings but the address
+            return Problem("Can't reach the table.", str(exc),
+                           "Check the broker address (mqtt://HOST:PORT).", severe=True)
         return Problem("Can't open the table.", str(exc),
                        "Check the settings (players, bots, block window, broker address).",
                        severe=True)
