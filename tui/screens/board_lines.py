@@ -22,6 +22,7 @@ from engine.classic.state import EMPTY, Phase, SequenceState
 from engine.state import Seat
 from tui import classic_words as cw
 from tui.model import SeatPresence
+from tui.plural import counted
 
 
 def options_for(view: SequenceState, seat: Seat, card: int) -> list[SequenceAction]:
@@ -135,7 +136,8 @@ class BoardLines:
             cards.append(self._card(view, index, card, card in playable))
         hand = " ".join(cards) if cards else "[dim]empty[/]"
         pile = view.discards[me]
-        top = f"{cw.card(pile[-1])} [dim]({len(pile)})[/]" if pile else "[dim]—[/]"
+        top = f"{cw.card(pile[-1])} [dim]({counted(len(pile), 'card')})[/]" if pile \
+            else "[dim]—[/]"
         return f"{hand}\n[dim]Your discard pile[/] {top}"
 
     def _card(self, view: SequenceState, index: int, card: int, playable: bool) -> str:
