@@ -167,7 +167,7 @@ class TableModel:
             return self.names[seat]
         if 0 <= seat < len(self.seats) and (info := self.seats[seat]) is not None:
             return info.name
-        return f"Seat {seat}"
+        return f"Seat {seat + 1}"
 
     def presence(self, seat: Seat) -> SeatPresence | None:
         return self.seats[seat] if 0 <= seat < len(self.seats) else None

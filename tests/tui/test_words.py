@@ -162,3 +162,11 @@ def test_the_history_title_counts_lines_and_turns_in_their_number() -> None:
     assert "2 lines, 1 turn ·" in one._title(), one._title()
     deal = HistoryScreen("friday", [Line(0, "deal")])
     assert "1 line, 0 turns ·" in deal._title(), deal._title()
+
+
+def test_a_seat_without_a_name_is_counted_from_1() -> None:
+    from tui.model import TableModel
+    from tui.words import Narrator
+
+    assert TableModel(table="t").name(0) == "Seat 1"
+    assert "Seat 2" in Narrator(["Ana"], None).who(1)

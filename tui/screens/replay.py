@@ -209,7 +209,7 @@ class ReplayScreen(Screen[None]):
 
     def _seat_name(self, seat: Seat) -> str:
         names = self.replay.names
-        return names[seat] if 0 <= seat < len(names) else f"Seat {seat}"
+        return names[seat] if 0 <= seat < len(names) else f"Seat {seat + 1}"
 
     def _teams(self, view: SequenceState) -> str:
         """Each team: its sequences; each seat: its hand (every card, when known)."""

@@ -54,7 +54,7 @@ class TablePrompts(SeatedScreen):
     def _seat_name(self, seat: Seat) -> str:
         if seat == self.me:
             return "You"
-        return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat}"
+        return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat + 1}"
 
     def _misclick(self, discard: Discard) -> bool:
         """Discarding ends the turn: a card that could have gone on a pile is asked about
