@@ -95,6 +95,7 @@ class ReplayScreen(Screen[None]):
         yield seats
         piles = Piles(id="replay-piles")
         piles.border_title = "Piles"
+        piles.keys = False  # a replay's keys step through it; none plays a pile
         yield piles
         log = ReplayLog(id="replay-log")
         log.border_title = "History"

@@ -141,6 +141,7 @@ class TableScreen(TablePrompts):
                 yield opponents
                 piles = Piles(id="table-piles")
                 piles.border_title = "Piles"
+                piles.keys = self.me is not None  # from the rail no key plays a pile
                 yield piles
                 with Vertical(id="table-you") as you:
                     you.border_title = "You"
