@@ -312,6 +312,7 @@ class Following:
             # The batches the snapshot stood in for come later, as Missed notices; the
             # history screen retells them in their places.
             history.gap(n)
+            history.at_turn(model.view.turn)  # a rejoin's log keeps its turn numbers
             history.narrator.learn(model.view)
         if self._desynced:
             self._desynced = False

@@ -119,6 +119,12 @@ class History:
         self.counted = False  # turns went by unseen: the numbers would be wrong
         return [line]
 
+    def at_turn(self, turn: int) -> None:
+        """The game is at ``turn`` now (a snapshot's view says so, after batches this peer
+        never got): the turn headers go on numbered from there."""
+        self.turn = turn
+        self.counted = True
+
     def extend(self, steps: Iterable[Step]) -> None:
         for step in steps:
             self.add(step)
