@@ -83,15 +83,19 @@ class BoardLines:
             return f"{head} · waiting for the deal"
         parts = [head, f"turn {view.turn}"]
         if view.outcome is not None:
+            # Short enough for 80 columns: the table, the turn, the outcome, the key.
             text = cw.outcome_text(view.outcome, view, self.names, self.me)
-            parts.append(f"[b]Game over: {escape(text)}[/] (g: results)")
+            parts = [f"[b]{escape(self.table)}[/]", f"turn {view.turn}",
+                     f"[b]Game over: {escape(text)}[/]", "g: results"]
         elif self._my_turn():
             parts.append("[b reverse] Your turn [/]")
         else:
             current = view.current
             parts.append(f"{cw.chip(view.team_of(current))} "
                          f"{escape(self._seat_name(current))}'s turn")
-        if self.me is not None:
+        if view.outcome is not None:
+            pass  # the outcome names the teams; at 80 columns nothing more fits
+        elif self.me is not None:
             team = view.team_of(self.me)
             parts.append(f"you are {cw.team_word(team)}")
         else:
