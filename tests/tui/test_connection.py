@@ -124,7 +124,7 @@ async def test_a_joiner_with_a_wrong_broker_address_is_told_about_the_address(
         assert "broker address" in advice and "players" not in advice, advice
 
 
-def test_join_refuses_a_wrong_broker_address_before_anything_starts(
+async def test_join_refuses_a_wrong_broker_address_before_anything_starts(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from stacks.cli import main

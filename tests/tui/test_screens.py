@@ -199,7 +199,7 @@ async def test_enter_on_the_menus_first_item_starts_a_game_against_bots(
         await pilot.press("ctrl+q")
 
 
-def test_no_footer_key_reads_twice() -> None:
+async def test_no_footer_key_reads_twice() -> None:
     """The footer shows a key and what it does: "End End" said nothing."""
     from textual.binding import Binding
 
