@@ -68,3 +68,25 @@ async def test_ctrl_c_at_the_menu_quits(stacks_home: Path) -> None:
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
         await pilot.press("ctrl+c")
         await until(pilot, lambda: app.return_code == 0, "the program's end")
+
+
+async def test_game_over_offers_no_menu_behind_a_table_the_command_line_opened(
+    stacks_home: Path,
+) -> None:
+    from tests.tui import states
+    from tests.tui.showcase import plain
+    from tui.model import TableModel
+    from tui.screens.gameover import GameOverScreen
+
+    app = make_app(_play(), profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the game")
+        model = TableModel(table="t", players=4, me=0, names=("Ana", "Bo", "Cy", "Di"))
+        model.view = states.finished().state
+        await app.push_screen(GameOverScreen(model, hosting=True))
+        await pilot.pause()
+        keys = plain(app.screen.query_one("#over-keys").render())
+        assert "menu" not in keys and "quit" in keys, keys
+        await pilot.press("m")  # does nothing here
+        await pilot.pause()
+        assert isinstance(app.screen, GameOverScreen) and app.return_code is None

@@ -142,7 +142,9 @@ class GameOverScreen(Screen[None]):
             again = "watch the next game"
         else:
             again = "join the next game"
-        return f"[b]r[/] {again}   [b]v[/] replay it   [b]m[/] menu   " \
+        # A table the command line opened has no menu to go back to: m and q both end it.
+        menu = "" if getattr(self.app, "from_table", False) else "[b]m[/] menu   "
+        return f"[b]r[/] {again}   [b]v[/] replay it   {menu}" \
                "[b]t[/] the table   [b]q[/] quit"
 
     def action_rematch(self) -> None:
@@ -150,6 +152,10 @@ class GameOverScreen(Screen[None]):
 
     def action_menu(self) -> None:
         self.post_message(LeaveTable())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # No menu behind a table the command line opened.
+        return not (action == "menu" and getattr(self.app, "from_table", False))
 
     def action_replay(self) -> None:
         from tui.messages import ShowReplay
