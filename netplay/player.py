@@ -660,13 +660,20 @@ class PlayerSession:
         name = clean_text(required(frame.body, "name", str), 24) or "?"
         # A seated player speaks under its seat's name, whatever it claims.
         keys = self.facts.keys if self.facts else ()
-        seated = frame.sender in keys or frame.sender == self.host_key
+        # Before the deal the seats are the host's announcement's (no facts yet).
+        announced = {entry["key"]: clean_text(str(entry.get("name", "")), 24) or "?"
+                     for entry in (self.announce or {}).get("seats") or ()
+                     if isinstance(entry, dict) and isinstance(entry.get("key"), bytes)}
+        seated = frame.sender in keys or frame.sender in announced \
+            or frame.sender == self.host_key
         if seated and not self._chat_budget.allow(frame.sender_id, self.now):
             return
         if not seated and not self._chat_others.allow("(others)", self.now):
             return
         if frame.sender in keys:
             name = self.names[keys.index(frame.sender)]
+        elif frame.sender in announced:
+            name = announced[frame.sender]
         elif frame.sender == self.host_key:
             name = f"{name} (host)"
         else:

@@ -35,10 +35,10 @@ import socket
 import sys
 import time
 import unicodedata
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 import asyncssh
 
@@ -395,6 +395,8 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.name = ""
         self.proc: PtyProcess | None = None
         self.early_input = bytearray()  # typed before the program started
+        self.at_table = ""
+        """The last table its program hosted or joined (the log says it when it leaves)."""
         self.size: WindowSize | None = None  # the latest the client gave
         self.last_input = time.monotonic()
         self.reason: str | None = None  # why the server ends this session
@@ -568,7 +570,14 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.proc = proc
         # Whatever the program asks for, it asks as this connection's key and name.
         caller = Caller(self.profile, self.name, ssh)
-        link = asyncio.create_task(serve_link(ours, lambda req: server.tables.handle(caller, req)))
+
+        def handle(request: dict[str, Any]) -> Awaitable[dict[str, Any]]:
+            table = request.get("table")
+            if request.get("op") in ("open", "info") and isinstance(table, str):
+                self.at_table = table  # hosting or joining one from the menu: the log says
+            return server.tables.handle(caller, request)
+
+        link = asyncio.create_task(serve_link(ours, handle))
         server.status.event(
             f"{self.name} connected from {self.connection.peer} "
             f"(key {_fingerprint(key)}): {self.request.describe()}"
@@ -587,7 +596,10 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         finally:
             idle.cancel()
             link.cancel()
-        server.status.event(f"{self.name} left ({self.request.describe()})")
+        where = self.request.describe()
+        if self.at_table and self.at_table != self.request.table:
+            where += f"; was at table {self.at_table}"  # came in by the menu, sat at a table
+        server.status.event(f"{self.name} left ({where})")
         if self.gone:
             return
         if self.reason is not None:
@@ -675,8 +687,9 @@ class GameServer:
             return self._meeting.url
 
     def ssh_command(self, connection: _Connection) -> str:
-        """``ssh -t [-p PORT] HOST``: how players reach this server, as ``connection``
-        reached it (or ``--public-host``)."""
+        """``ssh -t [-p PORT] NAME@HOST``: how players reach this server, as
+        ``connection`` reached it (or ``--public-host``); NAME is each player's own (the
+        name they play under), so it stays a word to replace."""
         host = self.settings.public_host
         if not host:
             sockname = connection.conn.get_extra_info("sockname") if connection.conn else None
@@ -684,7 +697,7 @@ class GameServer:
             if host.startswith("::ffff:"):
                 host = host[len("::ffff:"):]
         port = self.port
-        return f"ssh -t {'' if port == 22 else f'-p {port} '}{host}"
+        return f"ssh -t {'' if port == 22 else f'-p {port} '}NAME@{host}"
 
     @property
     def port(self) -> int:

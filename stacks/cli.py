@@ -232,7 +232,25 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     ui_bench.add_argument("--starts", type=positive_int, default=5, help="cold starts to time (5)")
     ui_bench.add_argument("--keys", type=positive_int, default=200,
                           help="key presses to time (200)")
+    _list_last(commands, ("simulate", "tournament", "completion", "bench"))
     return parser
+
+
+def _command_parser(parser: argparse.ArgumentParser, command: str | None,
+                    ) -> argparse.ArgumentParser:
+    """The parser of ``command`` (the top one without a command)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
+    return parser
+
+
+def _list_last(commands: argparse._SubParsersAction, names: tuple[str, ...]) -> None:  # type: ignore[type-arg]
+    """List ``names`` last in ``--help`` (in that order): playing comes first, the tools
+    for bots and benchmarks after (argparse lists commands in the order they were added)."""
+    listed = commands._choices_actions
+    listed.sort(key=lambda action: names.index(action.dest) + 1 if action.dest in names else 0)
 
 
 def _add_rule_argument(parser: argparse.ArgumentParser) -> None:
@@ -280,7 +298,7 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
     )
     join.add_argument("table", type=pinned_table, nargs="?",
                       help="table name, or TABLE@FINGERPRINT to follow only that host")
-    join.add_argument("--broker", default=DEFAULT_BROKER, metavar="URL",
+    join.add_argument("--broker", default=DEFAULT_BROKER, metavar="URL", type=broker_url,
                       help=f"mqtt://host[:port] ({DEFAULT_BROKER})")
     join.add_argument("--password", nargs="?", const="",
                       help="table password; without a value the interface asks for it")
@@ -619,15 +637,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_tournament(args)
     if args.command == "host":
         host_bot_levels(args)
+    # What is wrong with a command's options is said with that command's usage.
+    command_parser = _command_parser(parser, args.command)
     refusal = insecure_seed(args)
     if refusal:
-        parser.error(refusal)
+        command_parser.error(refusal)
     if args.command == "host" and args.resume and args.rule:
-        parser.error("--rule can't change a resumed game: its rules are its journal's")
+        command_parser.error("--rule can't change a resumed game: its rules are its journal's")
     if (args.command == "host" and not args.resume) or args.command == "play":
         refusal = host_game_problem(args)
         if refusal:
-            parser.error(refusal)
+            command_parser.error(refusal)
     if args.command == "host" and args.bot_delay is None:
         args.bot_delay = 0.0 if args.headless else 0.6
     if args.command in ("play", "join", "watch") and args.plain:

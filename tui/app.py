@@ -69,6 +69,7 @@ class StacksApp(GameApp):
         self.settings = Settings()
         """The profile's settings (``tui.settings``), read when the app starts."""
         self.kiosk = kiosk
+        self.from_table = launch is not None and link is None
         if kiosk:
             self.use_command_palette = False  # its commands reach past the one table
         self.link = link
@@ -131,6 +132,20 @@ class StacksApp(GameApp):
     async def action_quit(self) -> None:
         """Leave the table properly (a host clears its announcement), then quit."""
         await self.control.quit()
+
+    def action_help_quit(self) -> None:
+        """Ctrl-C (Textual's stock answer is a "press ctrl+q" toast): at a table, the
+        game's own Leave (a seated player is asked first); elsewhere, quit."""
+        from tui.screens.lobby import LobbyScreen
+        from tui.screens.seated import SeatedScreen
+
+        screen = self.screen
+        if isinstance(screen, SeatedScreen):
+            screen.action_leave()
+        elif self.control.worker is not None or isinstance(screen, LobbyScreen):
+            self.post_message(LeaveTable())  # the lobby (its form too), game over, a modal
+        else:
+            self.run_worker(self.action_quit(), group="quit")
 
     def action_next_theme(self) -> None:
         themes = sorted(self.available_themes)

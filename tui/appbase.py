@@ -45,6 +45,10 @@ class GameApp(App[None]):
     kiosk: bool = False
     """Watch one table and nothing else (a browser visitor of ``stacks web``): no menu,
     no chat, no other table; leaving the table ends the program."""
+    from_table: bool = False
+    """The command line opened a table (``stacks play``, ``host``, ``join``, ``watch``):
+    leaving it ends the program, back at the shell, rather than opening the menu (whose
+    keys the shell commands typed next would press)."""
 
     settings: Settings
     """The profile's settings (the bell, the theme: ``tui.settings``)."""

@@ -27,7 +27,6 @@ from tui.messages import Problem
 from tui.model import TableModel
 from tui.plural import counted
 from tui.serve_link import SERVED_EXTRAS
-from tui.words import broker_line
 
 if TYPE_CHECKING:
     from tui.appbase import GameApp
@@ -94,8 +93,9 @@ class Control(Following):
     async def menu(self) -> None:
         from tui.screens.menu import MenuScreen
 
-        if self.app.kiosk:
-            # A kiosk (a browser visitor) has no menu: leaving its table ends it.
+        if self.app.kiosk or self.app.from_table:
+            # A kiosk (a browser visitor) has no menu, and a table the command line opened
+            # goes back to the shell: leaving it ends the program.
             await self.close()
             self.app.exit()
             return
@@ -247,7 +247,8 @@ class Control(Following):
         if launch is not None and launch.held and self.model is not None \
                 and self.model.status != "over":
             self.app.notify(f"Table {launch.table} stays open on the server; your seat is "
-                            f"kept. Back with: {launch.ssh or 'ssh'} join {launch.table}",
+                            f"kept. Back with: {_own(launch.ssh, launch.name)} join "
+                            f"{launch.table}",
                             timeout=6)
         await self._mind_spectators(self.menu, "leave")
 
@@ -400,13 +401,12 @@ class Control(Following):
         self.app.notify(words, timeout=10)
 
     def broker_note(self, text: str) -> None:
-        """The session measured the broker: said in the lobby (and the table's log when
-        the game is on), once."""
+        """The session measured the broker: said once, short, in a toast (the lobby's
+        chat and the game's log keep their room at 80x24)."""
+        if self.broker_warning:
+            return
         self.broker_warning = text
-        if self.lobby is not None:
-            self.lobby.note = text
-        if self.table is not None:
-            self.table.say(broker_line(text))
+        self.app.notify(text, title="Slow broker", severity="warning", timeout=15)
 
     def health(self, problem: Problem | None) -> None:
         self.problem = problem
@@ -426,3 +426,10 @@ class Control(Following):
     def record_written(self, path: str) -> None:
         if self.gameover is not None:
             self.gameover.record = path
+
+
+def _own(ssh: str, name: str) -> str:
+    """The server's ssh command (``ssh -t -p 2222 NAME@HOST``) with this player's name."""
+    if not ssh:
+        return "ssh"
+    return ssh.replace("NAME@", f"{name}@") if name and " " not in name else ssh

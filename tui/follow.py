@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
+from textual.markup import escape
 
 from engine.actions import Block, PassBlock
 from engine.events import Event
@@ -33,6 +33,7 @@ from netplay.player import (
     Refused,
     Rejected,
     Resynced,
+    TableClosed,
     TableSeen,
     UnexpectedHost,
     Unseated,
@@ -42,7 +43,7 @@ from tui.away import MissedBatch, away_span, away_summary
 from tui.bell import calls_for
 from tui.history import History, Line, Step, history_of
 from tui.messages import Problem
-from tui.words import Narrator, broker_line, short_name
+from tui.words import Narrator, short_name
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -98,6 +99,10 @@ class Following:
                 self.lobby.announce = dict(notice.announce)
             if self.table is not None:
                 self.table.seats = seats
+        elif isinstance(notice, TableClosed):
+            if self.table is not None and model.status != "over":
+                self.table.say(f"[b]The host closed table {escape(repr(model.table))}.[/] "
+                               "[b]Esc[/] goes back to the menu.")
         elif isinstance(notice, Joined):
             model.me = notice.seat
             model.joined = True
@@ -262,8 +267,6 @@ class Following:
         self.table.problem = self.problem
         self.table.waiting = self.waiting
         await self.show(self.table)
-        if self.broker_warning:  # the lobby said it, maybe too briefly to be read
-            self.table.say(broker_line(self.broker_warning))
         self.lobby = None
         self._view()
         if game != "stacks" and model.view is not None:
@@ -307,6 +310,7 @@ class Following:
             # The batches the snapshot stood in for come later, as Missed notices; the
             # history screen retells them in their places.
             history.gap(n)
+            history.at_turn(model.view.turn)  # a rejoin's log keeps its turn numbers
             history.narrator.learn(model.view)
         if self._desynced:
             self._desynced = False

@@ -83,7 +83,10 @@ class History:
         if step.standin and step.action is not None:
             seat = getattr(step.action, "seat", None)
             if isinstance(seat, int):
-                standin = f" [dim](a bot stood in for {self.narrator.who(seat)})[/]"
+                # Once, on the action's own line: the lines after it (a chip won, a pile
+                # closed) are not the bot's doing, and "for You" reads wrong.
+                who = "you" if seat == self.me else self.narrator.who(seat)
+                standin = f" [dim](a bot played for {who})[/]"
         for event in step.events:
             header = isinstance(event, HEADERS)
             if header:
@@ -98,6 +101,7 @@ class History:
                     text += " [dim]──[/]"
             elif standin:
                 text += standin
+                standin = ""
             new.append(Line(self.turn, text, header=header, n=step.n))
         self.last = max(self.last, step.n)
         self.lines.extend(new)
@@ -114,6 +118,12 @@ class History:
         self.last = upto
         self.counted = False  # turns went by unseen: the numbers would be wrong
         return [line]
+
+    def at_turn(self, turn: int) -> None:
+        """The game is at ``turn`` now (a snapshot's view says so, after batches this peer
+        never got): the turn headers go on numbered from there."""
+        self.turn = turn
+        self.counted = True
 
     def extend(self, steps: Iterable[Step]) -> None:
         for step in steps:

@@ -8,7 +8,7 @@ and a few counts for the game-over screen.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.cards import FACES, Kind
@@ -35,9 +35,13 @@ class SeatPresence:
     bot: bool
     present: bool
     standin: bool
+    gone: bool = False
+    """The host closed the table: nobody sits there any more."""
 
     @property
     def words(self) -> str:
+        if self.gone:
+            return "left"
         if self.bot:
             return "bot"
         if self.standin:
@@ -131,6 +135,9 @@ class TableModel:
 
     def read_announce(self, announce: dict[str, Any]) -> None:
         self.seats = seats_from_announce(announce)
+        if announce.get("status") == "closed":
+            self.seats = [None if seat is None else replace(seat, gone=True)
+                          for seat in self.seats]
         players = announce.get("players")
         if isinstance(players, int):
             self.players = players
@@ -160,7 +167,7 @@ class TableModel:
             return self.names[seat]
         if 0 <= seat < len(self.seats) and (info := self.seats[seat]) is not None:
             return info.name
-        return f"Seat {seat}"
+        return f"Seat {seat + 1}"
 
     def presence(self, seat: Seat) -> SeatPresence | None:
         return self.seats[seat] if 0 <= seat < len(self.seats) else None

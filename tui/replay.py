@@ -129,7 +129,7 @@ def replay_record(record: Mapping[str, Any], title: str = "") -> Replay:
         start = game.new_state(rules, players)
     except (KeyError, TypeError, ValueError, EngineError) as exc:
         raise ReplayError(f"the record is malformed: {exc}") from None
-    names += [f"Seat {s}" for s in range(len(names), players)]
+    names += [f"Seat {s + 1}" for s in range(len(names), players)]
     batches = _batches(record.get("batches"), game)
     steps = [Step.of(n, b.action, b.events, b.standin) for n, b in sorted(batches.items())]
     return Replay(title or str(record.get("table", "a game")), names, start, steps, game.name)

@@ -158,6 +158,8 @@ class TableSession:
         self._over = False
         self._waiting = ""
         """The waiting line last posted (``Waiting``)."""
+        self._embedded = False
+        """The broker is our own embedded one (it sets ``TCP_NODELAY``: never measured)."""
         self._bots: list[BotPeer] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self.linger = False
@@ -251,8 +253,11 @@ class TableSession:
             # Our own table: a stale announcement of the same name (a crashed host's,
             # retained by a shared broker) must not take our seat elsewhere.
             own = self.host.identity.peer_id if self.host is not None else None
+            # A spectator given no name goes by its profile's (root-2), not the user's.
+            name = self.profile_name if launch.role == "watch" and not launch.name \
+                else launch.display_name()
             player = Player(
-                identity, launch.table, launch.display_name(), broker=self.broker,
+                identity, launch.table, name, broker=self.broker,
                 password=launch.password, watch=launch.role == "watch", pin=own,
                 known=KnownHosts((self.profiles or profiles_dir()) / self.profile_name),
             )
@@ -315,12 +320,14 @@ class TableSession:
             embedded = EmbeddedBroker(launch.bind, launch.port, password=launch.password)
             await embedded.start()
             stack.push_async_callback(embedded.stop)
+            self._embedded = True
             self.url = embedded.url
             return embedded.url, embedded.url
         from broker.autostart import start_meeting_point
 
         meeting = await start_meeting_point(launch.bind, launch.port, password=launch.password)
         stack.push_async_callback(meeting.close)
+        self._embedded = meeting.embedded is not None
         if launch.advertise and meeting.embedded is not None:
             await self._advertise(stack, launch, meeting.embedded.port)
         self.url = meeting.url
@@ -350,6 +357,9 @@ class TableSession:
             )
             return journal, entries
         for old in list_tables(table=launch.table):
+            if not old.batches and not old.running:
+                mark(old.path, "abandoned")  # a lobby left before the deal: nothing to resume
+                continue
             if not launch.new_table or old.running:
                 raise JournalError(
                     f"table {launch.table!r} has an unfinished game ({old.line()}): resume "
@@ -442,19 +452,21 @@ class TableSession:
 
     async def _check_broker(self) -> None:
         """Our table's broker (hosted here, or the server's of a held table): does it hold
-        small messages back? Measured once beside the game; said once, in words, in the
-        lobby (``netplay.nagle``: the shipped configs and the embedded broker don't)."""
-        from netplay.nagle import SLOW_MS, probe, slow_words
+        small messages back? Measured once beside the game; said once, in words
+        (``netplay.nagle``: only a Mosquitto without ``set_tcp_nodelay``, beyond what a
+        busy machine explains; never our own embedded broker, which sets it)."""
+        from netplay.nagle import holds_back, slow_words
 
         url = self.url
-        if not url.startswith("mqtt"):
+        if not url.startswith("mqtt") or self._embedded:
             return
         given = self.launch.broker
         try:
-            delay = await asyncio.wait_for(probe(given if given and given != MEMORY else url), 15)
+            delay = await asyncio.wait_for(
+                holds_back(given if given and given != MEMORY else url), 20)
         except TimeoutError:
             return
-        if delay is not None and delay > SLOW_MS:
+        if delay is not None:
             self.post(BrokerNote(slow_words(url, delay)))
 
     async def _add_bot(self, seat: int) -> None:
@@ -514,9 +526,12 @@ class TableSession:
     def _wait_line(self, now: float) -> str:
         """Whom the table waits for, and how long (the host's heartbeat, counted down)."""
         player = self.player
-        if player is None or self._over:
+        watched = self._watched
+        if player is None or self._over or (watched is not None and watched.table_closed):
             return ""
         session = player.player
+        if watched is not None and not watched.connected.is_set():
+            return ""  # the broker is gone: the banner says so, the host is not to blame
         silent = None if session.host_offline else session.host_silent_for(now)
         names = tuple(short_name(n) for n in session.names)
         behind = session.spectator_delay if session.watch else 0.0
@@ -527,6 +542,21 @@ class TableSession:
     ) -> Problem | None:
         url = self.url
         inner = watched.inner
+        player = self.player
+        if watched.table_closed and not self._over and player is not None \
+                and player.player.host_over:
+            return Problem(
+                "The host closed the table after its game ended.",
+                f"Table {self.launch.table!r} is gone before you had seen the end.",
+                "Esc goes back to the menu.", severe=True,
+            )
+        if watched.table_closed and not self._over:
+            # First: the host's own broker often goes with it (an interface host's
+            # embedded one), and a spectator must not wait for either to come back.
+            return Problem(
+                "The host closed the table.", f"Table {self.launch.table!r} is gone.",
+                "Esc goes back to the menu; join again when the host reopens it.", severe=True,
+            )
         if not watched.connected.is_set():
             error = inner.last_error if isinstance(inner, MqttTransport) else None
             failures = inner.failures if isinstance(inner, MqttTransport) else 0
@@ -551,19 +581,6 @@ class TableSession:
                     "runs there. Retrying; Esc leaves.", severe=True,
                 )
             return None
-        player = self.player
-        if watched.table_closed and not self._over and player is not None \
-                and player.player.host_over:
-            return Problem(
-                "The host closed the table after its game ended.",
-                f"Table {self.launch.table!r} is gone before you had seen the end.",
-                "Esc goes back to the menu.", severe=True,
-            )
-        if watched.table_closed and not self._over:
-            return Problem(
-                "The host closed the table.", f"Table {self.launch.table!r} is gone.",
-                "Esc goes back to the menu; join again when the host reopens it.", severe=True,
-            )
         if not watched.table_seen:
             if connected_at is not None and now - connected_at > NO_TABLE:
                 return Problem(
@@ -616,6 +633,9 @@ def _start_problem(launch: Launch, exc: Exception) -> Problem:
         return Problem("Can't load your profile.", str(exc),
                        "Choose another with --profile NAME.", severe=True)
     if isinstance(exc, ValueError):
+        if not launch.hosting:  # a joiner or a spectator has no settings but the address
+            return Problem("Can't reach the table.", str(exc),
+                           "Check the broker address (mqtt://HOST:PORT).", severe=True)
         return Problem("Can't open the table.", str(exc),
                        "Check the settings (players, bots, block window, broker address).",
                        severe=True)

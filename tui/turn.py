@@ -89,7 +89,7 @@ class Turn:
     def name(self, seat: Seat) -> str:
         if seat == self.me:
             return "You"
-        return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat}"
+        return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat + 1}"
 
     def choices(self, pick: Pick) -> list[Choice]:
         view = self.view

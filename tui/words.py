@@ -100,7 +100,7 @@ def outcome_text(outcome: Outcome, names: Sequence[str], me: Seat | None = None)
     if outcome.winner is not None:
         if outcome.winner == me:
             return "You win!"
-        who = names[outcome.winner] if outcome.winner < len(names) else f"Seat {outcome.winner}"
+        who = names[outcome.winner] if outcome.winner < len(names) else f"Seat {outcome.winner + 1}"
         return f"{who} wins"
     if outcome.termination == Termination.STALEMATE:
         return "A draw: nothing left to draw and nobody could play"
@@ -138,7 +138,7 @@ class Narrator:
     def who(self, seat: Seat) -> str:
         if seat == self.me:
             return "[b]You[/]"
-        name = self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat}"
+        name = self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat + 1}"
         return f"[b]{escape(name)}[/]"
 
     def whose(self, seat: Seat, *, start: bool = False) -> str:

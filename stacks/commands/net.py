@@ -15,6 +15,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
+
 from broker.autostart import start_meeting_point
 from broker.discovery import Advertiser
 from engine.classic.state import team_name
@@ -39,9 +41,11 @@ from netplay.peers import BotPeer, Host, Player, Spectator
 from netplay.player import (
     Applied,
     GameEnded,
+    GameStarted,
     HostBack,
     HostOffline,
     HostsDisagree,
+    Joined,
     Notice,
     Refused,
     TableClosed,
@@ -52,8 +56,10 @@ from netplay.record import read_record, verify_record
 from netplay.transport import BrokerAddress, MqttTransport
 from stacks.rules_args import rule_words, table_rules
 from tui.discovery import find_broker_urls, find_tables
+from tui.history import History, Step
 from tui.launch import LOCK_FILE, ProfileLock
 from tui.plural import counted
+from tui.words import short_name
 
 DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
 HOST_TIMEOUT = 24 * 3600.0
@@ -84,7 +90,8 @@ def outcome_words(
         members = ", ".join(names[outcome.winner::teams])
         return f"{team_name(outcome.winner)} ({members}) win"
     if outcome.winner is not None:
-        who = names[outcome.winner] if outcome.winner < len(names) else f"seat {outcome.winner}"
+        who = (names[outcome.winner] if outcome.winner < len(names)
+               else f"seat {outcome.winner + 1}")
         return f"{who} wins"
     if outcome.termination == Termination.STALEMATE:
         return "a draw: nothing left to draw and nobody could play"
@@ -102,11 +109,13 @@ def _quiet_logs(verbose: bool) -> None:
 
 
 def _verdict_label(who: str, names: list[str]) -> str:
-    """``Ana, seat 0`` for the host's ``seat 0`` (scripts still find ``seat 0: ...``);
-    ``a spectator`` for one with no name of its own (not "spectator spectator")."""
+    """``Ana, seat 1`` for the host's ``seat 0`` (seats a person reads count from 1, as in
+    the lobby); ``a spectator`` for one with no name of its own (not "spectator
+    spectator")."""
     kind, _, rest = who.partition(" ")
-    if kind == "seat" and rest.isdigit() and int(rest) < len(names):
-        return f"{names[int(rest)]}, seat {rest}"
+    if kind == "seat" and rest.isdigit():
+        seat = int(rest)
+        return f"{names[seat]}, seat {seat + 1}" if seat < len(names) else f"seat {seat + 1}"
     if kind == "spectator":
         return "a spectator" if rest in ("", "spectator", "?") else f"{rest} (spectator)"
     return who
@@ -143,16 +152,19 @@ NAGLE_WAIT_AT_END = 5.0
 """Seconds a headless host that finished its game still waits for the broker probe."""
 
 
-async def _warn_if_broker_holds_messages(url: str) -> None:
+async def _warn_if_broker_holds_messages(url: str, *, embedded: bool = False) -> None:
     """Say once, in words, when the broker delays small messages (Nagle): measured with a
-    few round trips of our own at start, beside the game, never holding it up."""
-    from netplay.nagle import SLOW_MS, probe, slow_words
+    few round trips of our own at start, beside the game, never holding it up. Our own
+    embedded broker sets ``TCP_NODELAY``: never measured."""
+    if embedded:
+        return
+    from netplay.nagle import holds_back, slow_words
 
     try:
-        delay = await asyncio.wait_for(probe(url), 15)
+        delay = await asyncio.wait_for(holds_back(url), 20)
     except TimeoutError:
         return
-    if delay is not None and delay > SLOW_MS:
+    if delay is not None:
         print(f"stacks host: warning: {slow_words(url, delay)}", file=sys.stderr, flush=True)
 
 
@@ -387,6 +399,11 @@ def _open_journal(args: argparse.Namespace, settings: HostSettings | None, profi
             return f"stacks host: {exc}"
     assert settings is not None
     found = list_tables(table=settings.table)
+    for old in [j for j in found if not j.batches and not j.running]:
+        # A lobby left before the deal: nothing was played, nothing to resume.
+        with contextlib.suppress(JournalError):
+            mark(old.path, "abandoned")
+        found.remove(old)
     if found and not args.new:
         return _unfinished_words(settings.table, found)
     for old in found:
@@ -502,7 +519,8 @@ async def _host(args: argparse.Namespace) -> int:
         async with host:
             if not await _reach(host, url, "stacks host"):
                 return 1
-            nagle_check = asyncio.create_task(_warn_if_broker_holds_messages(url))
+            nagle_check = asyncio.create_task(_warn_if_broker_holds_messages(
+                url, embedded=meeting is not None and meeting.embedded is not None))
             _BACKGROUND.add(nagle_check)
             nagle_check.add_done_callback(_BACKGROUND.discard)
             session = host.host
@@ -524,6 +542,11 @@ async def _host(args: argparse.Namespace) -> int:
             pressed = 0
             if not finished.done():
                 finished.cancel()
+                if session.game is None:
+                    # Still in the lobby: no game, no record, nothing to resume.
+                    print(f"closed table {table!r} before the deal: no game was played",
+                          file=sys.stderr)
+                    return 130
                 host.write_record()
                 if not session.over:
                     print(f"stopped before the end of the game; record kept; resume with "
@@ -661,11 +684,11 @@ async def _report_seats(session: HostSession, every: float = 0.2) -> None:
             if was is None:
                 free = sum(1 for other in now if other is None)
                 more = f"; waiting for {free} more" if free and not started else ""
-                print(f"{name} joined (seat {seat}){more}", flush=True)
+                print(f"{name} joined (seat {seat + 1}){more}", flush=True)
             elif online and not was[1]:
-                print(f"{name} is back (seat {seat})", flush=True)
+                print(f"{name} is back (seat {seat + 1})", flush=True)
             elif not online and was[1]:
-                print(f"{name} is away (seat {seat})", flush=True)
+                print(f"{name} is away (seat {seat + 1})", flush=True)
         seen = now
         if not started and session.game is not None:
             started = True
@@ -760,7 +783,13 @@ async def _bot(args: argparse.Namespace) -> int:
                        known=KnownHosts(profiles_dir() / profile)) as bot:
         if not await _reach(bot, args.broker, "stacks bot"):
             return 1
+        print(f"{name}: connected to {BrokerAddress.parse(args.broker).url}; joining table "
+              f"{args.table!r}", flush=True)
+        talk = BotTalk(name, args.table)
+
         def handle(notice: Notice) -> int | None:
+            for line in talk.lines(notice):
+                print(line, flush=True)
             if isinstance(notice, Refused):
                 print(f"{name}: refused: {notice.reason}", file=sys.stderr)
                 return 1
@@ -778,6 +807,37 @@ async def _bot(args: argparse.Namespace) -> int:
 
         return await _until_stopped(
             _follow(bot, name, args.table, args.host_timeout, handle), stop)
+
+
+class BotTalk:
+    """What a headless bot says while it plays (a user who started `stacks bot` sees it
+    working): its seat, the start of the game, and each of its own moves, in the words of
+    the interface's log."""
+
+    def __init__(self, name: str, table: str) -> None:
+        self.name = name
+        self.table = table
+        self.seat: int | None = None
+        self.history: History | None = None
+
+    def lines(self, notice: Notice) -> list[str]:
+        name = self.name
+        if isinstance(notice, Joined) and notice.seat is not None:
+            self.seat = notice.seat
+            return [f"{name}: seated at table {self.table!r} (seat {notice.seat + 1}); "
+                    "waiting for the deal"]
+        if isinstance(notice, GameStarted):
+            names = tuple(short_name(n) for n in notice.names)
+            self.history = History(names, None)
+            return [f"{name}: the game starts: {', '.join(names)}"]
+        if isinstance(notice, Applied) and self.history is not None:
+            told = self.history.add(Step.of(notice.n, notice.action, notice.events,
+                                            notice.standin))
+            if getattr(notice.action, "seat", None) != self.seat or self.seat is None:
+                return []
+            return [f"{name}: {Text.from_markup(line.markup).plain.strip()}" for line in told
+                    if not line.header]
+        return []
 
 
 # -- watch -----------------------------------------------------------------------------------

@@ -92,7 +92,9 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
             return None, launch, "join-password"
         return launch, launch, None
     if command == "watch":
-        launch = Launch(role="watch", table=args.table, name=name or "spectator",
+        # No name: the session names the spectator after its profile (root-2), as the
+        # others see it in the chat.
+        launch = Launch(role="watch", table=args.table, name=name or "",
                         profile=profile, broker=args.broker or DEFAULT_BROKER)
         return launch, launch, None
     raise ValueError(f"no interface for {command!r}")

@@ -156,7 +156,7 @@ def _a_full_game(nodes: list[str], tmp_path: Path, table: str) -> None:
             host.kill()
             host.communicate()
     assert host_rc == 0, host_out + host_err
-    for seat in (0, 1):  # "seat 0: deal verified" or "NAME (seat 0): deal verified"
+    for seat in (1, 2):  # "seat 1: deal verified" or "NAME, seat 1: deal verified"
         assert re.search(rf"seat {seat}\)?: deal verified", host_out), host_out
     hashes = set(HASH.findall(host_out))
     for rc, out, err in results:

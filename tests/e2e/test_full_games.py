@@ -66,7 +66,7 @@ def test_bot_peers_play_a_full_game_and_everyone_verifies_the_deal(
     assert host_rc == 0, host_out + host_err
     assert "game over:" in host_out
     for seat in range(players):
-        assert f"seat {seat}: deal verified" in host_out, host_out
+        assert f"seat {seat + 1}: deal verified" in host_out, host_out  # counted from 1
     hashes = set(HASH.findall(host_out))
     for rc, out, err in run["bots"]:  # type: ignore[attr-defined]
         assert rc == 0, out + err

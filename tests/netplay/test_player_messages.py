@@ -181,3 +181,17 @@ def test_a_host_of_another_protocol_is_named_and_no_seat_is_taken(
     table.flush()
     table.pump()
     assert len(table.notices_of(player, Refused)) == 1
+
+
+def test_a_seated_player_speaks_under_its_name_before_the_deal() -> None:
+    table = Table(3, seed=72, rules=SHORT, join=False)  # three seats, two taken: no deal
+    bo = table.add_player("Bo")
+    zoe = table.add_player("Zoe", watch=True)
+    cy = table.add_player("Cy")
+    table.pump()
+    assert bo.seat is not None and cy.seat is not None and table.host.game is None
+    bo.chat("hi")
+    zoe.chat("hello")
+    table.pump()
+    assert ChatLine("Bo", "hi") in table.notices_of(cy, ChatLine)  # not "Bo (watching)"
+    assert ChatLine("Zoe (watching)", "hello") in table.notices_of(cy, ChatLine)

@@ -158,10 +158,10 @@ def test_other_commands_never_load_asyncssh() -> None:
 
 
 @pytest.mark.parametrize(("public", "port", "address", "shown"), [
-    (None, 2222, ("127.0.0.1", 2222), "ssh -t -p 2222 127.0.0.1"),
-    (None, 2222, ("::ffff:192.168.1.10", 2222, 0, 0), "ssh -t -p 2222 192.168.1.10"),
-    ("game.example.org", 2222, ("10.0.0.5", 2222), "ssh -t -p 2222 game.example.org"),
-    ("game.example.org", 22, ("10.0.0.5", 22), "ssh -t game.example.org"),
+    (None, 2222, ("127.0.0.1", 2222), "ssh -t -p 2222 NAME@127.0.0.1"),
+    (None, 2222, ("::ffff:192.168.1.10", 2222, 0, 0), "ssh -t -p 2222 NAME@192.168.1.10"),
+    ("game.example.org", 2222, ("10.0.0.5", 2222), "ssh -t -p 2222 NAME@game.example.org"),
+    ("game.example.org", 22, ("10.0.0.5", 22), "ssh -t NAME@game.example.org"),
 ])
 def test_the_join_line_names_the_address_the_player_reached_or_the_public_host(
     public: str | None, port: int, address: tuple[object, ...], shown: str
@@ -177,3 +177,10 @@ def test_the_join_line_names_the_address_the_player_reached_or_the_public_host(
     connection = _Connection(server)
     connection.conn = Conn()  # type: ignore[assignment]
     assert server.ssh_command(connection) == shown
+
+
+def test_coming_back_to_a_held_table_names_the_player_in_the_ssh_line() -> None:
+    from tui.control import _own
+
+    assert _own("ssh -t -p 2222 NAME@game.example", "ana") == "ssh -t -p 2222 ana@game.example"
+    assert _own("", "ana") == "ssh"

@@ -17,7 +17,8 @@ from tui.launch import ProfileLock
 def _unfinished(table: str) -> JournalFile:
     """A journal as a host killed in the middle of its game leaves it."""
     journal = JournalFile.create(table, profile="host")
-    journal.append([{"t": "seat", "seat": 0, "name": "ana", "key": None, "entropy": b"e"}])
+    journal.append([{"t": "seat", "seat": 0, "name": "ana", "key": None, "entropy": b"e"},
+                    {"t": "batch", "n": 1}])  # dealt: a game to resume
     journal.close()
     return journal
 
@@ -85,3 +86,45 @@ def test_the_default_profile_of_a_second_bot_is_its_own_and_stable(
         assert (profiles_dir() / "bot-2" / "identity.key").exists()
     finally:
         first.release()
+
+
+def test_a_table_left_in_its_lobby_is_no_unfinished_game(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lobby = JournalFile.create("friday", profile="host")  # hosted, left before the deal
+    lobby.close()
+    monkeypatch.setattr(net, "CONNECT_WAIT", 0.5)
+    main(["host", "--headless", "--table", "friday", "--broker", "mqtt://127.0.0.1:9"])
+    captured = capsys.readouterr()
+    assert "unfinished game" not in captured.err + captured.out
+    assert "can't reach the MQTT broker" in captured.err  # it went on to host
+    assert lobby.path not in [j.path for j in list_tables(table="friday")]
+
+
+def test_ctrl_c_on_a_headless_host_in_its_lobby_says_no_game_was_played() -> None:
+    import signal
+    import subprocess
+
+    from broker.embedded import free_port
+    from tests.e2e.conftest import ROOT, SCALE, stacks_command
+
+    port = free_port()
+    host = subprocess.Popen(
+        stacks_command("host", "--headless", "--table", "friday", "--players", "3",
+                       "--bots", "1", "--bind", "127.0.0.1", "--port", str(port),
+                       "--no-advertise"),
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert host.stdout is not None
+        for line in host.stdout:  # the table is open: its lobby waits for players
+            if line.startswith("table 'friday'"):
+                break
+        host.send_signal(signal.SIGINT)
+        _out, err = host.communicate(timeout=30 * SCALE)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.communicate()
+    assert "before the deal: no game was played" in err, err
+    assert "record kept" not in err and "--resume" not in err, err

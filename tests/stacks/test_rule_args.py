@@ -83,4 +83,7 @@ def test_a_rule_the_game_does_not_have_is_refused_in_words_before_anything_start
     with pytest.raises(SystemExit) as exited:
         main(["host", "--headless", *args])
     assert exited.value.code == 2
-    assert words in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert words in err
+    # The host command's usage and name, not the top level's ("stacks: error").
+    assert err.startswith("usage: stacks host ") and "stacks host: error:" in err, err

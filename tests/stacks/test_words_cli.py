@@ -98,15 +98,15 @@ async def test_the_headless_host_says_who_joins_and_when_the_game_starts(
     try:
         await asyncio.sleep(0)  # the reporter takes its first look at the seats
         session.seats[1] = seat("Bo")
-        await printed("Bo joined (seat 1); waiting for 1 more\n")
+        await printed("Bo joined (seat 2); waiting for 1 more\n")
         session.seats[2] = seat("Cy")
         session.game = object()
-        await printed("Cy joined (seat 2)\n")
+        await printed("Cy joined (seat 3)\n")
         await printed("every seat is taken: the game starts\n")
         session.seats[1] = seat("Bo", online=False)
-        await printed("Bo is away (seat 1)\n")
+        await printed("Bo is away (seat 2)\n")
         session.seats[1] = seat("Bo")
-        await printed("Bo is back (seat 1)\n")
+        await printed("Bo is back (seat 2)\n")
         session.spectators[b"k" * 32] = "spectator"
         await printed("A spectator is watching (1 spectator so far)\n")
         session.spectators[b"j" * 32] = "Dee"
@@ -162,3 +162,11 @@ def test_replay_seat_0_exits_2_saying_seats_count_from_1(tmp_path: Path) -> None
                            "--seat", "0"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--seat must be 1-3" in done.stderr and "count from 1" in done.stderr
+
+
+def test_help_lists_playing_before_the_bot_tools() -> None:
+    listed = [line.split()[0] for line in build_parser().format_help().splitlines()
+              if line.startswith("    ") and not line.startswith("     ")]
+    assert listed[:3] == ["play", "join", "host"], listed
+    assert listed.index("simulate") > listed.index("replay"), listed
+    assert listed.index("tournament") > listed.index("replay"), listed

@@ -272,3 +272,34 @@ async def test_a_number_past_a_hand_of_one_card_says_one_card(stacks_home: Path)
         board.action_pick(8)
         count = len(view.hands[0])
         assert board.answer == f"You hold {count} cards: [b]1-{count}[/] pick one.", board.answer
+
+
+async def test_the_board_says_what_its_legend_and_discard_count_mean(stacks_home: Path) -> None:
+    from tests.tui import board_states
+    from tests.tui.showcase import show_board
+
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = await show_board(app, board_states.mid_game())
+        await pilot.pause()
+        legend = plain(board.query_one("#board-legend", Static).render())
+        assert "QHB Blue chip" in legend, legend  # a chip: a card's code and a team's letter
+        assert len(legend) <= 53, legend
+        text = "\n".join(plain(w.render()) for w in board.query(Static))
+        line = next(row for row in text.splitlines() if "Your discard pile" in row)
+        assert line.rstrip().endswith("cards)") or line.rstrip().endswith("card)"), line
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+async def test_the_game_over_header_fits_80_columns(stacks_home: Path, players: int) -> None:
+    from tests.tui import board_states
+    from tests.tui.showcase import show_board
+
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = await show_board(app, board_states.finished(players))
+        await pilot.pause()
+        status = board.query_one("#board-status", Static)
+        text = plain(status.render())
+        assert "Game over" in text and "results" in text, text
+        assert len(text) <= status.content_region.width, (text, status.content_region.width)

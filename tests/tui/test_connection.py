@@ -38,8 +38,8 @@ async def test_an_unreachable_broker_is_said_with_what_to_check(stacks_home: Pat
         text = plain(banner.render())
         assert "Can't reach the broker." in text
         assert f"127.0.0.1:{port}" in text and "stacks host" in text
-        await pilot.press("escape")
-        await until(pilot, lambda: type(app.screen).__name__ == "MenuScreen", "the menu")
+        await pilot.press("escape")  # the command line opened the table: back to the shell
+        await until(pilot, lambda: app.return_code == 0, "the program's end")
 
 
 async def test_a_host_that_leaves_is_said_with_what_to_do(stacks_home: Path) -> None:
@@ -111,3 +111,26 @@ async def test_a_silent_host_is_not_responding_then_offline_and_waited_for(
         text = plain(banner.render())
         assert "Host offline since " in text and "waiting for it to come back" in text, text
         assert "nothing from it for 5 s" in text and "Esc leaves" in text, text
+
+
+async def test_a_joiner_with_a_wrong_broker_address_is_told_about_the_address(
+    stacks_home: Path,
+) -> None:
+    launch = Launch(role="join", table="x", name="Bo", broker="http://foo")
+    app = make_app(launch, profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the problem")
+        advice = plain(app.screen.query_one("#problem-advice").render())
+        assert "broker address" in advice and "players" not in advice, advice
+
+
+async def test_join_refuses_a_wrong_broker_address_before_anything_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from stacks.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["join", "x", "--broker", "http://foo"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "stacks join: error:" in err and "mqtt://" in err, err

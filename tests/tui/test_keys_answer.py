@@ -213,7 +213,10 @@ async def test_l_shows_the_whole_history_after_a_rejoin(stacks_home: Path) -> No
         assert isinstance(history, HistoryScreen)
         text = "\n".join(plain(line.markup) for line in history.lines)
         assert "not received" not in text
-        assert "a bot stood in for You" in text
+        assert "(a bot played for you)" in text and "for You" not in text
+        marked = [plain(line.markup) for line in history.lines if "a bot played" in line.markup]
+        batches = {line.n for line in history.lines if "a bot played" in line.markup}
+        assert len(marked) == len(batches), marked  # once a move: on the bot's own line
         assert "── 1." in text and "The cards are dealt" in text
         await pilot.press("escape")
         assert app.screen is screen
@@ -330,3 +333,38 @@ async def test_the_history_title_shows_every_word_at_80x24(stacks_home: Path) ->
         await settle(pilot)
         title = " ".join(plain(screen.query_one("#history-title").render()).split())
         assert title.endswith("Home End scroll") and title in screen_text(app), title
+
+
+async def test_a_rejoined_log_keeps_numbering_its_turns(stacks_home: Path) -> None:
+    from engine.events import TurnStarted
+    from netplay.player import Resynced
+    from tui.history import History, Step
+
+    table = Table(2, seed=33)
+    table.run(lambda: len(table.host.batches) >= 6 and table.state.phase == Phase.PLAY)
+    away = table.players[1]
+    table.remove(away)
+    table.run(lambda: len(table.host.batches) >= 20 and table.state.phase == Phase.PLAY)
+    back = table.add_player("p1 back", identity=away.identity)
+    table.pump()
+    assert back.view is not None and back.seat is not None
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        names = back.names
+        screen = TableScreen("t1", names, back.seat, frozen=True)
+        control = app.control
+        control.model = TableModel(table="t1", me=back.seat, names=names)
+        control.session = SimpleNamespace(player=SimpleNamespace(player=back, view=back.view))  # type: ignore[assignment]
+        control.table = screen
+        control.history = History(names, back.seat)
+        control.history.add(Step.of(1, None, ()))  # it saw the start, then left
+        await control.show(screen)
+        await control.notice(Resynced(back.applied, "snapshot"))
+        turn, start = back.view.turn, back.applied
+        table.run(lambda: any(isinstance(e, TurnStarted) for b in table.host.batches[start:]
+                              for e in b.events))
+        lines = [line for b in table.host.batches[start:]
+                 for line in control.history.add(Step.of(b.n, b.action, b.events))]
+        headers = [plain(line.markup) for line in lines if line.header]
+        assert headers and headers[0].startswith(f"── {turn + 1}. "), headers
+        await pilot.pause()

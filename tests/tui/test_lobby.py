@@ -116,7 +116,7 @@ async def test_a_wrong_password_is_refused_in_words(stacks_home: Path) -> None:
         text = plain(app.screen.query_one("#problem-words").render())
         assert "Wrong table password" in text
         await pilot.press("enter")
-        await until(pilot, lambda: type(app.screen).__name__ == "MenuScreen", "the menu")
+        await until(pilot, lambda: app.return_code == 0, "the program's end")
 
 
 async def test_a_spectator_watches_the_game_from_the_rail(stacks_home: Path) -> None:
@@ -167,3 +167,29 @@ async def test_join_with_a_bare_password_flag_asks_for_it_and_joins(stacks_home:
         await pilot.press("p", "w", "enter")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
                     and app.screen.me == 0, "a seat at the table")
+
+
+async def test_the_host_form_at_80x24_shows_a_level_per_bot_and_esc_leaves_at_once(
+    stacks_home: Path,
+) -> None:
+    launch = Launch(role="host", table="friday", name="Ana", broker=MEMORY, players=4, bots=0,
+                    table_open=False)
+    app = make_app(launch, profiles=stacks_home, memory=AsyncMemoryBroker())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and isinstance(app.screen.focused, Select), "the host form")
+        form = app.screen
+
+        def levels_shown() -> int:
+            return sum(1 for i in range(5)
+                       if form.query_one(f"#set-level-{i}", Select).parent.display)  # type: ignore[union-attr]
+
+        assert levels_shown() == 0  # no bots: no bot levels
+        form.query_one("#set-bots", Select).value = 2
+        await until(pilot, lambda: levels_shown() == 2, "a level for each of the 2 bots")
+        await pilot.pause()
+        for i in range(2):
+            level = form.query_one(f"#set-level-{i}", Select)
+            assert level.region.height == 1, level.region  # one line: no "medium (greedy" / ")"
+        await pilot.press("escape")  # once, with a field focused: the form is left
+        await until(pilot, lambda: app.return_code == 0, "the program's end")

@@ -13,6 +13,8 @@ from tests.tui.conftest import until
 from tui.app import make_app
 from tui.launch import MEMORY, Launch
 from tui.screens.choice import ChoiceScreen
+from tui.screens.lobby import LobbyScreen
+from tui.screens.menu import MenuScreen
 from tui.screens.table import TableScreen
 
 pytestmark = pytest.mark.asyncio
@@ -85,3 +87,29 @@ async def test_hosting_over_an_unfinished_table_asks_first(stacks_home: Path) ->
                     and control.session.host is not None, "the new table")
         statuses = sorted(j.status for j in list_tables(unfinished=False, table="stacks"))
         assert statuses == ["abandoned", "open"]
+
+
+async def test_an_empty_lobby_left_is_no_unfinished_game(stacks_home: Path) -> None:
+    broker = AsyncMemoryBroker()
+    menu = make_app(None, defaults=Launch(role="play", name="Ana", profile="ana",
+                                          broker=MEMORY), profiles=stacks_home, memory=broker)
+    async with menu.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(menu.screen, MenuScreen), "the menu")
+        await menu.control.start(Launch(role="host", table="stacks", name="Ana", profile="ana",
+                                        players=3, bots=0, broker=MEMORY))
+        await until(pilot, lambda: isinstance(menu.screen, LobbyScreen)
+                    and menu.screen.me == 0, "our seat in the lobby")
+        await pilot.press("escape")  # nobody came: leave before the deal
+        await until(pilot, lambda: isinstance(menu.screen, MenuScreen), "the menu again")
+        await until(pilot, lambda: menu.control.worker is None
+                    and (menu.control._closing is None or menu.control._closing.is_finished),
+                    "the table closed")
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(menu.screen, LobbyScreen), "the host form")
+        assert not any(isinstance(s, ChoiceScreen) for s in menu.screen_stack)
+        control = menu.control
+        assert control.launch is not None and not control.launch.new_table
+        await control.open_table(control.launch)  # the lobby's Open, over the old journal
+        await until(pilot, lambda: control.session is not None
+                    and control.session.host is not None, "the new table")
+        assert len(list_tables(table="stacks")) == 1  # the empty one abandoned

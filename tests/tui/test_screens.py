@@ -197,3 +197,20 @@ async def test_enter_on_the_menus_first_item_starts_a_game_against_bots(
         table = app.screen
         assert isinstance(table, TableScreen) and table.names[0] == "Ana"
         await pilot.press("ctrl+q")
+
+
+async def test_no_footer_key_reads_twice() -> None:
+    """The footer shows a key and what it does: "End End" said nothing."""
+    from textual.binding import Binding
+
+    from tui.screens.board import BoardScreen
+    from tui.screens.history import HistoryScreen
+    from tui.screens.lobby import LobbyScreen
+    from tui.screens.replay import ReplayScreen
+
+    for screen in (ReplayScreen, TableScreen, BoardScreen, LobbyScreen, GameOverScreen,
+                   MenuScreen, HistoryScreen, BlockPrompt):
+        for binding in screen.BINDINGS:
+            if isinstance(binding, Binding) and binding.show and binding.key_display:
+                assert binding.key_display.lower() != binding.description.lower(), (
+                    screen.__name__, binding)

@@ -204,6 +204,8 @@ async def test_the_block_prompt_blocks_with_b(stacks_home: Path) -> None:
         what = plain(app.screen.query_one("#block-what").render())
         assert "completed Blue pile" in what or "completed Red pile" in what
         assert "You hold a Block card" in what or "Block cards" in what
+        # The question on a line of its own, not after the last card's padding ("B5 .").
+        assert " . Block it?" not in what and "\nBlock it?" in what, what
         await pilot.press("b")
         assert len(sent.actions) == 1 and isinstance(sent.actions[0], Block)
         assert not isinstance(app.screen, BlockPrompt)
@@ -347,3 +349,32 @@ async def test_a_steal_from_a_hand_of_one_card_says_one_card(stacks_home: Path) 
         assert "hand or discard" in app.screen.question
         labels = [plain(a.label) for a in app.screen.answers]
         assert any("hand (1 card)" in label for label in labels), labels
+
+
+async def test_keys_show_on_a_players_piles_only_and_slots_side_by_side_are_apart(
+    stacks_home: Path,
+) -> None:
+    from tests.tui.showcase import show_replay, show_table
+    from tui.widgets.piles import Piles, SlotView
+
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        mine = await show_table(app, states.mid_game())
+        await pilot.pause()
+        views = list(mine.query(SlotView))
+        assert any(plain(v.render()).startswith("n ") for v in views)  # the player's keys
+        later = [v for v in views if v.slot is not None and v.slot.place]
+        assert later and all(v.styles.border_left[0] != "" for v in later)
+        watched = TableScreen("friday", ("Ana", "Bo", "Cy", "Di"), None, frozen=True)
+        await app.control.show(watched)
+        watched.view = states.mid_game().state
+        await pilot.pause()
+        await until(pilot, lambda: bool(list(watched.query(SlotView))), "the piles")
+        await pilot.pause()
+        shown = [plain(v.render()) for v in watched.query(SlotView)]
+        assert shown and not any(row[:2].strip() for row in shown), shown  # no key letters
+        replay = await show_replay(app, states.finished())
+        await pilot.pause()
+        assert replay.query_one(Piles).keys is False
+        shown = [plain(v.render()) for v in replay.query(SlotView)]
+        assert shown and not any(row[:2].strip() for row in shown), shown

@@ -134,7 +134,8 @@ def test_a_spectator_without_a_name_is_a_spectator_once() -> None:
     from stacks.commands.net import _verdict_label
 
     names = ["Ana", "Bo"]
-    assert _verdict_label("seat 1", names) == "Bo, seat 1"
+    assert _verdict_label("seat 1", names) == "Bo, seat 2"  # counted from 1, as the lobby
+    assert _verdict_label("seat 0", []) == "seat 1"
     assert _verdict_label("spectator spectator", names) == "a spectator"
     assert _verdict_label("spectator Cy", names) == "Cy (spectator)"
 
@@ -168,3 +169,11 @@ def test_a_spectator_of_a_delayed_table_is_told_how_far_behind_it_is() -> None:
     assert wait_line(waits, ["ana", "bo"], None, behind=6.0) == "6 s behind the players"
     assert wait_line(waits, ["ana", "bo"], None, host_silent=5.0, behind=2.5) == \
         "2.5 s behind the players · host not responding 5 s"
+
+
+def test_a_seat_without_a_name_is_counted_from_1() -> None:
+    from tui.model import TableModel
+    from tui.words import Narrator
+
+    assert TableModel(table="t").name(0) == "Seat 1"
+    assert "Seat 2" in Narrator(["Ana"], None).who(1)

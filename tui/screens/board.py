@@ -505,6 +505,9 @@ class BoardScreen(BoardLines, SeatedScreen):
             self.choices = []
             self._repaint()
             return
+        if self.selected is None and self._esc_leaves():
+            self.action_leave()
+            return
         if self.selected is None:
             self.tell("Nothing picked. [b]q[/] leaves the table.")
             return

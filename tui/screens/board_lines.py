@@ -23,6 +23,7 @@ from engine.classic.state import EMPTY, Phase, SequenceState
 from engine.state import Seat
 from tui import classic_words as cw
 from tui.model import SeatPresence
+from tui.plural import counted
 
 
 def options_for(view: SequenceState, seat: Seat, card: int) -> list[SequenceAction]:
@@ -83,15 +84,19 @@ class BoardLines:
             return f"{head} · waiting for the deal"
         parts = [head, f"turn {view.turn}"]
         if view.outcome is not None:
+            # Short enough for 80 columns: the table, the turn, the outcome, the key.
             text = cw.outcome_text(view.outcome, view, self.names, self.me)
-            parts.append(f"[b]Game over: {escape(text)}[/] (g: results)")
+            parts = [f"[b]{escape(self.table)}[/]", f"turn {view.turn}",
+                     f"[b]Game over: {escape(text)}[/]", "g: results"]
         elif self._my_turn():
             parts.append("[b reverse] Your turn [/]")
         else:
             current = view.current
             parts.append(f"{cw.chip(view.team_of(current))} "
                          f"{escape(self._seat_name(current))}'s turn")
-        if self.me is not None:
+        if view.outcome is not None:
+            pass  # the outcome names the teams; at 80 columns nothing more fits
+        elif self.me is not None:
             team = view.team_of(self.me)
             parts.append(f"you are {cw.team_word(team)}")
         else:
@@ -136,7 +141,8 @@ class BoardLines:
             cards.append(self._card(view, index, card, card in playable))
         hand = " ".join(cards) if cards else "[dim]empty[/]"
         pile = view.discards[me]
-        top = f"{cw.card(pile[-1])} [dim]({len(pile)})[/]" if pile else "[dim]—[/]"
+        top = f"{cw.card(pile[-1])} [dim]({counted(len(pile), 'card')})[/]" if pile \
+            else "[dim]—[/]"
         return f"{hand}\n[dim]Your discard pile[/] {top}"
 
     def _card(self, view: SequenceState, index: int, card: int, playable: bool) -> str:

@@ -144,6 +144,13 @@ class GameOverScreen(Screen[None]):
         except NoActiveAppError:
             return False
 
+    def _from_table(self) -> bool:
+        """Whether the command line opened this table (no menu behind it)."""
+        try:
+            return bool(getattr(self.app, "from_table", False))
+        except NoActiveAppError:
+            return False
+
     def _keys(self) -> str:
         if self.hosting:
             again = "play again"
@@ -154,7 +161,9 @@ class GameOverScreen(Screen[None]):
         if self._kiosk():  # a browser visitor: no menu behind it
             return f"[b]r[/] {again}   [b]v[/] replay it   [b]t[/] the table   " \
                    "[b]q[/] close this view"
-        return f"[b]r[/] {again}   [b]v[/] replay it   [b]m[/] menu   " \
+        # A table the command line opened has no menu to go back to: m and q both end it.
+        menu = "" if self._from_table() else "[b]m[/] menu   "
+        return f"[b]r[/] {again}   [b]v[/] replay it   {menu}" \
                "[b]t[/] the table   [b]q[/] quit"
 
     def action_rematch(self) -> None:
@@ -162,6 +171,10 @@ class GameOverScreen(Screen[None]):
 
     def action_menu(self) -> None:
         self.post_message(LeaveTable())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # No menu behind a table the command line opened.
+        return not (action == "menu" and getattr(self.app, "from_table", False))
 
     def action_replay(self) -> None:
         from tui.messages import ShowReplay

@@ -32,8 +32,8 @@ class HistoryScreen(Screen[None]):
         Binding("up,k", "scroll(-1)", "Scroll", show=False),
         Binding("pagedown,space", "page(1)", "Page", show=False),
         Binding("pageup", "page(-1)", "Page", show=False),
-        Binding("home", "edge(0)", "Start", key_display="Home"),
-        Binding("end", "edge(1)", "End", key_display="End"),
+        Binding("home", "edge(0)", "First", key_display="Home"),
+        Binding("end", "edge(1)", "Latest", key_display="End"),
     ]
 
     def __init__(self, title: str, lines: Sequence[Line]) -> None:

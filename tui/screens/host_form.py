@@ -121,8 +121,9 @@ def _levels_of(game: str) -> tuple[str, ...]:
     names = game_def(game).bot_names
     return tuple(level for level in LEVELS if level in names) or names
 
-LEVEL_WORDS: dict[str, str] = {"easy": "easy", "medium": "medium (greedy)",
-                               "hard": "hard (search)"}
+LEVEL_WORDS: dict[str, str] = {"easy": "easy", "medium": "medium", "hard": "hard"}
+"""A level as the form offers it: one word, which fits the narrow field at 80x24 (the
+help and the README say what each level plays like)."""
 
 def _level_select(ident: str, value: str, game: str = "stacks") -> Select[str]:
     levels = _levels_of(game)
@@ -180,7 +181,8 @@ def form_rows(launch: Launch) -> ComposeResult:
     if launch.held:
         # No default: a server holds many tables, so each gets a name of its own.
         yield _row("Table name", Input("", id="set-table", max_length=32,
-                                       placeholder="e.g. friday", compact=True))
+                                       placeholder="e.g. friday", compact=True),
+                   classes="set-short-row")
         yield Label("", id="set-error")  # up here, in sight of the name it is about
     players = launch.players if launch.players in game.player_counts else 4
     yield _row("Players", Select(
@@ -193,7 +195,8 @@ def form_rows(launch: Launch) -> ComposeResult:
     # One level per bot seat (the bots take the last seats), and the stand-in's.
     for index in range(5):
         yield _row(f"Bot {index + 1} level", _level_select(
-            f"set-level-{index}", launch.bot_level(index), game.name))
+            f"set-level-{index}", launch.bot_level(index), game.name),
+            classes=f"set-level-row set-level-{index}-row")
     yield _row("Stand-in for the away", _level_select("set-standin", launch.standin))
     yield _row("Block window (s)", Input(f"{launch.block_window:g}", id="set-window",
                                          type="number", compact=True),
@@ -285,3 +288,11 @@ def show_game(screen: Screen[None], name: str) -> None:
         select.set_options([(LEVEL_WORDS.get(level, level), level) for level in levels])
         select.value = was if was in levels else "medium" if "medium" in levels \
             else levels[0]
+
+
+def show_bots(screen: Screen[None], bots: object) -> None:
+    """One level row per bot: none when there are no bots."""
+    count = bots if isinstance(bots, int) else 0
+    for index in range(5):
+        for row in screen.query(f".set-level-{index}-row"):
+            row.display = index < count

@@ -30,7 +30,7 @@ from tui.launch import Launch
 from tui.messages import CloseTable, FillWithBots, LeaveTable, Problem, Say
 from tui.model import SeatPresence, TableModel
 from tui.plural import counted
-from tui.screens.host_form import form_rows, read_form, rules_summary, show_game
+from tui.screens.host_form import form_rows, read_form, rules_summary, show_bots, show_game
 from tui.widgets.banner import Banner
 from tui.widgets.log import TableLog
 from tui.widgets.seats import SeatList
@@ -93,6 +93,7 @@ class LobbyScreen(Screen[None]):
             self.query_one("#lobby-say", Input).display = False  # a kiosk only watches
         if self.editing:
             show_game(self, self.launch.variant)
+            show_bots(self, self.query_one("#set-bots", Select).value)
         self._refresh()
         if self.editing:
             self.query_one("#set-table" if self.launch.held else "#set-players").focus()
@@ -299,7 +300,10 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-say", Input).focus()
 
     def action_leave(self) -> None:
-        if isinstance(self.focused, Input | Select):
+        # Esc in the chat line only leaves the line; in the host's form it leaves at
+        # once (unfocusing a field first took two or three presses, and what was typed
+        # in between went into the next field). An open list closes itself first.
+        if isinstance(self.focused, Input) and self.focused.id == "lobby-say":
             self.set_focus(None)
             return
         self.post_message(LeaveTable())
@@ -319,6 +323,10 @@ class LobbyScreen(Screen[None]):
             return
         show_game(self, event.value)
 
+
+    @on(Select.Changed, "#set-bots")
+    def _bots_changed(self, event: Select.Changed) -> None:
+        show_bots(self, event.value)
 
     @on(Select.Changed, "#set-players")
     def _players_changed(self, event: Select.Changed) -> None:

@@ -232,7 +232,8 @@ class MenuScreen(Screen[None]):
         """Host ``launch``, unless its table name has an unfinished game: then ask."""
         from netplay.journal import list_tables
 
-        found = [j for j in list_tables(table=launch.table) if not j.running]
+        # A lobby left before the deal has nothing to resume: hosting anew abandons it.
+        found = [j for j in list_tables(table=launch.table) if not j.running and j.batches]
         if not found:
             self.post_message(Start(launch))
             return
@@ -255,7 +256,7 @@ class MenuScreen(Screen[None]):
         from tui.launch import default_profile
 
         profile = defaults.profile or default_profile()
-        found = [j for j in list_tables(profile=profile) if not j.running][:9]
+        found = [j for j in list_tables(profile=profile) if not j.running and j.batches][:9]
         if not found:
             self.app.notify(f"No unfinished table hosted with profile {profile!r}.",
                             timeout=4)

@@ -66,8 +66,8 @@ class ReplayScreen(Screen[None]):
         Binding("left,comma", "step(-1)", "Back", key_display="←"),
         Binding("right_square_bracket,pagedown", "turn(1)", "Turn", key_display="]"),
         Binding("left_square_bracket,pageup", "turn(-1)", "Turn back", key_display="["),
-        Binding("home", "edge(0)", "Start", key_display="Home"),
-        Binding("end", "edge(1)", "End", key_display="End"),
+        Binding("home", "edge(0)", "First", key_display="Home"),
+        Binding("end", "edge(1)", "Last", key_display="End"),
         Binding("v", "view", "View"),
         Binding("escape,q", "close", "Close"),
     ]
@@ -95,6 +95,7 @@ class ReplayScreen(Screen[None]):
         yield seats
         piles = Piles(id="replay-piles")
         piles.border_title = "Piles"
+        piles.keys = False  # a replay's keys step through it; none plays a pile
         yield piles
         log = ReplayLog(id="replay-log")
         log.border_title = "History"
@@ -209,7 +210,7 @@ class ReplayScreen(Screen[None]):
 
     def _seat_name(self, seat: Seat) -> str:
         names = self.replay.names
-        return names[seat] if 0 <= seat < len(names) else f"Seat {seat}"
+        return names[seat] if 0 <= seat < len(names) else f"Seat {seat + 1}"
 
     def _teams(self, view: SequenceState) -> str:
         """Each team: its sequences; each seat: its hand (every card, when known)."""

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from engine.state import Seat
-from tui.messages import LeaveTable, Say, ShowResults
+from tui.messages import LeaveTable, Problem, Say, ShowResults
 from tui.screens.choice import Answer, ChoiceScreen
 from tui.widgets.log import TableLog
 
@@ -75,6 +75,12 @@ class SeatedScreen(Screen[None]):
 
     def action_results(self) -> None:
         self.post_message(ShowResults())
+
+    def _esc_leaves(self) -> bool:
+        """Esc, with nothing to put down, leaves: from the rail (nothing to pick there), or
+        when the banner says the table is gone or cut off ("Esc leaves")."""
+        problem: Problem | None = getattr(self, "problem", None)
+        return self.me is None or problem is not None
 
     def action_leave(self) -> None:
         view: Any = getattr(self, "view", None)

@@ -142,6 +142,7 @@ class TableScreen(TablePrompts):
                 yield opponents
                 piles = Piles(id="table-piles")
                 piles.border_title = "Piles"
+                piles.keys = self.me is not None  # from the rail no key plays a pile
                 yield piles
                 with Vertical(id="table-you") as you:
                     you.border_title = "You"
@@ -392,6 +393,9 @@ class TableScreen(TablePrompts):
     def action_deselect(self) -> None:
         if self._chat_open():
             self._close_chat()
+            return
+        if self.selected is None and self.hint is None and self._esc_leaves():
+            self.action_leave()
             return
         self.selected = None
         self.hint = None

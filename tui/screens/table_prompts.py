@@ -54,7 +54,7 @@ class TablePrompts(SeatedScreen):
     def _seat_name(self, seat: Seat) -> str:
         if seat == self.me:
             return "You"
-        return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat}"
+        return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat + 1}"
 
     def _misclick(self, discard: Discard) -> bool:
         """Discarding ends the turn: a card that could have gone on a pile is asked about
@@ -161,9 +161,9 @@ class TablePrompts(SeatedScreen):
             return
         held = "a Block card" if len(blocks) == 1 else f"{len(blocks)} Block cards"
         what = (f"[b]{escape(self._seat_name(window.seat))}[/] completed "
-                f"{words.colour_word(window.pile.colour)} pile {window.pile.name} "
+                f"{words.colour_word(window.pile.colour)} pile {window.pile.name}: "
                 + "".join(words.card(c) for c in window.pile.cards)
-                + f". Block it? You hold {held}.")
+                + f"\nBlock it? You hold {held}.")
         prompt = BlockPrompt(what, self.block_window, frozen=self.frozen)
         self._prompt = prompt
 

@@ -44,9 +44,11 @@ CHOICE = ("{", "}")
 CURSOR = ("▸", "◂")
 
 LEGEND = (
-    "[b]QHB[/] chip  [b]\\[..][/] sequence  [b]+[/] fits  [b]×[/] removable  [b]**[/] free"
+    f"[b]QH[/][bold #ffffff on {TEAM_BG[0]}]B[/] Blue chip [b]\\[..][/] sequence "
+    "[b]+[/] fits [b]×[/] removable [b]**[/]free"
 )
-"""One line under the board (53 columns)."""
+"""One line under the board (53 columns): a chip is a card's code and its team's letter
+(QH + B: the Blue team's chip on the queen of hearts), shown on the team's colour."""
 
 
 def sequence_cells(view: SequenceState) -> frozenset[Cell]:

@@ -46,7 +46,7 @@ class Opponents(Widget):
     def _line(self, view: State, seat: Seat) -> str:
         current = view.current == seat and view.phase == Phase.PLAY
         marker = "[b]▶[/]" if current else " "
-        name = self.names[seat] if seat < len(self.names) else f"Seat {seat}"
+        name = self.names[seat] if seat < len(self.names) else f"Seat {seat + 1}"
         width = 14
         if len(name) > width:
             name = name[: width - 1] + "…"

@@ -103,9 +103,12 @@ class SlotView(Widget):
     SlotView {
         height: 1;
         width: 1fr;
-        padding: 0 1 0 0;
+        padding: 0;
         text-wrap: nowrap;
         text-overflow: ellipsis;
+    }
+    SlotView.-after {
+        border-left: vkey $foreground 30%;
     }
     SlotView:hover {
         background: $boost;
@@ -123,6 +126,8 @@ class SlotView(Widget):
     slot: reactive[Slot | None] = reactive(None)
     target: reactive[bool] = reactive(False)
     big: reactive[bool] = reactive(False, layout=True)
+    keys: reactive[bool] = reactive(True)
+    """Show the slot's key (a player's table); a spectator and a replay press none."""
 
     def watch_target(self, target: bool) -> None:
         self.set_class(target, "-target")
@@ -154,7 +159,7 @@ class SlotView(Widget):
 
     def _key(self, slot: Slot) -> str:
         """Two cells: the slot's key (a free slot past the first shows none)."""
-        shown = slot.key if slot.pile is not None or slot.first_free else " "
+        shown = slot.key if (slot.pile is not None or slot.first_free) and self.keys else " "
         if self.target:
             return f"[b]▶{shown}[/]"
         return f"[reverse b]{shown}[/] " if shown != " " else "  "
@@ -209,10 +214,16 @@ class Piles(Widget):
     slots: reactive[tuple[Slot, ...]] = reactive((), always_update=True)
     targets: reactive[frozenset[str]] = reactive(frozenset())
     big: reactive[bool] = reactive(False)
+    keys: reactive[bool] = reactive(True)
+    """The slots' keys shown (``False`` from the rail and in a replay: no key plays)."""
 
     def watch_big(self, big: bool) -> None:
         for view in self.query(SlotView):
             view.big = big
+
+    def watch_keys(self, keys: bool) -> None:
+        for view in self.query(SlotView):
+            view.keys = keys
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -234,8 +245,11 @@ class Piles(Widget):
                 for colour in Colour:
                     row = self.query_one(f"#row-{colour.name.lower()}", Horizontal)
                     await row.remove_children()
+                    # A line between slots side by side: "complete!" ran into the next
+                    # slot's key ("complete! n  Red").
                     await row.mount_all(
-                        SlotView(id=place_id(s)) for s in slots if s.colour is colour
+                        SlotView(id=place_id(s), classes="-after" if s.place else None)
+                        for s in slots if s.colour is colour
                     )
             views = {view.id: view for view in self.query(SlotView)}
             for slot in slots:
@@ -245,6 +259,7 @@ class Piles(Widget):
                 view.slot = slot
                 view.target = slot.ident in self.targets
                 view.big = self.big
+                view.keys = self.keys
         self._counts()
 
     @property
