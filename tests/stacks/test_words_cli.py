@@ -167,6 +167,6 @@ def test_replay_seat_0_exits_2_saying_seats_count_from_1(tmp_path: Path) -> None
 def test_help_lists_playing_before_the_bot_tools() -> None:
     listed = [line.split()[0] for line in build_parser().format_help().splitlines()
               if line.startswith("    ") and not line.startswith("     ")]
-    assert listed[:3] == ["play", "join", "host"], listed
+    assert listed[:4] == ["play", "join", "learn", "host"], listed
     assert listed.index("simulate") > listed.index("replay"), listed
     assert listed.index("tournament") > listed.index("replay"), listed

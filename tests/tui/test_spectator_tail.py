@@ -66,6 +66,7 @@ async def test_leaving_the_interface_host_after_the_game_can_wait_for_its_specta
     delay = 3.0
     record = tmp_path / "tvui.json"
     app = make_app(_hosting(mosquitto, "tvui", delay, record), profiles=stacks_home)
+    app.from_table = False  # a table hosted from the menu: leaving it goes back there
     watcher = Timed(tmp_path, "watch", "tvui", "--headless", "--broker", mosquitto,
                     "--profile", "watcher")
     try:
