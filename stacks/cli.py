@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from engine.bots import DEFAULT_BUDGET, LEVELS
 from sshserver.options import add_serve_arguments
@@ -365,7 +365,7 @@ _PEER_EXITS = (
     "the table given without a pin (it follows neither and lists TABLE@FINGERPRINT for "
     "each: ask your host which is theirs); 130 interrupted."
 )
-"""The exit statuses of a headless ``stacks bot`` or ``stacks watch`` (stacks/commands/net.py)."""
+"""The exit statuses of a headless ``stacks bot`` or ``stacks watch`` (stacks/commands/peer.py)."""
 
 
 def _add_net_commands(
@@ -661,28 +661,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return ui.run(args)
     if args.command in ("host", "bot", "watch", "verify", "tables", "profile"):
-        from stacks.commands import net
+        import importlib
 
-        return {"host": net.run_host, "bot": net.run_bot, "watch": net.run_watch,
-                "verify": net.run_verify, "tables": net.run_tables,
-                "profile": net.run_profile}[args.command](args)
+        module = importlib.import_module(f"stacks.commands.{args.command}")
+        command: Callable[[argparse.Namespace], int] = getattr(module, f"run_{args.command}")
+        return command(args)
     if args.command == "acl":
-        from broker.acl import parse_grant, render_acl
+        from stacks.commands.acl import run as run_acl
 
-        try:
-            print(render_acl([parse_grant(g) for g in args.grants]), end="")
-        except ValueError as exc:
-            print(f"stacks acl: {exc}", file=sys.stderr)
-            return 2
-        return 0
+        return run_acl(args)
     if args.command == "broker":
-        from broker.cli import run as run_broker
+        from stacks.commands.broker import run as run_broker
 
         return run_broker(args)
-    if args.command == "ratings":
-        from stacks.commands.ratings import run as run_ratings
-
-        return run_ratings(args)
     if args.command == "replay":
         from stacks.commands.replay import run as run_replay
 

@@ -42,7 +42,7 @@ from netplay.topics import Topics
 from netplay.transport import BrokerAddress
 from netplay.wire import Sender
 from stacks.bench.hostile import host_process
-from stacks.commands.net import EXIT_CHOOSE_HOST
+from stacks.commands.peer import EXIT_CHOOSE_HOST
 from tests.e2e.conftest import ROOT, stacks_command
 
 SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))

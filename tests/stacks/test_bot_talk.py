@@ -12,7 +12,7 @@ from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Host
 from netplay.player import GameEnded
-from stacks.commands.net import BotTalk
+from stacks.commands.bot import BotTalk
 
 pytestmark = pytest.mark.asyncio
 

@@ -10,7 +10,7 @@ import pytest
 from netplay.identity import profiles_dir
 from netplay.journal import JournalFile, list_tables
 from stacks.cli import main
-from stacks.commands import net
+from stacks.commands import peer
 from tui.launch import ProfileLock
 
 
@@ -41,7 +41,7 @@ def test_new_abandons_the_unfinished_table_in_its_journal(
     journal = _unfinished("friday")
     # Nothing listens on port 9: the host gives up reaching the broker, after --new
     # has done its part.
-    monkeypatch.setattr(net, "CONNECT_WAIT", 0.5)
+    monkeypatch.setattr(peer, "CONNECT_WAIT", 0.5)
     main(["host", "--headless", "--table", "friday", "--new", "--broker",
           "mqtt://127.0.0.1:9"])
     assert f"abandoned the unfinished game of table 'friday' ({journal.path.name})" in (
@@ -78,7 +78,7 @@ def test_the_default_profile_of_a_second_bot_is_its_own_and_stable(
 ) -> None:
     first = ProfileLock(profiles_dir())
     assert first.acquire("bot", exact=False) == "bot"
-    monkeypatch.setattr(net, "CONNECT_WAIT", 0.5)
+    monkeypatch.setattr(peer, "CONNECT_WAIT", 0.5)
     try:
         main(["bot", "t", "--broker", "mqtt://127.0.0.1:9"])
         err = capsys.readouterr().err
@@ -93,7 +93,7 @@ def test_a_table_left_in_its_lobby_is_no_unfinished_game(
 ) -> None:
     lobby = JournalFile.create("friday", profile="host")  # hosted, left before the deal
     lobby.close()
-    monkeypatch.setattr(net, "CONNECT_WAIT", 0.5)
+    monkeypatch.setattr(peer, "CONNECT_WAIT", 0.5)
     main(["host", "--headless", "--table", "friday", "--broker", "mqtt://127.0.0.1:9"])
     captured = capsys.readouterr()
     assert "unfinished game" not in captured.err + captured.out

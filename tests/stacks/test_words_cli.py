@@ -77,7 +77,7 @@ async def test_the_headless_host_says_who_joins_and_when_the_game_starts(
     import asyncio
     from types import SimpleNamespace
 
-    from stacks.commands.net import _report_seats
+    from stacks.commands.host import _report_seats
 
     def seat(name: str, online: bool = True) -> SimpleNamespace:
         return SimpleNamespace(name=name, online=online)
@@ -123,7 +123,7 @@ def test_counts_say_one_thing_and_many_things() -> None:
 
 
 def test_the_headless_host_says_its_seats_and_bots_in_their_number() -> None:
-    from stacks.commands.net import _opened_lines
+    from stacks.commands.host import _opened_lines
 
     url = "mqtt://127.0.0.1:1883"
     assert _opened_lines("friday", url, 3, 1, 1, False) == [

@@ -18,7 +18,7 @@ from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Host, Spectator
 from sshserver.tables import Caller, KeeperSettings, TableKeeper
-from stacks.commands.net import EXIT_CLOSED, _follow
+from stacks.commands.peer import EXIT_CLOSED, follow
 from tests.e2e.conftest import mosquitto  # noqa: F401  (a fixture)
 from tests.e2e.timed import Timed, spectator_saw_every_batch_once
 from tests.netplay.harness import SHORT
@@ -276,7 +276,7 @@ async def test_a_spectator_says_whether_the_host_closed_before_or_after_the_game
     watcher = Spectator(Identity.generate(), "old", "watcher", broker=broker)
     async with watcher:
         followed = asyncio.create_task(
-            _follow(watcher, "stacks watch old", "old", 60.0, lambda notice: None))
+            follow(watcher, "stacks watch old", "old", 60.0, lambda notice: None))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + TIMEOUT
         while not watcher.player.joined or (ended and not host.host.over):

@@ -131,7 +131,7 @@ def test_a_block_window_on_your_own_pile_reads_your_pile_not_yous() -> None:
 
 
 def test_a_spectator_without_a_name_is_a_spectator_once() -> None:
-    from stacks.commands.net import _verdict_label
+    from stacks.commands.peer import verdict_label as _verdict_label
 
     names = ["Ana", "Bo"]
     assert _verdict_label("seat 1", names) == "Bo, seat 2"  # counted from 1, as the lobby

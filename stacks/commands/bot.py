@@ -1,0 +1,118 @@
+"""``stacks bot TABLE``: a bot that joins a table as a peer of its own and plays to the end."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from rich.text import Text
+
+from netplay.errors import ProfileError
+from netplay.identity import profiles_dir
+from netplay.known import KnownHosts
+from netplay.peers import BotPeer
+from netplay.player import (
+    Applied,
+    GameEnded,
+    GameStarted,
+    Joined,
+    Notice,
+    Refused,
+    Verified,
+)
+from netplay.transport import BrokerAddress
+from stacks.commands.peer import (
+    follow,
+    held_profile,
+    outcome_words,
+    quiet_logs,
+    reach,
+    release_profiles,
+    stop_on_signals,
+    until_stopped,
+)
+from tui.history import History, Step
+from tui.words import short_name
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    quiet_logs(args.verbose)
+    try:
+        return asyncio.run(_bot(args))
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        release_profiles()
+
+
+async def _bot(args: argparse.Namespace) -> int:
+    try:
+        profile, identity = held_profile(args, "bot", "stacks bot")
+    except ProfileError as exc:
+        print(f"stacks bot: {exc}", file=sys.stderr)
+        return 2
+    # Stable across restarts, like the profile: the host knows a returning bot by its key.
+    name = args.name or f"{args.strategy}-{profile}"
+    stop = asyncio.Event()
+    stop_on_signals(stop)
+    async with BotPeer(identity, args.table, broker=args.broker, strategy=args.strategy,
+                       name=name, password=args.password, think=args.think,
+                       known=KnownHosts(profiles_dir() / profile)) as bot:
+        if not await reach(bot, args.broker, "stacks bot"):
+            return 1
+        print(f"{name}: connected to {BrokerAddress.parse(args.broker).url}; joining table "
+              f"{args.table!r}", flush=True)
+        talk = BotTalk(name, args.table)
+
+        def handle(notice: Notice) -> int | None:
+            for line in talk.lines(notice):
+                print(line, flush=True)
+            if isinstance(notice, Refused):
+                print(f"{name}: refused: {notice.reason}", file=sys.stderr)
+                return 1
+            if isinstance(notice, GameEnded):
+                print(f"{name}: game over: "
+                      f"{outcome_words(notice.outcome, bot.player.names, bot.view)}",
+                      flush=True)
+            if isinstance(notice, Verified):
+                print(f"{name}: {notice.verdict}", flush=True)
+                if bot.view is not None:
+                    digest = bot.player.definition.public_hash(bot.view)
+                    print(f"{name}: final public hash: {digest}", flush=True)
+                return 0 if notice.verdict.ok else 1
+            return None
+
+        return await until_stopped(
+            follow(bot, name, args.table, args.host_timeout, handle), stop)
+
+
+class BotTalk:
+    """What a headless bot says while it plays (a user who started `stacks bot` sees it
+    working): its seat, the start of the game, and each of its own moves, in the words of
+    the interface's log."""
+
+    def __init__(self, name: str, table: str) -> None:
+        self.name = name
+        self.table = table
+        self.seat: int | None = None
+        self.history: History | None = None
+
+    def lines(self, notice: Notice) -> list[str]:
+        name = self.name
+        if isinstance(notice, Joined) and notice.seat is not None:
+            self.seat = notice.seat
+            return [f"{name}: seated at table {self.table!r} (seat {notice.seat + 1}); "
+                    "waiting for the deal"]
+        if isinstance(notice, GameStarted):
+            names = tuple(short_name(n) for n in notice.names)
+            self.history = History(names, None)
+            return [f"{name}: the game starts: {', '.join(names)}"]
+        if isinstance(notice, Applied) and self.history is not None:
+            told = self.history.add(Step.of(notice.n, notice.action, notice.events,
+                                            notice.standin))
+            if getattr(notice.action, "seat", None) != self.seat or self.seat is None:
+                return []
+            return [f"{name}: {Text.from_markup(line.markup).plain.strip()}" for line in told
+                    if not line.header]
+        return []
