@@ -11,7 +11,14 @@ from rich.console import Console
 from rich.table import Table
 
 from engine.bots import make_bot
-from engine.runner import game_seed, play_game
+from engine.fastplay import play
+from engine.game import Game
+from engine.rules import legal_actions
+from engine.runner import block_round, game_seed, play_game
+from engine.state import Phase
+
+BARE_PLAYERS = 4
+"""The table of the engine-against-a-bare-playout figure (issue #28): random self-play."""
 
 
 def measure_engine(bot: str, players: int, seconds: float, *, bot_views: bool) -> dict[str, float]:
@@ -41,6 +48,52 @@ def measure_engine(bot: str, players: int, seconds: float, *, bot_views: bool) -
     }
 
 
+def measure_bare(bot: str, players: int, seconds: float) -> dict[str, float]:
+    """The same games as :func:`measure_engine` (the same seeds and bots), played bare:
+    the host's state only, each action applied by the search's fast path
+    (:func:`engine.fastplay.play`: no validation, no events, no views)."""
+    games = actions = 0
+    started = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < seconds or games < 3:
+        seed = game_seed(players, games)
+        bots = [make_bot(bot, seed + bytes([s])) for s in range(players)]
+        game = Game.new(players, seed, keep_log=False)
+        state, rng = game.state, game.rng
+        while state.outcome is None:
+            if state.phase == Phase.BLOCK_WINDOW:
+                action = block_round(state, bots)
+            else:
+                seat = state.current
+                action = bots[seat].choose(state, seat, legal_actions(state, seat))
+            play(state, action, rng)
+            actions += 1
+        games += 1
+        elapsed = time.perf_counter() - started
+    return {
+        "games": games,
+        "seconds": round(elapsed, 3),
+        "steps_per_second": round(actions / elapsed),
+        "games_per_second": round(games / elapsed, 1),
+        "mean_actions": round(actions / games, 1),
+    }
+
+
+def against_bare(seconds: float) -> dict[str, object]:
+    """Issue #28's engine figure: random self-play at 4 players, every bot keeping its own
+    view as a networked peer does, against the same games played bare; and the ratio."""
+    engine = measure_engine("random", BARE_PLAYERS, seconds, bot_views=True)
+    bare = measure_bare("random", BARE_PLAYERS, seconds)
+    return {
+        "bot": "random",
+        "players": BARE_PLAYERS,
+        "engine_games_per_second": engine["games_per_second"],
+        "bare_games_per_second": bare["games_per_second"],
+        "ratio": round(engine["games_per_second"] / bare["games_per_second"], 3),
+        "mean_actions": engine["mean_actions"],
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     if args.target == "net":
         from stacks.bench.net import run_net
@@ -55,7 +108,11 @@ def run(args: argparse.Namespace) -> int:
             for views in (False, True):
                 measured = measure_engine(bot, players, args.seconds, bot_views=views)
                 rows.append({"bot": bot, "players": players, "bot_views": views, **measured})
-    report = {"benchmark": "engine", "python": platform.python_version(), "results": rows}
+    bare = against_bare(args.seconds)
+    report = {
+        "benchmark": "engine", "python": platform.python_version(), "results": rows,
+        "against_bare": bare,
+    }
     if args.json:
         print(json.dumps(report))
         return 0
@@ -68,5 +125,11 @@ def run(args: argparse.Namespace) -> int:
             f"{row['steps_per_second']:,}", str(row["games_per_second"]),
             str(row["mean_actions"]),
         )
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    console.print(
+        f"engine against a bare playout (random, {bare['players']} players, the same "
+        f"games): {bare['engine_games_per_second']} games/s with every bot's view, "
+        f"{bare['bare_games_per_second']} bare: {bare['ratio']}x"
+    )
     return 0
