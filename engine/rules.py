@@ -568,23 +568,32 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
             by_need.setdefault((pile.colour, len(pile.cards) + 1), []).append(pile.id)
         limit = cfg.max_open_piles_per_colour
         can_open = (not limit or len(by_colour[0]) < limit, not limit or len(by_colour[1]) < limit)
+        played = _PLAYS[seat]
         for card in sources:
             kind = KIND[card]
             if kind is Kind.NUMBER:
                 colour = COLOUR[card]
                 assert colour is not None
                 rank = RANK[card]
+                plays = played[card]
                 for pile_id in by_need.get((colour, rank), ()):
-                    actions.append(PlayCard(seat, card, pile_id))
+                    action = plays.get(pile_id)
+                    if action is None:
+                        action = plays[pile_id] = PlayCard(seat, card, pile_id)
+                    actions.append(action)
                 if rank == 1 and can_open[colour]:
-                    actions.append(PlayCard(seat, card, NEW_PILE))
+                    actions.append(plays[NEW_PILE])
             elif kind is Kind.WILD:
                 colour = COLOUR[card]
                 assert colour is not None
+                plays = played[card]
                 for pile_id in by_colour[colour]:
-                    actions.append(PlayCard(seat, card, pile_id))
+                    action = plays.get(pile_id)
+                    if action is None:
+                        action = plays[pile_id] = PlayCard(seat, card, pile_id)
+                    actions.append(action)
                 if can_open[colour]:
-                    actions.append(PlayCard(seat, card, NEW_PILE))
+                    actions.append(plays[NEW_PILE])
             elif kind is Kind.SKIP:
                 actions.append(_SKIPS[seat][card])
             elif kind is Kind.REVERSE:
@@ -607,6 +616,13 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
 # (legal_actions lists every discard at every decision; building them was its main cost).
 _SEATS = range(6)
 _DISCARDS = tuple(tuple(Discard(s, c) for c in range(DECK_SIZE)) for s in _SEATS)
+_PLAYS: tuple[tuple[dict[PileId, PlayCard], ...], ...] = tuple(
+    tuple({NEW_PILE: PlayCard(s, c, NEW_PILE)} for c in range(DECK_SIZE)) for s in _SEATS
+)
+"""``_PLAYS[seat][card][pile]``: each play made once, the first time it is legal (pile ids
+count up within a game and start again at 0 in the next, so this stays small)."""
+_PASSES = tuple(PassBlock(s) for s in _SEATS)
+_BLOCKS = {s: {c: Block(s, c) for c in CARDS_BY_KIND[Kind.BLOCK]} for s in _SEATS}
 _SKIPS = {s: {c: PlaySkip(s, c) for c in CARDS_BY_KIND[Kind.SKIP]} for s in _SEATS}
 _REVERSES = {s: {c: PlayReverse(s, c) for c in CARDS_BY_KIND[Kind.REVERSE]} for s in _SEATS}
 
@@ -617,12 +633,13 @@ def _legal_in_window(view: State, seat: Seat) -> list[Action]:
         seat in window.passed
     ):
         return []
-    actions: list[Action] = [Block(seat, c) for c in view.hands[seat] if KIND[c] is Kind.BLOCK]
+    blocks = _BLOCKS[seat]
+    actions: list[Action] = [blocks[c] for c in view.hands[seat] if KIND[c] is Kind.BLOCK]
     top = view.discard_top(seat)
     if view.config.block_from_discard and top is not None and KIND[top] is Kind.BLOCK:
-        actions.append(Block(seat, top))
+        actions.append(blocks[top])
     if seat in window.eligible:
-        actions.append(PassBlock(seat))
+        actions.append(_PASSES[seat])
     return actions
 
 
