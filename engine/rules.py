@@ -550,57 +550,61 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
     (``CloseBlockWindow`` is the host's and never listed.)
     """
     phase = view.phase
-    if phase == Phase.BLOCK_WINDOW:
+    if phase == _BLOCK_WINDOW:
         return _legal_in_window(view, seat)
-    if phase != Phase.PLAY or seat != view.current:
+    if phase != _PLAY or seat != view.current:
         return []
     cfg = view.config
     hand = view.hands[seat]
     actions: list[Action] = []
     if view.plays_this_turn < cfg.max_plays_per_turn:
-        top = view.discard_top(seat)
+        discard = view.discards[seat]
+        top = discard[-1] if discard else None
         sources = hand if top is None else [*hand, top]
-        # Which piles take which card: by colour for wilds, by (colour, rank) for numbers.
+        # Which piles take which card: by colour for wilds, by colour and rank for numbers
+        # (the key _NEED gives a number card).
         by_colour: tuple[list[PileId], list[PileId]] = ([], [])
-        by_need: dict[tuple[Colour, int], list[PileId]] = {}
+        by_need: dict[int, list[PileId]] = {}
         for pile in view.piles:
-            by_colour[pile.colour].append(pile.id)
-            by_need.setdefault((pile.colour, len(pile.cards) + 1), []).append(pile.id)
+            colour = pile.colour
+            by_colour[colour].append(pile.id)
+            need = colour * 8 + len(pile.cards) + 1
+            ids = by_need.get(need)
+            if ids is None:
+                by_need[need] = [pile.id]
+            else:
+                ids.append(pile.id)
         limit = cfg.max_open_piles_per_colour
         can_open = (not limit or len(by_colour[0]) < limit, not limit or len(by_colour[1]) < limit)
         played = _PLAYS[seat]
         for card in sources:
             kind = KIND[card]
-            if kind is Kind.NUMBER:
-                colour = COLOUR[card]
-                assert colour is not None
-                rank = RANK[card]
+            if kind is _NUMBER:
                 plays = played[card]
-                for pile_id in by_need.get((colour, rank), ()):
+                for pile_id in by_need.get(_NEED[card], ()):
                     action = plays.get(pile_id)
                     if action is None:
                         action = plays[pile_id] = PlayCard(seat, card, pile_id)
                     actions.append(action)
-                if rank == 1 and can_open[colour]:
+                if _OPENS[card] and can_open[_COLOUR_OF[card]]:
                     actions.append(plays[NEW_PILE])
-            elif kind is Kind.WILD:
-                colour = COLOUR[card]
-                assert colour is not None
+            elif kind is _WILD:
+                side = _COLOUR_OF[card]
                 plays = played[card]
-                for pile_id in by_colour[colour]:
+                for pile_id in by_colour[side]:
                     action = plays.get(pile_id)
                     if action is None:
                         action = plays[pile_id] = PlayCard(seat, card, pile_id)
                     actions.append(action)
-                if can_open[colour]:
+                if can_open[side]:
                     actions.append(plays[NEW_PILE])
-            elif kind is Kind.SKIP:
+            elif kind is _SKIP:
                 actions.append(_SKIPS[seat][card])
-            elif kind is Kind.REVERSE:
+            elif kind is _REVERSE:
                 actions.append(_REVERSES[seat][card])
-            elif kind is Kind.STEAL_CARD:
+            elif kind is _STEAL_CARD:
                 _legal_steal_card(view, seat, card, card != top, actions)
-            elif kind is Kind.STEAL_CHIP:
+            elif kind is _STEAL_CHIP:
                 _legal_steal_chip(view, seat, card, actions)
     if cfg.forced_play and any(isinstance(a, PlayCard) for a in actions):
         return actions
@@ -611,6 +615,21 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
         actions.append(EndTurn(seat))
     return actions
 
+
+_BLOCK_WINDOW, _PLAY = Phase.BLOCK_WINDOW, Phase.PLAY
+_NUMBER, _WILD, _SKIP, _REVERSE, _STEAL_CARD, _STEAL_CHIP = (
+    Kind.NUMBER, Kind.WILD, Kind.SKIP, Kind.REVERSE, Kind.STEAL_CARD, Kind.STEAL_CHIP
+)
+_COLOUR_OF: tuple[int, ...] = tuple(-1 if c is None else int(c) for c in COLOUR)
+_NEED: tuple[int, ...] = tuple(
+    colour * 8 + rank if kind is Kind.NUMBER else -1
+    for colour, rank, kind in zip(_COLOUR_OF, RANK, KIND, strict=True)
+)
+"""A number card's key among the piles it fits: its colour and rank, as the piles' key
+in ``legal_actions`` is their colour and the rank they need next."""
+_OPENS: tuple[bool, ...] = tuple(
+    kind is Kind.NUMBER and rank == 1 for rank, kind in zip(RANK, KIND, strict=True)
+)
 
 # Actions are values: the ones that name only a seat and a card are made once, up front
 # (legal_actions lists every discard at every decision; building them was its main cost).
