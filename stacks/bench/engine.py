@@ -13,7 +13,7 @@ from rich.table import Table
 from engine.bots import make_bot
 from engine.fastplay import play
 from engine.game import Game
-from engine.rules import legal_actions
+from engine.rules import legal_actions, step_trusted
 from engine.runner import block_round, game_seed, play_game
 from engine.state import Phase
 
@@ -27,10 +27,11 @@ def measure_engine(bot: str, players: int, seconds: float, *, bot_views: bool) -
     A step is one action: legal-action generation, the bot's choice, ``step`` (which
     validates and applies every event through the reducer). Invariant checks are off.
     With ``bot_views`` each bot also keeps its own view up to date from redacted events,
-    as a networked peer does.
+    as a networked peer does. Timed in CPU time of this process (one core), so that other
+    work on a shared machine slows the run, not the figures.
     """
     games = actions = 0
-    started = time.perf_counter()
+    started = time.process_time()
     elapsed = 0.0
     while elapsed < seconds or games < 3:
         seed = game_seed(players, games)
@@ -38,7 +39,7 @@ def measure_engine(bot: str, players: int, seconds: float, *, bot_views: bool) -
         result = play_game(players, bots, seed, bot_views=bot_views)
         games += 1
         actions += result.actions
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
     return {
         "games": games,
         "seconds": round(elapsed, 3),
@@ -48,12 +49,17 @@ def measure_engine(bot: str, players: int, seconds: float, *, bot_views: bool) -
     }
 
 
-def measure_bare(bot: str, players: int, seconds: float) -> dict[str, float]:
+def measure_bare(
+    bot: str, players: int, seconds: float, *, trusted: bool = False
+) -> dict[str, float]:
     """The same games as :func:`measure_engine` (the same seeds and bots), played bare:
     the host's state only, each action applied by the search's fast path
-    (:func:`engine.fastplay.play`: no validation, no events, no views)."""
+    (:func:`engine.fastplay.play`: no validation, no events, no views). With ``trusted``,
+    by :func:`engine.rules.step_trusted` instead (no validation and no views, but every
+    event made and applied by the reducer: how the search stepped before the fast path)."""
+    advance = step_trusted if trusted else play
     games = actions = 0
-    started = time.perf_counter()
+    started = time.process_time()
     elapsed = 0.0
     while elapsed < seconds or games < 3:
         seed = game_seed(players, games)
@@ -66,10 +72,10 @@ def measure_bare(bot: str, players: int, seconds: float) -> dict[str, float]:
             else:
                 seat = state.current
                 action = bots[seat].choose(state, seat, legal_actions(state, seat))
-            play(state, action, rng)
+            advance(state, action, rng)
             actions += 1
         games += 1
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
     return {
         "games": games,
         "seconds": round(elapsed, 3),
@@ -81,15 +87,19 @@ def measure_bare(bot: str, players: int, seconds: float) -> dict[str, float]:
 
 def against_bare(seconds: float) -> dict[str, object]:
     """Issue #28's engine figure: random self-play at 4 players, every bot keeping its own
-    view as a networked peer does, against the same games played bare; and the ratio."""
+    view as a networked peer does, and the same games through ``step_trusted`` (the
+    search's step before the fast path), against the same games played bare; the ratios."""
     engine = measure_engine("random", BARE_PLAYERS, seconds, bot_views=True)
+    trusted = measure_bare("random", BARE_PLAYERS, seconds, trusted=True)
     bare = measure_bare("random", BARE_PLAYERS, seconds)
     return {
         "bot": "random",
         "players": BARE_PLAYERS,
         "engine_games_per_second": engine["games_per_second"],
+        "trusted_games_per_second": trusted["games_per_second"],
         "bare_games_per_second": bare["games_per_second"],
         "ratio": round(engine["games_per_second"] / bare["games_per_second"], 3),
+        "trusted_ratio": round(trusted["games_per_second"] / bare["games_per_second"], 3),
         "mean_actions": engine["mean_actions"],
     }
 
@@ -129,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
     console.print(table)
     console.print(
         f"engine against a bare playout (random, {bare['players']} players, the same "
-        f"games): {bare['engine_games_per_second']} games/s with every bot's view, "
-        f"{bare['bare_games_per_second']} bare: {bare['ratio']}x"
+        f"games, CPU time): {bare['engine_games_per_second']} games/s with every bot's "
+        f"view, {bare['trusted_games_per_second']} through step_trusted (events and "
+        f"reducer, no views), {bare['bare_games_per_second']} bare (engine.fastplay): "
+        f"{bare['ratio']}x and {bare['trusted_ratio']}x"
     )
     return 0
