@@ -584,7 +584,7 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
                 for pile_id in by_need.get(_NEED[card], ()):
                     action = plays.get(pile_id)
                     if action is None:
-                        action = plays[pile_id] = PlayCard(seat, card, pile_id)
+                        action = _new_play(plays, seat, card, pile_id)
                     actions.append(action)
                 if _OPENS[card] and can_open[_COLOUR_OF[card]]:
                     actions.append(plays[NEW_PILE])
@@ -594,7 +594,7 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
                 for pile_id in by_colour[side]:
                     action = plays.get(pile_id)
                     if action is None:
-                        action = plays[pile_id] = PlayCard(seat, card, pile_id)
+                        action = _new_play(plays, seat, card, pile_id)
                     actions.append(action)
                 if can_open[side]:
                     actions.append(plays[NEW_PILE])
@@ -639,7 +639,19 @@ _PLAYS: tuple[tuple[dict[PileId, PlayCard], ...], ...] = tuple(
     tuple({NEW_PILE: PlayCard(s, c, NEW_PILE)} for c in range(DECK_SIZE)) for s in _SEATS
 )
 """``_PLAYS[seat][card][pile]``: each play made once, the first time it is legal (pile ids
-count up within a game and start again at 0 in the next, so this stays small)."""
+count up within a game and start again at 0 in the next; only the first
+:data:`_KEPT_PILES` are kept, so this stays small)."""
+_KEPT_PILES = 512
+"""Plays on piles with lower ids are kept (a game of thousands of turns opens more)."""
+
+
+def _new_play(plays: dict[PileId, PlayCard], seat: Seat, card: CardId, pile: PileId) -> PlayCard:
+    action = PlayCard(seat, card, pile)
+    if pile < _KEPT_PILES:
+        plays[pile] = action
+    return action
+
+
 _PASSES = tuple(PassBlock(s) for s in _SEATS)
 _BLOCKS = {s: {c: Block(s, c) for c in CARDS_BY_KIND[Kind.BLOCK]} for s in _SEATS}
 _SKIPS = {s: {c: PlaySkip(s, c) for c in CARDS_BY_KIND[Kind.SKIP]} for s in _SEATS}
