@@ -550,48 +550,61 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
     (``CloseBlockWindow`` is the host's and never listed.)
     """
     phase = view.phase
-    if phase == Phase.BLOCK_WINDOW:
+    if phase == _BLOCK_WINDOW:
         return _legal_in_window(view, seat)
-    if phase != Phase.PLAY or seat != view.current:
+    if phase != _PLAY or seat != view.current:
         return []
     cfg = view.config
     hand = view.hands[seat]
     actions: list[Action] = []
     if view.plays_this_turn < cfg.max_plays_per_turn:
-        top = view.discard_top(seat)
+        discard = view.discards[seat]
+        top = discard[-1] if discard else None
         sources = hand if top is None else [*hand, top]
-        # Which piles take which card: by colour for wilds, by (colour, rank) for numbers.
+        # Which piles take which card: by colour for wilds, by colour and rank for numbers
+        # (the key _NEED gives a number card).
         by_colour: tuple[list[PileId], list[PileId]] = ([], [])
-        by_need: dict[tuple[Colour, int], list[PileId]] = {}
+        by_need: dict[int, list[PileId]] = {}
         for pile in view.piles:
-            by_colour[pile.colour].append(pile.id)
-            by_need.setdefault((pile.colour, len(pile.cards) + 1), []).append(pile.id)
+            colour = pile.colour
+            by_colour[colour].append(pile.id)
+            need = colour * 8 + len(pile.cards) + 1
+            ids = by_need.get(need)
+            if ids is None:
+                by_need[need] = [pile.id]
+            else:
+                ids.append(pile.id)
         limit = cfg.max_open_piles_per_colour
         can_open = (not limit or len(by_colour[0]) < limit, not limit or len(by_colour[1]) < limit)
+        played = _PLAYS[seat]
         for card in sources:
             kind = KIND[card]
-            if kind is Kind.NUMBER:
-                colour = COLOUR[card]
-                assert colour is not None
-                rank = RANK[card]
-                for pile_id in by_need.get((colour, rank), ()):
-                    actions.append(PlayCard(seat, card, pile_id))
-                if rank == 1 and can_open[colour]:
-                    actions.append(PlayCard(seat, card, NEW_PILE))
-            elif kind is Kind.WILD:
-                colour = COLOUR[card]
-                assert colour is not None
-                for pile_id in by_colour[colour]:
-                    actions.append(PlayCard(seat, card, pile_id))
-                if can_open[colour]:
-                    actions.append(PlayCard(seat, card, NEW_PILE))
-            elif kind is Kind.SKIP:
+            if kind is _NUMBER:
+                plays = played[card]
+                for pile_id in by_need.get(_NEED[card], ()):
+                    action = plays.get(pile_id)
+                    if action is None:
+                        action = _new_play(plays, seat, card, pile_id)
+                    actions.append(action)
+                if _OPENS[card] and can_open[_COLOUR_OF[card]]:
+                    actions.append(plays[NEW_PILE])
+            elif kind is _WILD:
+                side = _COLOUR_OF[card]
+                plays = played[card]
+                for pile_id in by_colour[side]:
+                    action = plays.get(pile_id)
+                    if action is None:
+                        action = _new_play(plays, seat, card, pile_id)
+                    actions.append(action)
+                if can_open[side]:
+                    actions.append(plays[NEW_PILE])
+            elif kind is _SKIP:
                 actions.append(_SKIPS[seat][card])
-            elif kind is Kind.REVERSE:
+            elif kind is _REVERSE:
                 actions.append(_REVERSES[seat][card])
-            elif kind is Kind.STEAL_CARD:
+            elif kind is _STEAL_CARD:
                 _legal_steal_card(view, seat, card, card != top, actions)
-            elif kind is Kind.STEAL_CHIP:
+            elif kind is _STEAL_CHIP:
                 _legal_steal_chip(view, seat, card, actions)
     if cfg.forced_play and any(isinstance(a, PlayCard) for a in actions):
         return actions
@@ -603,10 +616,44 @@ def legal_actions(view: State, seat: Seat) -> list[Action]:
     return actions
 
 
+_BLOCK_WINDOW, _PLAY = Phase.BLOCK_WINDOW, Phase.PLAY
+_NUMBER, _WILD, _SKIP, _REVERSE, _STEAL_CARD, _STEAL_CHIP = (
+    Kind.NUMBER, Kind.WILD, Kind.SKIP, Kind.REVERSE, Kind.STEAL_CARD, Kind.STEAL_CHIP
+)
+_COLOUR_OF: tuple[int, ...] = tuple(-1 if c is None else int(c) for c in COLOUR)
+_NEED: tuple[int, ...] = tuple(
+    colour * 8 + rank if kind is Kind.NUMBER else -1
+    for colour, rank, kind in zip(_COLOUR_OF, RANK, KIND, strict=True)
+)
+"""A number card's key among the piles it fits: its colour and rank, as the piles' key
+in ``legal_actions`` is their colour and the rank they need next."""
+_OPENS: tuple[bool, ...] = tuple(
+    kind is Kind.NUMBER and rank == 1 for rank, kind in zip(RANK, KIND, strict=True)
+)
+
 # Actions are values: the ones that name only a seat and a card are made once, up front
 # (legal_actions lists every discard at every decision; building them was its main cost).
 _SEATS = range(6)
 _DISCARDS = tuple(tuple(Discard(s, c) for c in range(DECK_SIZE)) for s in _SEATS)
+_PLAYS: tuple[tuple[dict[PileId, PlayCard], ...], ...] = tuple(
+    tuple({NEW_PILE: PlayCard(s, c, NEW_PILE)} for c in range(DECK_SIZE)) for s in _SEATS
+)
+"""``_PLAYS[seat][card][pile]``: each play made once, the first time it is legal (pile ids
+count up within a game and start again at 0 in the next; only the first
+:data:`_KEPT_PILES` are kept, so this stays small)."""
+_KEPT_PILES = 512
+"""Plays on piles with lower ids are kept (a game of thousands of turns opens more)."""
+
+
+def _new_play(plays: dict[PileId, PlayCard], seat: Seat, card: CardId, pile: PileId) -> PlayCard:
+    action = PlayCard(seat, card, pile)
+    if pile < _KEPT_PILES:
+        plays[pile] = action
+    return action
+
+
+_PASSES = tuple(PassBlock(s) for s in _SEATS)
+_BLOCKS = {s: {c: Block(s, c) for c in CARDS_BY_KIND[Kind.BLOCK]} for s in _SEATS}
 _SKIPS = {s: {c: PlaySkip(s, c) for c in CARDS_BY_KIND[Kind.SKIP]} for s in _SEATS}
 _REVERSES = {s: {c: PlayReverse(s, c) for c in CARDS_BY_KIND[Kind.REVERSE]} for s in _SEATS}
 
@@ -617,12 +664,13 @@ def _legal_in_window(view: State, seat: Seat) -> list[Action]:
         seat in window.passed
     ):
         return []
-    actions: list[Action] = [Block(seat, c) for c in view.hands[seat] if KIND[c] is Kind.BLOCK]
+    blocks = _BLOCKS[seat]
+    actions: list[Action] = [blocks[c] for c in view.hands[seat] if KIND[c] is Kind.BLOCK]
     top = view.discard_top(seat)
     if view.config.block_from_discard and top is not None and KIND[top] is Kind.BLOCK:
-        actions.append(Block(seat, top))
+        actions.append(blocks[top])
     if seat in window.eligible:
-        actions.append(PassBlock(seat))
+        actions.append(_PASSES[seat])
     return actions
 
 

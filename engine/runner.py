@@ -56,15 +56,15 @@ def play_game(
     without that cost, since bots then read the host state.
     """
 
-    def block_round(state: State, views: list[State] | None) -> tuple[Seat, Action] | None:
+    def window_round(state: State, views: list[State] | None) -> tuple[Seat, Action] | None:
         if state.phase != Phase.BLOCK_WINDOW:
             return None
-        action = _block_round(state, bots, views)
+        action = block_round(state, bots, views)
         return action.seat, action
 
     played = play_out(
         Game, players, bots, seed, config, check=check, bot_views=bot_views,
-        check_invariants=check_invariants, chooser=block_round,
+        check_invariants=check_invariants, chooser=window_round,
     )
     chips = played.table.state.chips
     return GameResult(
@@ -72,7 +72,9 @@ def play_game(
     )
 
 
-def _block_round(state: State, bots: Sequence[Bot], views: list[State] | None) -> Action:
+def block_round(
+    state: State, bots: Sequence[Bot], views: list[State] | None = None
+) -> Action:
     """Ask each eligible opponent in turn order; the first Block wins, else the last pass."""
     window = state.window
     assert window is not None

@@ -58,7 +58,7 @@ class GreedyBot:
         finish a pile, a fourth card it cannot follow with a fifth."""
 
     def choose(self, view: State, seat: Seat, legal: list[Action]) -> Action:
-        if isinstance(legal[-1], PassBlock) or isinstance(legal[0], Block):
+        if type(legal[-1]) is PassBlock or type(legal[0]) is Block:
             return _block_decision(view, seat, legal)
         scorer = _Scorer(view, seat)
         # Every play scores above every discard (_DISCARD_BASE), so while something can be
@@ -123,12 +123,15 @@ class _Scorer:
         self.seat = seat
         self.hand = view.hands[seat]
         self.top = view.discard_top(seat)
-        self.mine = view.chips[seat]
+        self.mine = mine = view.chips[seat]
         need = view.config.win_min_each_colour
+        red, blue = mine
         # Weight of a chip of each colour to this seat: more when below the minimum.
-        self.needs = [1.0 + max(0, need - self.mine[c]) for c in (0, 1)]
-        self.nxt = view.next_seat(seat)
-        self.prv = view.next_seat(seat, -view.direction)
+        self.needs = [1.0 + (need - red if need > red else 0),
+                      1.0 + (need - blue if need > blue else 0)]
+        players, direction = view.players, view.direction
+        self.nxt = (seat + direction) % players
+        self.prv = (seat - direction) % players
 
     def _holds_finisher(self, colour: int, excluding: CardId) -> bool:
         for card in self.hand:
@@ -185,7 +188,7 @@ class _Scorer:
             return (2.0 if wild else 15.0) + bonus
         pile = view.pile(action.pile)
         assert pile is not None
-        height = pile.height + 1
+        height = len(pile.cards) + 1
         if height == 5:
             return 100.0 + 10 * self.needs[colour] - (3.0 if wild else 0.0) + bonus
         if wild:

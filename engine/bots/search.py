@@ -49,8 +49,9 @@ from engine.bots.determinize import Determinizer
 from engine.bots.greedy import GreedyBot
 from engine.bots.ismcts import C_PUCT, Search, SearchStats, favourite_priors, uniform_priors
 from engine.cards import COLOUR, FACES, KIND, RANK, CardId, Kind
+from engine.fastplay import play
 from engine.rng import Rng
-from engine.rules import legal_actions, step_trusted
+from engine.rules import legal_actions
 from engine.state import Phase, Seat, State, Zone
 
 DEFAULT_BUDGET = 0.5
@@ -269,7 +270,7 @@ class StacksGame:
         return favourite_priors(options, favourite, _GREEDY_PRIOR)
 
     def step(self, state: State, action: Action, rng: Rng) -> None:
-        step_trusted(state, action, rng)
+        play(state, action, rng)
 
     def over(self, state: State) -> bool:
         return state.outcome is not None
@@ -398,7 +399,7 @@ class SearchBot:
                 state = base.copy()
                 rng = Rng(seed)
                 self._ties.seed(ties)
-                step_trusted(state, options[key], rng)
+                play(state, options[key], rng)
                 results.append(search.playout(state, rng, deadline, self._paired_game)[seat])
             if done and self.iterations is None and self._clock() >= deadline:
                 break  # time ran out inside this sample: its playouts were cut short unevenly

@@ -39,7 +39,8 @@ from engine.classic.actions import (
 )
 from engine.classic.board import CORNERS, THROUGH, WINDOWS
 from engine.classic.cards import CODES, HIDDEN, JACKS, CardId, JackKind
-from engine.classic.rules import legal_actions, step
+from engine.classic.fastplay import play
+from engine.classic.rules import legal_actions
 from engine.classic.state import EMPTY, Phase, SequenceState
 from engine.rng import Rng
 from engine.state import HOST, SPECTATOR, Seat
@@ -490,7 +491,7 @@ class SequenceGameForSearch:
         return best[self.rng.below(len(best))] if len(best) > 1 else best[0]
 
     def step(self, state: SequenceState, action: SequenceAction, rng: Rng) -> None:
-        step(state, action, rng)
+        play(state, action, rng)
 
     def over(self, state: SequenceState) -> bool:
         return state.outcome is not None

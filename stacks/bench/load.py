@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from stacks.argtypes import percentile
+from stacks.progress import Bar
 from tui.plural import counted
 
 SEATS = 4
@@ -196,13 +197,20 @@ def _run(args: argparse.Namespace, urls: list[str], pids: list[int]) -> dict[str
             assert worker.stdin is not None
             worker.stdin.write("go\n")
             worker.stdin.flush()
-        time.sleep(args.seconds)
+        # The bars go to stderr when it is a terminal (stacks.progress), never to stdout.
+        with Bar("measuring (seconds)", args.seconds) as bar:
+            end = time.monotonic() + args.seconds
+            while (left := end - time.monotonic()) > 0:
+                time.sleep(min(0.5, left))
+                bar.update(completed=args.seconds - max(0.0, end - time.monotonic()))
         broker1 = _cpu_seconds(pids)
         results = []
-        for worker in workers:
-            assert worker.stdout is not None
-            results.append(json.loads(worker.stdout.readline()))
-            worker.wait(30)
+        with Bar("finishing and verifying the games", len(workers)) as bar:
+            for worker in workers:
+                assert worker.stdout is not None
+                results.append(json.loads(worker.stdout.readline()))
+                worker.wait(30)
+                bar.advance()
     finally:
         for worker in workers:
             if worker.poll() is None:

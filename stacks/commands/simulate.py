@@ -8,7 +8,6 @@ import sys
 import time
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
 from engine.bots import BOT_NAMES, make_bot
@@ -19,6 +18,7 @@ from engine.classic.state import TEAM_COLOURS, SequenceState
 from engine.errors import ConfigError
 from engine.games import game_def
 from engine.runner import Tally, game_seed, play_game
+from stacks.progress import Bar
 
 
 def seat_bots(names: list[str], players: int) -> tuple[str, ...]:
@@ -28,12 +28,11 @@ def seat_bots(names: list[str], players: int) -> tuple[str, ...]:
 
 def simulate(
     games: int, players: int, bot_names: list[str], seed: int, *, checks: bool = True,
-    progress: Progress | None = None,
+    progress: Bar | None = None,
 ) -> tuple[Tally, float]:
     """Play the games; returns the tally and the seconds it took."""
     bots = seat_bots(bot_names, players)
     tally = Tally(players, bots)
-    task = progress.add_task("playing", total=games) if progress else None
     started = time.perf_counter()
     for index in range(games):
         seats = [
@@ -41,21 +40,20 @@ def simulate(
             for seat, name in enumerate(bots)
         ]
         tally.add(play_game(players, seats, game_seed(seed, index), check=checks))
-        if progress is not None and task is not None:
-            progress.advance(task)
+        if progress is not None:
+            progress.advance()
     return tally, time.perf_counter() - started
 
 
 def simulate_sequence(
     games: int, players: int, bot_names: list[str], seed: int, *, checks: bool = True,
-    config: SequenceConfig | None = None, progress: Progress | None = None,
+    config: SequenceConfig | None = None, progress: Bar | None = None,
 ) -> tuple[SequenceTally, float]:
     """Classic Sequence games (``--game sequence``); the seeds are those of Stacks games."""
     config = config or SequenceConfig()
     teams = SequenceState.new(config, players).teams
     bots = seat_bots(bot_names, players)
     tally = SequenceTally(players, teams, bots)
-    task = progress.add_task("playing", total=games) if progress else None
     started = time.perf_counter()
     for index in range(games):
         seats = [
@@ -65,8 +63,8 @@ def simulate_sequence(
         tally.add(
             play_sequence_game(players, seats, game_seed(seed, index), config, check=checks)
         )
-        if progress is not None and task is not None:
-            progress.advance(task)
+        if progress is not None:
+            progress.advance()
     return tally, time.perf_counter() - started
 
 
@@ -95,19 +93,9 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"stacks simulate: {problem}", file=sys.stderr)
         return 2
-    show_progress = not args.json and sys.stderr.isatty()
-    progress = (
-        Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        if show_progress
-        else None
-    )
+    # On stderr, when it is a terminal and the run lasts (stacks.progress): never in
+    # the table or the --json object on stdout.
+    progress = Bar("playing", args.games)
     def play() -> tuple[Tally | SequenceTally, float]:
         if args.game == "sequence":
             return simulate_sequence(
@@ -119,10 +107,7 @@ def run(args: argparse.Namespace) -> int:
             checks=not args.no_checks, progress=progress,
         )
 
-    if progress is not None:
-        with progress:
-            tally, seconds = play()
-    else:
+    with progress:
         tally, seconds = play()
     summary = tally.summary()
     summary["seed"] = args.seed

@@ -11,7 +11,6 @@ per decision is measured around its ``choose`` (wall clock, and CPU time of the 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import json
 import math
@@ -24,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
 from engine.bots import DEFAULT_BUDGET, canonical, make_bot
@@ -34,6 +32,7 @@ from engine.games import TableBot
 from engine.rng import derive_seed
 from engine.runner import game_seed, play_game
 from engine.state import Seat
+from stacks.progress import Bar
 
 SEQUENCE_PLAYERS = (2, 3)
 """Classic Sequence tournaments are between individuals: 2 or 3 players, each a side."""
@@ -248,18 +247,17 @@ def run_tournament(
     budget: float = DEFAULT_BUDGET,
     iterations: int | None = None,
     jobs: int = 1,
-    progress: Progress | None = None,
+    progress: Bar | None = None,
     game: str = "stacks",
 ) -> Results:
     """Play the tournament (in ``jobs`` worker processes when more than 1)."""
     plan = [Job(i, seats, seed, budget, iterations, game)
             for i, seats in enumerate(schedule(names, players, games))]
     results = Results(players)
-    task = progress.add_task("playing", total=games) if progress else None
     for outcome in _outcomes(plan, jobs):
         results.add(outcome)
-        if progress is not None and task is not None:
-            progress.advance(task)
+        if progress is not None:
+            progress.advance()
     return results
 
 
@@ -292,15 +290,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"stacks tournament: {exc}", file=sys.stderr)
             return 2
     jobs = args.jobs if args.jobs is not None else 1
-    show = not args.json and sys.stderr.isatty()
-    progress = (
-        Progress("[progress.description]{task.description}", BarColumn(),
-                 MofNCompleteColumn(), TimeRemainingColumn(),
-                 console=Console(stderr=True), transient=True)
-        if show else None
-    )
+    # On stderr, when it is a terminal and the run lasts (stacks.progress), with --json
+    # too: the table or the JSON object on stdout never holds it.
+    progress = Bar("playing", args.games)
     started = time.perf_counter()
-    with progress or contextlib.nullcontext():
+    with progress:
         results = run_tournament(names, args.players, args.games, seed=args.seed,
                                  budget=args.budget, iterations=args.iterations, jobs=jobs,
                                  progress=progress, game=game)

@@ -204,3 +204,17 @@ def test_A6_forced_play_counts_the_discard_top_and_blocks_end_turn() -> None:
     act(state, PlayCard(1, r2, 0), EndTurn(1))
     assert state.current == 2
     assert state.phase == Phase.PLAY
+
+
+def test_a_pile_with_a_high_id_is_played_on_like_any_other() -> None:
+    # legal_actions keeps the plays it has made for low pile ids; a long game's piles
+    # beyond them get theirs made each time, listed and accepted all the same.
+    c = Cards()
+    b2, bw = c("B2"), c("BW")
+    for pile_id in (3, 600):
+        state = table(hands={1: [b2, bw]}, piles=[pile(pile_id, Colour.BLUE, [c("B1")])])
+        legal = legal_actions(state, 1)
+        assert PlayCard(1, b2, pile_id) in legal
+        assert PlayCard(1, bw, pile_id) in legal
+        act(state, PlayCard(1, b2, pile_id))
+        assert state.pile(pile_id) is not None
