@@ -170,7 +170,7 @@ async def served(accounts: Accounts) -> AsyncIterator[tuple[StacksApp, Accounts,
 async def test_first_login_asks_a_name_refuses_a_taken_one_and_the_menu_changes_it(
     served: tuple[StacksApp, Accounts, Login],
 ) -> None:
-    app, accounts, login = served
+    app, _accounts, login = served
     async with app.run_test(size=(100, 32)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, NameScreen), "the name screen")
         field = app.screen.query_one("#account-name", Input)
