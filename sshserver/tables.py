@@ -96,6 +96,9 @@ class HeldTable:
     """Why it ended, once it did."""
     restarts: int = 0
     """Times it was brought back from its journal after its host failed."""
+    rated: str = ""
+    """Once its game is over: what became of it in the ratings, in words for the
+    players (`TableKeeper.handle`'s ``info``); empty until then."""
 
     @property
     def status(self) -> str:
@@ -153,7 +156,8 @@ class TableKeeper:
             if op == "info":
                 table = self.tables.get(_table_field(request))
                 return {"ok": True, "held": table is not None,
-                        "creator": table is not None and table.creator == caller.profile}
+                        "creator": table is not None and table.creator == caller.profile,
+                        "rated": table.rated if table is not None else ""}
             raise RequestRefused(f"unknown request {op!r}")
         except RequestRefused as exc:
             return {"ok": False, "error": str(exc)}
@@ -347,7 +351,8 @@ class TableKeeper:
             if self.archive is not None and entry is not None:
                 if host.record_path is not None:
                     self.archive.note_record(entry, host.record_path)
-                await self.archive.store(entry)
+                added = await self.archive.store(entry)
+                table.rated = rated_words(added is not None, self.archive.down)
             await asyncio.sleep(self.settings.linger)
             await self._end(table, "its game is over")
         except asyncio.CancelledError:
@@ -406,6 +411,16 @@ class TableKeeper:
         for table in list(self.tables.values()):
             await self._end(table, "the server stopped; it resumes with the server",
                             resumable=True)
+
+
+def rated_words(stored: bool, down: str | None) -> str:
+    """What became of a finished game in the server's ratings, for its players."""
+    if stored:
+        return "Rated: the game is in the server's ratings (Rankings, k)."
+    if down is not None:
+        return (f"The server's ratings database is down ({down}): the game is kept and "
+                "rated when it is back.")
+    return "The game could not be rated (the server's log says why)."
 
 
 # -- checking what a session asks for ----------------------------------------------------------

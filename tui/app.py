@@ -26,6 +26,7 @@ from tui.messages import (
     Health,
     LeaveTable,
     NetNotice,
+    Rated,
     RecordWritten,
     Rematch,
     Say,
@@ -195,6 +196,9 @@ class StacksApp(GameApp):
 
     def on_record_written(self, message: RecordWritten) -> None:
         self.control.record_written(message.path)
+
+    def on_rated(self, message: Rated) -> None:
+        self.control.rated(message.text)
 
     def on_act(self, message: Act) -> None:
         self.control.act(message.action)

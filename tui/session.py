@@ -43,6 +43,7 @@ from tui.messages import (
     Health,
     NetNotice,
     Problem,
+    Rated,
     RecordWritten,
     SessionFailed,
     SessionReady,
@@ -432,7 +433,7 @@ class TableSession:
         if self.launch.record is not None:
             self.post(RecordWritten(str(self.launch.record)))
         if host.record_path is not None and host.host.over:
-            await _rate_here(host.record_path)
+            self.post(Rated(await _rate_here(host.record_path)))
 
     # -- health ------------------------------------------------------------------------------
 
@@ -580,12 +581,24 @@ def _start_problem(launch: Launch, exc: Exception) -> Problem:
     )
 
 
-async def _rate_here(record: Path) -> None:
+async def _rate_here(record: Path) -> str:
     """Add a game hosted here to this machine's ratings (``stacks ratings``); a database
-    that can't take it now keeps it for the next time, and is logged, never fatal."""
+    that can't take it now keeps it for the next time, and is logged, never fatal. What
+    became of it, in words for the player."""
     from ratings.local import add_finished  # SQLAlchemy only once a game has ended
 
+    said: list[str] = []
+
+    def say(text: str) -> None:
+        log.warning("%s", text)
+        said.append(text)
+
     try:
-        await add_finished(record)
+        added = await add_finished(record, say=say)
     except Exception:  # the game is over and its record kept: ratings never break it
         log.exception("adding %s to this machine's ratings failed", record)
+        return "The game could not be added to the ratings (logged); its record is kept."
+    if added is not None:
+        return "Rated: the game is in this machine's ratings (Rankings, k)."
+    why = said[-1] if said else "the ratings database can't take it now"
+    return f"Not rated yet: {why}."
