@@ -32,7 +32,7 @@ from netplay.journal import Entry, JournalError, JournalFile, list_tables, mark
 from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host, Player
-from netplay.player import Applied, GameEnded, Notice, Resynced, TableClosed
+from netplay.player import Applied, GameEnded, Notice, Resynced, TableClosed, Verified
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing
@@ -241,6 +241,9 @@ class TableSession:
             try:
                 async for notice in player.notices():
                     self._track(notice)
+                    if isinstance(notice, Verified) and notice.verdict.ok \
+                            and self.host is None and not launch.ssh:
+                        self._later(self._keep_seat_record(player))
                     if isinstance(notice, Applied | Resynced):
                         # Before the board shows the new turn: the line of the turn
                         # before must not stay up until the watchdog's next look.
@@ -403,6 +406,27 @@ class TableSession:
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _keep_seat_record(self, player: Player) -> None:
+        """A game played at another machine's table counts here too: this seat's record
+        of it (``netplay.record.SEAT_FORMAT``) is written beside the records of games
+        hosted here and added to this machine's ratings (once, whoever's record of the
+        same game comes first). Not under ``stacks serve``: the server stores its own."""
+        from netplay.journal import default_record_path
+        from netplay.record import write_new_record
+
+        record = player.player.record(time.time())
+        if record is None:
+            return
+        try:
+            path = await asyncio.to_thread(
+                write_new_record, default_record_path(self.launch.table), record)
+        except OSError as exc:
+            log.warning("can't write this seat's record of %s: %s", self.launch.table, exc)
+            self.post(Rated(f"Not rated: this seat's record can't be written ({exc})."))
+            return
+        self.post(RecordWritten(str(path)))
+        self.post(Rated(await _rate_here(path)))
 
     async def _check_broker(self) -> None:
         """Our table's broker (hosted here, or the server's of a held table): does it hold
