@@ -33,15 +33,33 @@ class PrivateTmux(Tmux):
         return done.stdout
 
 
-def _type(mux: Tmux, window: str, text: str, shown: str | None = None) -> None:
-    """Empty the field in focus, type ``text``, and once it shows, press Enter. Keys sent
-    while the program is still setting up its terminal may be lost (as a person's would
-    be): what did not show is typed again."""
+KEY_FIELD = "Add a key: paste"
+
+
+def _field_line(screen: str, label: str) -> str:
+    """The line under ``label``: what the field there shows."""
+    lines = screen.splitlines()
+    at = next((i for i, line in enumerate(lines) if label in line), None)
+    return lines[at + 1] if at is not None and at + 1 < len(lines) else ""
+
+
+def _type(mux: Tmux, window: str, text: str, shown: str | None = None,
+          field: str | None = None) -> None:
+    """Empty the field in focus, type ``text``, and once it shows (in the field under the
+    label ``field``, if given), press Enter. Keys sent while the program is still
+    setting up its terminal, or before a focus change took effect, may land elsewhere or
+    be lost (as a person's would): what did not show where it should is typed again."""
+    want = shown or text
+
+    def there() -> bool:
+        screen = mux.screen(window)
+        return want in (_field_line(screen, field) if field else screen)
+
     for _ in range(5):
         mux.keys(window, "C-u")
         mux.keys(window, "-l", text)
         try:
-            mux.wait_for(window, shown or text, TIMEOUT / 5)
+            eventually(there, f"{want!r} in {window}", TIMEOUT / 5)
             break
         except AssertionError:
             continue
@@ -101,10 +119,10 @@ def test_first_login_names_the_player_a_game_counts_and_a_second_key_is_the_same
     mux.keys("first", "a")
     mux.wait_for("first", "You play as Ann Tester; 1 key logs in")
     mux.keys("first", "Tab")
-    _type(mux, "first", "ssh-ed25519 nonsense")
+    _type(mux, "first", "ssh-ed25519 nonsense", field=KEY_FIELD)
     mux.wait_for("first", "not an OpenSSH public key line")
     line = keys.public("desktop").strip()
-    _type(mux, "first", line, shown=line[-30:])
+    _type(mux, "first", line, shown=line[-20:], field=KEY_FIELD)
     mux.wait_for("first", "logs in as Ann Tester")
     mux.wait_for("first", "2 keys log in")
     mux.keys("first", "Escape")
