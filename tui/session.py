@@ -161,6 +161,11 @@ class TableSession:
         """The waiting line last posted (``Waiting``)."""
         self._bots: list[BotPeer] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        self._rated: set[Path] = set()
+        """Records of this session's finished games already added to the ratings (one
+        not in here when the session ends is added then: a player who leaves the
+        game-over screen at once must not lose the game's rating)."""
+        self._seat_record: Path | None = None
 
     # -- what the app calls ------------------------------------------------------------------
 
@@ -243,7 +248,7 @@ class TableSession:
                     self._track(notice)
                     if isinstance(notice, Verified) and notice.verdict.ok \
                             and self.host is None and not launch.ssh:
-                        self._later(self._keep_seat_record(player))
+                        self._keep_seat_record(player)
                     if isinstance(notice, Applied | Resynced):
                         # Before the board shows the new turn: the line of the turn
                         # before must not stay up until the watchdog's next look.
@@ -258,6 +263,13 @@ class TableSession:
                 if host is not None and host.host.over and launch.record is not None:
                     with contextlib.suppress(OSError):
                         host.write_record()  # quitting before every verdict came in
+                # Left before the game was added to the ratings: add it now.
+                unrated = [self._seat_record] if host is None else \
+                    [host.record_path] if host.host.over else []
+                for path in unrated:
+                    if path is not None and path not in self._rated and path.exists():
+                        await _rate_here(path)  # counted once if it went in after all
+                        self._rated.add(path)
 
     async def _advertise(
         self, stack: contextlib.AsyncExitStack, launch: Launch, port: int
@@ -407,7 +419,7 @@ class TableSession:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _keep_seat_record(self, player: Player) -> None:
+    def _keep_seat_record(self, player: Player) -> None:
         """A game played at another machine's table counts here too: this seat's record
         of it (``netplay.record.SEAT_FORMAT``) is written beside the records of games
         hosted here and added to this machine's ratings (once, whoever's record of the
@@ -416,17 +428,22 @@ class TableSession:
         from netplay.record import write_new_record
 
         record = player.player.record(time.time())
-        if record is None:
+        if record is None or self._seat_record is not None:
             return
         try:
-            path = await asyncio.to_thread(
-                write_new_record, default_record_path(self.launch.table), record)
+            path = write_new_record(default_record_path(self.launch.table), record)
         except OSError as exc:
             log.warning("can't write this seat's record of %s: %s", self.launch.table, exc)
             self.post(Rated(f"Not rated: this seat's record can't be written ({exc})."))
             return
+        self._seat_record = path
         self.post(RecordWritten(str(path)))
-        self.post(Rated(await _rate_here(path)))
+        self._later(self._rate_seat_record(path))
+
+    async def _rate_seat_record(self, path: Path) -> None:
+        if path not in self._rated:
+            self.post(Rated(await _rate_here(path)))
+            self._rated.add(path)
 
     async def _check_broker(self) -> None:
         """Our table's broker (hosted here, or the server's of a held table): does it hold
@@ -456,8 +473,10 @@ class TableSession:
         await host.finished(verify_wait=self.launch.verify_wait)
         if self.launch.record is not None:
             self.post(RecordWritten(str(self.launch.record)))
-        if host.record_path is not None and host.host.over:
-            self.post(Rated(await _rate_here(host.record_path)))
+        path = host.record_path
+        if path is not None and host.host.over and path not in self._rated:
+            self.post(Rated(await _rate_here(path)))
+            self._rated.add(path)
 
     # -- health ------------------------------------------------------------------------------
 

@@ -50,3 +50,28 @@ def _verdict_text(screen: GameOverScreen) -> str:
     from tests.tui.showcase import plain
 
     return plain(screen.query_one("#over-verdict", Static).render()).replace("\n", " ")
+
+
+async def test_a_player_who_leaves_the_game_over_screen_at_once_keeps_the_rating(
+    stacks_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ratings.store import Store
+
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    monkeypatch.setenv("STACKS_DATABASE", url)
+    launch = Launch(role="play", name="Ana", players=3, bots=2, broker=MEMORY, seed=11,
+                    bot_delay=0.0, block_window=0.3, verify_wait=5.0)
+    app = make_app(launch, profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await play_to_the_end(app, pilot)
+        assert isinstance(app.screen, GameOverScreen)
+        await pilot.press("m")  # straight back to the menu
+        from tui.screens.menu import MenuScreen
+
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+    store = await Store.open(url)
+    try:
+        assert len(await store.game_ids()) == 1
+    finally:
+        await store.close()
