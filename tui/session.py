@@ -268,8 +268,11 @@ class TableSession:
                     [host.record_path] if host.host.over else []
                 for path in unrated:
                     if path is not None and path not in self._rated and path.exists():
-                        await _rate_here(path)  # counted once if it went in after all
-                        self._rated.add(path)
+                        # Counted once if it went in after all; bounded, so that leaving
+                        # never hangs on a database (its note on disk stays for later).
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(_rate_here(path), RATE_AT_END_S)
+                            self._rated.add(path)
 
     async def _advertise(
         self, stack: contextlib.AsyncExitStack, launch: Launch, port: int
@@ -622,6 +625,10 @@ def _start_problem(launch: Launch, exc: Exception) -> Problem:
         "Another program may use the port: pick another with --port, or use a running "
         "broker with --broker URL.", severe=True,
     )
+
+
+RATE_AT_END_S = 10.0
+"""Seconds a session that ends may spend adding its finished game to the ratings."""
 
 
 async def _rate_here(record: Path) -> str:
