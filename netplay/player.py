@@ -324,6 +324,8 @@ class PlayerSession:
         """Batches up to here came inside a snapshot, not one by one."""
         self.pending = _Pending()
         self.secret: bytes | None = None
+        self.termination: int | None = None
+        """How the game ended (``engine.state.Termination``), once revealed."""
         self.total: int | None = None
         self.verdict: Verdict | None = None
         self.notices: list[Notice] = []
@@ -1271,7 +1273,41 @@ class PlayerSession:
         termination = required(body, "termination", int)
         if not 0 <= termination < len(Termination):
             raise FrameError("unknown termination")
+        self.termination = termination
         self._try_verify()
+
+    def record(self, ended_at: float) -> dict[str, Any] | None:
+        """This seat's record of the finished game (``netplay.record.SEAT_FORMAT``): the
+        batches as this seat received them, the facts and the revealed secret; ``None``
+        unless this peer sat at the table and its check of the deal passed."""
+        facts, secret, total = self.facts, self.secret, self.total
+        if self.seat is None or facts is None or secret is None or total is None \
+                or self.verdict is None or not self.verdict.ok:
+            return None
+        batches = [self.received[n] for n in range(1, total + 1)]
+        last = batches[-1].events[-1] if batches[-1].events else None
+        return {
+            "format": "sequence-stacks-seat-record",
+            "version": 1,
+            "seat": self.seat,
+            "table": self.table,
+            "game": facts.game,
+            "host": self.host_key,
+            "players": facts.players,
+            "rules": facts.rules.to_wire(),
+            "names": list(self.names),
+            "keys": list(facts.keys),
+            "entropies": list(facts.entropies),
+            "entropy_commits": None if facts.entropy_commits is None
+            else list(facts.entropy_commits),
+            "dealer": facts.dealer,
+            "commit": facts.commit,
+            "secret": secret,
+            "batches": [b.to_body() for b in batches],
+            "outcome": {"termination": self.termination,
+                        "winner": None if last is None else last.to_wire().get("winner")},
+            "ended_at": ended_at,
+        }
 
     def _try_verify(self) -> None:
         if self.facts is None or self.secret is None or self.total is None:

@@ -9,12 +9,19 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.games import DEFAULT_GAME, game_def
-from engine.state import HOST
+from engine.state import HOST, Audience
 from netplay.batch import Batch
 from netplay.errors import FrameError
 from netplay.verify import GameFacts, Verdict, verify_game
 
 FORMAT = "sequence-stacks-record"
+"""The host's record: every event as the host saw it (hands and all)."""
+SEAT_FORMAT = "sequence-stacks-seat-record"
+"""A seated player's record of a game it played at another machine's table: the batches
+as that seat received them (its own hand, the others' hidden), and ``seat``: whose view
+it is. It is checked like the host's, for that seat's view (`verify_record`); the game
+(its commitment) is the same game as the host's record."""
+FORMATS = (FORMAT, SEAT_FORMAT)
 
 
 def to_json(value: Any) -> Any:
@@ -82,7 +89,7 @@ def read_record(path: Path) -> dict[str, Any]:
         data = from_json(json.loads(path.read_text()))
     except (OSError, ValueError) as exc:
         raise ValueError(f"can't read game record {path}: {exc}") from exc
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") not in FORMATS:
         raise ValueError(f"{path} is not a sequence-stacks game record")
     return data
 
@@ -97,8 +104,27 @@ def _commits(value: Any) -> tuple[bytes | None, ...] | None:
     return tuple(value)
 
 
+def record_view(record: dict[str, Any]) -> Audience | None:
+    """Whose view a record holds: `HOST` (the host's record), a seat (a player's), or
+    ``None`` for neither (not a record, or a seat that is not one)."""
+    kind = record.get("format")
+    if kind == FORMAT:
+        return HOST
+    seat = record.get("seat")
+    players = record.get("players")
+    if kind == SEAT_FORMAT and type(seat) is int and type(players) is int \
+            and 0 <= seat < players:
+        return seat
+    return None
+
+
 def verify_record(record: dict[str, Any]) -> Verdict:
-    """Replay the recorded game from its seed and compare every recorded event and hash."""
+    """Replay the recorded game from its seed and compare every recorded event and hash,
+    as the record's view saw them (the host's, or one seat's: `record_view`)."""
+    audience = record_view(record)
+    if audience is None:
+        return Verdict(False, "the record is malformed: not a host's record, nor a seat's "
+                              "with a seat at the table")
     try:
         players = record["players"]
         keys = record["keys"]
@@ -127,7 +153,9 @@ def verify_record(record: dict[str, Any]) -> Verdict:
         batches = {b.n: b for b in (Batch.from_body(body, game) for body in record["batches"])}
     except (KeyError, TypeError, EngineError, FrameError) as exc:
         return Verdict(False, f"the record is malformed: {exc}")
-    verdict = verify_game(facts, secret, batches, len(batches), HOST)
+    if audience != HOST and not isinstance(keys[audience], bytes):
+        return Verdict(False, f"the record is malformed: seat {audience} is a bot's")
+    verdict = verify_game(facts, secret, batches, len(batches), audience)
     if not verdict.ok:
         return verdict
     outcome = record.get("outcome")

@@ -7,10 +7,12 @@ so one crash or hang touches nobody else:
 - ``ssh -p 2222 NAME@host`` opens the main menu as player NAME;
   ``ssh -t -p 2222 NAME@host join TABLE`` / ``watch TABLE`` go straight to a table.
   Nothing else runs: no shell, no scp/sftp, no forwarding.
-- The seat belongs to the client's public key: each key gets a profile of its own
-  (``ssh-`` and 16 hex digits of the SHA-256 of the key), so reconnecting with the same
-  key takes back the same seat with its hand. A second connection with a key that is
-  already at the menu or a table takes over from the first, which is told and hung up.
+- The seat belongs to the client's account (`sshserver.accounts`): the first login of a
+  key asks for a name; the account plays with the profile of the key that made it
+  (``ssh-`` and 16 hex digits of the SHA-256 of the key), and every key added to it logs
+  in to that profile, so reconnecting with any of its keys takes back the same seat with
+  its hand. A second connection of an account that is already at the menu or a table
+  takes over from the first, which is told and hung up.
 - Only public-key logins: keys in the authorized-keys file, or any key with ``--open``.
 - The terminal type and window size come from the client's pty request; window changes
   resize the pty (the program gets SIGWINCH). A client that goes away, the idle timeout
@@ -35,14 +37,15 @@ import socket
 import sys
 import time
 import unicodedata
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 import asyncssh
 
 from broker.address import lan_address
+from sshserver.accounts import ACCOUNT_OPS, Accounts, Login
 from sshserver.options import (
     DEFAULT_GRACE_S,
     DEFAULT_IDLE_MINUTES,
@@ -393,6 +396,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         self.request: Request | None = None
         self.profile = ""
         self.name = ""
+        self.login: Login | None = None
         self.proc: PtyProcess | None = None
         self.early_input = bytearray()  # typed before the program started
         self.at_table = ""
@@ -519,8 +523,14 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             key = self.connection.key
             assert key is not None, "a session before public-key authentication"
             username = str(chan.get_extra_info("username") or "")
-            self.name = player_name(username)
-            self.profile = profile_for_key(key.public_data)
+            # The key's account decides the name and the game identity; a key without
+            # one plays as the ssh login name until its program asks for a name.
+            self.login = await server.accounts.login(
+                _fingerprint(key), profile_for_key(key.public_data), player_name(username))
+            self.name, self.profile = self.login.name, self.login.profile
+            if self.login.problem is not None:
+                server.status.event(f"accounts can't be looked up for {self.name}: "
+                                    f"{self.login.problem}")
             if self.request.kind == "watch":
                 self.profile += "-w"  # a spectator identity: never blocks the seat's
             if not server.admit(self):
@@ -569,15 +579,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             theirs.close()
         self.proc = proc
         # Whatever the program asks for, it asks as this connection's key and name.
-        caller = Caller(self.profile, self.name, ssh)
-
-        def handle(request: dict[str, Any]) -> Awaitable[dict[str, Any]]:
-            table = request.get("table")
-            if request.get("op") in ("open", "info") and isinstance(table, str):
-                self.at_table = table  # hosting or joining one from the menu: the log says
-            return server.tables.handle(caller, request)
-
-        link = asyncio.create_task(serve_link(ours, handle))
+        link = asyncio.create_task(serve_link(ours, lambda req: self._link_request(req, ssh)))
         server.status.event(
             f"{self.name} connected from {self.connection.peer} "
             f"(key {_fingerprint(key)}): {self.request.describe()}"
@@ -615,6 +617,25 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         with contextlib.suppress(Exception):
             chan.close()
 
+    async def _link_request(self, request: dict[str, object], ssh: str) -> dict[str, object]:
+        """One request of this session's program: about its account, or a table."""
+        if request.get("op") in ACCOUNT_OPS and self.login is not None:
+            before = self.name
+            reply = await self.server.accounts.request(self.login, dict(request))
+            if self.login.name != before:
+                self.name = self.login.name
+                self.server.status.event(f"{before} is now called {self.name} "
+                                         f"(key {self.login.ssh_fingerprint})")
+                self.server.status.changed(self.server)
+            elif reply.get("ok") and request.get("op") == "add_key":
+                self.server.status.event(f"{self.name}: {reply.get('note')}")
+            return reply
+        table = request.get("table")
+        if request.get("op") in ("open", "info") and isinstance(table, str):
+            self.at_table = table  # hosting or joining one from the menu: the log says
+        return await self.server.tables.handle(Caller(self.profile, self.name, ssh),
+                                               dict(request))
+
     async def _idle_watch(self) -> None:
         timeout = self.server.settings.idle_timeout
         if timeout <= 0:
@@ -624,7 +645,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             if left <= 0:
                 minutes = timeout / 60
                 self.end(f"No key pressed for {minutes:g} minute{'s' if minutes != 1 else ''}: "
-                         "disconnected. Connect again with the same key to take up where "
+                         "disconnected. Connect again with your key to take up where "
                          "you were.")
                 return
             await asyncio.sleep(left + 0.05)
@@ -652,6 +673,7 @@ class GameServer:
 
         self.archive = Archive(settings.database or default_database(data_dir()),
                                data_dir() / RATINGS_PENDING, say=self._table_news)
+        self.accounts = Accounts(self.archive)
         self._draining: asyncio.Task[int] | None = None
         self.tables = TableKeeper(self._table_broker, settings=tables,
                                   say=self._table_news, record_path=_record_path,
@@ -727,7 +749,7 @@ class GameServer:
         if session.request is None or session.request.kind == "watch":
             return
         while (old := self.seats.get(session.profile)) is not None and old is not session:
-            old.end("You connected again from elsewhere with the same key: this connection "
+            old.end("You connected again from elsewhere (the same account): this connection "
                     "is closed.")
             await old.ended.wait()
             if self.seats.get(session.profile) is old:

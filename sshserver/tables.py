@@ -99,6 +99,9 @@ class HeldTable:
     """Why it ended, once it did."""
     restarts: int = 0
     """Times it was brought back from its journal after its host failed."""
+    rated: str = ""
+    """Once its game is over: what became of it in the ratings, in words for the
+    players (`TableKeeper.handle`'s ``info``); empty until then."""
 
     @property
     def status(self) -> str:
@@ -157,7 +160,8 @@ class TableKeeper:
                 table = self.tables.get(_table_field(request))
                 creator = table is not None and table.creator == caller.profile
                 reply: dict[str, Any] = {"ok": True, "held": table is not None,
-                                         "creator": creator}
+                                         "creator": creator,
+                                         "rated": table.rated if table is not None else ""}
                 if table is not None and creator:
                     # Its creator coming back with `join TABLE` rematches with these, not
                     # with the defaults of a join.
@@ -357,7 +361,8 @@ class TableKeeper:
             if self.archive is not None and entry is not None:
                 if host.record_path is not None:
                     self.archive.note_record(entry, host.record_path)
-                await self.archive.store(entry)
+                added = await self.archive.store(entry)
+                table.rated = rated_words(added is not None, self.archive.down)
             # It stays a while for anyone coming back, and at least until the spectators,
             # behind the spectator delay, have seen the end.
             await asyncio.gather(asyncio.sleep(self.settings.linger),
@@ -419,6 +424,16 @@ class TableKeeper:
         for table in list(self.tables.values()):
             await self._end(table, "the server stopped; it resumes with the server",
                             resumable=True)
+
+
+def rated_words(stored: bool, down: str | None) -> str:
+    """What became of a finished game in the server's ratings, for its players."""
+    if stored:
+        return "Rated: the game is in the server's ratings (Rankings, k)."
+    if down is not None:
+        return (f"The server's ratings database is down ({down}): the game is kept and "
+                "rated when it is back.")
+    return "The game could not be rated (the server's log says why)."
 
 
 # -- checking what a session asks for ----------------------------------------------------------

@@ -28,6 +28,7 @@ from tui.messages import (
     Health,
     LeaveTable,
     NetNotice,
+    Rated,
     RecordWritten,
     Rematch,
     Say,
@@ -89,6 +90,51 @@ class StacksApp(GameApp):
         if self.only is not None:
             await self.push_screen(self.only, lambda _: self.exit())
             return
+        if self.link is not None and await self._first_login():
+            return  # the name screen goes on to `_begin`
+        await self._begin()
+
+    async def _first_login(self) -> bool:
+        """Under ``stacks serve``: ask the server who we are; a key it does not know yet
+        chooses its name first (`NameScreen`). Whether the name screen is up."""
+        from tui.serve_link import LinkError
+
+        assert self.link is not None
+        try:
+            reply = await self.link.request("account")
+        except LinkError as exc:
+            self.notify(f"The server can't say who you are ({exc}): you play as "
+                        f"{self.defaults.display_name()}.", severity="warning", timeout=8)
+            return False
+        if reply.get("problem"):
+            self.notify(f"Accounts are out of reach now ({reply['problem']}): you play as "
+                        f"{self.defaults.display_name()} until they are back.",
+                        severity="warning", timeout=8)
+            return False
+        if reply.get("account"):
+            self._named(str(reply.get("name") or ""))
+            return False
+        from tui.screens.account import NameScreen
+
+        def chosen(name: str | None) -> None:
+            if name is None:
+                self.exit()
+                return
+            self._named(name)
+            self.call_later(self._begin)
+
+        await self.push_screen(NameScreen(self.defaults.display_name()), chosen)
+        return True
+
+    def _named(self, name: str) -> None:
+        """Play as ``name`` from now on (the account's)."""
+        if not name:
+            return
+        self.defaults = replace(self.defaults, name=name)
+        if self.launch is not None:
+            self.launch = replace(self.launch, name=name)
+
+    async def _begin(self) -> None:
         if self.launch is not None:
             await self.control.start(self.launch)
             return
@@ -218,6 +264,9 @@ class StacksApp(GameApp):
 
     def on_record_written(self, message: RecordWritten) -> None:
         self.control.record_written(message.path)
+
+    def on_rated(self, message: Rated) -> None:
+        self.control.rated(message.text)
 
     def on_act(self, message: Act) -> None:
         self.control.act(message.action)

@@ -64,6 +64,8 @@ class Control(Following):
         self.table: TableScreen | BoardScreen | None = None
         """The game's screen: the Sequence Stacks table, or a classic Sequence board."""
         self.gameover: GameOverScreen | None = None
+        self.rated_words = ""
+        """What became of the last game in the ratings, in words (`rated`)."""
         self.problem: Problem | None = None
         self._desynced = False
         self._away_batches: list[MissedBatch] = []
@@ -126,6 +128,7 @@ class Control(Following):
         self.broker_warning = ""
         self.table = None
         self.gameover = None
+        self.rated_words = ""
         self.problem = None
         self.lobby = LobbyScreen(launch, self.model)
         await self.show(self.lobby)
@@ -422,6 +425,12 @@ class Control(Following):
 
         await self.stop()
         await self.app.push_screen(ProblemScreen(problem), back)
+
+    def rated(self, text: str) -> None:
+        """What became of the game in the ratings: on the game-over screen."""
+        self.rated_words = text
+        if self.gameover is not None:
+            self.gameover.rated = text
 
     def record_written(self, path: str) -> None:
         if self.gameover is not None:

@@ -9,6 +9,7 @@ replay of the game just played are told from the batches this peer holds.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from textual.markup import escape
@@ -75,6 +76,7 @@ class Following:
     lobby: LobbyScreen | None
     table: TableScreen | BoardScreen | None
     gameover: GameOverScreen | None
+    rated_words: str
     problem: Problem | None
     waiting: str
     _desynced: bool
@@ -389,9 +391,39 @@ class Following:
             return
         self.gameover = GameOverScreen(
             model, hosting=bool(self.launch and (self.launch.hosting or self.launch.held)))
+        self.gameover.set_reactive(GameOverScreen.rated, self.rated_words)
+        if self.app.link is not None and self.launch is not None and not self.launch.hosting:
+            # A table the ssh server holds: it says what became of the game in its ratings.
+            self.app.run_worker(self._ask_rated(self.launch.table), group="link")
         while len(self.app.screen_stack) > 2:
             await self.app.pop_screen()
         await self.app.push_screen(self.gameover)
+
+
+    async def _ask_rated(self, table: str) -> None:
+        """Ask the ssh server what became of the held table's game in its ratings, until
+        it knows (it stores the game after the players' fair-deal checks)."""
+        from tui.messages import Rated
+        from tui.serve_link import LinkError
+
+        link = self.app.link
+        assert link is not None
+        for _ in range(RATED_ASKS):
+            try:
+                info = await link.request("info", table=table)
+            except LinkError:
+                return
+            if not info.get("held"):
+                return
+            words = info.get("rated")
+            if isinstance(words, str) and words:
+                self.app.post_message(Rated(words[:300]))
+                return
+            await asyncio.sleep(RATED_EVERY)
+
+
+RATED_ASKS = 60
+RATED_EVERY = 1.0
 
 
 def _refused_advice(reason: str) -> str:

@@ -130,6 +130,15 @@ class RecordWritten(Message):
         self.path = path
 
 
+class Rated(Message):
+    """What became of the finished game in the ratings, in words (the game-over screen
+    shows it): stored, or kept until the database is back."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
 class ShowHistory(Message):
     """Open the game's whole history (the ``l`` key of the table)."""
 

@@ -120,7 +120,13 @@ def _batches(bodies: object, game: GameDef[Any, Any, Any, Any]) -> dict[int, Bat
 
 
 def replay_record(record: Mapping[str, Any], title: str = "") -> Replay:
-    """A host's game record (``netplay.record``): every event, every hand."""
+    """A game record (``netplay.record``): every event, every hand. A seat's record
+    (``SEAT_FORMAT``) holds only that seat's view: every hand comes from the revealed
+    secret, as at the end of a game (`replay_game`)."""
+    from netplay.record import SEAT_FORMAT
+
+    if record.get("format") == SEAT_FORMAT:
+        return _seat_replay(record, title)
     try:
         game = game_def(record.get("game", DEFAULT_GAME))
         players = int(record["players"])
@@ -133,6 +139,31 @@ def replay_record(record: Mapping[str, Any], title: str = "") -> Replay:
     batches = _batches(record.get("batches"), game)
     steps = [Step.of(n, b.action, b.events, b.standin) for n, b in sorted(batches.items())]
     return Replay(title or str(record.get("table", "a game")), names, start, steps, game.name)
+
+
+def _seat_replay(record: Mapping[str, Any], title: str) -> Replay:
+    try:
+        game = game_def(record.get("game", DEFAULT_GAME))
+        players = int(record["players"])
+        seat = record["seat"]
+        if type(seat) is not int or not 0 <= seat < players:
+            raise ValueError(f"seat {seat!r} is not at the table")
+        commits = record.get("entropy_commits")
+        facts = GameFacts(
+            str(record["table"]), players, game.config_from_wire(record["rules"]),
+            tuple(record["keys"]), record["commit"], tuple(record["entropies"]),
+            record.get("dealer"), None if commits is None else tuple(commits), game=game.name)
+        secret = record.get("secret")
+        names = [short_name(str(n)) for n in record.get("names") or []]
+    except (KeyError, TypeError, ValueError, EngineError) as exc:
+        raise ReplayError(f"the record is malformed: {exc}") from None
+    names += [f"Seat {s}" for s in range(len(names), players)]
+    batches = _batches(record.get("batches"), game)
+    replay = replay_game(facts, names, batches, seat,
+                         secret if isinstance(secret, bytes) else None)
+    if title:
+        replay.title = title
+    return replay
 
 
 def replay_file(path: Path) -> Replay:

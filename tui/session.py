@@ -32,7 +32,7 @@ from netplay.journal import Entry, JournalError, JournalFile, list_tables, mark
 from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host, Player
-from netplay.player import Applied, GameEnded, Notice, Resynced, TableClosed
+from netplay.player import Applied, GameEnded, Notice, Resynced, TableClosed, Verified
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing
@@ -43,6 +43,7 @@ from tui.messages import (
     Health,
     NetNotice,
     Problem,
+    Rated,
     RecordWritten,
     SessionFailed,
     SessionReady,
@@ -167,6 +168,11 @@ class TableSession:
         when the session is stopped, the host stays until they have seen the end (the
         user chose to wait). Otherwise it closes at once, releasing the rest at once."""
         self._close_now = asyncio.Event()
+        self._rated: set[Path] = set()
+        """Records of this session's finished games already added to the ratings (one
+        not in here when the session ends is added then: a player who leaves the
+        game-over screen at once must not lose the game's rating)."""
+        self._seat_record: Path | None = None
 
     # -- what the app calls ------------------------------------------------------------------
 
@@ -276,6 +282,9 @@ class TableSession:
             try:
                 async for notice in player.notices():
                     self._track(notice)
+                    if isinstance(notice, Verified) and notice.verdict.ok \
+                            and self.host is None and not launch.ssh:
+                        self._keep_seat_record(player)
                     if isinstance(notice, Applied | Resynced):
                         # Before the board shows the new turn: the line of the turn
                         # before must not stay up until the watchdog's next look.
@@ -290,6 +299,16 @@ class TableSession:
                 if host is not None and host.host.over and launch.record is not None:
                     with contextlib.suppress(OSError):
                         host.write_record()  # quitting before every verdict came in
+                # Left before the game was added to the ratings: add it now.
+                unrated = [self._seat_record] if host is None else \
+                    [host.record_path] if host.host.over else []
+                for path in unrated:
+                    if path is not None and path not in self._rated and path.exists():
+                        # Counted once if it went in after all; bounded, so that leaving
+                        # never hangs on a database (its note on disk stays for later).
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(_rate_here(path), RATE_AT_END_S)
+                            self._rated.add(path)
 
     async def _advertise(
         self, stack: contextlib.AsyncExitStack, launch: Launch, port: int
@@ -450,6 +469,32 @@ class TableSession:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def _keep_seat_record(self, player: Player) -> None:
+        """A game played at another machine's table counts here too: this seat's record
+        of it (``netplay.record.SEAT_FORMAT``) is written beside the records of games
+        hosted here and added to this machine's ratings (once, whoever's record of the
+        same game comes first). Not under ``stacks serve``: the server stores its own."""
+        from netplay.journal import default_record_path
+        from netplay.record import write_new_record
+
+        record = player.player.record(time.time())
+        if record is None or self._seat_record is not None:
+            return
+        try:
+            path = write_new_record(default_record_path(self.launch.table), record)
+        except OSError as exc:
+            log.warning("can't write this seat's record of %s: %s", self.launch.table, exc)
+            self.post(Rated(f"Not rated: this seat's record can't be written ({exc})."))
+            return
+        self._seat_record = path
+        self.post(RecordWritten(str(path)))
+        self._later(self._rate_seat_record(path))
+
+    async def _rate_seat_record(self, path: Path) -> None:
+        if path not in self._rated:
+            self.post(Rated(await _rate_here(path)))
+            self._rated.add(path)
+
     async def _check_broker(self) -> None:
         """Our table's broker (hosted here, or the server's of a held table): does it hold
         small messages back? Measured once beside the game; said once, in words
@@ -480,8 +525,10 @@ class TableSession:
         await host.finished(verify_wait=self.launch.verify_wait)
         if self.launch.record is not None:
             self.post(RecordWritten(str(self.launch.record)))
-        if host.record_path is not None and host.host.over:
-            await _rate_here(host.record_path)
+        path = host.record_path
+        if path is not None and host.host.over and path not in self._rated:
+            self.post(Rated(await _rate_here(path)))
+            self._rated.add(path)
 
     # -- health ------------------------------------------------------------------------------
 
@@ -646,12 +693,28 @@ def _start_problem(launch: Launch, exc: Exception) -> Problem:
     )
 
 
-async def _rate_here(record: Path) -> None:
+RATE_AT_END_S = 10.0
+"""Seconds a session that ends may spend adding its finished game to the ratings."""
+
+
+async def _rate_here(record: Path) -> str:
     """Add a game hosted here to this machine's ratings (``stacks ratings``); a database
-    that can't take it now keeps it for the next time, and is logged, never fatal."""
+    that can't take it now keeps it for the next time, and is logged, never fatal. What
+    became of it, in words for the player."""
     from ratings.local import add_finished  # SQLAlchemy only once a game has ended
 
+    said: list[str] = []
+
+    def say(text: str) -> None:
+        log.warning("%s", text)
+        said.append(text)
+
     try:
-        await add_finished(record)
+        added = await add_finished(record, say=say)
     except Exception:  # the game is over and its record kept: ratings never break it
         log.exception("adding %s to this machine's ratings failed", record)
+        return "The game could not be added to the ratings (logged); its record is kept."
+    if added is not None:
+        return "Rated: the game is in this machine's ratings (Rankings, k)."
+    why = said[-1] if said else "the ratings database can't take it now"
+    return f"Not rated yet: {why}."

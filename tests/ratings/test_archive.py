@@ -151,3 +151,37 @@ async def test_a_record_that_does_not_verify_is_set_aside_in_words(
     finally:
         await archive.close()
     assert await stored(database) == set()
+
+
+async def test_the_players_of_a_held_table_are_told_when_the_database_is_down(
+    tmp_path: Path,
+) -> None:
+    database = f"sqlite:///{tmp_path / 'ratings.sqlite'}"
+    broker = AsyncMemoryBroker()
+    archive = Archive(_dead_url(database, tmp_path), tmp_path / "pending")
+
+    async def where() -> AsyncMemoryBroker:
+        return broker
+
+    keeper = TableKeeper(where, settings=KeeperSettings(linger=60, verify_wait=0.5),
+                         record_path=lambda t: tmp_path / f"{t}.json", archive=archive)
+    try:
+        await keeper.handle(ALICE, {"op": "open", "table": "duel", "players": 2, "bots": 1,
+                                    "block_window": 0.2, "bot_delay": 0,
+                                    "rules": {"win_chips": 3, "win_min_each_colour": 1}})
+        table = keeper.tables["duel"]
+        async with BotPeer(Identity.generate(), "duel", broker=broker, name="alice"):
+            info = await keeper.handle(ALICE, {"op": "info", "table": "duel"})
+            assert info["rated"] == ""  # nothing to say while the game is on
+            deadline = asyncio.get_running_loop().time() + 10 * TIMEOUT
+            while not table.rated:
+                assert asyncio.get_running_loop().time() < deadline, "no word on the rating"
+                await asyncio.sleep(0.05)
+        # What a player's program asks over its link (tui/follow.py shows it).
+        info = await keeper.handle(ALICE, {"op": "info", "table": "duel"})
+        assert info["rated"].startswith("The server's ratings database is down (")
+        assert info["rated"].endswith("the game is kept and rated when it is back.")
+        assert len(archive.pending()) == 1  # kept
+    finally:
+        await keeper.stop()
+        await archive.close()

@@ -195,11 +195,17 @@ class ServerFactory:
     started: list[Server] = field(default_factory=list)
 
     def __call__(self, *args: str, home: Path | None = None, authorized: str | None = None,
-                 standin: bool = False, env: dict[str, str] | None = None) -> Server:
+                 standin: bool = False, env: dict[str, str] | None = None,
+                 accounts: bool = True) -> Server:
+        """``accounts``: each authorized key has an account already, named by the key's
+        comment (the tests' keys are made with the user's name), so its first login goes
+        straight to the menu; ``False``: the first login asks for a name."""
         home = home or self.tmp / "home"
         home.mkdir(exist_ok=True)
         if authorized is not None:
             (home / "authorized_keys").write_text(authorized)
+            if accounts:
+                register_accounts(home, authorized)
         port = free_port()
         log = self.tmp / f"serve-{port}.log"
         argv = [sys.executable, "-m", "stacks.cli", "serve", "--bind", "127.0.0.1",
@@ -227,6 +233,39 @@ class ServerFactory:
     def close(self) -> None:
         for server in self.started:
             server.stop()
+
+
+def register_accounts(home: Path, authorized: str) -> None:
+    """An account for each key of ``authorized`` (OpenSSH lines) named by its comment, in
+    the database ``stacks serve`` uses by default in ``home``, as the server would make
+    it (the key's own profile); a key that has one already is left as it is."""
+    import asyncio
+
+    import asyncssh
+
+    from netplay.hosts import fingerprint
+    from netplay.identity import load_profile
+    from ratings.store import Store, default_database
+    from sshserver.server import profile_for_key
+
+    async def register() -> None:
+        store = await Store.open(default_database(home / "data"))
+        try:
+            for line in authorized.splitlines():
+                words = line.split()
+                if len(words) < 3:
+                    continue
+                key = asyncssh.import_public_key(line)
+                if await store.account_for_key(key.get_fingerprint("sha256")):
+                    continue
+                profile = profile_for_key(key.public_data)
+                identity = load_profile(profile, base=home / "profiles")
+                await store.create_account(words[2], key.get_fingerprint("sha256"), profile,
+                                           fingerprint(identity.key))
+        finally:
+            await store.close()
+
+    asyncio.run(register())
 
 
 @pytest.fixture

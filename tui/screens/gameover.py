@@ -37,6 +37,9 @@ class GameOverScreen(Screen[None]):
 
     verdict: reactive[tuple[bool, str] | None] = reactive(None)
     record: reactive[str] = reactive("")
+    rated: reactive[str] = reactive("")
+    """What became of the game in the ratings (stored, or kept while the database is
+    down), in words."""
 
     def __init__(self, model: TableModel, *, hosting: bool) -> None:
         super().__init__()
@@ -59,6 +62,9 @@ class GameOverScreen(Screen[None]):
         self._show_verdict()
 
     def watch_record(self) -> None:
+        self._show_verdict()
+
+    def watch_rated(self) -> None:
         self._show_verdict()
 
     def _headline(self) -> str:
@@ -133,6 +139,8 @@ class GameOverScreen(Screen[None]):
             text = f"[b]Fair deal: ✗ NOT verified:[/] {escape(verdict[1])}"
         if self.record:
             text += f"\n[dim]Game record: {escape(self.record)} (stacks verify FILE)[/]"
+        if self.rated:
+            text += f"\n{escape(self.rated)}"
         for static in self.query("#over-verdict").results(Static):
             static.update(text)
 

@@ -39,6 +39,7 @@ ITEMS = [
     ("learn", "l", "Learn to play", "a first game that shows every card, step by step"),
     ("theme", "t", "Theme", ""),
     ("bell", "b", "Bell", ""),
+    ("account", "a", "Account", "your name on this server, your keys"),
     ("rules", "r", "Rules", "how to play"),
     ("quit", "q", "Quit", ""),
 ]
@@ -64,7 +65,7 @@ class MenuScreen(Screen[None]):
     CSS_PATH = "menu.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(key, f"choose('{ident}')", title.split()[0],
-                show=ident not in ("rules", "learn", "theme", "bell"))
+                show=ident not in ("rules", "learn", "theme", "bell", "account"))
         for ident, key, title, _ in ITEMS
     ]
 
@@ -77,9 +78,11 @@ class MenuScreen(Screen[None]):
         with Vertical(id="menu-box"):
             yield Label(LOGO, id="menu-logo")
             yield Label("[dim]Goliath's card game, in the terminal[/]", id="menu-tagline")
+            served = isinstance(self.app, GameApp) and self.app.link is not None
             yield OptionList(
                 *[Option(self._prompt(ident, key, title, more), id=ident)
-                  for ident, key, title, more in ITEMS],
+                  for ident, key, title, more in ITEMS
+                  if ident != "account" or served],  # accounts are an ssh server's
                 id="menu-options",
             )
         yield Footer(compact=True)
@@ -198,6 +201,18 @@ class MenuScreen(Screen[None]):
             self._host_over_unfinished(launch)
         elif ident == "resume":
             self._resume(defaults)
+        elif ident == "account":
+            if app.link is None:
+                app.notify("Accounts belong to an ssh server (stacks serve): here you play "
+                           "under your profile's name.", timeout=5)
+                return
+            from tui.screens.account import AccountScreen
+
+            def renamed(name: str | None) -> None:
+                if name:
+                    app.defaults = replace(app.defaults, name=name)
+
+            app.push_screen(AccountScreen(), renamed)
         elif ident == "ratings":
             from tui.screens.ratings import RatingsScreen
 
