@@ -674,6 +674,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from stacks.commands.broker import run as run_broker
 
         return run_broker(args)
+    if args.command == "ratings":
+        from stacks.commands.ratings import run as run_ratings
+
+        return run_ratings(args)
     if args.command == "replay":
         from stacks.commands.replay import run as run_replay
 

@@ -76,7 +76,8 @@ def _as(server: Server, keys: Keys, user: str, command: list[str]) -> list[str]:
     """The join command a lobby shows, as ``user`` runs it with the test's ssh options."""
     assert command[:2] == ["ssh", "-t"] and command[2] == "-p", command
     port, host, *remote = command[3:]
-    assert port == str(server.port) and host == "127.0.0.1", command
+    # The lobby shows NAME@HOST: each player puts their own name there.
+    assert port == str(server.port) and host == "NAME@127.0.0.1", command
     return server.ssh_argv(keys.path(user), user, *remote)
 
 

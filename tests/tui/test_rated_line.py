@@ -62,6 +62,7 @@ async def test_a_player_who_leaves_the_game_over_screen_at_once_keeps_the_rating
     launch = Launch(role="play", name="Ana", players=3, bots=2, broker=MEMORY, seed=11,
                     bot_delay=0.0, block_window=0.3, verify_wait=5.0)
     app = make_app(launch, profiles=stacks_home)
+    app.from_table = False  # a table hosted from the menu: m goes back there
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         await play_to_the_end(app, pilot)
