@@ -16,7 +16,8 @@ DEFAULT_LOBBY_MINUTES = 10.0
 DEFAULT_WEB_SPECTATORS = 32
 
 
-def _port(text: str) -> int:
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (a free one) to 65535."""
     try:
         value = int(text)
     except ValueError:
@@ -26,12 +27,13 @@ def _port(text: str) -> int:
     return value
 
 
-def _minutes(text: str) -> float:
+def minutes(text: str) -> float:
+    """An argparse type: a number of minutes, 0 or more."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
-    if value < 0:
+    if value < 0 or value != value:  # NaN compares false with everything
         raise argparse.ArgumentTypeError("minutes can't be negative")
     return value
 
@@ -59,7 +61,7 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
         "with it takes the seat back. "
         "Only public keys are accepted, never passwords. See docs/remote.md.",
     )
-    serve.add_argument("--ssh-port", type=_port, default=DEFAULT_SSH_PORT,
+    serve.add_argument("--ssh-port", type=port_number, default=DEFAULT_SSH_PORT,
                        help=f"port to listen on ({DEFAULT_SSH_PORT}; 0 picks a free one)")
     serve.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
                        help="address to listen on (0.0.0.0: every interface; 127.0.0.1: "
@@ -77,7 +79,7 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
                      "(default: authorized_keys in the stacks config directory)")
     who.add_argument("--open", action="store_true",
                      help="let any ssh key in (a LAN party); passwords are still never asked")
-    serve.add_argument("--idle-timeout", type=_minutes, default=DEFAULT_IDLE_MINUTES,
+    serve.add_argument("--idle-timeout", type=minutes, default=DEFAULT_IDLE_MINUTES,
                        metavar="MINUTES",
                        help=f"hang up a player who pressed no key for this long "
                        f"({DEFAULT_IDLE_MINUTES:g}; 0: never)")
@@ -88,11 +90,11 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
                        help="the host name players reach this server by, shown in the "
                        "`ssh ... join TABLE` line of a lobby (default: the address each "
                        "player connected to)")
-    serve.add_argument("--lobby-timeout", type=_minutes, default=DEFAULT_LOBBY_MINUTES,
+    serve.add_argument("--lobby-timeout", type=minutes, default=DEFAULT_LOBBY_MINUTES,
                        metavar="MINUTES",
                        help="close a table opened from the menu when nobody has sat in its "
                        f"lobby for this long ({DEFAULT_LOBBY_MINUTES:g})")
-    serve.add_argument("--web-port", type=_port, metavar="PORT",
+    serve.add_argument("--web-port", type=port_number, metavar="PORT",
                        help="also serve a web page of the tables this server holds on this "
                        "port, each watched in the browser as a spectator, as `stacks web` "
                        "does (default: no web page; 0 picks a free port)")

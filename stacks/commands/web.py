@@ -12,6 +12,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
+from sshserver.options import minutes, port_number
 from stacks.argtypes import broker_url, positive_int, table_name
 from tui.launch import DEFAULT_BROKER
 
@@ -30,7 +31,7 @@ def add_web_arguments(commands: argparse._SubParsersAction) -> None:  # type: ig
         "`stacks watch --kiosk` on this machine. See docs/deploy.md to put it behind a "
         "TLS reverse proxy.",
     )
-    web.add_argument("--port", type=_port, default=8080,
+    web.add_argument("--port", type=port_number, default=8080,
                      help="port to listen on (8080; 0 picks a free one)")
     web.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
                      help="address to listen on (127.0.0.1: this machine only; put a "
@@ -42,29 +43,9 @@ def add_web_arguments(commands: argparse._SubParsersAction) -> None:  # type: ig
     web.add_argument("--max-spectators", type=positive_int, default=32, metavar="N",
                      help="browser spectators at once, each a process on this machine; "
                      "more are told the page is full (32)")
-    web.add_argument("--idle-timeout", type=_minutes, default=30.0, metavar="MINUTES",
+    web.add_argument("--idle-timeout", type=minutes, default=30.0, metavar="MINUTES",
                      help="close a browser view with no key press, click or resize for "
                      "this long (30; 0: never, for a screen that only shows a table)")
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0-65535, not {value}")
-    return value
-
-
-def _minutes(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
-    if value < 0 or value != value:
-        raise argparse.ArgumentTypeError("minutes can't be negative")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:
