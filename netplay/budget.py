@@ -18,7 +18,11 @@ The host's budgets (:class:`HostBudgets`) come in two layers:
   the frames the host would send back (a resend of ``n`` batches costs ``n``, a snapshot
   :data:`SNAPSHOT_COST`), and a join budget. Once the game is over, a peer may still
   fetch the whole history (to verify it) but only a fixed number of times, and join (or
-  join again) only a fixed number of times.
+  join again) only a fixed number of times;
+- a **history** budget for a spectator's catch-up, in **bytes** of batches sent back in
+  bulk (``history`` frames, ``netplay.history``): one signature and one publish carry
+  hundreds of batches, so what the host spends is the bytes, not a unit per batch. A late
+  spectator gets a long history at once (the burst), then at the budget's byte rate.
 
 On top of their own buckets, everyone who is not seated — every spectator and every
 stranger together — shares one **unseated** bucket of frames and one of work: a rogue
@@ -26,7 +30,7 @@ that makes thousands of keys and joins each as a spectator gets one bucket's wor
 the host's time, however many keys it has; seated players keep their own budgets and
 never feel it. After the end the unseated work is a fixed allowance for all of them
 together (:attr:`HostLimits.ended_unseated_histories` histories), and so are their joins
-(:attr:`HostLimits.ended_unseated_joins`).
+(:attr:`HostLimits.ended_unseated_joins`). The unseated share one history budget too.
 """
 
 from __future__ import annotations
@@ -199,7 +203,14 @@ class HostLimits:
     seat_work: Limit = Limit(256, 128)
     """Frames resent per seated player (a resend of n batches costs n)."""
     spectator_work: Limit = Limit(256, 64)
-    """Frames resent per spectator: a late spectator catches up at 64 batches a second."""
+    """Frames resent per spectator (snapshots; its catch-up is :attr:`spectator_history`)."""
+    spectator_history: Limit = Limit(2 << 20, 512 << 10)
+    """Bytes of batches sent back in bulk per spectator (a Stacks batch is ~330 bytes):
+    ~6,000 batches at once, then ~1,600 a second. The burst is more than a catch-up
+    request's patience (1.5 s) of refill, so a paced catch-up keeps the whole rate."""
+    unseated_history: Limit = Limit(4 << 20, 1 << 20)
+    """Bytes of batches sent back in bulk to every spectator together (a rogue's thousand
+    keys get this much of the host's time, however many they are)."""
     joins: Limit = Limit(4, 0.5)
     """Join requests per key (a join during a game costs a snapshot too)."""
     unseated_frames: Limit = Limit(200, 100)
@@ -239,6 +250,9 @@ class HostBudgets:
                                       who="every spectator and stranger together is")
         self.unseated_work = Budget("resend", limits.unseated_work,
                                     who="every spectator together is")
+        self.history = Budget("history", limits.spectator_history)
+        self.unseated_history = Budget("history", limits.unseated_history,
+                                       who="every spectator together is")
         self.unseated_joins = Budget("join", Limit(limits.ended_unseated_joins, 0),
                                      who="every spectator and stranger together is")
         """Used after the end only (before it, the strangers' shared gate paces joins)."""
@@ -257,6 +271,11 @@ class HostBudgets:
             return self.work[SEAT].allow(peer, now, frames)
         return _both(self.work[SPECTATOR], peer, self.unseated_work, now, frames)
 
+    def history_bytes(self, peer: str, size: float, now: float) -> bool:
+        """May the host send ``size`` bytes of batches in bulk to the spectator ``peer``
+        (its own bucket and every spectator's shared one)?"""
+        return _both(self.history, peer, self.unseated_history, now, size)
+
     def join(self, peer: str, now: float, *, seated: bool = False) -> bool:
         """May ``peer`` join (or join again)? After the end a fixed allowance: per key, and
         for everyone not seated also one shared by all of them."""
@@ -264,9 +283,10 @@ class HostBudgets:
             return self.joins.allow(peer, now)
         return _both(self.joins, peer, self.unseated_joins, now)
 
-    def game_over(self, batches: int, now: float) -> None:
+    def game_over(self, batches: int, now: float, history_bytes: int = 0) -> None:
         """From now on each peer gets a fixed allowance: a few whole histories and a few
-        joins, no refill."""
+        joins, no refill. ``history_bytes``: the whole public history packed (what a
+        spectator's catch-up of it costs in bulk)."""
         if self.ended:
             return
         self.ended = True
@@ -275,6 +295,9 @@ class HostBudgets:
         for budget in self.work.values():
             budget.reset(allowance, now)
         self.unseated_work.reset(Limit(self.limits.ended_unseated_histories * history, 0), now)
+        whole = max(history_bytes, 1)
+        self.history.reset(Limit(self.limits.ended_histories * whole, 0), now)
+        self.unseated_history.reset(Limit(self.limits.ended_unseated_histories * whole, 0), now)
         self.joins.reset(Limit(self.limits.ended_joins, 0), now)
         self.unseated_joins.reset(Limit(self.limits.ended_unseated_joins, 0), now)
 

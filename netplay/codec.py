@@ -21,10 +21,12 @@ from netplay.identity import Identity, peer_id, verify
 
 PROTOCOL_VERSION = 1
 """The frame's own format (the signed envelope), which journals and records keep too."""
-TABLE_PROTOCOL = 3
+TABLE_PROTOCOL = 4
 """What a table's peers must agree on beyond the frame format, named in the host's
-announcement (``protocol``): 3 since a sealed frame is authenticated by its box alone
-(2: a ``crypto_box`` in a signed frame; 1: anonymous ``SealedBox``es to the recipient)."""
+announcement (``protocol``): 4 since a spectator's catch-up comes in bulk (``history``
+frames, which a program of 3 would drop, waiting for its history for ever); 3 since a
+sealed frame is authenticated by its box alone (2: a ``crypto_box`` in a signed frame;
+1: anonymous ``SealedBox``es to the recipient)."""
 SEALED = "sealed"
 """The type of a sealed frame's header (its own type is inside the box)."""
 MAX_FRAME = 64 * 1024

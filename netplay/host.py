@@ -36,7 +36,7 @@ from engine.games import (
     searches,
 )
 from engine.state import SPECTATOR, Audience, Phase, Seat, State
-from netplay import budget
+from netplay import budget, history
 from netplay.batch import Batch
 from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.clock import TurnClock, Wait, next_beat
@@ -322,6 +322,8 @@ class HostSession:
         self.verdicts: dict[str, dict[str, Any]] = {}
         self.dropped: list[str] = []
         self.budgets = HostBudgets()
+        self._copies = history.PublicCopies()
+        """The batches' public bodies, packed once for every spectator's catch-up."""
         self._roles: tuple[tuple[bytes | None, ...], int, dict[str, str]] | None = None
         self._bot_at: float | None = None
         self.offload = False
@@ -1043,20 +1045,24 @@ class HostSession:
         if snapshot:
             self._snapshot(key, seat)
             return
-        history = body.get("history") is True
-        if history:
+        catch_up = body.get("history") is True
+        if catch_up:
             self._history_asked[key] = self.now
-        self._resend(key, start, chunk=history or seat is None)
+        self._resend(key, start, chunk=catch_up or seat is None)
 
     def _resend(self, key: bytes, start: int, *, chunk: bool = False) -> None:
         """Batches from ``start`` on. ``chunk``: at most :data:`MAX_RESEND` of them and never
         a snapshot (a catch-up: the peer asks for the next chunk when this one is in);
-        otherwise all of them, or a snapshot when they are too many."""
+        otherwise all of them, or a snapshot when they are too many. A spectator always
+        gets a chunk of ``history.CHUNK`` in bulk (:meth:`_send_history`)."""
         seat = self.seat_of(key)
         # A spectator never gets ahead of the spectator delay, resends included.
         total = len(self.batches) if seat is not None else self.released
         start = max(start, 1)
         if start > total:
+            return
+        if seat is None:
+            self._send_history(key, start, min(total, start + history.CHUNK - 1))
             return
         end = total
         if chunk:
@@ -1072,6 +1078,18 @@ class HostSession:
                 self.sender.send(inbox, "events", batch.redacted_for(SPECTATOR).to_body())
             else:
                 self.sender.send_sealed(inbox, key, "events", batch.redacted_for(seat).to_body())
+        if self.over and end == len(self.batches) and self._may_reveal(key):
+            self._reveal(to=inbox)  # it may have missed the reveal along with the batches
+
+    def _send_history(self, key: bytes, start: int, end: int) -> None:
+        """Batches ``start``..``end`` to a spectator in bulk (``history`` frames), if its
+        byte budget affords them all (else nothing: it asks again)."""
+        packed = self._copies.packed(self.batches, start, end)
+        if not self.budgets.history_bytes(peer_id(key), sum(map(len, packed)), self.now):
+            return
+        inbox = self.topics.inbox(peer_id(key))
+        for group in history.frames(packed):
+            self.sender.send(inbox, "history", {"batches": group})
         if self.over and end == len(self.batches) and self._may_reveal(key):
             self._reveal(to=inbox)  # it may have missed the reveal along with the batches
 
@@ -1202,7 +1220,8 @@ class HostSession:
                 _batch_body, batch, SPECTATOR))
         self._track_window(events)
         if game.over:
-            self.budgets.game_over(len(self.batches), self.now)
+            self.budgets.game_over(len(self.batches), self.now,
+                                   self._copies.size(self.batches))
             self._reveal(to=self.topics.events)
             self._announce()
         self._sync_clock()

@@ -18,6 +18,7 @@ from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.clock import Wait, next_beat
+from netplay import history
 from netplay.codec import TABLE_PROTOCOL, ReplayGuard, decode
 from netplay.entropy import check_commitments, entropy_commitment
 from netplay.errors import FrameError
@@ -33,8 +34,10 @@ log = logging.getLogger("netplay.player")
 MAX_BUFFER = 256
 GAP_WAIT = 0.3
 RESYNC_EVERY = 1.0
-CHUNK = 64
-"""Batches the host sends back at once (its ``MAX_RESEND``): history comes in chunks."""
+CHUNK = history.CHUNK
+"""Batches of history a spectator asks for at once (the host sends them in bulk)."""
+SEAT_CHUNK = 64
+"""Batches a seated player's history comes back in at once (the host's ``MAX_RESEND``)."""
 CHUNK_PATIENCE = 1.5
 """Seconds to wait for a chunk of history before asking for it again."""
 HEARTBEAT = 2.0
@@ -632,6 +635,7 @@ class PlayerSession:
                 "start": self._start,
                 "race": self._race,
                 "events": self._events,
+                "history": self._history_frame,
                 "snapshot": self._snapshot,
                 "rejected": self._rejected,
                 "reveal": self._reveal,
@@ -980,6 +984,14 @@ class PlayerSession:
     def _events(self, body: dict[str, Any]) -> None:
         self._queue(Batch.from_body(body, self.definition))
 
+    def _history_frame(self, body: dict[str, Any]) -> None:
+        """Batches of the public stream in bulk: a spectator's catch-up. Each goes the way
+        of a live one (applied in order, its hash checked)."""
+        if self.seat is not None:
+            raise FrameError("a history frame for a seated player (its batches come sealed)")
+        for batch in history.batches(body, self.definition):
+            self._queue(batch)
+
     def _public_events(self, body: dict[str, Any]) -> None:
         if self.seat is None and self.joined:
             self._queue(Batch.from_body(body, self.definition))
@@ -1047,7 +1059,8 @@ class PlayerSession:
         if start is None:
             self._chunk = None
             return
-        self._chunk = (start, start + CHUNK - 1, self.now)
+        size = CHUNK if self.seat is None else SEAT_CHUNK
+        self._chunk = (start, start + size - 1, self.now)
         self.pending.last_resync = self.now
         self._to_host("resync", {"from": start, "snapshot": False, "reason": "catch-up",
                                  "history": True})
@@ -1057,7 +1070,10 @@ class PlayerSession:
         if chunk is None:
             return
         last = min(chunk[1], self.known)
-        if all(n in self.received for n in range(chunk[0], last + 1)):
+        received = self.received
+        # (The last one first: a chunk streaming in order is not in until it is.)
+        if (last < chunk[0] or last in received) and \
+                all(n in received for n in range(chunk[0], last + 1)):
             self._chunk = None
             self._catch_up()
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 import pytest
 
 from engine.state import Phase
+from netplay import history as history_module
 from netplay import host as host_module
 from netplay import player as player_module
 from netplay.budget import HostBudgets, HostLimits, Limit
 from netplay.codec import decode
+from netplay.history import PublicCopies
 from netplay.player import Applied, Missed, Resynced
 
 from .harness import SHORT, Table
@@ -22,7 +24,14 @@ CHUNK = 8
 @pytest.fixture(autouse=True)
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(host_module, "MAX_RESEND", CHUNK)
+    monkeypatch.setattr(history_module, "CHUNK", CHUNK)
     monkeypatch.setattr(player_module, "CHUNK", CHUNK)
+    monkeypatch.setattr(player_module, "SEAT_CHUNK", CHUNK)
+
+
+def history_bytes(table: Table, first: int, last: int) -> int:
+    """What batches ``first``..``last`` cost a spectator's history budget."""
+    return sum(map(len, PublicCopies().packed(table.host.batches, first, last)))
 
 
 def long_game(seed: int, batches: int) -> Table:
@@ -44,7 +53,9 @@ def test_a_late_spectator_applies_every_batch_once_in_order_in_bounded_chunks() 
     assert all(a["history"] is True and a["snapshot"] is False for a in asks)
     inbox = table.topics.inbox(late.peer_id)
     answered = [decode(p) for t, p in table.broker.log[mark:] if t == inbox]
-    assert "snapshot" not in {f.type for f in answered}
+    # In bulk: a few history frames, not a frame per batch (and never a snapshot).
+    assert {f.type for f in answered} == {"welcome", "history"}
+    assert len(answered) <= 1 + len(asks)
     table.run_to_end()
     numbers = [n.n for n in table.notices_of(late, Applied)]
     assert numbers == list(range(1, len(table.host.batches) + 1))
@@ -54,11 +65,13 @@ def test_a_late_spectator_applies_every_batch_once_in_order_in_bounded_chunks() 
 
 def test_a_spectator_over_its_budget_still_gets_everything_paced() -> None:
     table = long_game(82, 6 * CHUNK)
-    limits = HostLimits(spectator_work=Limit(2 * CHUNK, CHUNK))
+    two = history_bytes(table, 1, 2 * CHUNK)
+    limits = HostLimits(spectator_history=Limit(two, two / 2))
     table.host.budgets = HostBudgets(limits)
     late = table.add_player("late", watch=True)
     table.pump()
-    # The burst covers 2 chunks; the rest comes as the budget refills (a chunk a second).
+    # The burst covers 2 chunks' bytes; the rest comes as the budget refills (about a
+    # chunk a second).
     assert late.applied == 2 * CHUNK
     for _ in range(100):
         if late.applied == len(table.host.batches):
@@ -123,7 +136,8 @@ def test_a_spectator_whose_buffer_fills_with_live_batches_still_fills_its_gap(
     paces the chunks: the batches that fill the gap must find room, or it never moves."""
     monkeypatch.setattr(player_module, "MAX_BUFFER", 2 * CHUNK)
     table = long_game(84, 2 * CHUNK)
-    table.host.budgets = HostBudgets(HostLimits(spectator_work=Limit(CHUNK, CHUNK / 4)))
+    one = history_bytes(table, 1, CHUNK)
+    table.host.budgets = HostBudgets(HostLimits(spectator_history=Limit(one, one / 4)))
     late = table.add_player("late", watch=True)
     table.pump()
     assert late.applied == CHUNK  # one chunk in the burst, the rest paced

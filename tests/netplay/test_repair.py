@@ -9,6 +9,7 @@ import pytest
 from engine.actions import Discard
 from engine.state import Phase
 from engine.views import public_hash
+from netplay import history as history_module
 from netplay import host as host_module
 from netplay import player as player_module
 from netplay.player import GAP_WAIT, Applied, Desynced, PlayerSession, Resynced
@@ -222,7 +223,7 @@ def test_duplicate_delivery_is_harmless() -> None:
 def test_a_spectators_long_gap_is_filled_chunk_by_chunk_never_by_snapshot(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(host_module, "MAX_RESEND", 3)
+    monkeypatch.setattr(history_module, "CHUNK", 3)
     monkeypatch.setattr(player_module, "CHUNK", 3)
     table = held_game(36)
     watcher = table.add_player("watcher", watch=True)
