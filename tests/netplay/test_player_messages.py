@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import netplay.host
+import netplay.player
 from engine.config import RulesConfig
 from engine.state import Phase
 from netplay.player import ChatLine, PlayerSession, Refused
@@ -162,19 +163,23 @@ def test_a_replayed_chat_line_is_dropped() -> None:
     assert table.notices_of(me, ChatLine) == [ChatLine("p0", "gg")]
 
 
+@pytest.mark.parametrize("host, peer", [(3, 4), (4, 3), (2, 4)])
 def test_a_host_of_another_protocol_is_named_and_no_seat_is_taken(
-    monkeypatch: pytest.MonkeyPatch,
+    host: int, peer: int, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A host built before sealed frames were vouched for by their boxes alone: its sealed
-    # frames would not decode here, nor ours there. The player is told why, not joining.
-    monkeypatch.setattr(netplay.host, "TABLE_PROTOCOL", 2)
+    # A host built before a spectator's catch-up came in bulk (3: a spectator of it would
+    # wait for history frames that never come), a peer built before (it would drop them),
+    # a host built before sealed frames were vouched for by their boxes alone (2). The
+    # player is told why, not joining.
+    monkeypatch.setattr(netplay.host, "TABLE_PROTOCOL", host)
+    monkeypatch.setattr(netplay.player, "TABLE_PROTOCOL", peer)
     table = Table(2, join=False)
     player = table.add_player("new-program")
     table.pump()
     refused = table.notices_of(player, Refused)
     assert [n.reason for n in refused] == [
-        "the table's host runs protocol 2 and this program 3: both need the same version "
-        "of sequence-stacks"]
+        f"the table's host runs protocol {host} and this program {peer}: both need the same "
+        "version of sequence-stacks"]
     assert not player.joined and player.host_key is None
     assert all(info is None for info in table.host.seats)
     table.host.tick(table.clock + 5)  # announcements again: still said once
