@@ -30,6 +30,7 @@ from stacks.argtypes import (
     table_name,
     window_seconds,
 )
+from stacks.bench.catchup import add_bench_catchup_arguments
 from stacks.bench.load import add_bench_load_arguments
 from stacks.bench.ssh import add_bench_ssh_arguments
 from stacks.bench.web import add_bench_web_arguments
@@ -222,6 +223,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                                help="rounds per fault (3)")
     offline_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_load_arguments(targets)
+    add_bench_catchup_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
         help="interface speed: cold start, key to repaint, idle CPU",
@@ -721,6 +723,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from stacks.bench.ui import run as run_bench_ui
 
             return run_bench_ui(args)
+        if args.target == "catchup":
+            from stacks.bench.catchup import run as run_bench_catchup
+
+            return run_bench_catchup(args)
         if args.target == "hostile":
             from stacks.bench.hostile import run as run_bench_hostile
 

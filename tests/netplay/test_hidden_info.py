@@ -10,6 +10,7 @@ from engine.cards import HIDDEN
 from engine.events import CardsDrawn, CardTaken, DrawPileFormed, Reshuffled
 from engine.snapshot import state_to_wire
 from engine.state import SPECTATOR, Phase, Zone
+from netplay.codec import unpack
 from netplay.errors import FrameError
 from netplay.identity import Identity
 from netplay.player import PlayerSession
@@ -125,9 +126,10 @@ def test_a_late_spectator_gets_the_public_history_from_batch_one_and_nothing_mor
     inbox = table.topics.inbox(spectator.peer_id)
     sent = [observe(p) for t, p in table.broker.log[mark:] if t == inbox]
     total = len(table.host.batches)
-    assert [f.type for f in sent] == ["welcome"] + ["events"] * total  # no snapshot
+    assert [f.type for f in sent] == ["welcome", "history"]  # in bulk, no snapshot
     public = [b.redacted_for(SPECTATOR).to_body() for b in table.host.batches]
-    assert [f.body for f in sent[1:]] == public
+    assert [unpack(b) for b in sent[1].body["batches"]] == public
+    assert len(public) == total
     assert spectator.view is not None
     assert state_problems(state_to_wire(spectator.view), SPECTATOR) == []
     assert_public_view(table, spectator.view)
