@@ -15,10 +15,10 @@ from typing import Any
 from engine.errors import EngineError, InvalidEventError, MalformedError
 from engine.games import STACKS, AnyAction, AnyEvent, GameDef, game_def
 from engine.state import SPECTATOR, Audience, Outcome, Seat, State, Termination
+from netplay import history
 from netplay.batch import Batch
 from netplay.budget import Budget, Limit
 from netplay.clock import Wait, next_beat
-from netplay import history
 from netplay.codec import TABLE_PROTOCOL, ReplayGuard, decode
 from netplay.entropy import check_commitments, entropy_commitment
 from netplay.errors import FrameError

@@ -26,8 +26,9 @@ import time
 from typing import IO, Any
 
 SEATS = 6
-LONG_RULES = {"win_chips": 40, "win_min_each_colour": 10, "unlimited_chips": True}
-"""Rules of a long game: at six seats, well over a thousand batches."""
+WIN_CHIPS, WIN_EACH = 100, 25
+"""Chips to win, and of each colour, in a long game (unlimited chips): at six seats,
+1,400 to 3,900 batches (it may end in a stalemate)."""
 TABLE = "catchup"
 
 
@@ -40,8 +41,9 @@ def add_bench_catchup_arguments(targets: argparse._SubParsersAction) -> None:  #
         "catch-up (every batch applied in order and checked), then checks that it verifies "
         "the whole game.",
     )
-    parser.add_argument("--batches", type=int, default=2000,
-                        help="batches played before the spectator joins (2000)")
+    parser.add_argument("--batches", type=int, default=1500,
+                        help="batches played before the spectator joins (1500; a game of "
+                        "these rules has 1,400 to 3,900)")
     parser.add_argument("--broker", choices=("mosquitto", "embedded"), default="mosquitto",
                         help="the broker, started here in its own process (mosquitto)")
     parser.add_argument("--pace", type=float, default=1.0,
@@ -62,7 +64,8 @@ async def _host_worker(url: str, batches: int, pace: float) -> None:
     from netplay.peers import Host
 
     settings = HostSettings(
-        TABLE, SEATS, bots=("easy",) * SEATS, rules=RulesConfig(**LONG_RULES),
+        TABLE, SEATS, bots=("easy",) * SEATS,
+        rules=RulesConfig(win_chips=WIN_CHIPS, win_min_each_colour=WIN_EACH, unlimited_chips=True),
         block_window=0.2, race_settle=0.05,
     )
     loop = asyncio.get_running_loop()
