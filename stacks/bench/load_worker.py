@@ -112,6 +112,7 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
     window = min(60.0, 1.5 * pace + 1.0) if pace > 0 else 0.3
     tables: list[_Table] = []
     keeper: asyncio.Task[None] | None = None
+    setup_wall0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="stacks-load-") as tmp:
         for index in spec["tables"]:
             name = f"{spec['prefix']}t{index}"
@@ -143,6 +144,11 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
             gc.collect()
             gc.freeze()
             keeper = asyncio.create_task(_keep_collections_small())
+            # Set-up: the process's CPU from its start (the imports included: a host
+            # process pays them too), and the wall time from the first table to the last
+            # one dealt.
+            setup_cpu = time.process_time()
+            setup_wall = time.perf_counter() - setup_wall0
             print("ready", flush=True)
             if not await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline):
                 raise _ParentGone  # the end of its pipe: no "go" will come
@@ -171,6 +177,8 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
                 "latencies": latencies,
                 "seconds": end - start,
                 "cpu": cpu1 - cpu0,
+                "setup_cpu": setup_cpu,
+                "setup_wall": setup_wall,
                 "frames": frames1 - frames0,
             }
         finally:
