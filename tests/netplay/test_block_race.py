@@ -53,7 +53,7 @@ def race_table() -> tuple[Table, list[Seat]]:
 
 def race_frames(table: Table, since: int = 0) -> list[dict[str, Any]]:
     return [
-        f.body for f in (decode(p) for t, p in table.broker.log[since:] if t == table.topics.events)
+        f.body for f in (decode(p) for t, p in table.broker.log[since:] if t == table.topics.table_stream)
         if f.type == "race"
     ]
 
