@@ -18,6 +18,7 @@ from typing import Any
 from engine.actions import Action
 from engine.config import RulesConfig
 from netplay.host import HostSettings
+from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.journal import JournalFile
 from netplay.peers import BotPeer, Host
@@ -120,8 +121,13 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
             settings = HostSettings(name, SEATS, rules=SHORT_RULES, block_window=window)
             journal = JournalFile.create(name, folder=Path(tmp), broker=urls[node])
             host = Host(settings, broker=urls[node], journal=journal)
-            # Seats on the other nodes of a cluster: events cross the cluster's routes.
-            seats = [_LoadBot(Identity.generate(), name, broker=urls[(node + 1 + s) % len(urls)],
+            # Seats on the other nodes of a cluster: events cross the cluster's routes. Each
+            # is given the host's fingerprint, as `stacks tables` shows it to a person: a
+            # pinned seat joins at once, where a bare table name listens a second first
+            # (netplay.player.SETTLE), and that second was most of a table's set-up.
+            pinned = f"{name}@{fingerprint(host.identity.key)}"
+            seats = [_LoadBot(Identity.generate(), pinned,
+                              broker=urls[(node + 1 + s) % len(urls)],
                               name=f"seat{s}", think=pace) for s in range(SEATS)]
             tables.append(_Table(host, seats))
         try:
