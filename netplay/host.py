@@ -91,7 +91,11 @@ class HostSettings:
     """Seconds an away player's turn waits before a stand-in bot plays it."""
     away_after: float = 5.0
     """Seconds without a heartbeat after which a player counts as away."""
-    heartbeat: float = 1.0
+    heartbeat: float = 2.0
+    """The longest the host stays silent to its peers: it beats when nothing went to
+    every peer (a batch, a frame on ``table``) for this long, jittered up to a fifth
+    sooner (see :meth:`HostSession._beat`). Until issue #28 it beat on a 1 s grid and
+    skipped a beat after a batch: as silent, at most ~2 s, with twice the beats."""
     turn_clock: float = 0.0
     spectator_delay: float = 0.0
     """Seconds the public stream reaches spectators late (players' own streams are not)."""
@@ -334,8 +338,9 @@ class HostSession:
         self._thinking: BotTurn | None = None
         self._next_heartbeat = now
         self._events_at: float | None = None
-        """When a signed frame last went on ``events``, since the last heartbeat (sent or
-        skipped): within the interval, it stands for the beat."""
+        """When a frame last went to every peer (a batch: each seat its sealed copy, the
+        spectators theirs; or a signed frame on ``table`` and ``events``), since the last
+        heartbeat (sent or skipped): within the interval, it stands for the beat."""
         self._beat_said = True
         """The last heartbeat sent said whom the table waits for, in words."""
         self.beats_skipped = 0
@@ -547,24 +552,29 @@ class HostSession:
         self._schedule_bots()
 
     def _beat(self) -> None:
-        """The heartbeat on ``events``, unless a signed frame went there since the last
-        one, less than an interval ago, and the beat would tell nobody anything new.
+        """The heartbeat on ``table`` (and ``events`` while a spectator is there), unless
+        a frame went to every peer less than an interval ago and the beat would tell
+        nobody anything new: the next beat is then due an interval after that frame.
 
-        Since the last beat every peer has then heard the host (a spectator the frame
-        itself, a seat its own sealed copy of the batch), and ``at`` is the last batch
-        published (a lost one shows as a gap at the next batch, or at the beat of the
-        next quiet interval). Never skipped with a spectator delay (the beat is then the
-        only live word on ``events``), nor while the beat or the last one sent says whom
-        the table waits for, in words (someone away, a turn clock, a Block window): a
-        peer counts those down from the last beat and would show a stale line."""
+        So the host is never silent to a peer for longer than the interval, and beats
+        only in the silences: since the last beat every peer has heard the host (a
+        spectator the public frame, a seat its own sealed copy of the batch), and ``at``
+        is the last batch published (a lost one shows as a gap at the next batch, or at
+        the beat that ends the next silence). Never skipped with a spectator delay (the
+        beat is then the only live word on ``events``), nor while the beat or the last
+        one sent says whom the table waits for, in words (someone away, a turn clock, a
+        Block window): a peer counts those down from the last beat and would show a
+        stale line."""
         waits = self.waits()
         says = any(w.away is not None or w.left is not None for w in waits)
         delay = self.settings.spectator_delay > 0
         heard, self._events_at = self._events_at, None
-        heard_lately = heard is not None and self.now - heard <= self.settings.heartbeat
-        if heard_lately and not delay and not says and not self._beat_said:
-            self.beats_skipped += 1
-            return
+        if heard is not None and not delay and not says and not self._beat_said:
+            due = next_beat(heard, self.settings.heartbeat)
+            if due > self.now:
+                self._next_heartbeat = due
+                self.beats_skipped += 1
+                return
         self._beat_said = says
         body: dict[str, Any] = {"at": len(self.batches)}
         if delay:
@@ -572,23 +582,37 @@ class HostSession:
         if waits and delay:
             # Whom the live table waits for is the live game: spectators, who see it late,
             # don't get it (the seats get their own copy with it).
-            self.sender.send(self.topics.events, "heartbeat", body, qos=0)
+            if self.spectators:
+                self.sender.send(self.topics.events, "heartbeat", body, qos=0)
             body = {**body, "wait": [w.to_wire() for w in waits]}
             self.sender.send(self.topics.table_stream, "heartbeat", body, qos=0)
             return
         if waits:
             body["wait"] = [w.to_wire() for w in waits]
-        payload = self.sender.send(self.topics.events, "heartbeat", body, qos=0)
-        self.sender.outbox.append(Outgoing(self.topics.table_stream, payload, qos=0))
+        self._to_everyone("heartbeat", body, qos=0)
+
+    def _to_everyone(self, type_: str, body: dict[str, Any], *, qos: int = 1) -> None:
+        """One signed frame for the seats on ``table`` and, the same bytes, for the
+        spectators on ``events``: only while a spectator is there. Nobody else reads
+        ``events`` but a table listing, which hears a live host by its answer to the
+        listing's query; a spectator who comes later gets what it needs from its
+        ``welcome`` and its catch-up (docs/protocol.md, *Nobody watching*)."""
+        if not self.spectators:
+            self.sender.send(self.topics.table_stream, type_, body, qos=qos)
+            return
+        payload = self.sender.send(self.topics.events, type_, body, qos=qos)
+        self.sender.outbox.append(Outgoing(self.topics.table_stream, payload, qos=qos))
 
     def _send_events(self, type_: str, body: dict[str, Any], *, seats: bool = True) -> None:
-        """A signed frame on ``events`` (it stands for the next heartbeat, see _beat), and
-        the same frame on ``table`` for the seats (``seats``), but a batch: each seat has
-        its own copy of those, sealed, and never hears the spectators' one."""
-        self._events_at = self.now
-        payload = self.sender.send(self.topics.events, type_, body)
+        """A signed frame for everyone: on ``events`` for the spectators (while there are
+        any), and the same frame on ``table`` for the seats (``seats``), but a batch: each
+        seat has its own copy of those, sealed, and never hears the spectators' one. It
+        stands for the next heartbeat (see _beat) when every peer got it."""
         if seats and type_ != "events":
-            self.sender.outbox.append(Outgoing(self.topics.table_stream, payload))
+            self._events_at = self.now
+            self._to_everyone(type_, body)
+        elif self.spectators:
+            self.sender.send(self.topics.events, type_, body)
 
     def _close_overdue_window(self) -> None:
         """A press is judged when it arrives: a window whose deadline has passed closes
@@ -1215,9 +1239,12 @@ class HostSession:
         if self.settings.spectator_delay > 0:
             self._public("events", batch.redacted_for(SPECTATOR).to_body())
         else:
-            self._events_at = self.now  # as _send_events: it stands for the next beat
-            self.sender.send_later(self.topics.events, "events", functools.partial(
-                _batch_body, batch, SPECTATOR))
+            # Every seat got its copy: it stands for the next beat (as _send_events). The
+            # spectators' copy only while there are any: one who comes later catches up.
+            self._events_at = self.now
+            if self.spectators:
+                self.sender.send_later(self.topics.events, "events", functools.partial(
+                    _batch_body, batch, SPECTATOR))
         self._track_window(events)
         if game.over:
             self.budgets.game_over(len(self.batches), self.now,

@@ -163,7 +163,10 @@ def run_load(args: argparse.Namespace) -> int:
         f"  {report['actions_per_s']} actions/s, {report['frames_per_s']} frames/s received "
         f"by the peers\n"
         f"  CPU: broker {'unknown (not started here)' if cpu is None else f'{cpu}%'}, "
-        f"peers {report['peers_cpu_percent']}% (100% = one core)\n"
+        f"peers {report['peers_cpu_percent']}% (100% = one core), "
+        f"{report['peer_cpu_ms_per_action']} ms of peer CPU an action\n"
+        f"  set-up: {report['setup_seconds']} s, {report['setup_ms_per_table']} ms a table "
+        f"(wall), {report['setup_cpu_ms_per_table']} ms of CPU a table\n"
         f"  {report['tables_finished']} of {report['tables']} games finished, "
         f"{report['tables_verified']} verified by every seat"
     )
@@ -174,6 +177,7 @@ def _run(args: argparse.Namespace, urls: list[str], pids: list[int]) -> dict[str
     prefix = f"load{os.getpid() % 100000}"
     processes = min(args.processes, args.tables)
     shares = [list(range(k, args.tables, processes)) for k in range(processes)]
+    started = time.perf_counter()
     workers = [
         subprocess.Popen(
             [sys.executable, "-m", "stacks.bench.load_worker", json.dumps({
@@ -192,6 +196,7 @@ def _run(args: argparse.Namespace, urls: list[str], pids: list[int]) -> dict[str
                 why = line.strip().removeprefix("failed: ") or "it stopped"
                 raise RuntimeError(f"a worker could not seat its tables: {why} (is the "
                                    "broker up, and can it take this many?)")
+        setup_wall = time.perf_counter() - started
         broker0 = _cpu_seconds(pids)
         for worker in workers:
             assert worker.stdin is not None
@@ -220,9 +225,11 @@ def _run(args: argparse.Namespace, urls: list[str], pids: list[int]) -> dict[str
     seconds = max(r["seconds"] for r in results)
     ms = [lat * 1000 for lat in latencies] or [0.0]
     broker_cpu = None if broker0 is None or broker1 is None else broker1 - broker0
+    tables = sum(r["tables"] for r in results)
+    peers_cpu = sum(r["cpu"] for r in results)
     return {
         "benchmark": "load",
-        "tables": sum(r["tables"] for r in results),
+        "tables": tables,
         "tables_finished": sum(r["finished"] for r in results),
         "tables_verified": sum(r["verified"] for r in results),
         "pace": args.pace,
@@ -237,7 +244,12 @@ def _run(args: argparse.Namespace, urls: list[str], pids: list[int]) -> dict[str
         "frames_per_s": round(sum(r["frames"] for r in results) / seconds, 1),
         "broker_cpu_percent": None if broker_cpu is None
         else round(100 * broker_cpu / seconds, 1),
-        "peers_cpu_percent": round(100 * sum(r["cpu"] for r in results) / seconds, 1),
+        "peers_cpu_percent": round(100 * peers_cpu / seconds, 1),
+        "peer_cpu_ms_per_action": round(1000 * peers_cpu / max(1, len(latencies)), 3),
+        "setup_ms_per_table": round(1000 * setup_wall / max(1, tables), 2),
+        "setup_cpu_ms_per_table": round(
+            1000 * sum(r["setup_cpu"] for r in results) / max(1, tables), 2),
+        "setup_seconds": round(setup_wall, 2),
         "load_average": round(os.getloadavg()[0], 2),
     }
 

@@ -18,6 +18,7 @@ from typing import Any
 from engine.actions import Action
 from engine.config import RulesConfig
 from netplay.host import HostSettings
+from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.journal import JournalFile
 from netplay.peers import BotPeer, Host
@@ -112,6 +113,7 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
     window = min(60.0, 1.5 * pace + 1.0) if pace > 0 else 0.3
     tables: list[_Table] = []
     keeper: asyncio.Task[None] | None = None
+    setup_wall0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="stacks-load-") as tmp:
         for index in spec["tables"]:
             name = f"{spec['prefix']}t{index}"
@@ -119,8 +121,13 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
             settings = HostSettings(name, SEATS, rules=SHORT_RULES, block_window=window)
             journal = JournalFile.create(name, folder=Path(tmp), broker=urls[node])
             host = Host(settings, broker=urls[node], journal=journal)
-            # Seats on the other nodes of a cluster: events cross the cluster's routes.
-            seats = [_LoadBot(Identity.generate(), name, broker=urls[(node + 1 + s) % len(urls)],
+            # Seats on the other nodes of a cluster: events cross the cluster's routes. Each
+            # is given the host's fingerprint, as `stacks tables` shows it to a person: a
+            # pinned seat joins at once, where a bare table name listens a second first
+            # (netplay.player.SETTLE), and that second was most of a table's set-up.
+            pinned = f"{name}@{fingerprint(host.identity.key)}"
+            seats = [_LoadBot(Identity.generate(), pinned,
+                              broker=urls[(node + 1 + s) % len(urls)],
                               name=f"seat{s}", think=pace) for s in range(SEATS)]
             tables.append(_Table(host, seats))
         try:
@@ -143,6 +150,11 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
             gc.collect()
             gc.freeze()
             keeper = asyncio.create_task(_keep_collections_small())
+            # Set-up: the process's CPU from its start (the imports included: a host
+            # process pays them too), and the wall time from the first table to the last
+            # one dealt.
+            setup_cpu = time.process_time()
+            setup_wall = time.perf_counter() - setup_wall0
             print("ready", flush=True)
             if not await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline):
                 raise _ParentGone  # the end of its pipe: no "go" will come
@@ -171,6 +183,8 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
                 "latencies": latencies,
                 "seconds": end - start,
                 "cpu": cpu1 - cpu0,
+                "setup_cpu": setup_cpu,
+                "setup_wall": setup_wall,
                 "frames": frames1 - frames0,
             }
         finally:

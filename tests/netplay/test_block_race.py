@@ -52,8 +52,9 @@ def race_table() -> tuple[Table, list[Seat]]:
 
 
 def race_frames(table: Table, since: int = 0) -> list[dict[str, Any]]:
+    stream = table.topics.table_stream
     return [
-        f.body for f in (decode(p) for t, p in table.broker.log[since:] if t == table.topics.events)
+        f.body for f in (decode(p) for t, p in table.broker.log[since:] if t == stream)
         if f.type == "race"
     ]
 

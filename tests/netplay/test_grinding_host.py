@@ -125,8 +125,8 @@ def _stacks_verify(record: dict[str, Any], path: Path) -> subprocess.CompletedPr
 
 
 def _rounds(table: Table) -> list[dict[str, Any]]:
-    """The entropy rounds the host published on ``events``, in order."""
-    return [f.body for t, p in table.broker.log if t == table.topics.events and p
+    """The entropy rounds the host published to the seats (``table``), in order."""
+    return [f.body for t, p in table.broker.log if t == table.topics.table_stream and p
             and (f := observe(p)).type == "entropy_round"]
 
 

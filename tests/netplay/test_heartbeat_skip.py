@@ -1,6 +1,8 @@
-"""A signed frame the host put on ``events`` stands for its next heartbeat, unless the
-heartbeat would say something new: peers still hear the host, find a lost batch and see
-whom the table waits for as before, with fewer frames."""
+"""A frame the host sent every peer (a batch, or a signed frame on ``table``) stands for
+its heartbeats for an interval, unless a heartbeat would say something new: the host beats
+only in the silences, never silent longer than the interval, and peers still hear it,
+find a lost batch and see whom the table waits for as before, with fewer frames. Nobody
+watching, nothing goes on ``events`` at all."""
 
 from __future__ import annotations
 
@@ -24,8 +26,9 @@ def sequence_table(seed: int) -> Table:
     return table
 
 
-def beats(table: Table) -> list[Frame]:
-    return [f for _, f in frames(table.broker.log, "/events") if f.type == "heartbeat"]
+def beats(table: Table, topic: str = "/table") -> list[Frame]:
+    """The host's beats to the seats (``/table``), or to the spectators (``/events``)."""
+    return [f for _, f in frames(table.broker.log, topic) if f.type == "heartbeat"]
 
 
 def move(table: Table) -> None:
@@ -43,16 +46,43 @@ def move(table: Table) -> None:
     assert len(table.host.batches) == batches + 1
 
 
-def test_a_batch_stands_for_the_next_beat_and_a_quiet_second_gets_its_beat() -> None:
+def test_batches_stand_for_the_beats_and_a_silence_of_an_interval_gets_its_beat() -> None:
     table = sequence_table(51)
+    every = table.settings.heartbeat
+    assert every == 2.0  # the default: the longest a live host is silent
     sent, skipped = len(beats(table)), table.host.beats_skipped
+    for _ in range(6):  # a batch every 1.5 s for 9 s: every seat hears the host in it
+        move(table)
+        table.advance(0.75)
+        table.advance(0.75)
+    assert len(beats(table)) == sent
+    assert table.host.beats_skipped > skipped
     move(table)
-    table.advance(1.0)
-    assert len(beats(table)) == sent  # the batch went on events since the last beat
-    assert table.host.beats_skipped == skipped + 1
-    table.advance(1.0)  # nothing on events since: the beat goes out, with the batch count
+    table.advance(every * 0.75)  # silent for less than the interval: still no beat
+    assert len(beats(table)) == sent
+    table.advance(every * 0.25)  # silent for the interval: the beat, with the batch count
     assert len(beats(table)) == sent + 1
     assert beats(table)[-1].body["at"] == len(table.host.batches)
+    table.advance(every)  # and one an interval later, as long as the silence lasts
+    assert len(beats(table)) == sent + 2
+
+
+def test_nobody_watching_nothing_goes_on_events_and_a_late_spectator_gets_the_whole_game(
+) -> None:
+    table = Table(3, seed=61, rules=SHORT)
+    table.run(lambda: len(table.host.batches) >= 8)
+    assert not [t for t, _ in table.broker.log if t == table.topics.events]
+    # The seats heard the host all along: their batches sealed, the rest on ``table``.
+    assert all(p.applied == len(table.host.batches) for p in table.players)
+    watcher = table.add_player("fan", watch=True)
+    table.run_to_end()
+    for _ in range(10):
+        table.advance(1.0)
+    assert watcher.applied == len(table.host.batches)
+    assert watcher.verdict is not None and watcher.verdict.ok
+    # From its welcome on, the public stream is there for it: live batches and beats.
+    live = [f for _, f in frames(table.broker.log, "/events")]
+    assert any(f.type == "events" for f in live) and any(f.type == "reveal" for f in live)
 
 
 def test_seats_and_spectators_hear_the_host_through_the_batches_for_longer_than_host_silent(
@@ -62,11 +92,11 @@ def test_seats_and_spectators_hear_the_host_through_the_batches_for_longer_than_
     table.pump()
     table.advance(1.0)
     table.advance(1.0)
-    sent = len(beats(table))
+    sent, seats = len(beats(table, "/events")), len(beats(table))
     for _ in range(12):  # 12 s (HOST_SILENT is 5 s) of a move a second, no beat at all
         move(table)
         table.advance(1.0)
-    assert len(beats(table)) == sent
+    assert len(beats(table, "/events")) == sent and len(beats(table)) == seats
     sessions: list[PlayerSession] = [*table.players]
     assert watcher in sessions
     for session in sessions:
@@ -91,8 +121,8 @@ def test_a_seat_that_lost_the_last_batch_finds_it_at_the_next_quiet_beat() -> No
     table.filters.append(lose_once)
     move(table)
     assert lost and me.applied == len(table.host.batches) - 1
-    table.advance(1.0)  # the beat is skipped: the batch went on events
-    table.advance(1.0)  # a quiet second: the beat says the count, the seat sees its gap
+    table.advance(1.0)  # no beat: the batch went to every seat (this one lost it)
+    table.advance(1.0)  # a silence of an interval: the beat says the count, the seat sees its gap
     table.advance(0.5)  # it asks after a short wait, the host resends
     assert me.applied == len(table.host.batches)
 
@@ -103,7 +133,8 @@ def test_while_a_block_window_is_open_every_beat_goes_out_and_the_first_after_it
     for peer in table.peers:
         peer.auto = False
     sent = len(beats(table))
-    table.advance(1.0)  # the batch that opened the window went on events, but the beat
+    every = table.settings.heartbeat
+    table.advance(every)  # the batch that opened the window went to everyone, but the beat
     told = beats(table)[sent:]  # says how long the window has left
     assert told and any(w[3] is not None for w in told[-1].body["wait"])
     other = table.players[0]
@@ -111,25 +142,30 @@ def test_while_a_block_window_is_open_every_beat_goes_out_and_the_first_after_it
     while table.state.phase == Phase.BLOCK_WINDOW:
         assert table.host_move()  # every eligible seat passes
     sent = len(beats(table))
-    table.advance(1.0)  # a batch went out, but the last beat had a line to clear
+    table.advance(every)  # a batch went out, but the last beat had a line to clear
     assert len(beats(table)) == sent + 1
     assert not any(w.left is not None for w in other.waiting(table.clock))
 
 
 def test_with_a_spectator_delay_no_beat_is_skipped() -> None:
     table = Table(2, seed=55, rules=SHORT, spectator_delay=2.0)
+    table.add_player("fan", watch=True)
     table.run(lambda: len(table.host.batches) >= 3)
     for peer in table.peers:
         peer.auto = False
-    sent = len(beats(table))
-    for _ in range(5):  # a batch every second, and a beat every second all the same
+    sent, public = len(beats(table)), len(beats(table, "/events"))
+    every = table.settings.heartbeat
+    for _ in range(5):  # a batch every interval, and a beat every interval all the same
         assert table.host_move()
-        table.advance(1.0)
+        table.advance(every)
     assert len(beats(table)) == sent + 5 and table.host.beats_skipped == 0
+    assert len(beats(table, "/events")) == public + 5
 
 
 def test_the_table_listing_hears_a_host_by_any_of_its_signed_frames_on_events() -> None:
     table = sequence_table(56)
+    table.add_player("fan", watch=True)  # a public stream: someone watches
+    table.pump()
     move(table)
     topic, payload = next((t, p) for t, p in reversed(table.broker.log)
                           if t == table.topics.events and decode(p).type == "events")

@@ -68,7 +68,7 @@ def test_the_hosts_own_older_frames_are_restored_without_a_warning() -> None:
     mark = len(table.broker.log)
     table.inject(table.topics.announce, older, retain=True)
     assert table.broker.retained[table.topics.announce] == host.watch.current
-    assert not any(t == table.topics.events for t, _ in table.broker.log[mark:])
+    assert not any(t == table.topics.table_stream for t, _ in table.broker.log[mark:])
     # Its own current announcement coming back is no intrusion at all.
     mark = len(table.broker.log)
     assert host.watch.current is not None
@@ -84,7 +84,7 @@ def test_a_flood_of_intrusions_costs_a_bounded_number_of_restorations() -> None:
         host.receive(table.topics.announce, b"", table.clock)
     table.flush()
     restores = [p for t, p in table.broker.log[mark:] if t == table.topics.announce]
-    warnings = [p for t, p in table.broker.log[mark:] if t == table.topics.events]
+    warnings = [p for t, p in table.broker.log[mark:] if t == table.topics.table_stream]
     assert len(restores) == AnnounceWatch.RESTORES.burst and len(warnings) == 1
     # The last word is the host's: a held-back restoration goes out when its time comes.
     table.broker.publish(table.topics.announce, b"", retain=True)

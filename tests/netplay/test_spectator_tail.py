@@ -91,6 +91,7 @@ def test_a_host_that_releases_it_all_at_once_gives_spectators_the_end() -> None:
 def test_spectators_do_not_hear_whom_the_live_table_waits_for() -> None:
     """Whose turn it is now is the live game: with a delay it stays off ``events``."""
     table = Table(2, seed=74, rules=SHORT, spectator_delay=DELAY, turn_clock=30.0)
+    table.add_player("fan", watch=True)
     table.run(lambda: len(table.host.batches) >= 4)
     for player in table.players:
         table.peer(player).auto = False

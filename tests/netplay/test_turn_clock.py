@@ -70,7 +70,7 @@ def test_every_peer_hears_whom_the_table_waits_for_and_counts_it_down() -> None:
     table.advance(0.5)
     table.advance(1.0)
     table.advance(1.0)  # away now (no heartbeat for 2.5 s > 1 s)
-    beats = [f for _, f in frames(table.broker.log, "/events") if f.type == "heartbeat"]
+    beats = [f for _, f in frames(table.broker.log, "/table") if f.type == "heartbeat"]
     told = beats[-1].body["wait"]
     assert [w[0] for w in told] == [seat]
     (wait,) = other.waiting(table.clock)
