@@ -38,7 +38,8 @@ async def served(tmp_path: Path, stacks_home: Path) -> AsyncIterator[tuple[Stack
     async def where() -> AsyncMemoryBroker:
         return broker
 
-    keeper = TableKeeper(where, record_path=lambda table: tmp_path / f"{table}.json")
+    keeper = TableKeeper(where,
+                         record_path=lambda table, game: tmp_path / f"{table}.json")
     ours, theirs = socket.socketpair()
     server = asyncio.create_task(serve_link(ours, lambda req: keeper.handle(ANA, req)))
     link = ServeLink(theirs.fileno(), SSH)
