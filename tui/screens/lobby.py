@@ -52,8 +52,8 @@ class LobbyScreen(Screen[None]):
     """Waiting for players (and, for a host, choosing the settings first)."""
 
     CSS_PATH = "lobby.tcss"
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
-        (0, "-narrow"), (80, "-wide")]
+    # Textual declares it "ClassVar[...] | None", which mypy reads as an instance variable.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]  # noqa: RUF012
     """Below 80 columns the form puts each field under its label (lobby.tcss)."""
     AUTO_FOCUS = ""
     BINDINGS: ClassVar[list[BindingType]] = [
