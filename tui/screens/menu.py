@@ -36,7 +36,7 @@ ITEMS = [
     ("watch", "w", "Watch a table", "follow a game as a spectator"),
     ("replay", "v", "Replay a game", "step through a finished game"),
     ("ratings", "k", "Rankings", "the leaderboard, your games, your card"),
-    ("learn", "l", "Learn to play", "a first game that shows every card, step by step"),
+    ("learn", "l", "Learn to play", "a first game that shows every card"),
     ("theme", "t", "Theme", ""),
     ("bell", "b", "Bell", ""),
     ("account", "a", "Account", "your name on this server, your keys"),
