@@ -64,14 +64,15 @@ def records_dir() -> Path:
     return data_dir() / "records"
 
 
-def default_record_path(table: str, game: str | None = None) -> Path:
+def default_record_path(table: str, game: str) -> Path:
     """A new record's default path in :func:`records_dir`: the game, the table and the
     time (``stacks-friday-20261203-1402.json``; just ``stacks-20261203-1402.json`` when
-    the table bears the game's name). Without ``game`` (not chosen yet) the table and the
-    time, as records were named before; a list of records reads the game from the file
-    either way. A second game in the same minute gets ``-2`` (``write_new_record``)."""
+    the table bears the game's name). Every host names its records so (``stacks host``,
+    the interface's, the ssh server's held tables); a list of records reads the game
+    from the file either way. A second game in the same minute gets ``-2``
+    (``write_new_record``)."""
     stamp = time.strftime("%Y%m%d-%H%M")
-    name = table if game is None or game == table else f"{game}-{table}"
+    name = table if game == table else f"{game}-{table}"
     return records_dir() / f"{name}-{stamp}.json"
 
 

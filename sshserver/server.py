@@ -340,10 +340,11 @@ def _fingerprint(key: asyncssh.SSHKey) -> str:
     return key.get_fingerprint("sha256")
 
 
-def _record_path(table: str) -> Path:
+def _record_path(table: str, game: str) -> Path:
+    """A held table's record: in the records folder, named after its game and table."""
     from netplay.journal import default_record_path
 
-    return default_record_path(table)
+    return default_record_path(table, game)
 
 
 class _Connection(asyncssh.SSHServer):

@@ -131,7 +131,7 @@ class TableKeeper:
         self, broker: Callable[[], Awaitable[Broker]], *,
         settings: KeeperSettings | None = None,
         say: Callable[[str], None] | None = None,
-        record_path: Callable[[str], Path] | None = None,
+        record_path: Callable[[str, str], Path] | None = None,
         archive: Archive | None = None,
     ) -> None:
         self._broker = broker
@@ -244,7 +244,8 @@ class TableKeeper:
     # -- a table's life ----------------------------------------------------------------------
 
     async def _start(self, caller: Caller, settings: HostSettings, broker: Broker) -> HeldTable:
-        record = self._record_path(settings.table) if self._record_path else None
+        record = self._record_path(settings.table, settings.game) if self._record_path \
+            else None
         journal = None
         if self.settings.journals is not None:
             try:

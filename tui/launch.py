@@ -64,7 +64,12 @@ class Launch:
     advertise: bool = True
     """A host that starts its own broker announces it on the LAN (mDNS)."""
     record: Path | None = None
-    """Where the host writes the game record (``None``: no record)."""
+    """Where the host writes the game record (``None``: no record, unless
+    ``default_record``)."""
+    default_record: bool = False
+    """A host with no ``record``: the record goes to the records folder, named after the
+    game and the table when the table opens (``netplay.journal.default_record_path``;
+    the host form may change both before that)."""
     verify_wait: float = 5.0
     table_open: bool = True
     """False: a host first chooses the settings in the lobby."""

@@ -235,9 +235,11 @@ class TableSession:
             with contextlib.suppress(Exception):
                 await self.after.wait()
         launch = self.launch
-        if launch.role == "play" and launch.record is None:
+        if launch.record is None and launch.resume is None and (
+                launch.role == "play" or launch.default_record):
             # A game against bots is kept like a hosted one: the menu's "Replay a game"
-            # lists the records folder, and this game belongs there too.
+            # lists the records folder, and this game belongs there too. Named now, when
+            # the table opens: its game and table are the ones the host form settled on.
             from netplay.journal import default_record_path
 
             launch = self.launch = replace(
@@ -481,7 +483,8 @@ class TableSession:
         if record is None or self._seat_record is not None:
             return
         try:
-            path = write_new_record(default_record_path(self.launch.table), record)
+            path = write_new_record(
+                default_record_path(self.launch.table, self.launch.variant), record)
         except OSError as exc:
             log.warning("can't write this seat's record of %s: %s", self.launch.table, exc)
             self.post(Rated(f"Not rated: this seat's record can't be written ({exc})."))

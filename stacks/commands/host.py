@@ -64,7 +64,7 @@ def _unfinished_words(table: str, found: list[TableJournal]) -> str:
 
 
 def _open_journal(args: argparse.Namespace, settings: HostSettings | None, profile: str,
-                  record: Path) -> tuple[JournalFile, list[Entry]] | str:
+                  record: Path | None) -> tuple[JournalFile, list[Entry]] | str:
     """The journal to host from (resumed or new), or the words of why not."""
     if args.resume:
         found = list_tables(table=args.resume)
@@ -79,7 +79,7 @@ def _open_journal(args: argparse.Namespace, settings: HostSettings | None, profi
             return JournalFile.reopen(found[0].path)
         except JournalError as exc:
             return f"stacks host: {exc}"
-    assert settings is not None
+    assert settings is not None and record is not None
     found = list_tables(table=settings.table)
     for old in [j for j in found if not j.batches and not j.running]:
         # A lobby left before the deal: nothing was played, nothing to resume.
@@ -134,8 +134,9 @@ async def _host(args: argparse.Namespace) -> int:
         print(f"stacks host: {exc}", file=sys.stderr)
         return 2
     table = args.resume or args.table
-    game = settings.game if settings is not None else None  # a resumed one: its journal's
-    record = Path(args.record) if args.record else default_record_path(table, game)
+    # A resumed table's record is its journal's (named below when the journal has none).
+    record = Path(args.record) if args.record else \
+        default_record_path(table, settings.game) if settings is not None else None
     opened = _open_journal(args, settings, profile, record)
     if isinstance(opened, str):
         print(opened, file=sys.stderr)
@@ -190,7 +191,7 @@ async def _host(args: argparse.Namespace) -> int:
     secret = derive_seed(args.seed, label="host-secret") if args.seed is not None else None
     if args.resume:
         host = Host.resume(journal, entries, broker=url)
-        record = host.record_path or record
+        record = host.record_path or record or default_record_path(table, settings.game)
         host.record_path = record
     else:
         host = Host(settings, broker=url, identity=identity, record_path=record,

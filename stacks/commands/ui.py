@@ -57,13 +57,12 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
         )
         return launch, launch, None
     if command == "host":
-        from netplay.journal import default_record_path
         from stacks.argtypes import host_bot_levels
 
         levels = host_bot_levels(args)
         bots = max(0, min(args.bots, args.players - 1))
-        record = Path(args.record) if args.record else \
-            default_record_path(args.table, args.game)
+        # Without --record, named when the table opens (after the form's game and table).
+        record = Path(args.record) if args.record else None
         launch = Launch(
             role="host", table=args.table, name=name, profile=profile, broker=args.broker,
             password=args.password, players=args.players, bots=bots,
@@ -72,6 +71,7 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
             variant=args.game,
             turn_clock=args.turn_clock, spectator_delay=args.spectator_delay,
             seed=args.seed, bind=args.bind, port=args.port, record=record,
+            default_record=record is None,
             verify_wait=args.verify_wait, advertise=not args.no_advertise,
             new_table=args.new,
         )

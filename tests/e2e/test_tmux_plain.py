@@ -21,6 +21,7 @@ import pytest
 
 from tests.e2e.conftest import ROOT, SCALE
 from tests.e2e.test_plain import answer
+from tests.tmux_env import tmux_env
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install tmux)")
@@ -32,7 +33,7 @@ class Terminal:
 
     def __init__(self, socket: str) -> None:
         self.socket = socket
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
+        self.env = tmux_env()  # no outer TMUX, TMUX_PANE, COLUMNS or LINES
 
     def tmux(self, *args: str) -> str:
         assert TMUX is not None

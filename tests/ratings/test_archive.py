@@ -44,7 +44,7 @@ async def test_a_held_tables_game_is_stored_when_it_ends(database: str, tmp_path
         return broker
 
     keeper = TableKeeper(where, settings=KeeperSettings(linger=0.1, verify_wait=0.5),
-                         say=news.append, record_path=lambda t: tmp_path / f"{t}.json",
+                         say=news.append, record_path=lambda t, game: tmp_path / f"{t}.json",
                          archive=archive)
     try:
         await keeper.handle(ALICE, {"op": "open", "table": "duel", "players": 2, "bots": 1,
@@ -164,7 +164,7 @@ async def test_the_players_of_a_held_table_are_told_when_the_database_is_down(
         return broker
 
     keeper = TableKeeper(where, settings=KeeperSettings(linger=60, verify_wait=0.5),
-                         record_path=lambda t: tmp_path / f"{t}.json", archive=archive)
+                         record_path=lambda t, game: tmp_path / f"{t}.json", archive=archive)
     try:
         await keeper.handle(ALICE, {"op": "open", "table": "duel", "players": 2, "bots": 1,
                                     "block_window": 0.2, "bot_delay": 0,

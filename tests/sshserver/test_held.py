@@ -267,3 +267,20 @@ def test_a_player_back_over_ssh_is_offered_its_seat_and_told_what_it_missed(
     assert "duo · turn" in back.screen and "bob" in back.screen
     screen = tmux.wait_for("back", "While you were away: ", GAME_TIMEOUT)
     assert "from batch" not in screen and "⟲" not in screen, screen
+
+
+def test_the_server_log_names_the_table_a_player_from_the_menu_sat_at(
+    serve: ServerFactory, keys: Keys, tmux: Tmux, broker: str
+) -> None:
+    """Issue #24: the log said "ana left (menu)" of a player who had sat at a table."""
+    server = serve("--broker", broker, authorized=keys.public("alice"))
+    tmux.open("alice", server.ssh_argv(keys.path("alice"), "alice"), 80, 24)
+    _open_table(tmux, "alice", "duel")
+    tmux.wait_for("alice", "1. ● alice (you)")
+    tmux.keys("alice", "Escape")  # back to the menu: the server keeps the table
+    tmux.wait_for("alice", MENU)
+    tmux.keys("alice", "C-q")
+    assert tmux.wait_exit("alice") == 0
+    eventually(lambda: "alice left (" in server.output(), "the server to log alice's leaving")
+    [line] = [line for line in server.output().splitlines() if "alice left (" in line]
+    assert line.endswith("alice left (menu; was at table duel)"), line

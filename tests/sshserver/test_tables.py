@@ -30,7 +30,7 @@ def _keeper(broker: AsyncMemoryBroker, tmp_path: Path, **settings: Any) -> Table
 
     news: list[str] = []
     keeper = TableKeeper(where, settings=KeeperSettings(**settings), say=news.append,
-                         record_path=lambda table: tmp_path / f"{table}.json")
+                         record_path=lambda table, game: tmp_path / f"{table}.json")
     keeper.news = news  # type: ignore[attr-defined]
     return keeper
 

@@ -90,6 +90,11 @@ def plain(markup: object) -> str:
     return Content.from_markup(str(markup)).plain
 
 
+def screen_lines(app: StacksApp) -> list[str]:
+    """The lines the terminal shows, as text (the screen's rendering, row by row)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
 def notes(app: StacksApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
 

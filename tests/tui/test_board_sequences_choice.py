@@ -141,7 +141,7 @@ async def test_the_host_form_and_the_command_line_offer_the_choice(
         rules = app.control.launch.rules  # type: ignore[attr-defined]
         assert rules == SequenceConfig(choose_sequences=True)
         summary = plain(screen.query_one("#lobby-summary", Static).render())
-        assert "Players choose the five: True" in summary
+        assert "Players choose the five: yes" in summary
 
     args = build_parser("host").parse_args(["host", "--game", "sequence", "--players", "2",
                                             "--choose-sequences"])

@@ -38,7 +38,8 @@ async def served(tmp_path: Path, stacks_home: Path) -> AsyncIterator[tuple[Stack
     async def where() -> AsyncMemoryBroker:
         return broker
 
-    keeper = TableKeeper(where, record_path=lambda table: tmp_path / f"{table}.json")
+    keeper = TableKeeper(where,
+                         record_path=lambda table, game: tmp_path / f"{table}.json")
     ours, theirs = socket.socketpair()
     server = asyncio.create_task(serve_link(ours, lambda req: keeper.handle(ANA, req)))
     link = ServeLink(theirs.fileno(), SSH)
@@ -162,3 +163,29 @@ async def test_a_creator_back_with_join_rematches_the_same_table(
         assert (settings.players, len(settings.bots)) == (2, 1)
         assert settings.turn_clock == 0.3 and settings.password == "sesame"
         assert settings.rules == SHORT
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_host_form_shows_the_table_name_s_placeholder_whole_and_every_field(
+    served: tuple[StacksApp, TableKeeper], size: tuple[int, int],
+) -> None:
+    from tests.tui.showcase import screen_lines
+
+    app, _ = served
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and isinstance(app.screen.focused, Input), "the host form")
+        form = app.screen
+        await pilot.pause()
+        name = form.query_one("#set-table", Input)
+        assert name.value == "" and name.placeholder == "e.g. friday"
+        assert any("e.g. friday" in line for line in screen_lines(app)), \
+            "\n".join(screen_lines(app))
+        # Every field has room for what it holds, however narrow the terminal.
+        for ident in ("#set-players", "#set-bots", "#set-standin", "#set-window"):
+            field = form.query_one(ident)
+            field.scroll_visible(animate=False, immediate=True)
+            await pilot.pause()
+            assert field.region.width >= 8, (ident, field.region)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,7 @@ async def test_a_host_chooses_settings_opens_the_table_and_fills_it_with_bots(
         text = _lobby_text(app)
         assert "1. ● Ana (you)" in text
         assert "2. — empty seat —" in text and "3. — empty seat —" in text
-        assert "Forced play: True" in text
+        assert "Forced play: yes" in text  # as the form says it
         assert "Password     no" in text
         assert "stacks join friday" in text
         await pilot.press("t", *"hi", "enter")
@@ -193,3 +194,57 @@ async def test_the_host_form_at_80x24_shows_a_level_per_bot_and_esc_leaves_at_on
             assert level.region.height == 1, level.region  # one line: no "medium (greedy" / ")"
         await pilot.press("escape")  # once, with a field focused: the form is left
         await until(pilot, lambda: app.return_code == 0, "the program's end")
+
+
+LONG_OPTIONS = {
+    "two_player_deck": 1, "steal_chip_win": 1, "skip_stacking": 2, "skip_timing": 1,
+    "stalemate_result": 1,
+}
+"""Rules whose options are phrases, each set away from its default."""
+
+
+async def test_no_rule_option_s_words_wrap_at_80x24_in_the_form_or_the_lobby(
+    stacks_home: Path,
+) -> None:
+    from engine.cards import TwoPlayerDeck
+    from engine.config import SkipStacking, SkipTiming, StalemateResult, StealChipWin
+    from tests.tui.showcase import screen_lines
+    from tui.screens.host_form import option_words
+
+    launch = Launch(role="host", table="friday", name="Ana", broker=MEMORY, players=4, bots=0,
+                    table_open=False)
+    app = make_app(launch, profiles=stacks_home, memory=AsyncMemoryBroker())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and isinstance(app.screen.focused, Select), "the host form")
+        form = app.screen
+        assert isinstance(form, LobbyScreen)
+        for name, value in LONG_OPTIONS.items():
+            form.query_one(f"#rule-{name}", Select).value = value
+        for name, value in LONG_OPTIONS.items():
+            field = form.query_one(f"#rule-{name}", Select)
+            field.scroll_visible(animate=False, immediate=True)
+            await pilot.pause()
+            assert field.region.height == 1, (name, field.region)  # no second line
+            phrase = option_words(_member(name, value))
+            assert any(phrase in line for line in screen_lines(app)), \
+                (name, phrase, "\n".join(screen_lines(app)))
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: form.me == 0 and not form.editing, "our seat")
+        phrases = [option_words(TwoPlayerDeck.GR), option_words(StealChipWin.NO_WIN_CHECK),
+                   option_words(SkipStacking.NEXT_LOSES_K), option_words(SkipTiming.AT_PLAY),
+                   option_words(StalemateResult.MOST_CHIPS)]
+
+        def whole() -> list[str]:
+            lines = screen_lines(app)
+            return [p for p in phrases if not any(p in line for line in lines)]
+
+        await until(pilot, lambda: "Rules" in "\n".join(screen_lines(app)), "the summary")
+        await pilot.pause()
+        assert whole() == [], "\n".join(screen_lines(app))
+
+
+def _member(name: str, value: int) -> IntEnum:
+    from engine.config import RulesConfig
+
+    return type(getattr(RulesConfig(), name))(value)  # type: ignore[no-any-return]

@@ -210,4 +210,4 @@ async def test_a_new_record_is_named_after_its_game_and_table(
     assert named.parent == records_dir()
     assert named.name.startswith("sequence-duo-") and named.suffix == ".json"
     assert default_record_path("stacks", "stacks").name.startswith("stacks-2")
-    assert default_record_path("friday").name.startswith("friday-2")  # game not known yet
+    assert default_record_path("friday", "stacks").name.startswith("stacks-friday-2")

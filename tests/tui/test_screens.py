@@ -214,3 +214,20 @@ async def test_no_footer_key_reads_twice() -> None:
             if isinstance(binding, Binding) and binding.show and binding.key_display:
                 assert binding.key_display.lower() != binding.description.lower(), (
                     screen.__name__, binding)
+
+
+async def test_every_menu_entry_is_one_line_at_80x24(stacks_home: Path) -> None:
+    """Issue #24 (words at 80x24): "Learn to play  a first game ... step" / "by step"."""
+    from tests.tui.showcase import screen_lines
+    from tui.screens.menu import ITEMS
+
+    app = make_app(profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        await pilot.pause()
+        lines = screen_lines(app)
+        for _, key, label, words in ITEMS:
+            if key == "a" or not words:
+                continue  # the account is the ssh server's; the others name their state
+            assert any(f"{label}  {words}" in line for line in lines), \
+                (label, "\n".join(lines))

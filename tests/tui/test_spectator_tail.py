@@ -154,7 +154,8 @@ def _keeper(url: str, tmp_path: Path) -> tuple[TableKeeper, list[str]]:
 
     news: list[str] = []
     keeper = TableKeeper(where, settings=KeeperSettings(linger=0.2, verify_wait=2.0),
-                         say=news.append, record_path=lambda table: tmp_path / f"{table}.json")
+                         say=news.append,
+                         record_path=lambda table, game: tmp_path / f"{table}.json")
     return keeper, news
 
 

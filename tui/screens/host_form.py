@@ -52,7 +52,7 @@ RULE_LABELS: dict[str, str] = {
 _NULLABLE = {"first_player", "hand_limit"}
 
 OPTION_WORDS: dict[str, str] = {
-    "TwoPlayerDeck.GH": "5 cards out, keep Reverses",
+    "TwoPlayerDeck.GH": "5 out, keep Reverses",
     "TwoPlayerDeck.GR": "8 out, Reverses too",
     "TwoPlayerDeck.FULL": "full deck",
     "StealChipWin.ILLEGAL": "no",
@@ -97,22 +97,51 @@ GAME_CHOICES: tuple[tuple[str, str], ...] = tuple(
 
 """The games a host may deal, as the lobby and the menu offer them."""
 
-def rules_summary(rules: Any) -> str:
-    """The settings that differ from the defaults, in words (or "standard rules")."""
+def rules_changed(rules: Any) -> list[tuple[str, str]]:
+    """The settings that differ from the defaults: (label, value), in the form's words."""
     default = type(rules)()
     labels = SEQUENCE_RULE_LABELS if isinstance(rules, SequenceConfig) else RULE_LABELS
     changed = []
     for field in fields(rules):
         value = getattr(rules, field.name)
         if value != getattr(default, field.name):
-            shown = option_words(value) if isinstance(value, IntEnum) else value
-            label = labels.get(field.name, field.name).split(" (")[0]
-            changed.append(f"{label}: {shown}")
-    return "standard rules" if not changed else "; ".join(changed)
+            if isinstance(value, bool):
+                shown = "yes" if value else "no"  # as the form offers it
+            elif isinstance(value, IntEnum):
+                shown = option_words(value)
+            else:
+                shown = str(value)
+            changed.append((labels.get(field.name, field.name).split(" (")[0], shown))
+    return changed
+
+
+def rules_summary(rules: Any) -> str:
+    """The settings that differ from the defaults, in words (or "standard rules")."""
+    changed = rules_changed(rules)
+    return "standard rules" if not changed else "; ".join(f"{k}: {v}" for k, v in changed)
+
+
+def rules_lines(rules: Any, width: int) -> list[str]:
+    """The changed settings a line each, for a column ``width`` wide: ``label: value``,
+    or, where that is too long, the value on a line of its own under its label, so that
+    an option's words ("5 out, keep Reverses") are never split between lines."""
+    lines = []
+    for label, value in rules_changed(rules):
+        line = f"  {label}: {value}"
+        if len(line) <= width:
+            lines.append(line)
+        else:
+            lines += [f"  {label}:", f"    {value}"]
+    return lines
 
 def _row(label: str, widget: Widget, classes: str = "") -> Horizontal:
     return Horizontal(Label(escape(label), classes="set-label"), widget,
                       classes=f"set-row {classes}".strip())
+
+def _wide(widget: Widget) -> str:
+    """A row whose options are phrases ("each skips one more"): its field goes under its
+    label, the column's width, so that no option's words wrap (tui/screens/lobby.tcss)."""
+    return " set-wide-row" if widget.has_class("set-words") else ""
 
 def _levels_of(game: str) -> tuple[str, ...]:
     """The bot levels a game has, easiest first (Stacks' three, or the game's own)."""
@@ -142,7 +171,8 @@ def _rule_widget(name: str, value: object, prefix: str = "rule") -> Widget:
                       compact=True, classes="set-bool")
     if isinstance(value, IntEnum):
         options = [(option_words(m), int(m)) for m in type(value)]
-        return Select(options, value=int(value), allow_blank=False, id=ident, compact=True)
+        return Select(options, value=int(value), allow_blank=False, id=ident, compact=True,
+                      classes="set-words")
     text = "" if value is None else str(value)
     nullable = _SEQUENCE_NULLABLE if prefix == "srule" else _NULLABLE
     placeholder = "usual" if prefix == "srule" and name in nullable else \
@@ -209,13 +239,13 @@ def form_rows(launch: Launch) -> ComposeResult:
                                  password=True, placeholder="none", compact=True))
     stacks_rules = launch.rules if isinstance(launch.rules, RulesConfig) else RulesConfig()
     for field in fields(RulesConfig):
-        yield _row(RULE_LABELS.get(field.name, field.name),
-                   _rule_widget(field.name, getattr(stacks_rules, field.name)),
-                   classes="stacks-only")
+        widget = _rule_widget(field.name, getattr(stacks_rules, field.name))
+        yield _row(RULE_LABELS.get(field.name, field.name), widget,
+                   classes=f"stacks-only{_wide(widget)}")
     classic = launch.rules if isinstance(launch.rules, SequenceConfig) else SequenceConfig()
     for name, label in SEQUENCE_RULE_LABELS.items():
-        yield _row(label, _rule_widget(name, getattr(classic, name), prefix="srule"),
-                   classes="sequence-only")
+        widget = _rule_widget(name, getattr(classic, name), prefix="srule")
+        yield _row(label, widget, classes=f"sequence-only{_wide(widget)}")
     if not launch.held:
         yield Label("", id="set-error")
 

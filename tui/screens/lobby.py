@@ -30,16 +30,31 @@ from tui.launch import Launch
 from tui.messages import CloseTable, FillWithBots, LeaveTable, Problem, Say
 from tui.model import SeatPresence, TableModel
 from tui.plural import counted
-from tui.screens.host_form import form_rows, read_form, rules_summary, show_bots, show_game
+from tui.screens.host_form import form_rows, read_form, rules_lines, show_bots, show_game
 from tui.widgets.banner import Banner
 from tui.widgets.log import TableLog
 from tui.widgets.seats import SeatList
+
+SUMMARY_WIDTH = 38
+"""The settings column's width at 80x24, for a summary not laid out yet."""
+
+
+class SettingsSummary(Static):
+    """The table's settings in words; written again for its width when that changes."""
+
+    def on_resize(self) -> None:
+        screen = self.screen
+        if isinstance(screen, LobbyScreen):
+            screen._refresh()
 
 
 class LobbyScreen(Screen[None]):
     """Waiting for players (and, for a host, choosing the settings first)."""
 
     CSS_PATH = "lobby.tcss"
+    # Textual declares it "ClassVar[...] | None", which mypy reads as an instance variable.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]  # noqa: RUF012
+    """Below 80 columns the form puts each field under its label (lobby.tcss)."""
     AUTO_FOCUS = ""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "open_table", "Open table", priority=True),
@@ -74,7 +89,7 @@ class LobbyScreen(Screen[None]):
                 if self.editing:
                     yield from form_rows(self.launch)
                 else:
-                    yield Static(id="lobby-summary")
+                    yield SettingsSummary(id="lobby-summary")
             with Vertical(id="lobby-people"):
                 seats = SeatList(id="lobby-seats")
                 seats.border_title = "Seats"
@@ -202,8 +217,15 @@ class LobbyScreen(Screen[None]):
         lines += [
             f"Turn clock   [b]{words.clock_setting(model.turn_clock)}[/]",
             f"Password     [b]{password}[/]",
-            f"Rules        {escape(rules_summary(model.rules))}",
         ]
+        # A rule a line, each whole at the column's width (the value under its label
+        # where both don't fit): an option's words never wrap.
+        summary = self.query_one("#lobby-summary", Static)
+        changed = rules_lines(model.rules, summary.content_size.width or SUMMARY_WIDTH)
+        if changed:
+            lines += ["Rules", *(escape(line) for line in changed)]
+        else:
+            lines.append("Rules        standard rules")
         if self.profile:
             lines.append(f"[dim]Your profile: {escape(self.profile)}[/]")
         return "\n".join(lines)
@@ -282,8 +304,9 @@ class LobbyScreen(Screen[None]):
             return
         self.launch = launch
         self.editing = False
-        await self.query_one("#lobby-settings", VerticalScroll).remove_children()
-        await self.query_one("#lobby-settings", VerticalScroll).mount(Static(id="lobby-summary"))
+        settings = self.query_one("#lobby-settings", VerticalScroll)
+        await settings.remove_children()
+        await settings.mount(SettingsSummary(id="lobby-summary"))
         self.model.players = launch.players
         app = self.app
         assert isinstance(app, GameApp)

@@ -36,7 +36,7 @@ ITEMS = [
     ("watch", "w", "Watch a table", "follow a game as a spectator"),
     ("replay", "v", "Replay a game", "step through a finished game"),
     ("ratings", "k", "Rankings", "the leaderboard, your games, your card"),
-    ("learn", "l", "Learn to play", "a first game that shows every card, step by step"),
+    ("learn", "l", "Learn to play", "a first game that shows every card"),
     ("theme", "t", "Theme", ""),
     ("bell", "b", "Bell", ""),
     ("account", "a", "Account", "your name on this server, your keys"),
@@ -192,12 +192,11 @@ class MenuScreen(Screen[None]):
             self.post_message(Start(replace(defaults, role="host", bots=0, table_open=False,
                                             held=True)))
         elif ident == "host":
-            from netplay.journal import default_record_path
-
-            table = defaults.table
+            # The record is named when the table opens, after the game and the table the
+            # form settles on (tui.session).
             launch = replace(
                 defaults, role="host", bots=0, table_open=False, bind="0.0.0.0",
-                port=1883, broker=defaults.broker, record=default_record_path(table))
+                port=1883, broker=defaults.broker, record=None, default_record=True)
             self._host_over_unfinished(launch)
         elif ident == "resume":
             self._resume(defaults)
@@ -311,4 +310,4 @@ def _resumed(defaults: Launch, journal: TableJournal) -> Launch:
     """The launch that brings back the table of ``journal`` (its settings follow)."""
     return replace(defaults, role="host", resume=journal.path, table=journal.table,
                    players=journal.players, table_open=True, bots=0, bind="0.0.0.0",
-                   port=1883, broker=defaults.broker, record=None)
+                   port=1883, broker=defaults.broker, record=None, default_record=False)
