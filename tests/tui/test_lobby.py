@@ -31,7 +31,7 @@ def _lobby_text(app: object) -> str:
     screen = app.screen  # type: ignore[attr-defined]
     assert isinstance(screen, LobbyScreen)
     return "\n".join(plain(w.render()) for w in screen.query("#lobby-title, SeatList, "
-                                                              "#lobby-hint, #lobby-summary"))
+                                                              "#lobby-join, #lobby-hint, #lobby-summary"))
 
 
 async def test_a_host_chooses_settings_opens_the_table_and_fills_it_with_bots(
@@ -248,3 +248,31 @@ def _member(name: str, value: int) -> IntEnum:
     from engine.config import RulesConfig
 
     return type(getattr(RulesConfig(), name))(value)  # type: ignore[no-any-return]
+
+
+async def test_the_join_command_a_host_reads_out_is_whole_on_one_line_at_80x24(
+    stacks_home: Path,
+) -> None:
+    """Fingerprint and broker address included, the command fits a line of its own."""
+    from tests.tui.showcase import screen_lines
+
+    launch = Launch(role="host", table="friday", name="Ana", broker=MEMORY, players=4, bots=0,
+                    table_open=False)
+    app = make_app(launch, profiles=stacks_home, memory=AsyncMemoryBroker())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and isinstance(app.screen.focused, Select), "the host form")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: lobby.me == 0 and not lobby.editing, "our seat")
+        await until(pilot, lambda: "Others join with:" in "\n".join(screen_lines(app)),
+                    "the join line")
+        lobby.where = "mqtt://192.168.200.123:18830"  # a LAN broker's address, as long as they get
+        lobby._refresh()
+        await pilot.pause()
+        lines = screen_lines(app)
+        command = [line for line in lines if "stacks join friday@" in line]
+        assert command, "\n".join(lines)
+        assert command[0].rstrip().endswith("--broker mqtt://192.168.200.123:18830"), \
+            "\n".join(lines)

@@ -82,6 +82,7 @@ class LobbyScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="lobby-title")
+        yield Static(id="lobby-join")
         yield Banner(id="lobby-banner")
         with Horizontal(id="lobby-body"):
             with VerticalScroll(id="lobby-settings") as settings:
@@ -185,6 +186,10 @@ class LobbyScreen(Screen[None]):
         if self.note:
             hint = words.broker_line(self.note) + ("\n" + hint if hint else "")
         self.query_one("#lobby-hint", Static).update(hint)
+        join = self._join_line()
+        join_line = self.query_one("#lobby-join", Static)
+        join_line.update(join)
+        join_line.display = bool(join)
         self.refresh_bindings()
 
     def _where(self) -> str:
@@ -252,17 +257,30 @@ class LobbyScreen(Screen[None]):
             text += "\n[b]Ctrl+B[/] fills the empty seats with bots; [b]x[/] closes the " \
                     "table."
         if launch.role == "host":
-            key = self.announce.get("host")
-            join = f"stacks join {launch.table}"
-            if isinstance(key, bytes) and len(key) == 32:
-                from netplay.hosts import fingerprint
-
-                join += f"@{fingerprint(key)}"
-            if self.where and self.where.startswith("mqtt"):
-                join += f" --broker {self.where}"
-            text += f"\nOthers join with: [b]{escape(join)}[/]"
             text += "\n[b]Ctrl+B[/] fills the empty seats with bots and starts."
         return text
+
+    def _join_line(self) -> str:
+        """A host's "others join with" command, for a line across the whole screen.
+
+        A name, a fingerprint and a broker's address make it longer than the seats'
+        column, and a command wrapped over lines is hard to copy.
+        """
+        launch = self.launch
+        if launch.role != "host" or self.editing or not self.model.players:
+            return ""
+        if all(s < len(self.seats) and self.seats[s] is not None
+               for s in range(self.model.players)):
+            return ""
+        key = self.announce.get("host")
+        join = f"stacks join {launch.table}"
+        if isinstance(key, bytes) and len(key) == 32:
+            from netplay.hosts import fingerprint
+
+            join += f"@{fingerprint(key)}"
+        if self.where and self.where.startswith("mqtt"):
+            join += f" --broker {self.where}"
+        return f"Others join with:\n[b]{escape(join)}[/]"
 
     # -- the host's form (tui.screens.host_form) ---------------------------------------------
 
