@@ -5,8 +5,11 @@ from ``go`` for the window, lets the games finish, and prints one JSON line."""
 from __future__ import annotations
 
 import asyncio
+import collections
+import cProfile
 import gc
 import json
+import os
 import random
 import sys
 import tempfile
@@ -17,6 +20,8 @@ from typing import Any
 
 from engine.actions import Action
 from engine.config import RulesConfig
+from netplay import wire
+from netplay.codec import frame_type
 from netplay.host import HostSettings
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
@@ -24,6 +29,7 @@ from netplay.journal import JournalFile
 from netplay.peers import BotPeer, Host
 from netplay.player import Applied, Notice
 from netplay.transport import MqttTransport
+from netplay.wire import Outgoing
 
 SHORT_RULES = RulesConfig(win_chips=3, win_min_each_colour=1)
 SEATS = 4
@@ -81,6 +87,58 @@ class _LoadBot(BotPeer):
         super()._on_notice(notice)
 
 
+PROFILE_ENV = "STACKS_BENCH_LOAD_PROFILE"
+"""Set to a folder: each worker writes a cProfile of its measured window there, and its
+report counts the frames its peers made and published by kind (``frame_kinds``). A bench
+aid only: counting costs a little, so it is off unless asked for."""
+
+
+class _Kinds:
+    """Frames made (by type, sealed or signed) and published (by topic and QoS) by a
+    worker's peers, counted only while ``on``."""
+
+    def __init__(self) -> None:
+        self.counts: collections.Counter[str] = collections.Counter()
+        self.on = False
+
+    def install(self) -> None:
+        counts = self.counts
+        encode, encode_sealed, encode_boxes = wire.encode, wire.encode_sealed, wire.encode_boxes
+
+        def counted_encode(*args: Any, **kwargs: Any) -> bytes:
+            if self.on:
+                counts[f"made signed {args[2]}"] += 1
+            return encode(*args, **kwargs)
+
+        def counted_sealed(*args: Any, **kwargs: Any) -> bytes:
+            if self.on:
+                counts[f"made sealed {args[3]}"] += 1
+            return encode_sealed(*args, **kwargs)
+
+        def counted_boxes(*args: Any, **kwargs: Any) -> bytes:
+            if self.on:
+                counts[f"made boxes {args[3]}"] += 1
+            return encode_boxes(*args, **kwargs)
+
+        wire.encode = counted_encode  # type: ignore[assignment]
+        wire.encode_boxes = counted_boxes  # type: ignore[assignment]
+        wire.encode_sealed = counted_sealed  # type: ignore[assignment]
+
+    def watch(self, transport: MqttTransport, who: str) -> None:
+        publish = transport.publish
+        counts = self.counts
+
+        def counted(out: Outgoing) -> None:
+            if self.on:
+                parts = out.topic.split("/")
+                where = parts[3] if parts[3] != "peer" else f"peer/{parts[5]}"
+                kind = frame_type(out.payload) or "?"
+                counts[f"sent {who} {where} {kind} qos{out.qos}"] += 1
+            publish(out)
+
+        transport.publish = counted  # type: ignore[method-assign]
+
+
 @dataclass
 class _Table:
     host: Host
@@ -113,6 +171,10 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
     window = min(60.0, 1.5 * pace + 1.0) if pace > 0 else 0.3
     tables: list[_Table] = []
     keeper: asyncio.Task[None] | None = None
+    profile_dir = os.environ.get(PROFILE_ENV)
+    kinds = _Kinds() if profile_dir else None
+    if kinds is not None:
+        kinds.install()
     setup_wall0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="stacks-load-") as tmp:
         for index in spec["tables"]:
@@ -130,6 +192,10 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
                               broker=urls[(node + 1 + s) % len(urls)],
                               name=f"seat{s}", think=pace) for s in range(SEATS)]
             tables.append(_Table(host, seats))
+            if kinds is not None:
+                for who, peer in (("host", host), *(("seat", seat) for seat in seats)):
+                    assert isinstance(peer.transport, MqttTransport)
+                    kinds.watch(peer.transport, who)
         try:
             # A few tables at a time, each group dealt before the next comes, as tables
             # come to a broker in use: all at once, a three-node NATS cluster had to set
@@ -158,9 +224,19 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
             print("ready", flush=True)
             if not await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline):
                 raise _ParentGone  # the end of its pipe: no "go" will come
+            profiler = cProfile.Profile() if profile_dir else None
+            if kinds is not None:
+                kinds.on = True
+            if profiler is not None:
+                profiler.enable()
             start, cpu0, frames0 = time.perf_counter(), time.process_time(), _frames(tables)
             await asyncio.sleep(spec["seconds"])
             end, cpu1, frames1 = time.perf_counter(), time.process_time(), _frames(tables)
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(str(Path(profile_dir or ".") / f"worker-{os.getpid()}.prof"))
+            if kinds is not None:
+                kinds.on = False
             for table in tables:
                 for seat in table.seats:
                     seat.think = 0.0
@@ -186,6 +262,7 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
                 "setup_cpu": setup_cpu,
                 "setup_wall": setup_wall,
                 "frames": frames1 - frames0,
+                **({"frame_kinds": dict(kinds.counts)} if kinds is not None else {}),
             }
         finally:
             if keeper is not None:
