@@ -196,7 +196,7 @@ def decode(
         raise FrameError("a frame not from this table's host")
     if (type_ in (SEALED, BOXES)) != sealed:
         raise FrameError("a sealed frame is [inner] with type 'sealed' or 'boxes', and no "
-                         "other is" if sealed else f"a signed {type_!r} frame")
+                         "other is" if sealed else f"a signed {type_!r} frame (an older program's)")
     if not sealed:
         verify(sender, inner, outer[1])
         return Frame(type_, table, sender, seq, body, data)

@@ -223,8 +223,8 @@ class Table:
         """A frame of the broker's log as its addressee reads it: a sealed one opened by
         the host (on a peer's ``out``) or by the peer (on its ``in``)."""
         frame = observe(payload)
-        if not frame.sealed:
-            return frame
+        if not frame.sealed or frame.type == "boxes":
+            return frame  # a batch for every seat: its header (see ``seat_batches``)
         peer = self.topics.peer_of(topic)
         reader = self.host_identity if topic.endswith("/out") or peer is None \
             else self.identities[peer]
