@@ -14,6 +14,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,27 +103,25 @@ class _Kinds:
         self.on = False
 
     def install(self) -> None:
+        """Count the frames ``netplay.wire.Sender`` makes, by how and what: its encoders
+        wrapped where it looks them up (the type is the third argument, or the fourth
+        for the sealed ones, which take a recipient first)."""
+        names = vars(wire)
+        for name, how, at in (("encode", "signed", 2), ("encode_sealed", "sealed", 3),
+                              ("encode_boxes", "boxes", 3)):
+            names[name] = self._counting(names[name], how, at)
+
+    def _counting(
+        self, encoder: Callable[..., bytes], how: str, at: int
+    ) -> Callable[..., bytes]:
         counts = self.counts
-        encode, encode_sealed, encode_boxes = wire.encode, wire.encode_sealed, wire.encode_boxes
 
-        def counted_encode(*args: Any, **kwargs: Any) -> bytes:
+        def counted(*args: Any, **kwargs: Any) -> bytes:
             if self.on:
-                counts[f"made signed {args[2]}"] += 1
-            return encode(*args, **kwargs)
+                counts[f"made {how} {args[at]}"] += 1
+            return encoder(*args, **kwargs)
 
-        def counted_sealed(*args: Any, **kwargs: Any) -> bytes:
-            if self.on:
-                counts[f"made sealed {args[3]}"] += 1
-            return encode_sealed(*args, **kwargs)
-
-        def counted_boxes(*args: Any, **kwargs: Any) -> bytes:
-            if self.on:
-                counts[f"made boxes {args[3]}"] += 1
-            return encode_boxes(*args, **kwargs)
-
-        wire.encode = counted_encode  # type: ignore[assignment]
-        wire.encode_boxes = counted_boxes  # type: ignore[assignment]
-        wire.encode_sealed = counted_sealed  # type: ignore[assignment]
+        return counted
 
     def watch(self, transport: MqttTransport, who: str) -> None:
         publish = transport.publish
