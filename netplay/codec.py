@@ -11,6 +11,7 @@ authenticates the frame, header included. See docs/protocol.md.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,14 +22,22 @@ from netplay.identity import Identity, peer_id, verify
 
 PROTOCOL_VERSION = 1
 """The frame's own format (the signed envelope), which journals and records keep too."""
-TABLE_PROTOCOL = 4
+TABLE_PROTOCOL = 5
 """What a table's peers must agree on beyond the frame format, named in the host's
-announcement (``protocol``): 4 since a spectator's catch-up comes in bulk (``history``
+announcement (``protocol``): 5 since a batch reaches the seats in one ``boxes`` frame on
+``table`` (a box per seat) and peers beat every 4 s (a program of 4 would wait on its
+``in`` for batches that never come there, and be counted away between its beats); 4
+since a spectator's catch-up comes in bulk (``history``
 frames, which a program of 3 would drop, waiting for its history for ever); 3 since a
 sealed frame is authenticated by its box alone (2: a ``crypto_box`` in a signed frame;
 1: anonymous ``SealedBox``es to the recipient)."""
 SEALED = "sealed"
 """The type of a sealed frame's header (its own type is inside the box)."""
+BOXES = "boxes"
+"""The type of a frame for every seat at once: a box per seat, each sealed as a sealed
+frame's is (its own type and body inside), in seat order."""
+MAX_BOXES = 16
+"""Seats a ``boxes`` frame may hold a box for."""
 MAX_FRAME = 64 * 1024
 
 _LIMITS: dict[str, Any] = {
@@ -111,6 +120,23 @@ def encode_sealed(
     return pack([pack([PROTOCOL_VERSION, SEALED, table, identity.key, seq, {"box": box}])])
 
 
+def encode_boxes(
+    identity: Identity, sequencer: Sequencer, recipients: Sequence[bytes | None], type_: str,
+    table: str, bodies: Sequence[dict[str, Any] | None], *, seq: int | None = None,
+) -> bytes:
+    """One frame holding, for each seat in order, ``(type_, bodies[seat])`` sealed to
+    ``recipients[seat]`` (``None`` for a seat that gets nothing: a host's bot). Each box
+    is what a sealed frame's box would be, the header's table and seq inside, so each
+    recipient opens its own exactly as it would open a sealed frame, and nobody else can.
+    ``ValueError`` if a recipient is not a usable key."""
+    if seq is None:
+        seq = sequencer.next()
+    boxes = [None if key is None or body is None
+             else identity.seal_for(key, pack([table, seq, type_, body]))
+             for key, body in zip(recipients, bodies, strict=True)]
+    return pack([pack([PROTOCOL_VERSION, BOXES, table, identity.key, seq, {"boxes": boxes}])])
+
+
 def frame_type(data: bytes) -> str | None:
     """The type a frame claims, unverified (to skip what a peer would ignore anyway
     without paying for its signature); ``None`` if it is not shaped like a frame.
@@ -128,7 +154,7 @@ def frame_type(data: bytes) -> str | None:
 
 def decode(
     data: bytes, *, expected: bytes | None = None, sender_id: str | None = None,
-    opener: Identity | None = None,
+    opener: Identity | None = None, seat: int | None = None,
 ) -> Frame:
     """Decode and authenticate a frame. Checks shape and signature (or, for a sealed
     frame, its box); not table, topic or seq.
@@ -137,7 +163,9 @@ def decode(
     before the signature or the box (the costly part), so a flood from anyone else costs
     little. ``opener``: the identity a sealed frame may be addressed to; without one a
     sealed frame is refused (it is someone else's). A sealed frame comes back opened,
-    with the type and body from inside its box and ``sealed`` set.
+    with the type and body from inside its box and ``sealed`` set. ``seat``: where a
+    ``boxes`` frame may be addressed to ``opener`` (its box at that index is opened, and
+    then no plain sealed frame is taken); without it a ``boxes`` frame is refused.
     """
     outer = unpack(data)
     if not isinstance(outer, list) or len(outer) not in (1, 2):
@@ -166,17 +194,32 @@ def decode(
         raise FrameError("the sender's key does not match its topic")
     if expected is not None and sender != expected:
         raise FrameError("a frame not from this table's host")
-    if (type_ == SEALED) != sealed:
-        raise FrameError("a sealed frame is [inner] with type 'sealed', and no other is"
-                         if sealed else "a signed 'sealed' frame (an older program's)")
+    if (type_ in (SEALED, BOXES)) != sealed:
+        raise FrameError("a sealed frame is [inner] with type 'sealed' or 'boxes', and no "
+                         "other is" if sealed else f"a signed {type_!r} frame (an older program's)")
     if not sealed:
         verify(sender, inner, outer[1])
         return Frame(type_, table, sender, seq, body, data)
     if opener is None:
         raise FrameError("a sealed frame for someone else")
-    box = body.get("box")
-    if len(body) != 1 or not isinstance(box, bytes):
-        raise FrameError("a sealed frame's body is {box}")
+    if (type_ == BOXES) != (seat is not None):
+        raise FrameError("a 'boxes' frame off the seats' stream" if seat is None
+                         else "a sealed frame on the seats' stream")
+    if seat is None:
+        box = body.get("box")
+        if len(body) != 1 or not isinstance(box, bytes):
+            raise FrameError("a sealed frame's body is {box}")
+    else:
+        boxes = body.get("boxes")
+        if len(body) != 1 or not isinstance(boxes, list) or not 0 < len(boxes) <= MAX_BOXES:
+            raise FrameError("a 'boxes' frame's body is {boxes: [box or nil per seat]}")
+        if not 0 <= seat < len(boxes):
+            raise FrameError(f"a 'boxes' frame without a place for seat {seat}")
+        box = boxes[seat]
+        if box is None:
+            raise FrameError(f"a 'boxes' frame with nothing for seat {seat}")
+        if not isinstance(box, bytes):
+            raise FrameError("a box is bytes")
     contents = unpack(opener.open_from(sender, box))
     if not isinstance(contents, list) or len(contents) != 4:
         raise FrameError("a sealed box holds [table, seq, type, body]")

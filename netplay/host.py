@@ -68,9 +68,10 @@ SEALED_TO_HOST = frozenset({"action", "heartbeat", "resync", "verified"})
 a peer sends often, goes sealed, a box costing either end a fraction of a signature."""
 ACTION_ORDER = "sealed-actions"
 """The replay guard's name for the order of the action frames inside sealed ones."""
-SPECTATOR_HEARD = 4.5
+SPECTATOR_HEARD = 8.5
 """Seconds after a spectator's last frame during which the host counts it as watching (it
-beats every 2 s): at the end, the host waits a moment for the verdicts of those."""
+beats every 4 s, ``netplay.player.HEARTBEAT``): at the end, the host waits a moment for
+the verdicts of those."""
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,9 @@ class HostSettings:
     """Seconds a bot of the host waits before it acts (pacing for people watching)."""
     grace: float = 20.0
     """Seconds an away player's turn waits before a stand-in bot plays it."""
-    away_after: float = 5.0
-    """Seconds without a heartbeat after which a player counts as away."""
+    away_after: float = 10.0
+    """Seconds without a heartbeat after which a player counts as away (peers beat every
+    4 s: ``netplay.player.HEARTBEAT``)."""
     heartbeat: float = 2.0
     """The longest the host stays silent to its peers: it beats when nothing went to
     every peer (a batch, a frame on ``table``) for this long, jittered up to a fifth
@@ -1221,21 +1223,13 @@ class HostSession:
         self._journal(self._stamped({"t": "batch", "n": batch.n,
                        "action": None if action is None else action.to_wire(),
                        "proof": proof, "standin": standin, "hash": batch.hash}))
-        # The player who acted hears first: its own view update is the latency that counts.
-        # Its frame is made now; the others' are queued after it and made by the driver
-        # once that one is out (see ``urgent_to_send``).
-        actor = action.seat if action is not None else -1
-        order = sorted(range(len(self.seats)), key=lambda seat: seat != actor)
-        for seat in order:
-            info = self.seats[seat]
-            if info is None or info.key is None:
-                continue
-            inbox = self.topics.inbox(peer_id(info.key))
-            if seat == actor:
-                self.sender.send_sealed(inbox, info.key, "events", _batch_body(batch, seat))
-            else:
-                self.sender.send_sealed_later(inbox, info.key, "events", functools.partial(
-                    _batch_body, batch, seat))
+        # Every seat's own version of the batch, each sealed to it, in one frame on
+        # ``table``: one publish (and one acknowledgement) an action, not one a seat.
+        keys = [None if info is None else info.key for info in self.seats]
+        if any(key is not None for key in keys):
+            self.sender.send_boxes(self.topics.table_stream, keys, "events", [
+                None if key is None else _batch_body(batch, seat)
+                for seat, key in enumerate(keys)])
         if self.settings.spectator_delay > 0:
             self._public("events", batch.redacted_for(SPECTATOR).to_body())
         else:

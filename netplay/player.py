@@ -40,13 +40,16 @@ SEAT_CHUNK = 64
 """Batches a seated player's history comes back in at once (the host's ``MAX_RESEND``)."""
 CHUNK_PATIENCE = 1.5
 """Seconds to wait for a chunk of history before asking for it again."""
-HEARTBEAT = 2.0
+HEARTBEAT = 4.0
 """Seconds between a peer's heartbeats to the host. They tell the host the peer is there
-and how far it got; the host counts a seat away after ``away_after`` (5 s) without one,
-so two beats can be lost before a false "away", and a frozen peer is still found in 5 s.
-Every second, an idle table of four was sending its host four beats: more frames than its
-game (measured: 200 tables acting every 2 s on one Mosquitto, frames 2,275 -> 1,843 a
-second, the peers' CPU 143% -> 122%, action -> own view p99 124 -> 56 ms)."""
+and how far it got; the host counts a seat away after ``away_after`` (10 s) without one,
+so a beat can be lost (jittered up to a fifth sooner, two beats span at most 8 s) before
+a false "away", and a frozen peer is still found in 10 s (a peer killed or cut off is
+found at once on a broker that fires its last will). Every second, an idle table of four
+was sending its host four beats: more frames than its game (measured: 200 tables acting
+every 2 s on one Mosquitto, frames 2,275 -> 1,843 a second, the peers' CPU 143% -> 122%,
+action -> own view p99 124 -> 56 ms); every 2 s they were still 3.5 of the 9 frames an
+action at a table acting every 2 s (issue #28)."""
 HOST_SILENT = 5.0
 """Seconds without a frame from the host (it heartbeats every second) before it counts as
 offline: a frozen host fires no last will until the broker's keepalive (amqtt: never)."""
@@ -606,8 +609,12 @@ class PlayerSession:
         # Only the host's frames matter off the announce topic: others are dropped before
         # their signature is checked.
         inbox = topic == t.inbox(self.peer_id)
+        # A seat's batches come in one frame for every seat on ``table``, its own box at
+        # its seat's place; anything else sealed to it only on its own ``in``.
+        boxes = topic == t.table_stream and self.seat is not None and not self.watch
         frame = decode(payload, expected=None if topic == t.announce else self.host_key or b"",
-                       opener=self.identity if inbox else None)
+                       opener=self.identity if inbox or boxes else None,
+                       seat=self.seat if boxes else None)
         if frame.table != self.table:
             raise FrameError(f"frame for table {frame.table!r}")
         if topic == t.announce:
@@ -641,9 +648,13 @@ class PlayerSession:
                 "reveal": self._reveal,
             }.get(kind)
         elif topic == self._stream:
+            if frame.sealed:
+                if kind != "events":
+                    raise FrameError(f"a sealed {kind!r} on the seats' stream")
+                self._answered_at = self.now  # our own copy of a batch: the host hears us
             handler = {
                 "start": self._start,
-                "events": self._public_events,
+                "events": self._events if frame.sealed else self._public_events,
                 "heartbeat": self._host_heartbeat,
                 "race": self._public_race,
                 "reveal": self._reveal,

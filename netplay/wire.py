@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from netplay.codec import Sequencer, encode, encode_sealed
+from netplay.codec import Sequencer, encode, encode_boxes, encode_sealed
 from netplay.identity import Identity
 
 
@@ -57,6 +57,15 @@ class Sender:
     ) -> None:
         """Send ``(type_, body)`` readable only by ``key``, in a sealed frame."""
         self.outbox.append(Outgoing(topic, self.sealed(key, type_, body), qos=qos))
+
+    def send_boxes(
+        self, topic: str, keys: Sequence[bytes | None], type_: str,
+        bodies: Sequence[dict[str, Any] | None], *, qos: int = 1,
+    ) -> None:
+        """Send ``(type_, bodies[i])`` readable only by ``keys[i]``, for every ``i``, in
+        one ``boxes`` frame (see ``netplay.codec.encode_boxes``)."""
+        self.outbox.append(Outgoing(topic, encode_boxes(
+            self.identity, self.sequencer, keys, type_, self.table, bodies), qos=qos))
 
     def send_later(self, topic: str, type_: str, body: Callable[[], dict[str, Any]]) -> None:
         """Send a signed frame whose body is made, and the frame signed, only when it is

@@ -251,5 +251,20 @@ def _run(args: argparse.Namespace, urls: list[str], pids: list[int]) -> dict[str
             1000 * sum(r["setup_cpu"] for r in results) / max(1, tables), 2),
         "setup_seconds": round(setup_wall, 2),
         "load_average": round(os.getloadavg()[0], 2),
+        **_kinds_per_action(results, len(latencies)),
     }
+
+
+def _kinds_per_action(results: list[dict[str, Any]], actions: int) -> dict[str, Any]:
+    """Frames made and published by kind, per action, when the workers counted them
+    (``STACKS_BENCH_LOAD_PROFILE``, see ``stacks.bench.load_worker``)."""
+    counts: dict[str, int] = {}
+    for result in results:
+        for kind, count in result.get("frame_kinds", {}).items():
+            counts[kind] = counts.get(kind, 0) + count
+    if not counts:
+        return {}
+    return {"frame_kinds_per_action": {
+        kind: round(count / max(1, actions), 3)
+        for kind, count in sorted(counts.items(), key=lambda item: -item[1])}}
 

@@ -5,18 +5,24 @@ from ``go`` for the window, lets the games finish, and prints one JSON line."""
 from __future__ import annotations
 
 import asyncio
+import collections
+import cProfile
 import gc
 import json
+import os
 import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine.actions import Action
 from engine.config import RulesConfig
+from netplay import wire
+from netplay.codec import frame_type
 from netplay.host import HostSettings
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
@@ -24,6 +30,7 @@ from netplay.journal import JournalFile
 from netplay.peers import BotPeer, Host
 from netplay.player import Applied, Notice
 from netplay.transport import MqttTransport
+from netplay.wire import Outgoing
 
 SHORT_RULES = RulesConfig(win_chips=3, win_min_each_colour=1)
 SEATS = 4
@@ -81,6 +88,56 @@ class _LoadBot(BotPeer):
         super()._on_notice(notice)
 
 
+PROFILE_ENV = "STACKS_BENCH_LOAD_PROFILE"
+"""Set to a folder: each worker writes a cProfile of its measured window there, and its
+report counts the frames its peers made and published by kind (``frame_kinds``). A bench
+aid only: counting costs a little, so it is off unless asked for."""
+
+
+class _Kinds:
+    """Frames made (by type, sealed or signed) and published (by topic and QoS) by a
+    worker's peers, counted only while ``on``."""
+
+    def __init__(self) -> None:
+        self.counts: collections.Counter[str] = collections.Counter()
+        self.on = False
+
+    def install(self) -> None:
+        """Count the frames ``netplay.wire.Sender`` makes, by how and what: its encoders
+        wrapped where it looks them up (the type is the third argument, or the fourth
+        for the sealed ones, which take a recipient first)."""
+        names = vars(wire)
+        for name, how, at in (("encode", "signed", 2), ("encode_sealed", "sealed", 3),
+                              ("encode_boxes", "boxes", 3)):
+            names[name] = self._counting(names[name], how, at)
+
+    def _counting(
+        self, encoder: Callable[..., bytes], how: str, at: int
+    ) -> Callable[..., bytes]:
+        counts = self.counts
+
+        def counted(*args: Any, **kwargs: Any) -> bytes:
+            if self.on:
+                counts[f"made {how} {args[at]}"] += 1
+            return encoder(*args, **kwargs)
+
+        return counted
+
+    def watch(self, transport: MqttTransport, who: str) -> None:
+        publish = transport.publish
+        counts = self.counts
+
+        def counted(out: Outgoing) -> None:
+            if self.on:
+                parts = out.topic.split("/")
+                where = parts[3] if parts[3] != "peer" else f"peer/{parts[5]}"
+                kind = frame_type(out.payload) or "?"
+                counts[f"sent {who} {where} {kind} qos{out.qos}"] += 1
+            publish(out)
+
+        transport.publish = counted  # type: ignore[method-assign]
+
+
 @dataclass
 class _Table:
     host: Host
@@ -113,6 +170,10 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
     window = min(60.0, 1.5 * pace + 1.0) if pace > 0 else 0.3
     tables: list[_Table] = []
     keeper: asyncio.Task[None] | None = None
+    profile_dir = os.environ.get(PROFILE_ENV)
+    kinds = _Kinds() if profile_dir else None
+    if kinds is not None:
+        kinds.install()
     setup_wall0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="stacks-load-") as tmp:
         for index in spec["tables"]:
@@ -130,6 +191,10 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
                               broker=urls[(node + 1 + s) % len(urls)],
                               name=f"seat{s}", think=pace) for s in range(SEATS)]
             tables.append(_Table(host, seats))
+            if kinds is not None:
+                for who, peer in (("host", host), *(("seat", seat) for seat in seats)):
+                    assert isinstance(peer.transport, MqttTransport)
+                    kinds.watch(peer.transport, who)
         try:
             # A few tables at a time, each group dealt before the next comes, as tables
             # come to a broker in use: all at once, a three-node NATS cluster had to set
@@ -158,9 +223,19 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
             print("ready", flush=True)
             if not await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline):
                 raise _ParentGone  # the end of its pipe: no "go" will come
+            profiler = cProfile.Profile() if profile_dir else None
+            if kinds is not None:
+                kinds.on = True
+            if profiler is not None:
+                profiler.enable()
             start, cpu0, frames0 = time.perf_counter(), time.process_time(), _frames(tables)
             await asyncio.sleep(spec["seconds"])
             end, cpu1, frames1 = time.perf_counter(), time.process_time(), _frames(tables)
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(str(Path(profile_dir or ".") / f"worker-{os.getpid()}.prof"))
+            if kinds is not None:
+                kinds.on = False
             for table in tables:
                 for seat in table.seats:
                     seat.think = 0.0
@@ -186,6 +261,7 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
                 "setup_cpu": setup_cpu,
                 "setup_wall": setup_wall,
                 "frames": frames1 - frames0,
+                **({"frame_kinds": dict(kinds.counts)} if kinds is not None else {}),
             }
         finally:
             if keeper is not None:

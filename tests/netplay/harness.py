@@ -34,7 +34,7 @@ from engine.games import TableBot
 from engine.state import Phase, Seat, State
 from netplay.codec import Frame, Sequencer, decode, pack, unpack
 from netplay.host import HostSession, HostSettings
-from netplay.identity import Identity
+from netplay.identity import Identity, peer_id
 from netplay.memory import MemoryBroker
 from netplay.player import Notice, PlayerSession, Rejected
 from netplay.topics import Topics
@@ -223,8 +223,8 @@ class Table:
         """A frame of the broker's log as its addressee reads it: a sealed one opened by
         the host (on a peer's ``out``) or by the peer (on its ``in``)."""
         frame = observe(payload)
-        if not frame.sealed:
-            return frame
+        if not frame.sealed or frame.type == "boxes":
+            return frame  # a batch for every seat: its header (see ``seat_batches``)
         peer = self.topics.peer_of(topic)
         reader = self.host_identity if topic.endswith("/out") or peer is None \
             else self.identities[peer]
@@ -423,7 +423,7 @@ def observe(payload: bytes) -> Frame:
     outer = unpack(payload)
     if isinstance(outer, list) and len(outer) == 1:
         _, type_, table, sender, seq, body = unpack(outer[0])
-        assert type_ == "sealed", f"an unsigned {type_!r} frame"
+        assert type_ in ("sealed", "boxes"), f"an unsigned {type_!r} frame"
         return Frame(type_, table, sender, seq, body, payload, sealed=True)
     return decode(payload)
 
@@ -437,12 +437,28 @@ def frames(log: list[tuple[str, bytes]], topic_suffix: str = "") -> Iterator[tup
         yield topic, observe(payload)
 
 
-def opened(identity: Identity, frame: Frame) -> tuple[str, dict[str, Any]]:
-    """A frame's ``(type, body)``, its box opened by ``identity`` when it is sealed."""
+def opened(
+    identity: Identity, frame: Frame, seat: int | None = None
+) -> tuple[str, dict[str, Any]]:
+    """A frame's ``(type, body)``, its box opened by ``identity`` when it is sealed (in a
+    ``boxes`` frame, the box of ``seat``)."""
     if frame.type == "sealed":
         inside = decode(frame.raw, opener=identity)
         return inside.type, inside.body
+    if frame.type == "boxes":
+        inside = decode(frame.raw, opener=identity, seat=seat)
+        return inside.type, inside.body
     return frame.type, frame.body
+
+
+def seat_batches(table: Table, seat: int, *, since: int = 0) -> list[Frame]:
+    """The batches seat ``seat`` was sent on ``table`` (its box of each ``boxes`` frame,
+    opened), from entry ``since`` of the broker's log on."""
+    info = table.host.seats[seat]
+    assert info is not None and info.key is not None
+    reader = table.identities[peer_id(info.key)]
+    return [decode(p, opener=reader, seat=seat) for t, p in table.broker.log[since:]
+            if t == table.topics.table_stream and p and observe(p).type == "boxes"]
 
 
 def forge_sealed(

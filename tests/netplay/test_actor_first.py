@@ -1,5 +1,5 @@
-"""The acting player hears first: the host publishes its batch as soon as the journal is
-durable, and makes the other seats' copies and the public one only after that."""
+"""A batch reaches every seat in one frame on ``table``, published as soon as the journal is
+durable, before the public copy is made; frames sent for later keep their place."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import netplay.host
 from engine.state import SPECTATOR
 from netplay.batch import Batch
-from netplay.codec import Sequencer, decode, encode
+from netplay.codec import BOXES, Sequencer, decode, encode, frame_type
 from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.journal import JournalFile
@@ -39,12 +39,12 @@ class LoggingBroker(AsyncMemoryBroker):
         self.log = log
 
     def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:
-        self.log.append(("publish", topic, None))
+        self.log.append(("publish", topic, frame_type(payload)))
         super().publish(topic, payload, retain)
 
 
 @pytest.mark.asyncio
-async def test_the_acting_players_batch_goes_out_before_the_others_are_made(
+async def test_every_seats_copy_of_a_batch_goes_out_in_one_frame_on_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     log: Log = []
@@ -67,24 +67,23 @@ async def test_the_acting_players_batch_goes_out_before_the_others_are_made(
             await asyncio.wait_for(asyncio.gather(*(p.ended.wait() for p in players)), 60)
             await asyncio.wait_for(host.finished(verify_wait=10), 30)
     assert host.sync_average <= INLINE_SYNC
-    inboxes = {p.seat: host.host.topics.inbox(p.identity.peer_id) for p in players}
+    seats = sorted(p.seat for p in players if p.seat is not None)
+    assert len(seats) == 2
+    stream = host.host.topics.table_stream
     checked = 0
     for batch in host.host.batches:
-        actor = batch.action.seat if batch.action is not None else None
-        if actor not in inboxes or batch.proof is None:
-            continue  # the deal, and the host's own bot: nobody waits on a sealed copy first
-        assert actor is not None
-        mine = log.index(("made", batch.n, actor))
-        out = next(i for i in range(mine, len(log)) if log[i][:2] == ("publish", inboxes[actor]))
-        others = [i for i, entry in enumerate(log)
-                  if entry[0] == "made" and entry[1] == batch.n and entry[2] != actor]
-        # Nobody watches this table: no spectators' copy is made at all.
-        assert sorted(entry[2] for entry in (log[i] for i in others)) == sorted(
-            seat for seat in inboxes if seat != actor)
+        made = [i for i, entry in enumerate(log) if entry[0] == "made" and entry[1] == batch.n]
+        # Every seat's copy (the host's bot has none); nobody watches: no spectators' copy.
+        assert sorted(log[i][2] for i in made) == seats, f"batch {batch.n}"
         assert ("made", batch.n, SPECTATOR) not in log
-        assert out < min(others), f"batch {batch.n}: the actor's copy went out after the rest"
+        out = [i for i in range(max(made), len(log)) if log[i] == ("publish", stream, BOXES)]
+        assert out, f"batch {batch.n}: not out in one frame"
+        later = [i for i, entry in enumerate(log) if entry[0] == "made" and entry[1] > batch.n]
+        assert not later or out[0] < min(later), f"batch {batch.n} went out late"
         checked += 1
     assert checked > 5
+    publishes = [entry for entry in log if entry[:3] == ("publish", stream, BOXES)]
+    assert len(publishes) == len(host.host.batches)
 
 
 def test_frames_sent_for_later_keep_their_place_and_their_numbers() -> None:

@@ -9,7 +9,6 @@ from engine.actions import Block, CloseBlockWindow, PassBlock
 from engine.cards import CARDS_BY_KIND, Kind
 from engine.events import BlockPassed, PileBlocked, PileCleared, PileCompleted
 from engine.state import Phase, Seat
-from netplay.codec import decode
 from netplay.player import RaceResult, Rejected
 
 from .harness import Table, blocks_in_hand
@@ -54,7 +53,7 @@ def race_table() -> tuple[Table, list[Seat]]:
 def race_frames(table: Table, since: int = 0) -> list[dict[str, Any]]:
     stream = table.topics.table_stream
     return [
-        f.body for f in (decode(p) for t, p in table.broker.log[since:] if t == stream)
+        f.body for f in (table.read(t, p) for t, p in table.broker.log[since:] if t == stream)
         if f.type == "race"
     ]
 

@@ -12,7 +12,7 @@ from netplay.codec import Frame, decode
 from netplay.lobby import _heartbeat_of
 from netplay.player import HEARTBEAT, HostOffline, PlayerSession
 
-from .harness import SHORT, Table, frames
+from .harness import SHORT, Table, frames, observe
 
 
 def sequence_table(seed: int) -> Table:
@@ -109,11 +109,12 @@ def test_seats_and_spectators_hear_the_host_through_the_batches_for_longer_than_
 def test_a_seat_that_lost_the_last_batch_finds_it_at_the_next_quiet_beat() -> None:
     table = sequence_table(53)
     me = table.at_seat(0)
-    inbox = table.topics.inbox(me.peer_id)
+    stream = table.topics.table_stream
     lost: list[int] = []
 
-    def lose_once(receiver: object, topic: str, _payload: bytes) -> bool:
-        if receiver is me and topic == inbox and not lost:
+    def lose_once(receiver: object, topic: str, payload: bytes) -> bool:
+        if receiver is me and topic == stream and observe(payload).type == "boxes" \
+                and not lost:
             lost.append(1)
             return True
         return False

@@ -92,9 +92,25 @@ def test_sealed_frames_open_only_for_their_addressee() -> None:
     table = watched_game()
     outsider = Identity.generate()
     seated = {s.peer_id: s for s in table.players if s.seat is not None}
-    sealed = 0
+    sealed = boxes = 0
     for topic, payload in table.broker.log:
         frame = observe(payload)
+        if frame.type == "boxes":
+            # A batch for every seat at once: each box opens for its own seat's player only.
+            boxes += 1
+            assert topic == table.topics.table_stream
+            for place, box in enumerate(frame.body["boxes"]):
+                if box is None:
+                    continue
+                with pytest.raises(FrameError):
+                    opened(outsider, frame, place)
+                for session in seated.values():
+                    if session.seat == place:
+                        assert opened(session.identity, frame, place)[0] == "events"
+                    else:
+                        with pytest.raises(FrameError):
+                            opened(session.identity, frame, place)
+            continue
         if frame.type != "sealed":
             continue
         sealed += 1
@@ -107,7 +123,8 @@ def test_sealed_frames_open_only_for_their_addressee() -> None:
             if peer_id != owner:
                 with pytest.raises(FrameError):
                     opened(session.identity, frame)
-    assert sealed >= 2 * len(table.host.batches)
+    assert boxes == len(table.host.batches)
+    assert sealed > 0  # the players' actions, heartbeats besides
 
 
 def test_each_seat_sees_only_its_own_secrets() -> None:

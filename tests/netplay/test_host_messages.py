@@ -182,15 +182,18 @@ def test_sealed_frames_that_do_not_hold_what_they_claim_are_dropped() -> None:
 
 
 def test_a_box_the_host_sealed_is_not_taken_back_as_the_players() -> None:
-    # A batch the host sealed for a seat, put on that seat's out topic: either end of a
-    # pair can open their boxes, but this one names the host as its sealer.
+    # A batch the host sealed for a seat (its box in the seats' frame), put on that seat's
+    # out topic as a sealed frame: either end of a pair can open their boxes, but this one
+    # names the host as its sealer.
     table, then = paused_game()
     current, _ = current_and_other(table)
-    inbox = table.topics.inbox(current.peer_id)
-    sealed = [p for t, p in table.broker.log if t == inbox and observe(p).type == "sealed"]
-    outer = unpack(sealed[-1])
-    header = unpack(outer[0])
-    header[3] = current.identity.key  # the header now claims the player sent it
+    assert current.seat is not None
+    stream = table.topics.table_stream
+    boxes = [p for t, p in table.broker.log if t == stream and observe(p).type == "boxes"]
+    version, _, name, _, seq, body = unpack(unpack(boxes[-1])[0])
+    box = body["boxes"][current.seat]
+    # The header now claims the player sent it.
+    header = [version, "sealed", name, current.identity.key, seq, {"box": box}]
     table.inject(table.out_topic(current), pack([pack(header)]))
     assert new_dropped(table, then) == ["a sealed box that its sender did not seal"]
     assert_unharmed(table, then)

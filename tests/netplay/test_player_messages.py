@@ -163,11 +163,14 @@ def test_a_replayed_chat_line_is_dropped() -> None:
     assert table.notices_of(me, ChatLine) == [ChatLine("p0", "gg")]
 
 
-@pytest.mark.parametrize("host, peer", [(3, 4), (4, 3), (2, 4)])
+@pytest.mark.parametrize("host, peer", [(4, 5), (5, 4), (3, 4), (4, 3), (2, 4)])
 def test_a_host_of_another_protocol_is_named_and_no_seat_is_taken(
     host: int, peer: int, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A host built before a spectator's catch-up came in bulk (3: a spectator of it would
+    # A host built before a batch came to the seats in one frame on ``table`` (4: its seats
+    # would wait on their own channel, and be counted away between 4 s beats), a peer
+    # built before (it would never open the seats' frame), a host built before a
+    # spectator's catch-up came in bulk (3: a spectator of it would
     # wait for history frames that never come), a peer built before (it would drop them),
     # a host built before sealed frames were vouched for by their boxes alone (2). The
     # player is told why, not joining.

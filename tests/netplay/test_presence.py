@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.state import Phase, Seat
 from netplay.codec import decode
-from netplay.player import PlayerSession
+from netplay.player import HEARTBEAT, PlayerSession
 
 from .harness import SHORT, Table
 
@@ -17,7 +17,8 @@ GRACE = 2.0
 
 def game_at_a_turn(seed: int, **settings: Any) -> tuple[Table, PlayerSession]:
     """A 3-player game a few batches in, stopped at the start of a person's turn."""
-    table = Table(3, seed=seed, rules=SHORT, away_after=AWAY_AFTER, grace=GRACE, **settings)
+    settings = {"away_after": AWAY_AFTER, "grace": GRACE, **settings}
+    table = Table(3, seed=seed, rules=SHORT, **settings)
     table.run(lambda: len(table.host.batches) >= 6 and table.state.phase == Phase.PLAY)
     return table, table.at_seat(table.state.current)
 
@@ -127,7 +128,8 @@ def test_going_offline_starts_the_grace_period_at_once() -> None:
 
 
 def test_a_slow_player_that_is_still_there_gets_no_stand_in() -> None:
-    table, slow = game_at_a_turn(64)
+    # Away after two and a half beats (the default's ratio): a beat may be late or lost.
+    table, slow = game_at_a_turn(64, away_after=2.5 * HEARTBEAT)
     seat = slow.seat
     assert seat is not None
     table.peer(slow).auto = False  # thinks for a long time, but its client heartbeats

@@ -30,17 +30,21 @@ def held_game(seed: int, players: int = 2, batches: int = 4) -> Table:
 
 
 def batch_to(table: Table, session: PlayerSession, n: int) -> Filter:
-    """Matches the first delivery of batch ``n`` to ``session`` on its own inbox (so a
-    filter made of it loses that batch once; the host's re-sending gets through)."""
+    """Matches the first delivery of batch ``n`` to ``session``: its box in the seats'
+    frame on ``table`` (or a copy sealed on its own inbox), so a filter made of it loses
+    that batch once; the host's re-sending gets through."""
     inbox = table.topics.inbox(session.peer_id)
     matched: list[bytes] = []
 
     def match(receiver: Session, topic: str, payload: bytes) -> bool:
-        if receiver is not session or topic != inbox:
+        if receiver is not session or topic not in (inbox, table.topics.table_stream):
             return False
         if matched:
             return payload == matched[0]
-        kind, body = opened(session.identity, observe(payload))
+        frame = observe(payload)
+        if frame.type not in ("sealed", "boxes"):
+            return False
+        kind, body = opened(session.identity, frame, session.seat)
         if kind == "events" and body.get("n") == n:
             matched.append(payload)
             return True
