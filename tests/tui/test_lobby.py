@@ -30,8 +30,8 @@ pytestmark = pytest.mark.asyncio
 def _lobby_text(app: object) -> str:
     screen = app.screen  # type: ignore[attr-defined]
     assert isinstance(screen, LobbyScreen)
-    return "\n".join(plain(w.render()) for w in screen.query("#lobby-title, SeatList, "
-                                                              "#lobby-join, #lobby-hint, #lobby-summary"))
+    parts = "#lobby-title, SeatList, #lobby-join, #lobby-hint, #lobby-summary"
+    return "\n".join(plain(w.render()) for w in screen.query(parts))
 
 
 async def test_a_host_chooses_settings_opens_the_table_and_fills_it_with_bots(
