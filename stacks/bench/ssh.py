@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,6 +44,10 @@ if TYPE_CHECKING:
 
 #: Text of the main menu: its first frame is on the screen once this shows.
 MENU_MARK = "Play against bots"
+FIRST_FRAME_WAIT_S = 30.0
+"""How long a connection may take to show the menu before the bench gives up."""
+ARRIVAL_WAIT_S = 60.0
+"""The same while many connections arrive at once."""
 TARGET_FIRST_FRAME_S = 1.0
 TARGET_SESSION_MIB = 60.0
 TARGET_REPAINT_MS = 100.0
@@ -72,6 +76,12 @@ def add_bench_ssh_arguments(targets: argparse._SubParsersAction) -> None:  # typ
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
+
+def _tail(data: bytes, chars: int = 300) -> str:
+    """The end of a screen's text, on one line, for an error message."""
+    text = " ".join(screen_text(data).split())
+    return repr(text[-chars:]) if text else "(nothing)"
 
 
 def screen_text(data: bytes) -> str:
@@ -140,8 +150,33 @@ class _Setup:
     key_files: list[Path] = field(default_factory=list)
 
 
-@contextlib.contextmanager
-def _server(clients: int) -> Iterator[_Setup]:
+async def _register_accounts(home: Path, keys: list[tuple[str, asyncssh.SSHKey]]) -> None:
+    """An account for each (name, key), as the server makes one on a first login, so that
+    every session goes straight to the menu (a key without an account is asked for a
+    name first, `tui.screens.account.NameScreen`): the bench measures returning players."""
+    from netplay.hosts import fingerprint
+    from netplay.identity import load_profile
+    from ratings.store import Store, default_database
+    from sshserver.server import profile_for_key
+
+    store = await Store.open(default_database(home / "data"))
+    try:
+        for name, key in keys:
+            profile = profile_for_key(key.public_data)
+            identity = load_profile(profile, base=home / "profiles")
+            await store.create_account(name, key.get_fingerprint("sha256"), profile,
+                                       fingerprint(identity.key))
+    finally:
+        await store.close()
+
+
+def _user(n: int) -> str:
+    """The player name of key ``n``: key 0 times the connects, the others are the crowd."""
+    return "bench" if n == 0 else f"p{n - 1}"
+
+
+@contextlib.asynccontextmanager
+async def _server(clients: int) -> AsyncIterator[_Setup]:
     import asyncssh
 
     with tempfile.TemporaryDirectory(prefix="stacks-bench-ssh-") as tmp:
@@ -150,6 +185,7 @@ def _server(clients: int) -> Iterator[_Setup]:
         home.mkdir()
         keys: list[Path] = []
         public: list[bytes] = []
+        made: list[tuple[str, asyncssh.SSHKey]] = []
         for n in range(clients):
             key = asyncssh.generate_private_key("ssh-ed25519", comment=f"bench{n}")
             path = folder / f"key{n}"
@@ -158,7 +194,9 @@ def _server(clients: int) -> Iterator[_Setup]:
                 handle.write(key.export_private_key())
             keys.append(path)
             public.append(key.export_public_key())
+            made.append((_user(n), key))
         (home / "authorized_keys").write_bytes(b"".join(public))
+        await _register_accounts(home, made)
         port = _free_port()
         env = {**os.environ, "STACKS_HOME": str(home)}
         env.pop("SSH_AUTH_SOCK", None)
@@ -172,14 +210,16 @@ def _server(clients: int) -> Iterator[_Setup]:
             deadline = time.monotonic() + 30
             while True:
                 if server.poll() is not None:
-                    raise RuntimeError(f"stacks serve exited with {server.returncode}")
+                    raise RuntimeError(f"stacks serve exited with {server.returncode} before "
+                                       "it listened")
                 with contextlib.suppress(OSError), socket.create_connection(
                     ("127.0.0.1", port), 0.5
                 ):
                     break
                 if time.monotonic() > deadline:
-                    raise RuntimeError("stacks serve does not listen")
-                time.sleep(0.05)
+                    raise RuntimeError(f"stacks serve does not listen on 127.0.0.1:{port} "
+                                       "30 s after it started")
+                await asyncio.sleep(0.05)
             yield _Setup(folder, port, server, keys)
         finally:
             server.send_signal(signal.SIGTERM)
@@ -231,11 +271,17 @@ async def _openssh_first_frame(setup: _Setup, key: Path, user: str) -> float:
     os.close(slave)
     loop.add_reader(master, readable)
     try:
-        await asyncio.wait_for(shown.wait(), 30)
+        try:
+            await asyncio.wait_for(shown.wait(), FIRST_FRAME_WAIT_S)
+        except TimeoutError:
+            raise RuntimeError(
+                f"the main menu ({MENU_MARK!r}) did not show within {FIRST_FRAME_WAIT_S:g} s "
+                f"of starting ssh as {user}; its screen's last text: "
+                f"{_tail(bytes(seen))}") from None
         elapsed = time.perf_counter() - started
         if MENU_MARK not in screen_text(bytes(seen)):
-            raise RuntimeError("the ssh client ended before the menu showed: "
-                               + screen_text(bytes(seen))[-300:])
+            raise RuntimeError(f"the ssh client of {user} ended before the menu showed; "
+                               f"its screen's last text: {_tail(bytes(seen))}")
         os.write(master, b"q")
         try:
             await asyncio.wait_for(proc.wait(), 15)
@@ -303,11 +349,19 @@ async def _connect(setup: _Setup, key: Path, user: str) -> _Client:
         screen.session_factory, term_type="xterm-256color", term_size=(100, 30),
         encoding=None,
     )
+    deadline = started + ARRIVAL_WAIT_S
     while MENU_MARK not in screen_text(bytes(screen.data)):
         screen.got.clear()
         if screen.closed.is_set():
-            raise RuntimeError("a session closed before its menu showed")
-        await asyncio.wait_for(screen.got.wait(), 60)
+            raise RuntimeError(f"the session of {user} closed before its menu showed; its "
+                               f"screen's last text: {_tail(bytes(screen.data))}")
+        try:
+            await asyncio.wait_for(screen.got.wait(), max(0.0, deadline - time.perf_counter()))
+        except TimeoutError:
+            raise RuntimeError(
+                f"the main menu ({MENU_MARK!r}) did not show within {ARRIVAL_WAIT_S:g} s of "
+                f"connecting as {user}; its screen's last text: "
+                f"{_tail(bytes(screen.data))}") from None
     return _Client(conn, chan, screen, time.perf_counter() - started)
 
 
@@ -401,7 +455,7 @@ async def _many(setup: _Setup, sessions: int, seconds: float) -> dict[str, Any]:
 
 async def _measure(args: argparse.Namespace) -> dict[str, Any]:
     sessions = args.sessions
-    with _server(sessions + 1) as setup:
+    async with _server(sessions + 1) as setup:
         first: list[float] = []
         client = "openssh" if shutil.which("ssh") or os.path.exists("/usr/bin/ssh") else "asyncssh"
         for n in range(args.connects):
@@ -438,15 +492,15 @@ def _verdict(ok: bool) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        import asyncssh  # noqa: F401
+        import asyncssh
     except ImportError:
         print("stacks bench ssh: asyncssh is not installed (pip install asyncssh)",
               file=sys.stderr)
         return 2
     try:
         report = asyncio.run(_measure(args))
-    except (RuntimeError, OSError, TimeoutError) as exc:
-        print(f"stacks bench ssh: {exc}", file=sys.stderr)
+    except (RuntimeError, OSError, TimeoutError, asyncssh.Error) as exc:
+        print(f"stacks bench ssh: {str(exc) or type(exc).__name__}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(report))
