@@ -4,12 +4,20 @@ Starts ``stacks serve`` in its own process on 127.0.0.1 and a free port (a tempo
 config dir, throw-away keys), then measures what a player feels:
 
 - **connect to first frame**: from starting the OpenSSH client (in a pty of its own) to
-  the main menu on its screen; falls back to an asyncssh client without OpenSSH;
-- **memory per session**: the resident memory (RSS, and PSS, which splits shared pages
-  fairly) of each connected session's process tree, read from /proc;
+  the main menu on its screen, one connection after another; falls back to an asyncssh
+  client without OpenSSH; and the same (asyncssh) while the N sessions arrive, five at a
+  time;
+- **memory per session**: of each connected session's process tree, read from
+  /proc/PID/smaps_rollup: RSS, PSS (which splits each shared page between the processes
+  that share it) and USS (the pages only that session has); the fork server the sessions
+  are forked from (`sshserver.zygote`) is reported apart, and its PSS is also shared out
+  between the sessions;
 - **key press to repaint with many sessions**: N asyncssh clients sit at the menu and
   each presses ↓/↑ at random intervals; the time from sending a key to the first bytes of
   the repainted screen, over all presses.
+
+Every account exists before its key connects (a returning player: a new key is asked for
+a name before the menu). ``--no-fork`` measures sessions started as new interpreters.
 
 Nothing here is imported by the ``stacks`` parser but `add_bench_ssh_arguments`.
 """
@@ -48,9 +56,12 @@ FIRST_FRAME_WAIT_S = 30.0
 """How long a connection may take to show the menu before the bench gives up."""
 ARRIVAL_WAIT_S = 60.0
 """The same while many connections arrive at once."""
-TARGET_FIRST_FRAME_S = 1.0
-TARGET_SESSION_MIB = 60.0
-TARGET_REPAINT_MS = 100.0
+TARGET_FIRST_FRAME_S = 0.3
+"""p50 of connect to first frame, one connection after another (issue 28)."""
+TARGET_SESSION_MIB = 20.0
+"""PSS a session, its share of the fork server included."""
+TARGET_REPAINT_MS = 50.0
+"""p99 of key press to repaint with the sessions pressing keys."""
 _CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\x1b[=>78]")
 _KEYS = (b"\x1b[B", b"\x1b[A")  # down, up: moves the menu's highlight, repaints it
 
@@ -60,7 +71,7 @@ def add_bench_ssh_arguments(targets: argparse._SubParsersAction) -> None:  # typ
     bench = targets.add_parser(
         "ssh",
         help="ssh server: connect to first frame, memory per session, key to repaint "
-        "with 20 sessions",
+        "with many sessions",
         description="Starts `stacks serve` on 127.0.0.1 and a free port, then measures: ssh "
         "connect to the first frame of the menu (OpenSSH client in a pty), the memory of "
         "each connected session's process tree, and key press to repaint while many "
@@ -73,6 +84,8 @@ def add_bench_ssh_arguments(targets: argparse._SubParsersAction) -> None:  # typ
                        help="sessions connected at once (20)")
     bench.add_argument("--seconds", type=float, default=15.0,
                        help="how long the sessions press keys (15)")
+    bench.add_argument("--no-fork", action="store_true",
+                       help="start the server with --no-fork: each session a new interpreter")
 
 
 # -- helpers ---------------------------------------------------------------------------------------
@@ -131,12 +144,50 @@ def tree(pid: int) -> list[int]:
     return found
 
 
-def tree_memory_kib(pid: int) -> tuple[int, int]:
-    """(RSS, PSS) in KiB of ``pid``'s process tree."""
-    pids = tree(pid)
-    rss = sum(_proc_kib(p, "VmRSS") for p in pids)
-    pss = sum(_proc_kib(p, "Pss", "smaps_rollup") for p in pids)
-    return rss, pss
+@dataclass(frozen=True)
+class Memory:
+    """A process tree's memory in KiB."""
+
+    rss: int
+    pss: int
+    uss: int
+    """Private pages: what ending the tree gives back."""
+
+
+def tree_memory_kib(pid: int) -> Memory:
+    """The memory of ``pid``'s process tree, from /proc/PID/smaps_rollup."""
+    rss = pss = uss = 0
+    for one in tree(pid):
+        rss += _proc_kib(one, "Rss", "smaps_rollup")
+        pss += _proc_kib(one, "Pss", "smaps_rollup")
+        uss += _proc_kib(one, "Private_Clean", "smaps_rollup") + \
+            _proc_kib(one, "Private_Dirty", "smaps_rollup")
+    return Memory(rss, pss, uss)
+
+
+def _stat_fields(pid: int) -> list[str]:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return []
+    return text[text.rindex(")") + 2:].split()
+
+
+def session_programs(server: int) -> list[int]:
+    """The sessions' programs under ``server``: each leads a session of its own with the
+    pty as its controlling terminal (the fork server leads a session too, with none)."""
+    found = []
+    for pid in tree(server):
+        fields = _stat_fields(pid)
+        # fields[3]: the session id; fields[4]: the controlling terminal (0: none)
+        if len(fields) > 4 and int(fields[3]) == pid and int(fields[4]) != 0:
+            found.append(pid)
+    return found
+
+
+def _parent(pid: int) -> int:
+    fields = _stat_fields(pid)
+    return int(fields[1]) if len(fields) > 1 else 0
 
 
 # -- the server under test ------------------------------------------------------------------------
@@ -176,7 +227,7 @@ def _user(n: int) -> str:
 
 
 @contextlib.asynccontextmanager
-async def _server(clients: int) -> AsyncIterator[_Setup]:
+async def _server(clients: int, *, fork: bool = True) -> AsyncIterator[_Setup]:
     import asyncssh
 
     with tempfile.TemporaryDirectory(prefix="stacks-bench-ssh-") as tmp:
@@ -202,7 +253,8 @@ async def _server(clients: int) -> AsyncIterator[_Setup]:
         env.pop("SSH_AUTH_SOCK", None)
         server = subprocess.Popen(
             [sys.executable, "-m", "stacks.cli", "serve", "--bind", "127.0.0.1", "--ssh-port",
-             str(port), "--max-sessions", str(clients + 4)],
+             str(port), "--max-sessions", str(clients + 4),
+             *([] if fork else ["--no-fork"])],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             env=env,
         )
@@ -412,8 +464,12 @@ async def _many(setup: _Setup, sessions: int, seconds: float) -> dict[str, Any]:
                 *(_connect(setup, setup.key_files[n + 1], f"p{n}") for n in batch)
             )
         await asyncio.gather(*(_quiet(c.screen, 0.5) for c in clients))
-        session_pids = _children(setup.server.pid)
-        memory = [tree_memory_kib(pid) for pid in session_pids]
+        programs = session_programs(setup.server.pid)
+        memory = [tree_memory_kib(pid) for pid in programs]
+        parents = {_parent(pid) for pid in programs}
+        forkers = sorted(parents - {setup.server.pid})
+        # The fork server's own memory (not its children's): its PSS is the sessions' too.
+        forker_pss = sum(_proc_kib(pid, "Pss", "smaps_rollup") for pid in forkers)
         server_rss = _proc_kib(setup.server.pid, "VmRSS")
         until = time.perf_counter() + seconds
         rng = random.Random(7)
@@ -424,16 +480,26 @@ async def _many(setup: _Setup, sessions: int, seconds: float) -> dict[str, Any]:
         complete = sorted(s for _, found, _ in results for s in found)
         missed = sum(m for _, _, m in results)
         first = sorted(c.first_frame for c in clients)
-        rss = [kib / 1024 for kib, _ in memory]
-        pss = [kib / 1024 for _, kib in memory]
+        n = len(memory)
+
+        def mean_mib(values: list[int]) -> float | None:
+            return round(statistics.fmean(values) / 1024, 1) if values else None
+
         return {
             "sessions": len(clients),
-            "session_processes": len(session_pids),
+            "session_processes": n,
+            "sessions_forked": bool(forkers) and n > 0,
             "connect_to_menu_under_arrivals_p50_s": round(percentile(first, 0.5), 3),
+            "connect_to_menu_under_arrivals_p99_s": round(percentile(first, 0.99), 3),
             "connect_to_menu_under_arrivals_max_s": round(first[-1], 3),
-            "rss_per_session_mean_mib": round(statistics.fmean(rss), 1) if rss else None,
-            "rss_per_session_max_mib": round(max(rss), 1) if rss else None,
-            "pss_per_session_mean_mib": round(statistics.fmean(pss), 1) if pss else None,
+            "rss_per_session_mean_mib": mean_mib([m.rss for m in memory]),
+            "rss_per_session_max_mib": round(max(m.rss for m in memory) / 1024, 1)
+            if memory else None,
+            "pss_per_session_mean_mib": mean_mib([m.pss for m in memory]),
+            "uss_per_session_mean_mib": mean_mib([m.uss for m in memory]),
+            "fork_server_pss_mib": round(forker_pss / 1024, 1),
+            "pss_per_session_with_fork_server_mib":
+                round((sum(m.pss for m in memory) + forker_pss) / n / 1024, 1) if n else None,
             "server_rss_mib": round(server_rss / 1024, 1),
             "presses": len(samples) + missed,
             "repaint_p50_ms": round(percentile(samples, 0.5) * 1000, 1) if samples else None,
@@ -453,9 +519,22 @@ async def _many(setup: _Setup, sessions: int, seconds: float) -> dict[str, Any]:
                              return_exceptions=True)
 
 
+def _raise_fd_limit(sessions: int) -> None:
+    """Room for the sessions' connections (and the server's, which inherits it)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 16 * sessions + 256
+    if soft != resource.RLIM_INFINITY and soft < want:
+        new = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+
+
 async def _measure(args: argparse.Namespace) -> dict[str, Any]:
     sessions = args.sessions
-    async with _server(sessions + 1) as setup:
+    _raise_fd_limit(sessions)
+    async with _server(sessions + 1, fork=not args.no_fork) as setup:
         first: list[float] = []
         client = "openssh" if shutil.which("ssh") or os.path.exists("/usr/bin/ssh") else "asyncssh"
         for n in range(args.connects):
@@ -476,6 +555,7 @@ async def _measure(args: argparse.Namespace) -> dict[str, Any]:
         "first_frame_client": client,
         "connects": len(first),
         "first_frame_p50_s": round(percentile(first, 0.5), 3),
+        "first_frame_p99_s": round(percentile(first, 0.99), 3),
         "first_frame_max_s": round(first[-1], 3),
         **many,
         "targets": {
@@ -512,19 +592,29 @@ def run(args: argparse.Namespace) -> int:
                   f"Python {report['python']}")
     for column in ("measure", "value", "target", ""):
         table.add_column(column, justify="right" if column in ("value", "target") else "left")
-    first_max = report["first_frame_max_s"]
+    first_p50 = report["first_frame_p50_s"]
     table.add_row(
         f"ssh connect to first frame ({report['first_frame_client']}, "
-        f"{report['connects']} connects)",
-        f"p50 {report['first_frame_p50_s']:.3f} s, max {first_max:.3f} s",
-        f"≤ {TARGET_FIRST_FRAME_S:g} s", _verdict(first_max <= TARGET_FIRST_FRAME_S),
+        f"{report['connects']} connects one after another)",
+        f"p50 {first_p50:.3f} s, p99 {report['first_frame_p99_s']:.3f} s, "
+        f"max {report['first_frame_max_s']:.3f} s",
+        f"p50 ≤ {TARGET_FIRST_FRAME_S:g} s", _verdict(first_p50 <= TARGET_FIRST_FRAME_S),
     )
-    rss_max = report["rss_per_session_max_mib"] or 0.0
     table.add_row(
-        f"memory per session ({report['sessions']} connected)",
-        f"RSS mean {report['rss_per_session_mean_mib']} MiB, max {rss_max} MiB "
-        f"(PSS mean {report['pss_per_session_mean_mib']} MiB)",
-        f"≤ {TARGET_SESSION_MIB:g} MiB", _verdict(rss_max <= TARGET_SESSION_MIB),
+        f"… while {report['sessions']} sessions arrive, 5 at a time (asyncssh)",
+        f"p50 {report['connect_to_menu_under_arrivals_p50_s']:.3f} s, "
+        f"p99 {report['connect_to_menu_under_arrivals_p99_s']:.3f} s, "
+        f"max {report['connect_to_menu_under_arrivals_max_s']:.3f} s", "", "",
+    )
+    shared = report["pss_per_session_with_fork_server_mib"]
+    how = "forked from the fork server" if report["sessions_forked"] else "new interpreters"
+    table.add_row(
+        f"memory per session ({report['sessions']} connected, {how})",
+        f"PSS {shared} MiB with the fork server's share (its own "
+        f"{report['pss_per_session_mean_mib']} MiB); USS "
+        f"{report['uss_per_session_mean_mib']} MiB; RSS {report['rss_per_session_mean_mib']} MiB",
+        f"PSS ≤ {TARGET_SESSION_MIB:g} MiB",
+        _verdict(shared is not None and shared <= TARGET_SESSION_MIB),
     )
     p99 = report["repaint_p99_ms"] or float("inf")
     table.add_row(
@@ -533,18 +623,15 @@ def run(args: argparse.Namespace) -> int:
         f"p50 {report['repaint_p50_ms']} ms, p95 {report['repaint_p95_ms']} ms, "
         f"p99 {report['repaint_p99_ms']} ms, max {report['repaint_max_ms']} ms"
         + (f", {report['no_repaint']} without repaint" if report["no_repaint"] else ""),
-        f"≤ {TARGET_REPAINT_MS:g} ms", _verdict(p99 <= TARGET_REPAINT_MS),
+        f"p99 ≤ {TARGET_REPAINT_MS:g} ms", _verdict(p99 <= TARGET_REPAINT_MS),
     )
     table.add_row(
         "… to the last byte of the repaint",
         f"p50 {report['repaint_complete_p50_ms']} ms, "
         f"p99 {report['repaint_complete_p99_ms']} ms", "", "",
     )
-    table.add_row(
-        "connect to menu while the others arrive",
-        f"p50 {report['connect_to_menu_under_arrivals_p50_s']:.3f} s, "
-        f"max {report['connect_to_menu_under_arrivals_max_s']:.3f} s", "", "",
-    )
+    if report["sessions_forked"]:
+        table.add_row("the fork server", f"PSS {report['fork_server_pss_mib']} MiB", "", "")
     table.add_row("the server itself", f"RSS {report['server_rss_mib']} MiB", "", "")
     Console().print(table)
     return 0
