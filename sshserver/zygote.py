@@ -257,6 +257,11 @@ def become(child: _Child) -> None:
     sys.stdout = sys.__stdout__ = _fresh_stream(1, "w", "surrogateescape")  # type: ignore[misc]
     sys.stderr = sys.__stderr__ = _fresh_stream(2, "w", "backslashreplace")  # type: ignore[misc]
     sys.argv = list(child.args)
+    # What ps shows: this session's command line, not the fork server's (SPT_NOENV: in
+    # the room of the fork server's own, leaving /proc/PID/environ as it was).
+    import setproctitle
+
+    setproctitle.setproctitle(" ".join(child.args))
 
 
 def load_entry(entry: str) -> Callable[[list[str]], int | None]:
@@ -299,6 +304,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{parser.prog}: no control socket (${CONTROL_ENV})", file=sys.stderr)
         return 2
     sock = socket.socket(fileno=int(text))
+    os.environ["SPT_NOENV"] = "1"  # (read by setproctitle's first call, in a child)
+    import setproctitle  # noqa: F401 - before the fork: it finds the room for titles
+
     entry = load_entry(args.entry)
     modules = preload(args.preload)
     if args.warm:
@@ -593,6 +601,7 @@ class ForkServer:
 
     async def _restart_after(self, delay: float) -> None:
         await asyncio.sleep(delay)
+        self._restart = None  # (a start that fails at once schedules the next)
         if not self._closed:
             self.say("restarting the fork server")
             self.start()
