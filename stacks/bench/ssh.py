@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 MENU_MARK = "Play against bots"
 FIRST_FRAME_WAIT_S = 30.0
 """How long a connection may take to show the menu before the bench gives up."""
+IDLE_S = 3.0
+"""How long the bench watches the CPU of the sessions sitting at the menu."""
 ARRIVAL_WAIT_S = 60.0
 """The same while many connections arrive at once."""
 TARGET_FIRST_FRAME_S = 0.3
@@ -183,6 +185,32 @@ def session_programs(server: int) -> list[int]:
         if len(fields) > 4 and int(fields[3]) == pid and int(fields[4]) != 0:
             found.append(pid)
     return found
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) ``pid`` used so far, 0 if it's gone."""
+    fields = _stat_fields(pid)
+    if len(fields) < 13:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(server: int, programs: list[int]) -> dict[str, float]:
+    """CPU seconds so far of the server itself, of the sessions' programs (and their
+    fork server), and of this process, the clients."""
+    forkers = {_parent(pid) for pid in programs} - {server}
+    times = os.times()
+    return {
+        "server": _cpu_s(server),
+        "sessions": sum(_cpu_s(pid) for pid in [*programs, *forkers]),
+        "clients": times.user + times.system,
+    }
+
+
+def _cpu_percent(before: dict[str, float], after: dict[str, float],
+                 seconds: float) -> dict[str, float]:
+    """Each part's CPU over ``seconds``, in percent of one core."""
+    return {part: round((after[part] - before[part]) * 100 / seconds, 1) for part in after}
 
 
 def _parent(pid: int) -> int:
@@ -471,11 +499,20 @@ async def _many(setup: _Setup, sessions: int, seconds: float) -> dict[str, Any]:
         # The fork server's own memory (not its children's): its PSS is the sessions' too.
         forker_pss = sum(_proc_kib(pid, "Pss", "smaps_rollup") for pid in forkers)
         server_rss = _proc_kib(setup.server.pid, "VmRSS")
+        # CPU while all sit at the menu, then while they press keys: the server, the
+        # sessions' programs (with the fork server), and this process (the clients).
+        idle_before, idle_at = _cpu(setup.server.pid, programs), time.perf_counter()
+        await asyncio.sleep(IDLE_S)
+        idle_cpu = _cpu_percent(idle_before, _cpu(setup.server.pid, programs),
+                                time.perf_counter() - idle_at)
         until = time.perf_counter() + seconds
         rng = random.Random(7)
+        busy_before, busy_at = _cpu(setup.server.pid, programs), time.perf_counter()
         results = await asyncio.gather(
             *(_press_keys(c, until, random.Random(rng.random())) for c in clients)
         )
+        busy_after, busy_s = _cpu(setup.server.pid, programs), time.perf_counter() - busy_at
+        pressed = sum(len(found) for found, _, _ in results)
         samples = sorted(s for found, _, _ in results for s in found)
         complete = sorted(s for _, found, _ in results for s in found)
         missed = sum(m for _, _, m in results)
@@ -501,6 +538,12 @@ async def _many(setup: _Setup, sessions: int, seconds: float) -> dict[str, Any]:
             "pss_per_session_with_fork_server_mib":
                 round((sum(m.pss for m in memory) + forker_pss) / n / 1024, 1) if n else None,
             "server_rss_mib": round(server_rss / 1024, 1),
+            "idle_cpu_percent": idle_cpu,
+            "keys_cpu_percent": _cpu_percent(busy_before, busy_after, busy_s),
+            "cpu_ms_per_press": {
+                part: round((busy_after[part] - busy_before[part]) * 1000 / max(1, pressed), 2)
+                for part in busy_after
+            },
             "presses": len(samples) + missed,
             "repaint_p50_ms": round(percentile(samples, 0.5) * 1000, 1) if samples else None,
             "repaint_p95_ms": round(percentile(samples, 0.95) * 1000, 1) if samples else None,
@@ -624,6 +667,14 @@ def run(args: argparse.Namespace) -> int:
         f"p99 {report['repaint_p99_ms']} ms, max {report['repaint_max_ms']} ms"
         + (f", {report['no_repaint']} without repaint" if report["no_repaint"] else ""),
         f"p99 ≤ {TARGET_REPAINT_MS:g} ms", _verdict(p99 <= TARGET_REPAINT_MS),
+    )
+    idle, busy = report["idle_cpu_percent"], report["keys_cpu_percent"]
+    per = report["cpu_ms_per_press"]
+    table.add_row(
+        "CPU (% of a core): server, sessions, clients",
+        f"at the menu {idle['server']}, {idle['sessions']}, {idle['clients']}; pressing keys "
+        f"{busy['server']}, {busy['sessions']}, {busy['clients']} ({per['server']}, "
+        f"{per['sessions']}, {per['clients']} ms a press)", "", "",
     )
     table.add_row(
         "… to the last byte of the repaint",

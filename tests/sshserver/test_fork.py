@@ -3,9 +3,8 @@ against ``stacks serve`` running the real interface."""
 
 from __future__ import annotations
 
-import signal
-
 import os
+import signal
 
 from tests.sshserver.conftest import (
     Keys,
