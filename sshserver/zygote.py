@@ -304,8 +304,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{parser.prog}: no control socket (${CONTROL_ENV})", file=sys.stderr)
         return 2
     sock = socket.socket(fileno=int(text))
-    os.environ["SPT_NOENV"] = "1"  # (read by setproctitle's first call, in a child)
-    import setproctitle  # noqa: F401 - before the fork: it finds the room for titles
+    # A title of its own now, so that setproctitle finds where titles go before a child
+    # empties the environment; SPT_NOENV: only in the room of this command line (long
+    # enough for a session's), leaving /proc/PID/environ readable.
+    os.environ["SPT_NOENV"] = "1"
+    import setproctitle
+
+    setproctitle.setproctitle(f"stacks fork server (python -m sshserver.zygote {args.entry})")
 
     entry = load_entry(args.entry)
     modules = preload(args.preload)
@@ -571,8 +576,10 @@ class ForkServer:
         proc = self.proc
         code = proc.poll() if proc is not None else None
         if proc is not None and code is None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                code = proc.wait(1.0)
+            # Its channel is closed: whatever it still does, it forks nothing more.
+            with contextlib.suppress(OSError):
+                proc.kill()
+            asyncio.get_running_loop().run_in_executor(None, proc.wait)  # (reaped there)
         for reply in self._requests.values():
             if not reply.done():
                 reply.set_exception(ForkError("the fork server died"))

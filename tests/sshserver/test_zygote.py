@@ -18,7 +18,7 @@ import pytest_asyncio
 
 from sshserver.pty import PtyProcess, WindowSize
 from sshserver.zygote import ForkServer
-from tests.sshserver.conftest import TIMEOUT, alive
+from tests.sshserver.conftest import TIMEOUT, alive, cmdline
 
 pytestmark = pytest.mark.asyncio
 
@@ -119,6 +119,7 @@ async def test_each_child_has_its_terminal_descriptors_environment_and_random_st
         assert screen.proc.forked and screen.proc.fork_problem is None
         assert _parent(screen.proc.pid or 0) == server.pid  # forked, not spawned
         assert screen.said("ARGS") == f"--name {name}"
+        assert f"stacks --name {name}" in cmdline(screen.proc.pid or 0)  # what ps shows
         assert screen.said("ENV") == f"{name}'s"
         assert screen.said("CTTY") == "yes"
         # The pty and the one descriptor passed, at the number the program was told:
