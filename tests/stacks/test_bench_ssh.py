@@ -25,5 +25,6 @@ def test_bench_ssh_reaches_the_menu_and_reports_every_measure() -> None:
     assert report["connects"] == 2
     assert report["sessions"] == 3
     assert report["session_processes"] == 3
+    assert report["sessions_forked"] is True  # stacks serve forks them by default
     assert report["pss_per_session_mean_mib"] > 0
     assert report["presses"] > 0
