@@ -119,7 +119,7 @@ def _parse_request(data: bytes, fds: list[int]) -> _Child:
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise ValueError("args must be a list of strings")
     if not isinstance(env, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and "=" not in k and "\0" not in k + v
+        isinstance(k, str) and isinstance(v, str) and k and "=" not in k and "\0" not in k + v
         for k, v in env.items()
     ):
         raise ValueError("env must map names to strings")
@@ -140,6 +140,13 @@ def _parse_request(data: bytes, fds: list[int]) -> _Child:
 def serve(sock: socket.socket) -> _Child | None:
     """Fork a child for each request until the server closes the channel (``None``).
     Returns, in a child, what that child is to become."""
+    try:
+        return _serve(sock)
+    except (BrokenPipeError, ConnectionError):
+        return None  # the server went away while we told it something: nothing to do
+
+
+def _serve(sock: socket.socket) -> _Child | None:
     selector = selectors.DefaultSelector()
     selector.register(sock, selectors.EVENT_READ, None)
     children: dict[int, int] = {}  # pidfd -> pid
@@ -304,6 +311,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{parser.prog}: no control socket (${CONTROL_ENV})", file=sys.stderr)
         return 2
     sock = socket.socket(fileno=int(text))
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError as exc:  # (Linux before 5.3): the server can't watch our children
+        _send(sock, {"error": f"no pidfd on this system ({exc}): can't fork sessions"})
+        return 1
     # A title of its own now, so that setproctitle finds where titles go before a child
     # empties the environment; SPT_NOENV: only in the room of this command line (long
     # enough for a session's), leaving /proc/PID/environ readable.
@@ -412,6 +424,7 @@ class ForkServer:
         self._started_at = 0.0
         self._restart: asyncio.Task[None] | None = None
         self._closed = False
+        self._gave_up = False
         self.forks = 0
         """Sessions forked, over every fork server this handle started."""
 
@@ -426,7 +439,12 @@ class ForkServer:
 
     def start(self) -> None:
         """Start the fork server (it gets ready in the background)."""
-        if self._closed:
+        if self._closed or self._gave_up:
+            return
+        if not hasattr(os, "pidfd_open") or not hasattr(socket, "SOCK_SEQPACKET"):
+            self._gave_up = True
+            self.say("no fork server on this system (it needs Linux's pidfd): sessions "
+                     "start as new processes")
             return
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {**self.env, CONTROL_ENV: str(theirs.fileno())}
@@ -544,8 +562,9 @@ class ForkServer:
         request = message.get("id")
         reply = self._requests.get(request) if isinstance(request, int) else None
         if "error" in message and request is None:
-            # It could not get ready (threads after the imports).
-            self.say(f"fork server: {message['error']}")
+            # It can't get ready (threads after the imports, no pidfd): never will.
+            self.say(f"fork server: {message['error']}; sessions start as new processes")
+            self._gave_up = True
             if self._ready is not None and not self._ready.done():
                 self._ready.set_exception(ForkError(str(message["error"])))
             return
@@ -588,7 +607,7 @@ class ForkServer:
                 status.set_result(None)  # its children live on; their statuses are lost
         if self._ready is not None and not self._ready.done():
             self._ready.set_exception(ForkError("the fork server died while starting"))
-        if self._closed:
+        if self._closed or self._gave_up:
             return
         if time.monotonic() - self._started_at > STEADY_S:
             self._deaths = 0
@@ -600,7 +619,8 @@ class ForkServer:
         self._schedule_restart()
 
     def _schedule_restart(self) -> None:
-        if self._closed or (self._restart is not None and not self._restart.done()):
+        if self._closed or self._gave_up or (self._restart is not None and
+                                             not self._restart.done()):
             return
         delay = RESTART_DELAYS_S[min(self._deaths, len(RESTART_DELAYS_S)) - 1] \
             if self._deaths else 0.0

@@ -204,3 +204,41 @@ async def test_sessions_are_forked_unless_no_fork_is_given() -> None:
 
     assert settings_from(build_parser("serve").parse_args(["serve"])).fork is True
     assert settings_from(build_parser("serve").parse_args(["serve", "--no-fork"])).fork is False
+
+
+@pytest.mark.parametrize("message, fds, says", [
+    (b"not json", 1, "Expecting value"),
+    (b"[1, 2]", 1, "not a JSON object"),
+    (b'{"args": [], "env": {}}', 1, "no request id"),
+    (b'{"id": 1, "args": "stacks", "env": {}}', 1, "args must be a list"),
+    (b'{"id": 1, "args": [], "env": {"A=B": "c"}}', 1, "env must map"),
+    (b'{"id": 1, "args": [], "env": {"": "c"}}', 1, "env must map"),
+    (b'{"id": 1, "args": [], "env": {}, "targets": [1]}', 2, "from 3 to 1023"),
+    (b'{"id": 1, "args": [], "env": {}, "targets": [5, 5]}', 3, "same number"),
+    (b'{"id": 1, "args": [], "env": {}, "targets": [5]}', 1, "1 descriptors for 1"),
+])
+async def test_a_malformed_request_is_refused_in_words(message: bytes, fds: int,
+                                                        says: str) -> None:
+    from sshserver.zygote import _parse_request
+
+    with pytest.raises(ValueError, match=re.escape(says)):
+        _parse_request(message, list(range(100, 100 + fds)))
+
+
+async def test_the_fork_server_answers_garbage_and_goes_on_then_ends_with_the_server(
+    forker: tuple[ForkServer, list[str]],
+) -> None:
+    server, _ = forker
+    assert server._sock is not None
+    server._sock.send(b'{"id": 12345, "args": "no"}')  # refused; nobody waits for 12345
+    screen = Screen()
+    await _start(screen, server, ["--name", "gina"], _env())
+    await screen.wait_for("READY")
+    assert screen.proc.forked
+    proc = server.proc
+    assert proc is not None
+    await server.close()
+    assert proc.poll() is not None  # the fork server is gone with its channel...
+    assert alive(screen.proc.pid or 0)  # ...its child, a session, is not
+    screen.proc.write(b"q")
+    assert await asyncio.wait_for(screen.proc.wait(), TIMEOUT) == 0
