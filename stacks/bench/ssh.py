@@ -653,9 +653,11 @@ def run(args: argparse.Namespace) -> int:
     how = "forked from the fork server" if report["sessions_forked"] else "new interpreters"
     table.add_row(
         f"memory per session ({report['sessions']} connected, {how})",
-        f"PSS {shared} MiB with the fork server's share (its own "
-        f"{report['pss_per_session_mean_mib']} MiB); USS "
-        f"{report['uss_per_session_mean_mib']} MiB; RSS {report['rss_per_session_mean_mib']} MiB",
+        (f"PSS {shared} MiB with the fork server's share (its own "
+         f"{report['pss_per_session_mean_mib']} MiB); " if report["sessions_forked"]
+         else f"PSS {shared} MiB; ")
+        + f"USS {report['uss_per_session_mean_mib']} MiB; "
+        f"RSS {report['rss_per_session_mean_mib']} MiB",
         f"PSS ≤ {TARGET_SESSION_MIB:g} MiB",
         _verdict(shared is not None and shared <= TARGET_SESSION_MIB),
     )
