@@ -106,6 +106,10 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
                        help="browser spectators at once, each a process; more are told the "
                        f"page is full ({DEFAULT_WEB_SPECTATORS}); --idle-timeout closes idle "
                        "ones")
+    serve.add_argument("--no-fork", action="store_true",
+                       help="start each connection's `stacks` as a new interpreter instead "
+                       "of forking it from a warm, pre-imported one (slower to its first "
+                       "frame, more memory a session; see docs/deploy.md)")
     serve.add_argument("--session-command", metavar="COMMAND",
                        help="the program each connection runs, in place of this `stacks` "
                        "(split like a shell would; for tests and wrappers)")

@@ -19,6 +19,10 @@ import struct
 import termios
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from sshserver.zygote import ForkServer
 
 #: What a program that left its terminal in full-screen mode (killed, crashed) leaves
 #: behind: the Kitty keyboard protocol, the alternate screen, a hidden cursor, focus
@@ -80,6 +84,15 @@ def _take_terminal() -> None:  # pragma: no cover - runs in the child between fo
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
+class _Running(Protocol):
+    """A started program: a spawned subprocess, or a child of the fork server."""
+
+    @property
+    def pid(self) -> int: ...
+
+    async def wait(self) -> int: ...
+
+
 class PtyProcess:
     """A program running in its own pty, in its own session.
 
@@ -96,7 +109,7 @@ class PtyProcess:
         self._on_output = on_output
         self._on_exit = on_exit
         self._master = -1
-        self._proc: asyncio.subprocess.Process | None = None
+        self._proc: _Running | None = None
         self._reading = False
         self._paused = False
         self._pending = bytearray()  # input the pty could not take yet
@@ -105,6 +118,10 @@ class PtyProcess:
         self._exited = asyncio.Event()
         self._watcher: asyncio.Task[None] | None = None
         self.returncode: int | None = None
+        self.forked = False
+        """Forked by the fork server (else spawned as a new program)."""
+        self.fork_problem: str | None = None
+        """Why a fork server asked for this program did not fork it (it was spawned)."""
 
     @property
     def pid(self) -> int | None:
@@ -122,23 +139,37 @@ class PtyProcess:
         size: WindowSize,
         cwd: str | None = None,
         pass_fds: Sequence[int] = (),
+        fork: tuple[ForkServer, Sequence[str]] | None = None,
     ) -> None:
         """Start ``argv`` in a new pty of ``size``; raises ``OSError`` if it can't.
-        ``pass_fds`` stay open in the program (every other descriptor is closed)."""
+        ``pass_fds`` stay open in the program (every other descriptor is closed).
+        ``fork``: a fork server and the arguments of its entry that do what ``argv``
+        does; the program is forked from it when it can, else ``argv`` is spawned."""
         master, slave = os.openpty()
         try:
             set_window_size(slave, size)
             attrs = termios.tcgetattr(slave)
             attrs[0] |= getattr(termios, "IUTF8", 0)  # erase whole UTF-8 characters
             termios.tcsetattr(slave, termios.TCSANOW, attrs)
-            self._proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=slave, stdout=slave, stderr=slave,
-                env=dict(env), cwd=cwd,
-                start_new_session=True,
-                preexec_fn=_take_terminal,
-                close_fds=True, pass_fds=tuple(pass_fds),
-            )
+            if fork is not None:
+                from sshserver.zygote import ForkError
+
+                server, args = fork
+                try:
+                    self._proc = await server.fork(args, env=env, cwd=cwd, slave=slave,
+                                                   passed=pass_fds)
+                    self.forked = True
+                except ForkError as exc:
+                    self.fork_problem = str(exc)
+            if self._proc is None:
+                self._proc = await asyncio.create_subprocess_exec(
+                    *argv,
+                    stdin=slave, stdout=slave, stderr=slave,
+                    env=dict(env), cwd=cwd,
+                    start_new_session=True,
+                    preexec_fn=_take_terminal,
+                    close_fds=True, pass_fds=tuple(pass_fds),
+                )
         except BaseException:
             os.close(master)
             raise

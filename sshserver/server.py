@@ -61,6 +61,7 @@ from tui.serve_link import LINK_ENV, SSH_ENV, serve_link
 if TYPE_CHECKING:
     from broker.autostart import MeetingPoint
     from netplay.lobby import TableInfo
+    from sshserver.zygote import ForkServer
     from webserver.server import WebServer
 
 log = logging.getLogger(__name__)
@@ -221,6 +222,15 @@ def default_command() -> tuple[str, ...]:
     return (sys.executable, "-m", "stacks.cli")
 
 
+#: What `default_command` runs, as the fork server's entry (`sshserver.zygote`).
+DEFAULT_ENTRY = "stacks.cli:main"
+#: What the fork server imports for `DEFAULT_ENTRY`: its packages (every module) and the
+#: modules it imports only when it runs.
+PRELOAD = ("tui", "netplay", "engine", "stacks.commands.ui", "textual.scrollbar")
+#: What the fork server does once before its first fork (`sshserver.warm`).
+DEFAULT_WARM = "sshserver.warm:menu"
+
+
 @dataclass(frozen=True)
 class ServeSettings:
     bind: str = "0.0.0.0"
@@ -249,6 +259,10 @@ class ServeSettings:
     """Also serve the held tables' web page (`webserver`) on this port; ``None``: no page."""
     web_bind: str = "127.0.0.1"
     web_max_spectators: int = DEFAULT_WEB_SPECTATORS
+    fork: bool = True
+    """Fork each session's ``stacks`` from a warm, pre-imported fork server
+    (`sshserver.zygote`) instead of starting a new interpreter; only for the default
+    command (``--session-command`` is always spawned)."""
 
     @property
     def config_path(self) -> Path:
@@ -334,6 +348,19 @@ class AuthorizedKeys:
 
 
 # -- the server -----------------------------------------------------------------------------------
+
+
+def _raise_fd_limit(sessions: int) -> None:
+    """Room for ``sessions`` sessions' descriptors (about five each: the connection, the
+    pty, the link, the process's pidfd), up to the hard limit."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 8 * sessions + 256
+    if soft != resource.RLIM_INFINITY and soft < want:
+        new = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
 
 
 def _fingerprint(key: asyncssh.SSHKey) -> str:
@@ -568,8 +595,12 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env[LINK_ENV] = str(theirs.fileno())
         proc = PtyProcess(self._output, lambda code: None)
+        fork = None
+        if server.zygote is not None:
+            fork = (server.zygote, session_argv((), self.request, name=self.name,
+                                                profile=self.profile, broker=server.broker_url))
         try:
-            await proc.start(argv, env=env, size=size, pass_fds=(theirs.fileno(),))
+            await proc.start(argv, env=env, size=size, pass_fds=(theirs.fileno(),), fork=fork)
         except OSError as exc:
             ours.close()
             server.status.event(f"could not start {argv[0]} for {self.name}: {exc}")
@@ -579,6 +610,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         finally:
             theirs.close()
         self.proc = proc
+        if proc.fork_problem is not None:
+            server.status.event(f"{self.name}'s session started as a new process: "
+                                f"{proc.fork_problem}")
         # Whatever the program asks for, it asks as this connection's key and name.
         link = asyncio.create_task(serve_link(ours, lambda req: self._link_request(req, ssh)))
         server.status.event(
@@ -682,6 +716,8 @@ class GameServer:
         self._meeting: MeetingPoint | None = None
         self._meeting_lock = asyncio.Lock()
         self.web: WebServer | None = None
+        self.zygote: ForkServer | None = None
+        """The fork server the sessions' programs come from (`sshserver.zygote`)."""
 
     def _table_news(self, text: str) -> None:
         self.status.event(text)
@@ -781,6 +817,15 @@ class GameServer:
         except OSError as exc:
             raise ServeError(f"can't listen on {settings.bind}:{settings.port}: "
                              f"{exc.strerror or exc}") from exc
+        _raise_fd_limit(settings.max_sessions)
+        if settings.fork and settings.command == default_command():
+            from sshserver.zygote import ForkServer
+
+            env = session_env(os.environ, term=None, client={}, user="")
+            env.pop("STACKS_SSH_USER", None)
+            self.zygote = ForkServer(DEFAULT_ENTRY, warm=DEFAULT_WARM, preload=PRELOAD,
+                                     env=env, say=self.status.event)
+            self.zygote.start()
         # Finished games a stopped (or killed) server had not stored yet: stored once.
         self._draining = asyncio.create_task(self.archive.drain(), name="ratings-drain")
         if settings.web_port is not None:
@@ -836,6 +881,8 @@ class GameServer:
         for session in sessions:
             if session.proc is not None and session.proc.running:
                 session.proc.signal_group(signal.SIGKILL)
+        if self.zygote is not None:
+            await self.zygote.close()
         await self.tables.stop()
         if self._draining is not None and not self._draining.done():
             self._draining.cancel()
@@ -943,6 +990,7 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
         web_port=getattr(args, "web_port", None),
         web_bind=getattr(args, "web_bind", "127.0.0.1"),
         web_max_spectators=getattr(args, "web_max_spectators", DEFAULT_WEB_SPECTATORS),
+        fork=not getattr(args, "no_fork", False),
     )
 
 

@@ -72,6 +72,23 @@ def _stat(pid: int) -> tuple[int, int] | None:
     return int(fields[1]), int(fields[2])
 
 
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def session_leader_with_terminal(pid: int) -> bool:
+    """Does ``pid`` lead a session of its own, with a controlling terminal?"""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    fields = text[text.rindex(")") + 2:].split()
+    return fields[0] != "Z" and int(fields[3]) == pid and int(fields[4]) != 0
+
+
 def alive(pid: int) -> bool:
     return _stat(pid) is not None
 
@@ -171,13 +188,20 @@ class Server:
 
     def leftovers(self) -> list[int]:
         """Processes started for this server's sessions that are still alive (found by
-        environment, so even one that escaped its parent counts)."""
+        environment, so even one that escaped its parent counts; a forked session keeps
+        its fork server's environment, which has it too): not the fork server."""
+        forkers = set(self.fork_servers())
         return [pid for pid in processes_with_env(f"STACKS_HOME={self.home}")
-                if pid != self.pid]
+                if pid != self.pid and pid not in forkers]
+
+    def fork_servers(self) -> list[int]:
+        """The server's fork server (`sshserver.zygote`), if it runs."""
+        return [pid for pid in children(self.pid) if "sshserver.zygote" in cmdline(pid)]
 
     def sessions(self) -> list[int]:
-        """The server's session programs (its children)."""
-        return children(self.pid)
+        """The server's session programs: spawned by the server or forked by its fork
+        server, each leads a session with its pty as the controlling terminal."""
+        return [pid for pid in descendants(self.pid) if session_leader_with_terminal(pid)]
 
     def stop(self) -> int:
         if self.proc.poll() is None:
