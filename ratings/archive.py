@@ -48,6 +48,7 @@ class Archive:
         self.down: str | None = None
         """Why the database can't be used now (``None``: it can)."""
         self._lock = asyncio.Lock()
+        self._opening = asyncio.Lock()
         self._retry: asyncio.Task[None] | None = None
 
     # -- on disk -----------------------------------------------------------------------
@@ -111,10 +112,15 @@ class Archive:
             self._store = None
 
     async def store_handle(self) -> Store:
+        """The open database; opened once, however many ask at the same moment (the
+        server's start-up drain and every login at once)."""
         if self._store is None:
-            self._store = await Store.open(self.url)
-            if self._store.notice:
-                self._say(self._store.notice)
+            async with self._opening:
+                if self._store is None:
+                    store = await Store.open(self.url)
+                    if store.notice:
+                        self._say(store.notice)
+                    self._store = store
         return self._store
 
     async def _store_one(self, entry: Path) -> Added | None:
