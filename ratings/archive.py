@@ -47,6 +47,8 @@ class Archive:
         self._store: Store | None = None
         self.down: str | None = None
         """Why the database can't be used now (``None``: it can)."""
+        self.full = False
+        """The database can't be used now for want of room (a full disk, a size limit)."""
         self._lock = asyncio.Lock()
         self._opening = asyncio.Lock()
         self._retry: asyncio.Task[None] | None = None
@@ -153,24 +155,27 @@ class Archive:
             store = await self.store_handle()
             added = await store.add(game)
         except (DatabaseError, SchemaTooNew, OSError) as exc:
-            await self._lost(str(exc))
+            await self._lost(str(exc), full=getattr(exc, "full", False))
             return None
         entry.unlink(missing_ok=True)
         if self.down is not None:
             self.down = None
-            self._say(f"the ratings database {shown(store.url)} is back: finished games "
+            back = "has room again" if self.full else "is back"
+            self.full = False
+            self._say(f"the ratings database {shown(store.url)} {back}: finished games "
                       "are stored again")
         return added
 
-    async def _lost(self, why: str) -> None:
+    async def _lost(self, why: str, *, full: bool = False) -> None:
         if self._store is not None:
             with contextlib.suppress(Exception):
                 await self._store.close()
             self._store = None
         if self.down is None:
+            when = "there is room again" if full else "it is back"
             self._say(f"the ratings database can't store games now ({why}); finished games "
-                      f"are kept in {self.folder} and stored when it is back")
-        self.down = why
+                      f"are kept in {self.folder} and stored when {when}")
+        self.down, self.full = why, full
 
     def _schedule(self) -> None:
         if self._retry is None or self._retry.done():

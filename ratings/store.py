@@ -53,6 +53,11 @@ _FINGERPRINT_LIKE = re.compile(r"^(?:[0-9a-f]{4}-?){4}$|^[0-9a-f]{16,}$|^ssh-|^b
 class DatabaseError(RuntimeError):
     """The database can't be reached or used; the words say why."""
 
+    def __init__(self, message: str, *, full: bool = False) -> None:
+        super().__init__(message)
+        self.full = full
+        """It is full (its disk, or a size limit): it works again once there is room."""
+
 
 class Refused(ValueError):
     """A name, key or account change that is refused; the words say why."""
@@ -249,7 +254,8 @@ class Store:
                         _seat_row(game.id, s, NEW, NEW) for s in game.seats])
                     await self._rebuild(conn, game.kind)
         except (OperationalError, DBAPIError) as exc:
-            raise DatabaseError(f"can't store the game: {_reason(exc)}") from None
+            raise DatabaseError(f"can't store the game: {_reason(exc)}",
+                                full=_full(exc)) from None
         return Added(game, already=False)
 
     async def _players(self, conn: AsyncConnection, seats: Iterable[SeatResult],
@@ -576,6 +582,19 @@ def _seat_row(game_id: str, seat: SeatResult, before: Skill, after: Skill) -> di
             "name": seat.name, "team": seat.team, "won": seat.won,
             "mu_before": before.mu, "sigma_before": before.sigma,
             "mu_after": after.mu, "sigma_after": after.sigma}
+
+
+SQLITE_FULL = 13
+POSTGRES_DISK_FULL = "53100"
+
+
+def _full(exc: BaseException) -> bool:
+    """Did the database refuse for want of room (SQLite's SQLITE_FULL, PostgreSQL's
+    disk_full)?"""
+    inner = getattr(exc, "orig", None) or exc
+    return (getattr(inner, "sqlite_errorcode", None) == SQLITE_FULL
+            or getattr(inner, "sqlstate", None) == POSTGRES_DISK_FULL
+            or "database or disk is full" in str(inner))
 
 
 def _reason(exc: BaseException) -> str:
