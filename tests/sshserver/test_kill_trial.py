@@ -163,6 +163,7 @@ def _trial(serve: ServerFactory, keys: Keys, players: Players, broker: str, url:
     again = serve("--broker", broker, "--database", url, "--session-command",
                   f"{command} --resume", home=server.home, authorized=authorized,
                   accounts=False)
+    listening_s = time.monotonic() - started
     # The games that had ended when the server died: stored by the new one, once (a
     # game noted before its record was written ends again at its resumed table, after
     # the host's wait for the players' fair-deal checks: they are not back yet).
@@ -171,8 +172,9 @@ def _trial(serve: ServerFactory, keys: Keys, players: Players, broker: str, url:
     ended = len(before) + len(pending)
     eventually(lambda: len(set(stored_ids(url))) >= ended, "the finished games to be stored")
     ended_s = time.monotonic() - started
-    print(f"[{moment}] restart to the {len(on_disk - before)} recorded games stored: "
-          f"{recorded_s:.2f} s; to all {ended} ended games stored: {ended_s:.2f} s")
+    print(f"[{moment}] restart to listening: {listening_s:.2f} s; to the "
+          f"{len(on_disk - before)} recorded games stored: {recorded_s:.2f} s; to all "
+          f"{ended} ended games stored: {ended_s:.2f} s")
     # The players of the tables the new server resumed come back and play them out.
     for name, table in zip(who, names, strict=True):
         if f"resumed table {table} at batch" in again.output():
