@@ -211,8 +211,8 @@ class Store:
             await engine.dispose()
             raise DatabaseError(f"can't open the database {shown(sa_url)}: "
                                 f"{_reason(exc)}") from None
-        except schema.SchemaTooNew:
-            await engine.dispose()
+        except BaseException:  # SchemaTooNew, or cancelled: let go of the connection
+            await asyncio.shield(engine.dispose())
             raise
         return store
 

@@ -264,3 +264,44 @@ async def test_a_full_database_keeps_the_game_tells_the_players_and_takes_it_whe
         await keeper.stop()
         await archive.close()
     assert await stored(database) == {read_record(tmp_path / "duel.json")["commit"].hex()}
+
+
+async def test_a_caller_cancelled_while_its_game_is_stored_never_cuts_the_store_short(
+    database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A session that ends cancels the adding of its game: the transaction still runs to
+    its end (a transaction cut off in the driver could keep SQLite's write lock, and the
+    next writer waited the 30 s busy timeout, idle, then failed "database is locked")."""
+    records = stacks_records()
+    paths = []
+    for index, record in enumerate(records[:2]):
+        paths.append(tmp_path / f"g{index}.json")
+        write_record(paths[-1], record)
+    inside = asyncio.Event()
+    rate_next = Store._rate_next
+
+    async def slow_rate_next(self: Store, conn: Any, game: Any) -> None:
+        inside.set()
+        await asyncio.sleep(0.2)  # the caller is cancelled here, mid-transaction
+        await rate_next(self, conn, game)
+
+    monkeypatch.setattr(Store, "_rate_next", slow_rate_next)
+    archive = Archive(database, tmp_path / "pending")
+    entry = archive.expect(journal=None, record=paths[0])
+    caller = asyncio.create_task(archive.store(entry))
+    await inside.wait()
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    await archive.close()  # waits for the store to end
+    monkeypatch.undo()
+    assert await stored(database) == {records[0]["commit"].hex()}
+    # The next writer gets in at once, and the game's note left behind counts once.
+    again = Archive(database, tmp_path / "pending")
+    try:
+        again.expect(journal=None, record=paths[1])
+        assert await asyncio.wait_for(again.drain(), 10) == 1
+        assert again.pending() == []
+    finally:
+        await again.close()
+    assert await stored(database) == {r["commit"].hex() for r in records[:2]}
