@@ -135,6 +135,17 @@ def _moment(name: str, server: Server, url: str) -> Callable[[], bool]:
     raise ValueError(name)
 
 
+def _until(condition: Callable[[], object], what: str, *servers: Server) -> None:
+    """Wait for ``condition`` (generously: a loaded machine); on a timeout, the servers'
+    logs say what they were doing."""
+    try:
+        eventually(condition, what, GAME_TIMEOUT)
+    except AssertionError:
+        logs = "\n\n".join(server.output() for server in servers)
+        raise AssertionError(f"timed out waiting for {what}; the servers' logs:\n{logs}") \
+            from None
+
+
 def _trial(serve: ServerFactory, keys: Keys, players: Players, broker: str, url: str,
            moment: str, tables: int) -> float:
     """One trial; the seconds from the restart to every finished game stored."""
@@ -147,9 +158,9 @@ def _trial(serve: ServerFactory, keys: Keys, players: Players, broker: str, url:
     for name, table in zip(who, names, strict=True):
         players.join(server, name, table)
     for table in names:
-        eventually(lambda t=table: f"opened table {t} " in server.output(),  # type: ignore[misc]
-                   f"table {table} to open")
-    eventually(_moment(moment, server, url), moment, GAME_TIMEOUT)
+        _until(lambda t=table: f"opened table {t} " in server.output(),  # type: ignore[misc]
+               f"table {table} to open", server)
+    _until(_moment(moment, server, url), moment, server)
     os.kill(server.pid, signal.SIGKILL)
     server.proc.wait(TIMEOUT)
     data = server.home / "data"
@@ -167,10 +178,12 @@ def _trial(serve: ServerFactory, keys: Keys, players: Players, broker: str, url:
     # The games that had ended when the server died: stored by the new one, once (a
     # game noted before its record was written ends again at its resumed table, after
     # the host's wait for the players' fair-deal checks: they are not back yet).
-    eventually(lambda: on_disk <= set(stored_ids(url)), "the recorded games to be stored")
+    _until(lambda: on_disk <= set(stored_ids(url)), "the recorded games to be stored",
+           server, again)
     recorded_s = time.monotonic() - started
     ended = len(before) + len(pending)
-    eventually(lambda: len(set(stored_ids(url))) >= ended, "the finished games to be stored")
+    _until(lambda: len(set(stored_ids(url))) >= ended, "the finished games to be stored",
+           server, again)
     ended_s = time.monotonic() - started
     print(f"[{moment}] restart to listening: {listening_s:.2f} s; to the "
           f"{len(on_disk - before)} recorded games stored: {recorded_s:.2f} s; to all "
@@ -179,9 +192,9 @@ def _trial(serve: ServerFactory, keys: Keys, players: Players, broker: str, url:
     for name, table in zip(who, names, strict=True):
         if f"resumed table {table} at batch" in again.output():
             players.join(again, name, table)
-    eventually(lambda: len(set(stored_ids(url))) == tables
-               and not list((data / "ratings-pending").glob("*.pending")),
-               f"every table's game stored ({tables})", GAME_TIMEOUT)
+    _until(lambda: len(set(stored_ids(url))) == tables
+           and not list((data / "ratings-pending").glob("*.pending")),
+           f"every table's game stored ({tables})", server, again)
 
     # Every record on disk is a stored game, each stored once; nothing else is stored.
     ids = stored_ids(url)
