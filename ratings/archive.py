@@ -11,6 +11,12 @@ an unfinished journal: it is resumed, ends again and is expected again.
 A database that is down or full changes nothing for the game: the file stays, the
 archive says so in words once, tries again every `RETRY_S` seconds, and says when the
 games are stored.
+
+A caller that is cancelled (a session that ends, a table the server stops) never cuts a
+database call short: opening, storing and closing run to their end in tasks of their own
+(`Archive.close` waits for them). Cut short in the driver, SQLite's connection could be
+left inside its ``BEGIN IMMEDIATE`` until collected, and every other writer waited the
+busy timeout (30 s, idle) and then failed with "database is locked".
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 from netplay.journal import JournalError, read_entries
 from netplay.record import read_record
@@ -34,6 +41,10 @@ log = logging.getLogger(__name__)
 
 RETRY_S = 5.0
 SUFFIX = ".pending"
+T = TypeVar("T")
+CLOSE_WAIT_S = 5.0
+"""Seconds `Archive.close` waits for a call whose caller was cancelled (a database that
+hangs is not waited for longer: closing never hangs on it)."""
 
 
 class Archive:
@@ -47,7 +58,11 @@ class Archive:
         self._store: Store | None = None
         self.down: str | None = None
         """Why the database can't be used now (``None``: it can)."""
+        self.full = False
+        """The database can't be used now for want of room (a full disk, a size limit)."""
         self._lock = asyncio.Lock()
+        self._opening = asyncio.Lock()
+        self._calls: set[asyncio.Task[Any]] = set()
         self._retry: asyncio.Task[None] | None = None
 
     # -- on disk -----------------------------------------------------------------------
@@ -106,15 +121,31 @@ class Archive:
             self._retry.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._retry
+        if self._calls:  # a cancelled caller's call, still on its way to its end
+            await asyncio.wait(set(self._calls), timeout=CLOSE_WAIT_S)
         if self._store is not None:
-            await self._store.close()
-            self._store = None
+            store, self._store = self._store, None
+            await self._whole(store.close())
+
+    async def _whole(self, call: Coroutine[Any, Any, T]) -> T:
+        """Run a database call to its end even if the caller is cancelled meanwhile (the
+        caller still gets its `asyncio.CancelledError` at once)."""
+        task = asyncio.ensure_future(call)
+        self._calls.add(task)
+        task.add_done_callback(_settled)
+        task.add_done_callback(self._calls.discard)
+        return await asyncio.shield(task)
 
     async def store_handle(self) -> Store:
+        """The open database; opened once, however many ask at the same moment (the
+        server's start-up drain and every login at once)."""
         if self._store is None:
-            self._store = await Store.open(self.url)
-            if self._store.notice:
-                self._say(self._store.notice)
+            async with self._opening:
+                if self._store is None:
+                    store = await self._whole(Store.open(self.url))
+                    if store.notice:
+                        self._say(store.notice)
+                    self._store = store
         return self._store
 
     async def _store_one(self, entry: Path) -> Added | None:
@@ -145,26 +176,29 @@ class Archive:
             return None
         try:
             store = await self.store_handle()
-            added = await store.add(game)
+            added = await self._whole(store.add(game))
         except (DatabaseError, SchemaTooNew, OSError) as exc:
-            await self._lost(str(exc))
+            await self._lost(str(exc), full=getattr(exc, "full", False))
             return None
         entry.unlink(missing_ok=True)
         if self.down is not None:
             self.down = None
-            self._say(f"the ratings database {shown(store.url)} is back: finished games "
+            back = "has room again" if self.full else "is back"
+            self.full = False
+            self._say(f"the ratings database {shown(store.url)} {back}: finished games "
                       "are stored again")
         return added
 
-    async def _lost(self, why: str) -> None:
+    async def _lost(self, why: str, *, full: bool = False) -> None:
         if self._store is not None:
+            store, self._store = self._store, None
             with contextlib.suppress(Exception):
-                await self._store.close()
-            self._store = None
+                await self._whole(store.close())
         if self.down is None:
+            when = "there is room again" if full else "it is back"
             self._say(f"the ratings database can't store games now ({why}); finished games "
-                      f"are kept in {self.folder} and stored when it is back")
-        self.down = why
+                      f"are kept in {self.folder} and stored when {when}")
+        self.down, self.full = why, full
 
     def _schedule(self) -> None:
         if self._retry is None or self._retry.done():
@@ -181,6 +215,13 @@ class Archive:
                 await self._store_one(entry)
                 if self.down is not None:
                     return
+
+
+def _settled(task: asyncio.Task[Any]) -> None:
+    """Take a finished call's exception (its caller may have been cancelled and never
+    see it): no "exception was never retrieved" at exit."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _record_of(data: dict[str, object]) -> Path | None:

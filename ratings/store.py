@@ -11,10 +11,12 @@ computed again from the start, so the order records are added in changes nothing
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
 import unicodedata
+import weakref
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +52,11 @@ _FINGERPRINT_LIKE = re.compile(r"^(?:[0-9a-f]{4}-?){4}$|^[0-9a-f]{16,}$|^ssh-|^b
 
 class DatabaseError(RuntimeError):
     """The database can't be reached or used; the words say why."""
+
+    def __init__(self, message: str, *, full: bool = False) -> None:
+        super().__init__(message)
+        self.full = full
+        """It is full (its disk, or a size limit): it works again once there is room."""
 
 
 class Refused(ValueError):
@@ -192,14 +199,20 @@ class Store:
             _sqlite_setup(engine)
         store = cls(engine, sa_url)
         try:
-            async with engine.begin() as conn:
+            # One migration at a time: Alembic's `context` is one proxy per process (two
+            # at once in one event loop mix their environments up), and on PostgreSQL two
+            # processes making a new database's tables at once would collide.
+            async with _migrating(), engine.begin() as conn:
+                if store.postgres:
+                    await conn.execute(text("SELECT pg_advisory_xact_lock(hashtext("
+                                            "'stacks-ratings/schema'))"))
                 store.notice = await conn.run_sync(schema.upgrade, target)
         except (OperationalError, DBAPIError, OSError) as exc:
             await engine.dispose()
             raise DatabaseError(f"can't open the database {shown(sa_url)}: "
                                 f"{_reason(exc)}") from None
-        except schema.SchemaTooNew:
-            await engine.dispose()
+        except BaseException:  # SchemaTooNew, or cancelled: let go of the connection
+            await asyncio.shield(engine.dispose())
             raise
         return store
 
@@ -241,7 +254,8 @@ class Store:
                         _seat_row(game.id, s, NEW, NEW) for s in game.seats])
                     await self._rebuild(conn, game.kind)
         except (OperationalError, DBAPIError) as exc:
-            raise DatabaseError(f"can't store the game: {_reason(exc)}") from None
+            raise DatabaseError(f"can't store the game: {_reason(exc)}",
+                                full=_full(exc)) from None
         return Added(game, already=False)
 
     async def _players(self, conn: AsyncConnection, seats: Iterable[SeatResult],
@@ -477,6 +491,23 @@ class Store:
                     added_at=time.time()))
             return await _account(conn, account_id)
 
+    async def remove_key(self, account_id: int, ssh_fingerprint: str) -> Account:
+        """Stop an ssh key logging in to the account; `Refused` if it is not one of the
+        account's keys, or the last one (an account keeps a key to log in with)."""
+        async with self.engine.begin() as conn:
+            await self._lock(conn, "accounts")
+            keys = list((await conn.execute(select(account_keys.c.ssh_fingerprint).where(
+                account_keys.c.account_id == account_id))).scalars())
+            if ssh_fingerprint not in keys:
+                raise Refused(f"the key {ssh_fingerprint} is not one of this account's keys")
+            if len(keys) == 1:
+                raise Refused("that is the account's only key: add another before you "
+                              "remove it")
+            await conn.execute(delete(account_keys).where(
+                account_keys.c.account_id == account_id,
+                account_keys.c.ssh_fingerprint == ssh_fingerprint))
+            return await _account(conn, account_id)
+
     async def delete_account(self, name: str) -> bool:
         """Delete an account and its keys (its rated games stay: they are other players'
         games too). Returns whether there was one."""
@@ -532,11 +563,38 @@ async def _account(conn: AsyncConnection, account_id: int) -> Account:
     return Account(row.id, row.name, row.profile, row.fingerprint, tuple(keys))
 
 
+_MIGRATING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = \
+    weakref.WeakKeyDictionary()
+
+
+def _migrating() -> asyncio.Lock:
+    """This event loop's lock around schema migrations (an asyncio lock belongs to one
+    loop; tests and commands run several, one after another)."""
+    loop = asyncio.get_running_loop()
+    lock = _MIGRATING.get(loop)
+    if lock is None:
+        lock = _MIGRATING[loop] = asyncio.Lock()
+    return lock
+
+
 def _seat_row(game_id: str, seat: SeatResult, before: Skill, after: Skill) -> dict[str, Any]:
     return {"game_id": game_id, "seat": seat.seat, "fingerprint": seat.fingerprint,
             "name": seat.name, "team": seat.team, "won": seat.won,
             "mu_before": before.mu, "sigma_before": before.sigma,
             "mu_after": after.mu, "sigma_after": after.sigma}
+
+
+SQLITE_FULL = 13
+POSTGRES_DISK_FULL = "53100"
+
+
+def _full(exc: BaseException) -> bool:
+    """Did the database refuse for want of room (SQLite's SQLITE_FULL, PostgreSQL's
+    disk_full)?"""
+    inner = getattr(exc, "orig", None) or exc
+    return (getattr(inner, "sqlite_errorcode", None) == SQLITE_FULL
+            or getattr(inner, "sqlstate", None) == POSTGRES_DISK_FULL
+            or "database or disk is full" in str(inner))
 
 
 def _reason(exc: BaseException) -> str:

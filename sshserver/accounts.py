@@ -6,7 +6,12 @@ with: the profile of the key that made it (``ssh-`` and 16 hex digits,
 so a second key takes back the same seat with the same hand, and the ratings (kept per
 game identity) are the account's whichever key played. The database is the server's
 (`ratings.store`, through the server's `ratings.archive.Archive`): the session's program
-asks over its link (`tui.serve_link`), ops ``account``, ``name`` and ``add_key``.
+asks over its link (`tui.serve_link`), ops ``account``, ``name``, ``add_key`` and
+``remove_key``.
+
+A key on an account logs in (`Accounts.key_allowed`): the account holder adds their other
+keys themselves, and the server's authorized-keys file (or ``--open``) only decides which
+keys may make an account. A key removed from its account no longer logs in by it.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from ratings.store import Account, DatabaseError, Refused, Store
 
 log = logging.getLogger(__name__)
 
-ACCOUNT_OPS = frozenset({"account", "name", "add_key"})
+ACCOUNT_OPS = frozenset({"account", "name", "add_key", "remove_key"})
 MAX_KEY_LINE = 16 * 1024
 
 
@@ -81,6 +86,16 @@ class Accounts:
             login.problem = str(exc)
         return login
 
+    async def key_allowed(self, ssh_fingerprint: str) -> bool:
+        """Is this key on an account (added by its holder)? ``False`` when the database
+        can't say (the key is refused then, as an unknown one)."""
+        try:
+            store = await self._store()
+            return await store.account_for_key(ssh_fingerprint) is not None
+        except (AccountsDown, DatabaseError) as exc:
+            log.warning("accounts can't be looked up for key %s: %s", ssh_fingerprint, exc)
+            return False
+
     async def request(self, login: Login, request: dict[str, Any]) -> dict[str, Any]:
         """One account request of the login's program: a reply, ``ok`` or an ``error``
         in words."""
@@ -94,6 +109,9 @@ class Accounts:
             if op == "add_key":
                 note = await self._add_key(login, request.get("key"))
                 return {**self._reply(login), "note": note}
+            if op == "remove_key":
+                note = await self._remove_key(login, request.get("key"))
+                return {**self._reply(login), "note": note}
         except Refused as exc:
             return {"ok": False, "error": str(exc)}
         except (AccountsDown, DatabaseError) as exc:
@@ -105,7 +123,9 @@ class Accounts:
     def _reply(login: Login) -> dict[str, Any]:
         account = login.account
         return {"ok": True, "name": login.name, "account": account is not None,
-                "keys": len(account.keys) if account else 0, "problem": login.problem}
+                "keys": len(account.keys) if account else 0,
+                "key_list": list(account.keys) if account else [],
+                "this_key": login.ssh_fingerprint, "problem": login.problem}
 
     async def _name(self, login: Login, name: object) -> None:
         if not isinstance(name, str):
@@ -130,6 +150,21 @@ class Accounts:
         if ssh_fingerprint in before:
             return f"the key {ssh_fingerprint} was already yours"
         return f"added the key {ssh_fingerprint}: it logs in as {login.name}"
+
+
+    async def _remove_key(self, login: Login, given: object) -> str:
+        if login.account is None:
+            raise Refused("you have no account yet: choose your name first")
+        if isinstance(given, str) and given.strip().startswith("SHA256:") \
+                and " " not in given.strip():
+            ssh_fingerprint = given.strip()
+        else:
+            ssh_fingerprint = public_key(given).get_fingerprint("sha256")
+        store = await self._store()
+        login.account = await store.remove_key(login.account.id, ssh_fingerprint)
+        here = " (the one you are connected with: it logs in no more after this " \
+            "connection)" if ssh_fingerprint == login.ssh_fingerprint else ""
+        return f"removed the key {ssh_fingerprint}{here}"
 
 
 def public_key(line: object) -> asyncssh.SSHKey:

@@ -76,7 +76,8 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
     who = serve.add_mutually_exclusive_group()
     who.add_argument("--authorized-keys", metavar="FILE",
                      help="public keys allowed in, one per line as in ~/.ssh/authorized_keys "
-                     "(default: authorized_keys in the stacks config directory)")
+                     "(default: authorized_keys in the stacks config directory); the keys "
+                     "players add to their accounts log in too")
     who.add_argument("--open", action="store_true",
                      help="let any ssh key in (a LAN party); passwords are still never asked")
     serve.add_argument("--idle-timeout", type=minutes, default=DEFAULT_IDLE_MINUTES,

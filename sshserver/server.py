@@ -13,7 +13,8 @@ so one crash or hang touches nobody else:
   in to that profile, so reconnecting with any of its keys takes back the same seat with
   its hand. A second connection of an account that is already at the menu or a table
   takes over from the first, which is told and hung up.
-- Only public-key logins: keys in the authorized-keys file, or any key with ``--open``.
+- Only public-key logins: keys in the authorized-keys file (or any key with ``--open``),
+  and the keys account holders added to their accounts (`sshserver.accounts`).
 - The terminal type and window size come from the client's pty request; window changes
   resize the pty (the program gets SIGWINCH). A client that goes away, the idle timeout
   and the server's stop hang the program up (SIGHUP, then SIGKILL after a grace).
@@ -400,8 +401,9 @@ class _Connection(asyncssh.SSHServer):
     def public_key_auth_supported(self) -> bool:
         return True
 
-    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        if self.server.allows(key, self.peer):
+    async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        if self.server.allows(key, self.peer) or \
+                await self.server.accounts.key_allowed(_fingerprint(key)):
             self.key = key  # the last key accepted is the one that signs in
             return True
         self.server.status.event(
@@ -957,7 +959,8 @@ def _where(server: GameServer) -> list[str]:
         count = server.authorized.count if server.authorized else 0
         who = f"{count} authorized key{'s' if count != 1 else ''} in {settings.keys_path}"
         if count == 0:
-            who += " (nobody can connect yet)"
+            who += " (nobody new can connect)"
+        who += ", and the keys added to accounts"
     broker = settings.broker or "mqtt://127.0.0.1:1883 (this machine)"
     fingerprint = _fingerprint(server.host_key) if server.host_key else "?"
     lines = [

@@ -363,7 +363,8 @@ class TableKeeper:
                 if host.record_path is not None:
                     self.archive.note_record(entry, host.record_path)
                 added = await self.archive.store(entry)
-                table.rated = rated_words(added is not None, self.archive.down)
+                table.rated = rated_words(added is not None, self.archive.down,
+                                          full=self.archive.full)
             # It stays a while for anyone coming back, and at least until the spectators,
             # behind the spectator delay, have seen the end.
             await asyncio.gather(asyncio.sleep(self.settings.linger),
@@ -427,10 +428,13 @@ class TableKeeper:
                             resumable=True)
 
 
-def rated_words(stored: bool, down: str | None) -> str:
+def rated_words(stored: bool, down: str | None, *, full: bool = False) -> str:
     """What became of a finished game in the server's ratings, for its players."""
     if stored:
         return "Rated: the game is in the server's ratings (Rankings, k)."
+    if down is not None and full:
+        return (f"The server's ratings database is full ({down}): the game is kept and "
+                "rated when there is room again.")
     if down is not None:
         return (f"The server's ratings database is down ({down}): the game is kept and "
                 "rated when it is back.")

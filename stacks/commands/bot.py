@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
+import time
+from pathlib import Path
 
 from rich.text import Text
 
@@ -33,7 +36,12 @@ from stacks.commands.peer import (
     until_stopped,
 )
 from tui.history import History, Step
+from tui.serve_link import LINK_ENV
 from tui.words import short_name
+
+RATE_AT_END_S = 10.0
+"""Seconds the bot may spend adding its finished game to this machine's ratings (a
+database that can't take it keeps it for the next game)."""
 
 
 def run_bot(args: argparse.Namespace) -> int:
@@ -56,6 +64,7 @@ async def _bot(args: argparse.Namespace) -> int:
     name = args.name or f"{args.strategy}-{profile}"
     stop = asyncio.Event()
     stop_on_signals(stop)
+    written: list[Path] = []
     async with BotPeer(identity, args.table, broker=args.broker, strategy=args.strategy,
                        name=name, password=args.password, think=args.think,
                        known=KnownHosts(profiles_dir() / profile)) as bot:
@@ -80,11 +89,73 @@ async def _bot(args: argparse.Namespace) -> int:
                 if bot.view is not None:
                     digest = bot.player.definition.public_hash(bot.view)
                     print(f"{name}: final public hash: {digest}", flush=True)
+                if notice.verdict.ok:
+                    path = _keep_seat_record(bot, name, args.table)
+                    if path is not None:
+                        written.append(path)
                 return 0 if notice.verdict.ok else 1
             return None
 
-        return await until_stopped(
+        status = await until_stopped(
             follow(bot, name, args.table, args.host_timeout, handle), stop)
+    for path in written:
+        await _rate_here(path, name)
+    return status
+
+
+def _keep_seat_record(bot: BotPeer, name: str, table: str) -> Path | None:
+    """This seat's record of the game (``netplay.record.SEAT_FORMAT``), written beside the
+    records of games hosted here, as the interface's joiner does; ``None`` if there is
+    none (the deal did not verify) or under ``stacks serve`` (the server stores its own
+    tables' games)."""
+    from netplay.journal import default_record_path
+    from netplay.record import write_new_record
+
+    if os.environ.get(LINK_ENV):
+        return None
+    record = bot.player.record(time.time())
+    if record is None:
+        return None
+    try:
+        path = write_new_record(default_record_path(table), record)
+    except OSError as exc:
+        print(f"{name}: not rated: this seat's record can't be written ({exc})",
+              file=sys.stderr, flush=True)
+        return None
+    print(f"{name}: record written to {path}", flush=True)
+    return path
+
+
+async def _rate_here(record: Path, name: str) -> None:
+    """Add the game to this machine's ratings (``stacks ratings``), once whichever record
+    of it comes first, and say so; a database that can't take it now keeps it (its note
+    on disk) for the next game, in words."""
+    from ratings.local import add_finished, local_database
+    from ratings.store import shown
+
+    said: list[str] = []
+
+    def say(text: str) -> None:
+        said.append(text)
+        print(f"{name}: ratings: {text}", file=sys.stderr, flush=True)
+
+    try:
+        added = await asyncio.wait_for(add_finished(record, say=say), RATE_AT_END_S)
+    except TimeoutError:
+        print(f"{name}: ratings: not rated yet: the database did not answer in "
+              f"{RATE_AT_END_S:g} s; the game is kept and added with the next one",
+              file=sys.stderr, flush=True)
+        return
+    except Exception as exc:  # the game is over and its record kept: ratings never break it
+        print(f"{name}: ratings: the game could not be added ({exc!r}); its record is kept "
+              f"in {record}", file=sys.stderr, flush=True)
+        return
+    if added is not None:
+        print(f"{name}: ratings: {'already had' if added.already else 'added'} this game "
+              f"({shown(local_database())}; see `stacks ratings`)", flush=True)
+    elif not said:
+        print(f"{name}: ratings: not rated yet; the game is kept and added with the next "
+              "one", file=sys.stderr, flush=True)
 
 
 class BotTalk:

@@ -6,15 +6,21 @@ is back. On SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
+import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer
-from netplay.record import write_record
+from netplay.record import read_record, write_record
 from ratings.archive import Archive
 from ratings.store import Store
 from sshserver.tables import Caller, KeeperSettings, TableKeeper
@@ -185,3 +191,117 @@ async def test_the_players_of_a_held_table_are_told_when_the_database_is_down(
     finally:
         await keeper.stop()
         await archive.close()
+
+
+@contextlib.contextmanager
+def sqlite_full(path: Path) -> Iterator[None]:
+    """The SQLite database at ``path`` can't grow while this lasts: every connection made
+    to it meanwhile is capped at the pages it has (``PRAGMA max_page_count``), so a write
+    that needs one more fails as a full disk does ("database or disk is full")."""
+    pages = sqlite3.connect(path).execute("PRAGMA page_count").fetchone()[0]
+
+    def cap(dbapi_connection: Any, _record: Any) -> None:
+        if "sqlite" in type(dbapi_connection).__module__:  # the test's one database
+            cursor = dbapi_connection.cursor()
+            cursor.execute(f"PRAGMA max_page_count = {int(pages)}")
+            cursor.close()
+
+    event.listen(Engine, "connect", cap)
+    try:
+        yield
+    finally:
+        event.remove(Engine, "connect", cap)
+
+
+async def test_a_full_database_keeps_the_game_tells_the_players_and_takes_it_when_there_is_room(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("ratings.archive.RETRY_S", 0.2)
+    path = tmp_path / "ratings.sqlite"
+    database = f"sqlite:///{path}"
+    await (await Store.open(database)).close()  # made, with its tables
+    broker = AsyncMemoryBroker()
+    news: list[str] = []
+    archive = Archive(database, tmp_path / "pending", say=news.append)
+
+    async def where() -> AsyncMemoryBroker:
+        return broker
+
+    keeper = TableKeeper(where, settings=KeeperSettings(linger=60, verify_wait=0.5),
+                         say=news.append, record_path=lambda t: tmp_path / f"{t}.json",
+                         archive=archive)
+    try:
+        with sqlite_full(path):
+            await keeper.handle(ALICE, {"op": "open", "table": "duel", "players": 2,
+                                        "bots": 1, "block_window": 0.2, "bot_delay": 0,
+                                        "rules": {"win_chips": 3, "win_min_each_colour": 1}})
+            table = keeper.tables["duel"]
+            async with BotPeer(Identity.generate(), "duel", broker=broker, name="alice"):
+                deadline = asyncio.get_running_loop().time() + 10 * TIMEOUT
+                while not table.rated:  # the game went on to its end
+                    assert asyncio.get_running_loop().time() < deadline, "no word on it"
+                    await asyncio.sleep(0.05)
+            # The player is told in words, and the game is kept: its record and its note.
+            info = await keeper.handle(ALICE, {"op": "info", "table": "duel"})
+            assert info["rated"].startswith("The server's ratings database is full ("), info
+            assert "database or disk is full" in info["rated"]
+            assert info["rated"].endswith("the game is kept and rated when there is room "
+                                          "again.")
+            assert (tmp_path / "duel.json").exists() and len(archive.pending()) == 1
+            assert any("can't store games now (" in n and "disk is full" in n
+                       and n.endswith("stored when there is room again") for n in news), news
+            assert await stored(database) == set()
+            await asyncio.sleep(0.5)  # retries meanwhile find it full still
+            assert len(archive.pending()) == 1 and await stored(database) == set()
+        # Room again: the archive's next try stores it, once, and says so.
+        deadline = asyncio.get_running_loop().time() + 10 * TIMEOUT
+        while archive.pending():
+            assert asyncio.get_running_loop().time() < deadline, news
+            await asyncio.sleep(0.05)
+        assert any("has room again: finished games are stored again" in n
+                   for n in news), news
+    finally:
+        await keeper.stop()
+        await archive.close()
+    assert await stored(database) == {read_record(tmp_path / "duel.json")["commit"].hex()}
+
+
+async def test_a_caller_cancelled_while_its_game_is_stored_never_cuts_the_store_short(
+    database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A session that ends cancels the adding of its game: the transaction still runs to
+    its end (a transaction cut off in the driver could keep SQLite's write lock, and the
+    next writer waited the 30 s busy timeout, idle, then failed "database is locked")."""
+    records = stacks_records()
+    paths = []
+    for index, record in enumerate(records[:2]):
+        paths.append(tmp_path / f"g{index}.json")
+        write_record(paths[-1], record)
+    inside = asyncio.Event()
+    rate_next = Store._rate_next
+
+    async def slow_rate_next(self: Store, conn: Any, game: Any) -> None:
+        inside.set()
+        await asyncio.sleep(0.2)  # the caller is cancelled here, mid-transaction
+        await rate_next(self, conn, game)
+
+    monkeypatch.setattr(Store, "_rate_next", slow_rate_next)
+    archive = Archive(database, tmp_path / "pending")
+    entry = archive.expect(journal=None, record=paths[0])
+    caller = asyncio.create_task(archive.store(entry))
+    await inside.wait()
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    await archive.close()  # waits for the store to end
+    monkeypatch.undo()
+    assert await stored(database) == {records[0]["commit"].hex()}
+    # The next writer gets in at once, and the game's note left behind counts once.
+    again = Archive(database, tmp_path / "pending")
+    try:
+        again.expect(journal=None, record=paths[1])
+        assert await asyncio.wait_for(again.drain(), 10) == 1
+        assert again.pending() == []
+    finally:
+        await again.close()
+    assert await stored(database) == {r["commit"].hex() for r in records[:2]}

@@ -215,3 +215,30 @@ async def test_an_accounts_name_is_on_the_leaderboard_and_the_card(database: str
         assert stored is not None and stored["commit"] == record["commit"]
     finally:
         await store.close()
+
+
+async def test_a_new_database_opened_by_several_at_once_is_made_once(
+    database: str, tmp_path: Any,
+) -> None:
+    """A server's start-up drain and every login at the same moment, on a database that
+    has no tables yet: each gets the one store, and it works (it hung on PostgreSQL, two
+    Alembic migrations at once sharing one proxy)."""
+    import asyncio
+
+    from ratings.archive import Archive
+
+    archive = Archive(database, tmp_path / "pending")
+    try:
+        handles = await asyncio.wait_for(
+            asyncio.gather(*(archive.store_handle() for _ in range(4))), 60)
+        assert len({id(h) for h in handles}) == 1
+        assert (await handles[0].add_record(stacks_records()[0])).already is False
+    finally:
+        await archive.close()
+    stores = await asyncio.wait_for(asyncio.gather(*(Store.open(database) for _ in range(3))),
+                                    60)
+    try:
+        assert [len(await s.game_ids()) for s in stores] == [1, 1, 1]
+    finally:
+        for store in stores:
+            await store.close()

@@ -64,8 +64,9 @@ async def test_a_new_key_chooses_a_name_and_every_key_of_the_account_is_the_same
     assert reply["ok"] and reply["account"] is False
 
     reply = await accounts.request(ann, {"op": "name", "name": "  Ann Bonny "})
+    mine = first.get_fingerprint("sha256")
     assert reply == {"ok": True, "name": "Ann Bonny", "account": True, "keys": 1,
-                     "problem": None}
+                     "key_list": [mine], "this_key": mine, "problem": None}
     # The account's identity is the game profile the key plays with.
     assert ann.account is not None
     assert ann.account.fingerprint == fingerprint(load_profile(ann.profile).key)
@@ -81,6 +82,38 @@ async def test_a_new_key_chooses_a_name_and_every_key_of_the_account_is_the_same
     bob = await _login(accounts, other, "bob")
     assert bob.profile != ann.profile
     await accounts.request(bob, {"op": "name", "name": "Bob"})
+
+
+async def test_a_key_on_an_account_logs_in_until_its_holder_removes_it(
+    accounts: Accounts,
+) -> None:
+    first, second, stranger = _key(), _key(), _key()
+    fp = second.get_fingerprint("sha256")
+    ann = await _login(accounts, first, "ann")
+    await accounts.request(ann, {"op": "name", "name": "Ann"})
+    assert not await accounts.key_allowed(fp)  # nobody added it: the server refuses it
+    await accounts.request(ann, {"op": "add_key", "key": _line(second)})
+    assert await accounts.key_allowed(fp)
+    assert await accounts.key_allowed(first.get_fingerprint("sha256"))
+    assert not await accounts.key_allowed(stranger.get_fingerprint("sha256"))
+
+    bob = await _login(accounts, stranger, "bob")
+    await accounts.request(bob, {"op": "name", "name": "Bob"})
+    for who, key, words in (
+        (bob, fp, "is not one of this account's keys"),  # Ann's key, not Bob's to remove
+        (ann, "SHA256:nothing", "is not one of this account's keys"),
+        (ann, "garbage", "not an OpenSSH public key line"),
+        (bob, _line(stranger), "the account's only key"),
+    ):
+        reply = await accounts.request(who, {"op": "remove_key", "key": key})
+        assert not reply["ok"] and words in reply["error"], reply
+    assert await accounts.key_allowed(fp)
+
+    reply = await accounts.request(ann, {"op": "remove_key", "key": _line(second)})
+    assert reply["ok"] and reply["keys"] == 1 and fp in reply["note"], reply
+    assert not await accounts.key_allowed(fp)
+    gone = await _login(accounts, second, "whoever")
+    assert gone.account is None and gone.name == "whoever"
 
 
 @pytest.mark.parametrize(("name", "words"), [

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.sshserver.conftest import TIMEOUT, TMUX, Keys, ServerFactory, Tmux, eventually
+from tests.sshserver.conftest import (
+    SSH_KEYGEN,
+    TIMEOUT,
+    TMUX,
+    Keys,
+    Server,
+    ServerFactory,
+    Tmux,
+    eventually,
+)
 from tests.sshserver.test_play import GAME_TIMEOUT, MENU, Player, _play_until
 
 NAME_SCREEN = "choose your name"
@@ -34,6 +43,7 @@ class PrivateTmux(Tmux):
 
 
 KEY_FIELD = "Add a key: paste"
+REMOVE_FIELD = "Remove a key:"
 
 
 def _field_line(screen: str, label: str) -> str:
@@ -147,3 +157,74 @@ def test_first_login_names_the_player_a_game_counts_and_a_second_key_is_the_same
     assert "Ann Tester connected" in server.output()
     assert "whoever connected" not in server.output()
     eventually(lambda: server.leftovers() == [], "every session's processes to end")
+
+
+def _refused(server: Server, keys: Keys, who: str) -> bool:
+    """Does the server refuse ``who``'s key at authentication? (Accepted, a session
+    without a terminal is told so and ends with status 1; refused, ssh ends with 255.)"""
+    done = subprocess.run(server.ssh_argv(keys.path(who), who, tty=False),
+                          capture_output=True, text=True, timeout=TIMEOUT,
+                          stdin=subprocess.DEVNULL)
+    if done.returncode == 255:
+        assert "Permission denied" in done.stderr, done.stderr
+        return True
+    assert done.returncode == 1 and "connect with a terminal" in done.stdout + done.stderr, done
+    return False
+
+
+def _fingerprint(keys: Keys, who: str) -> str:
+    done = subprocess.run([SSH_KEYGEN, "-l", "-E", "sha256", "-f", str(keys.path(who))],
+                          capture_output=True, text=True, timeout=TIMEOUT, check=True)
+    return done.stdout.split()[1]
+
+
+def test_a_key_the_account_holder_adds_logs_in_as_them_and_a_removed_one_no_more(
+    serve: ServerFactory, keys: Keys, mux: PrivateTmux,
+) -> None:
+    # Only the laptop's key is in the operator's authorized keys (it has an account,
+    # "laptop"); the server is not --open.
+    server = serve(authorized=keys.public("laptop"))
+    desktop = _fingerprint(keys, "desktop")
+    assert _refused(server, keys, "desktop")  # an unknown key
+
+    mux.open("laptop", server.ssh_argv(keys.path("laptop"), "laptop"), 100, 32)
+    mux.wait_for("laptop", MENU)
+    mux.keys("laptop", "a")
+    mux.wait_for("laptop", "You play as laptop; 1 key logs in")
+    mux.keys("laptop", "Tab")
+    _type(mux, "laptop", "ssh-ed25519 nonsense", field=KEY_FIELD)  # the field has the keys
+    mux.wait_for("laptop", "not an OpenSSH public key line")
+    line = keys.public("desktop").strip()
+    _type(mux, "laptop", line, shown=line[-20:], field=KEY_FIELD)
+    mux.wait_for("laptop", "logs in as laptop")
+    mux.wait_for("laptop", desktop)  # listed among the account's keys
+
+    # The desktop's key logs in now, as the same player, under any login name: it takes
+    # over from the laptop's connection, as the same key again would.
+    assert not _refused(server, keys, "desktop")
+    mux.open("desktop", server.ssh_argv(keys.path("desktop"), "whoever"), 100, 32)
+    mux.wait_for("desktop", MENU)
+    eventually(lambda: f"laptop connected from 127.0.0.1 (key {desktop})" in server.output(),
+               "the desktop's login as laptop")
+    mux.wait_for("laptop", "You connected again from elsewhere (the same account)")
+    mux.keys("desktop", "q")
+    assert mux.wait_exit("desktop") == 0
+
+    # Removed from the account (from the laptop), it is refused again; a key the account
+    # does not hold is refused in words.
+    mux.open("laptop2", server.ssh_argv(keys.path("laptop"), "laptop"), 100, 32)
+    mux.wait_for("laptop2", MENU)
+    mux.keys("laptop2", "a")
+    mux.wait_for("laptop2", "You play as laptop; 2 keys log in")
+    mux.keys("laptop2", "Tab", "Tab")
+    _type(mux, "laptop2", "SHA256:notakeyofyours", field=REMOVE_FIELD)
+    mux.wait_for("laptop2", "is not one of this")
+    _type(mux, "laptop2", desktop, field=REMOVE_FIELD)
+    mux.wait_for("laptop2", f"removed the key {desktop}")
+    mux.wait_for("laptop2", "1 key logs in")
+    assert _refused(server, keys, "desktop")
+    assert f"refused key {desktop}" in server.output()
+    mux.keys("laptop2", "Escape")
+    mux.wait_for("laptop2", MENU)
+    mux.keys("laptop2", "q")
+    assert mux.wait_exit("laptop2") == 0

@@ -1,7 +1,9 @@
 """Your account on an ssh server: the name asked at first login, and the menu's Account
-(change the name, add another key). The server owns the accounts; these screens ask it
-over the session's link (`tui.serve_link`, ops ``name`` and ``add_key``) and show its
-answer, a refusal in its words."""
+(change the name, add another key, remove one). The server owns the accounts; these
+screens ask it over the session's link (`tui.serve_link`, ops ``name``, ``add_key`` and
+``remove_key``) and show its answer, a refusal in its words. A key added to the account
+logs in to it from then on (the server's authorized keys need not list it); a removed
+key does not."""
 
 from __future__ import annotations
 
@@ -71,8 +73,8 @@ class NameScreen(Screen[str | None]):
 
 
 class AccountScreen(Screen[str | None]):
-    """The menu's Account: your name and keys; change the name, add a key. Dismissed
-    with the name you play under now."""
+    """The menu's Account: your name and keys; change the name, add a key, remove one.
+    Dismissed with the name you play under now."""
 
     CSS_PATH = "account.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
@@ -88,12 +90,16 @@ class AccountScreen(Screen[str | None]):
             yield Label("New name", classes="account-label")
             yield Input(id="account-name", max_length=MAX_NAME * 2, placeholder="your name",
                         compact=True)
-            yield Label("Add a key: paste its public key line (the .pub file)",
+            yield Label("Add a key: paste its .pub line; it logs in as you",
                         classes="account-label")
             yield Input(id="account-key", placeholder="ssh-ed25519 AAAA… you@laptop",
                         compact=True)
+            yield Label("Remove a key: its .pub line or its SHA256:… fingerprint",
+                        classes="account-label")
+            yield Input(id="account-remove", placeholder="SHA256:… or ssh-ed25519 AAAA…",
+                        compact=True)
             yield Label("", id="account-error")
-            yield Label("[dim]Enter: do it · Tab: the other field · Esc: back to the menu[/]",
+            yield Label("[dim]Enter: do it · Tab: the next field · Esc: back to the menu[/]",
                         id="account-keys")
         yield Footer(compact=True)
 
@@ -107,9 +113,14 @@ class AccountScreen(Screen[str | None]):
     def _show(self, reply: Reply) -> None:
         self.name_now = str(reply.get("name") or "")
         keys = int(reply.get("keys") or 0)
+        listed = reply.get("key_list")
+        here = reply.get("this_key")
+        shown = "".join(
+            f"\n  {escape(str(k))}{' (this connection)' if k == here else ''}"
+            for k in (listed if isinstance(listed, list) else []))
         words = (f"You play as [b]{escape(self.name_now)}[/]; "
                  f"{keys} key{'s' if keys != 1 else ''} log{'s' if keys == 1 else ''} in "
-                 "to this account." if reply.get("account") else
+                 f"to this account:{shown}" if reply.get("account") else
                  f"You play as [b]{escape(self.name_now)}[/] (no account yet: choose a "
                  "name to make one).")
         self.query_one("#account-words", Label).update(words)
@@ -140,6 +151,18 @@ class AccountScreen(Screen[str | None]):
         self._show(reply)
         event.input.value = ""
         self._said(escape(str(reply.get("note") or "Added.")))
+
+    @on(Input.Submitted, "#account-remove")
+    async def remove_key(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            reply = await _ask(self, "remove_key", key=event.value)
+        except LinkError as exc:
+            self._said(f"[b]Refused:[/] {escape(str(exc))}")
+            return
+        self._show(reply)
+        event.input.value = ""
+        self._said(escape(str(reply.get("note") or "Removed.")))
 
     def action_back(self) -> None:
         self.dismiss(self.name_now)
