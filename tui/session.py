@@ -484,7 +484,7 @@ class TableSession:
             return
         try:
             path = write_new_record(
-                default_record_path(self.launch.table, self.launch.variant), record)
+                default_record_path(self.launch.table, str(record["game"])), record)
         except OSError as exc:
             log.warning("can't write this seat's record of %s: %s", self.launch.table, exc)
             self.post(Rated(f"Not rated: this seat's record can't be written ({exc})."))

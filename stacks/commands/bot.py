@@ -117,7 +117,7 @@ def _keep_seat_record(bot: BotPeer, name: str, table: str) -> Path | None:
     if record is None:
         return None
     try:
-        path = write_new_record(default_record_path(table), record)
+        path = write_new_record(default_record_path(table, str(record["game"])), record)
     except OSError as exc:
         print(f"{name}: not rated: this seat's record can't be written ({exc})",
               file=sys.stderr, flush=True)

@@ -228,7 +228,7 @@ async def test_a_full_database_keeps_the_game_tells_the_players_and_takes_it_whe
         return broker
 
     keeper = TableKeeper(where, settings=KeeperSettings(linger=60, verify_wait=0.5),
-                         say=news.append, record_path=lambda t: tmp_path / f"{t}.json",
+                         say=news.append, record_path=lambda t, game: tmp_path / f"{t}.json",
                          archive=archive)
     try:
         with sqlite_full(path):
