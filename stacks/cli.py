@@ -225,11 +225,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     ui_bench = targets.add_parser(
         "ui",
         help="interface speed: cold start, key to repaint, idle CPU",
-        description="Cold start of `stacks` to its first frame (in a pseudo-terminal), key "
-        "press to repainted table (in-process, against bots), and CPU use while idle.",
+        description="Cold start of `stacks` to its first frame (in a pseudo-terminal), "
+        "beside a minimal Textual app started alternately in the same run (their ratio: "
+        "target 1.5x), key press to repainted table (against bots), and CPU use while idle.",
     )
     ui_bench.add_argument("--json", action="store_true", help="print one JSON object")
-    ui_bench.add_argument("--starts", type=positive_int, default=5, help="cold starts to time (5)")
+    ui_bench.add_argument("--starts", type=positive_int, default=5,
+                          help="cold starts to time, of each program (5)")
     ui_bench.add_argument("--keys", type=positive_int, default=200,
                           help="key presses to time (200)")
     _list_last(commands, ("simulate", "tournament", "completion", "bench"))
