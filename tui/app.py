@@ -98,8 +98,10 @@ class StacksApp(GameApp):
 
     async def on_mount(self) -> None:
         # Everything built so far lives as long as the app: keep the collector off it,
-        # so that a full collection can't stall a repaint.
+        # so that a full collection can't stall a repaint. (`stacks` starts with the
+        # collector off, docs/architecture.md "Start-up": it is back on once we are shown.)
         gc.freeze()
+        self.after_first_frame(gc.enable)
         self._load_settings()
         if self.only is not None:
             await self.push_screen(self.only, lambda _: self.exit())
