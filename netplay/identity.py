@@ -19,15 +19,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
 from nacl.exceptions import BadSignatureError, CryptoError
 from nacl.public import Box, PrivateKey, PublicKey
 from nacl.signing import SigningKey, VerifyKey
 
 from netplay.errors import FrameError, ProfileError
 from netplay.names import is_profile_name
+from netplay.paths import APP_NAME as APP_NAME
+from netplay.paths import profiles_dir as profiles_dir
 
-APP_NAME = "sequence-stacks"
 KEY_FILE = "identity.key"
 
 
@@ -100,13 +100,6 @@ def _box(seed: bytes, key: bytes) -> Box:
         return Box(PrivateKey(bytes(private)), PublicKey(bytes(public)))
     except (ValueError, TypeError, CryptoError) as exc:
         raise ValueError(f"not a usable public key: {exc}") from exc
-
-
-def profiles_dir() -> Path:
-    """Where profiles live (``STACKS_HOME`` overrides the platform's config dir)."""
-    home = os.environ.get("STACKS_HOME")
-    base = Path(home) if home else Path(platformdirs.user_config_dir(APP_NAME))
-    return base / "profiles"
 
 
 def load_profile(name: str, *, create: bool = True, base: Path | None = None) -> Identity:

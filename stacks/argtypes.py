@@ -1,10 +1,10 @@
-"""Argument types and small measures shared by the command modules (no heavy imports)."""
+"""Argument types and small measures shared by the command modules (no heavy imports:
+the menu's options are parsed with them; what a type needs of the engine it imports when
+it checks a value)."""
 
 from __future__ import annotations
 
 import argparse
-
-from engine.bots import BOT_NAMES, LEVELS
 
 
 def positive_int(text: str) -> int:
@@ -32,6 +32,8 @@ def stacks_players(text: str) -> int:
 
 
 def bot_list(text: str) -> list[str]:
+    from engine.bots import BOT_NAMES, LEVELS
+
     names = [name.strip().lower() for name in text.split(",") if name.strip()]
     if not names:
         raise argparse.ArgumentTypeError("name at least one bot")

@@ -1,8 +1,12 @@
 """The ``stacks`` command line: parses arguments and hands over to one command module.
 
 Command modules are imported only when chosen, so ``stacks simulate`` never pays for
-Textual and ``stacks`` stays quick to start: building the parser imports neither the
-network nor the broker (the ``broker`` command's options are added only when it runs).
+Textual and ``stacks`` stays quick to start. This module imports at its top only what the
+main menu's start needs (``stacks`` alone, with its own options at most: parsed by
+:func:`menu_args` without building the commands' parser); :func:`build_parser` and the
+functions that add the commands import what their arguments need (the bots' levels, the
+benchmarks', the ssh and web servers' options), and the ``broker`` command's options are
+added only when it runs. docs/architecture.md, "Start-up", says why.
 """
 
 from __future__ import annotations
@@ -10,9 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from engine.bots import DEFAULT_BUDGET, LEVELS
-from sshserver.options import add_serve_arguments
 from stacks.argtypes import (
     bot_level,
     bot_list,
@@ -30,22 +33,25 @@ from stacks.argtypes import (
     table_name,
     window_seconds,
 )
-from stacks.bench.catchup import add_bench_catchup_arguments
-from stacks.bench.load import add_bench_load_arguments
-from stacks.bench.ssh import add_bench_ssh_arguments
-from stacks.bench.web import add_bench_web_arguments
-from stacks.commands.replay import add_replay_arguments
-from stacks.commands.web import add_web_arguments
 from stacks.rules_args import rule_assignment, table_rules
 from tui.launch import DEFAULT_BROKER
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser; ``command`` (the first word given) lets it skip costly imports."""
-    parser = argparse.ArgumentParser(
-        prog="stacks",
-        description="Sequence Stacks in the terminal. Without a command: the main menu.",
-    )
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
+def _add_menu_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``stacks`` itself (the main menu's)."""
     parser.add_argument("--profile", dest="menu_profile", metavar="PROFILE",
                         help="player profile (identity) for the menu's games")
     parser.add_argument("--name", dest="menu_name", metavar="NAME",
@@ -53,7 +59,42 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--broker", dest="menu_broker", metavar="URL", type=broker_url,
                         help="broker for the menu's host, join and watch (default: the "
                         "embedded broker to host, mqtt://127.0.0.1:1883 to join)")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version,
+                        help="show program's version number and exit")
+
+
+def menu_args(words: Sequence[str]) -> argparse.Namespace | None:
+    """``words`` parsed as the main menu's (no command, no help asked, the menu's options
+    well formed), without building the commands' parser; else ``None``: the full parser
+    reads the line (and says what is wrong with it)."""
+    parser = argparse.ArgumentParser(prog="stacks", add_help=False, exit_on_error=False)
+    _add_menu_options(parser)
+    try:
+        args, rest = parser.parse_known_args(words)
+    except argparse.ArgumentError:
+        return None
+    if rest:
+        return None
+    args.command = None
+    return args
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; ``command`` (the first word given) lets it skip costly imports."""
+    from engine.bots import DEFAULT_BUDGET, LEVELS
+    from sshserver.options import add_serve_arguments
+    from stacks.bench.catchup import add_bench_catchup_arguments
+    from stacks.bench.load import add_bench_load_arguments
+    from stacks.bench.ssh import add_bench_ssh_arguments
+    from stacks.bench.web import add_bench_web_arguments
+    from stacks.commands.replay import add_replay_arguments
+    from stacks.commands.web import add_web_arguments
+
+    parser = argparse.ArgumentParser(
+        prog="stacks",
+        description="Sequence Stacks in the terminal. Without a command: the main menu.",
+    )
+    _add_menu_options(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sim = commands.add_parser(
@@ -227,11 +268,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     ui_bench = targets.add_parser(
         "ui",
         help="interface speed: cold start, key to repaint, idle CPU",
-        description="Cold start of `stacks` to its first frame (in a pseudo-terminal), key "
-        "press to repainted table (in-process, against bots), and CPU use while idle.",
+        description="Cold start of `stacks` to its first frame (in a pseudo-terminal), "
+        "beside a minimal Textual app started alternately in the same run (their ratio: "
+        "target 1.5x), key press to repainted table (against bots), and CPU use while idle.",
     )
     ui_bench.add_argument("--json", action="store_true", help="print one JSON object")
-    ui_bench.add_argument("--starts", type=positive_int, default=5, help="cold starts to time (5)")
+    ui_bench.add_argument("--starts", type=positive_int, default=5,
+                          help="cold starts to time, of each program (5)")
     ui_bench.add_argument("--keys", type=positive_int, default=200,
                           help="key presses to time (200)")
     _list_last(commands, ("simulate", "tournament", "completion", "bench"))
@@ -264,6 +307,8 @@ def _add_rule_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from engine.bots import LEVELS
+
     play = commands.add_parser(
         "play", help="play against bots, right now",
         description="Straight into a game against bots (medium unless --bots says), on a "
@@ -374,6 +419,8 @@ def _add_net_commands(
     commands: argparse._SubParsersAction,  # type: ignore[type-arg]
     command: str | None,
 ) -> None:
+    from engine.bots import LEVELS
+
     host = commands.add_parser(
         "host", help="host a table",
         description="Host a table: the host holds the deck, orders events and arbitrates "
@@ -627,6 +674,11 @@ def host_game_problem(args: argparse.Namespace) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
+    menu = menu_args(words)
+    if menu is not None:  # `stacks` alone: the main menu, its parser the smallest
+        from stacks.commands import ui
+
+        return ui.run(menu)
     parser = build_parser(_first_word(words))
     args = parser.parse_args(words)
     if args.command == "simulate":

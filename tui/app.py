@@ -1,7 +1,9 @@
 """The Textual app: bindings, screens and styles. Tests build it with :func:`make_app`.
 
 The app itself only routes: messages from screens (what the user wants) and from the
-session's worker (what happened at the table) go to :class:`tui.control.Control`.
+session's worker (what happened at the table) go to :class:`tui.control.Control`, which
+is made (and the network and the rules imported) when a table is first opened: the menu
+starts without it (docs/architecture.md, "Start-up").
 """
 
 from __future__ import annotations
@@ -10,15 +12,12 @@ import gc
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from netplay.memory import AsyncMemoryBroker
 from tui.appbase import GameApp
-from tui.bell import notification, notify_protocol
-from tui.control import Control
 from tui.launch import Launch
 from tui.messages import (
     Act,
@@ -43,6 +42,10 @@ from tui.messages import (
 from tui.serve_link import ServeLink
 from tui.settings import Settings, load_settings, save_settings, settings_path
 
+if TYPE_CHECKING:
+    from netplay.memory import AsyncMemoryBroker
+    from tui.control import Control
+
 
 class StacksApp(GameApp):
     """Sequence Stacks in the terminal."""
@@ -56,8 +59,6 @@ class StacksApp(GameApp):
         Binding("ctrl+t", "next_theme", "Theme", show=False),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
     ]
-
-    control: Control
 
     def __init__(
         self, launch: Launch | None = None, *, defaults: Launch | None = None,
@@ -80,12 +81,27 @@ class StacksApp(GameApp):
         self.launch = launch
         self.defaults = defaults or Launch(role="play")
         self.ask = ask
-        self.control = Control(self, profiles=profiles, frozen=frozen, memory=memory)
+        self.profiles = profiles
+        self._frozen = frozen
+        self._memory = memory
+        self._control: Control | None = None
+
+    @property
+    def control(self) -> Control:
+        """The table at hand, made the first time it is asked for (a table opens)."""
+        if self._control is None:
+            from tui.control import Control
+
+            self._control = Control(self, profiles=self.profiles, frozen=self._frozen,
+                                    memory=self._memory)
+        return self._control
 
     async def on_mount(self) -> None:
         # Everything built so far lives as long as the app: keep the collector off it,
-        # so that a full collection can't stall a repaint.
+        # so that a full collection can't stall a repaint. (`stacks` starts with the
+        # collector off, docs/architecture.md "Start-up": it is back on once we are shown.)
         gc.freeze()
+        self.after_first_frame(gc.enable)
         self._load_settings()
         if self.only is not None:
             await self.push_screen(self.only, lambda _: self.exit())
@@ -138,7 +154,10 @@ class StacksApp(GameApp):
         if self.launch is not None:
             await self.control.start(self.launch)
             return
-        await self.control.menu()
+        # No table yet, so nothing to close: the menu, without the table's control.
+        from tui.screens.menu import MenuScreen
+
+        await self.push_screen(MenuScreen())
         if self.ask == "learn":
             from tui.screens.learn import LearnScreen
 
@@ -171,13 +190,17 @@ class StacksApp(GameApp):
 
         if any(isinstance(screen, BoardScreen) for screen in self.screen_stack):
             return "sequence"
-        if self.control.model is not None and self.control.worker is not None:
-            return self.control.model.game
+        control = self._control
+        if control is not None and control.model is not None and control.worker is not None:
+            return control.model.game
         return self.defaults.variant
 
     async def action_quit(self) -> None:
         """Leave the table properly (a host clears its announcement), then quit."""
-        await self.control.quit()
+        if self._control is None:  # no table was ever opened
+            self.exit()
+            return
+        await self._control.quit()
 
     def action_help_quit(self) -> None:
         """Ctrl-C (Textual's stock answer is a "press ctrl+q" toast): at a table, the
@@ -188,7 +211,8 @@ class StacksApp(GameApp):
         screen = self.screen
         if isinstance(screen, SeatedScreen):
             screen.action_leave()
-        elif self.control.worker is not None or isinstance(screen, LobbyScreen):
+        elif (self._control is not None and self._control.worker is not None) \
+                or isinstance(screen, LobbyScreen):
             self.post_message(LeaveTable())  # the lobby (its form too), game over, a modal
         else:
             self.run_worker(self.action_quit(), group="quit")
@@ -204,10 +228,10 @@ class StacksApp(GameApp):
 
     def settings_file(self) -> Path:
         """The settings of the menu's profile (``tui.settings``)."""
-        from netplay.identity import profiles_dir
+        from netplay.paths import profiles_dir
         from tui.launch import default_profile
 
-        base = self.control.profiles or profiles_dir()
+        base = self.profiles or profiles_dir()
         return settings_path(base, self.defaults.profile or default_profile())
 
     def _load_settings(self) -> None:
@@ -229,6 +253,8 @@ class StacksApp(GameApp):
         (``tui.bell``); nothing when the bell is off."""
         if not self.settings.bell:
             return
+        from tui.bell import notification, notify_protocol
+
         self.bell()
         protocol = notify_protocol(os.environ)
         if protocol is not None:

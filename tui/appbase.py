@@ -8,6 +8,7 @@ without importing the modules that fill them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from textual.app import App
@@ -40,8 +41,14 @@ class GameApp(App[None]):
     """The channel to the ssh server that started us, which holds the tables we open."""
     defaults: Launch
     """The menu's choices (name, profile, broker, the game it deals)."""
-    control: TableControl
-    """The table at hand: its session, model and screens."""
+    profiles: Path | None = None
+    """Where the profiles are (``None``: the usual place, ``profiles_dir()``)."""
+
+    @property
+    def control(self) -> TableControl:
+        """The table at hand: its session, model and screens."""
+        raise NotImplementedError
+
     kiosk: bool = False
     """Watch one table and nothing else (a browser visitor of ``stacks web``): no menu,
     no chat, no other table; leaving the table ends the program."""
@@ -52,6 +59,25 @@ class GameApp(App[None]):
 
     settings: Settings
     """The profile's settings (the bell, the theme: ``tui.settings``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._first_frame: list[Callable[[], object]] | None = []
+        """What waits for the first frame (``None`` once it is shown)."""
+
+    def after_first_frame(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` once the first frame is on the terminal (at once if it is):
+        start-up work the first screen does without, so that it shows sooner
+        (docs/architecture.md, "Start-up")."""
+        if self._first_frame is None:
+            callback()
+        else:
+            self._first_frame.append(callback)
+
+    def on_ready(self) -> None:
+        waiting, self._first_frame = self._first_frame or [], None
+        for callback in waiting:
+            callback()
 
     def save_settings(self, settings: Settings) -> None:
         """Use ``settings`` from now on and keep them in the profile's folder."""

@@ -8,12 +8,14 @@ From the session's worker to the app: what happened at the table (:class:`NetNot
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from engine.games import AnyAction
-from netplay.player import Notice
-from tui.launch import Launch
+if TYPE_CHECKING:  # the menu posts Start without loading the rules and the protocol
+    from engine.games import AnyAction
+    from netplay.player import Notice
+    from tui.launch import Launch
 
 
 @dataclass(frozen=True, slots=True)

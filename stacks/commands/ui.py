@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 from dataclasses import replace
@@ -123,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"stacks {args.command}: {exc}", file=sys.stderr)
         return 2
 
+    # Start-up makes nothing for the cyclic collector to find (all of it lives as long as
+    # the app): it stays off until the first frame (the app turns it back on).
+    gc.disable()
     from tui.app import make_app
     from tui.serve_link import ServeLink
 

@@ -122,7 +122,7 @@ class ConnectScreen(Screen[None]):
         from tui.launch import default_profile
 
         app = self.app
-        base = app.control.profiles if isinstance(app, GameApp) else None
+        base = app.profiles if isinstance(app, GameApp) else None
         return profile_key(base or profiles_dir(), self.defaults.profile or default_profile())
 
     @on(OptionList.OptionSelected, "#connect-found")

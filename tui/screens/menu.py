@@ -88,11 +88,15 @@ class MenuScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.run_worker(self._look_for_seats(), group="seats", exclusive=True)
+        # The look imports the network, which the menu itself does not need: it waits for
+        # the menu's first frame (docs/architecture.md, "Start-up").
+        if isinstance(self.app, GameApp):
+            self.app.after_first_frame(
+                lambda: self.run_worker(self._look_for_seats(), group="seats", exclusive=True))
 
     async def _look_for_seats(self) -> None:
         """A player whose profile holds a seat at a running table is offered it first."""
-        from netplay.identity import profiles_dir
+        from netplay.paths import profiles_dir
         from tui.discovery import profile_key, seats_waiting
         from tui.launch import default_profile
 
@@ -100,7 +104,7 @@ class MenuScreen(Screen[None]):
         if not isinstance(app, GameApp):
             return
         defaults = app.defaults
-        base = app.control.profiles or profiles_dir()
+        base = app.profiles or profiles_dir()
         profile = defaults.profile or default_profile()
         key = profile_key(base, profile)
         if key is None:
