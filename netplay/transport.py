@@ -315,7 +315,8 @@ class _Housekeeping:
     aiomqtt gives each client a task that wakes every second to call ``loop_misc``: a
     process running the peers of a hundred tables (a host and its seats each) woke a few
     hundred times a second for it, each wake a task step, a sleep and a timer in the
-    loop's heap, ~3% of the peers' CPU in ``stacks bench load`` (issue #28). Here one
+    loop's heap: ~3% of the peers' CPU in a cProfile of ``stacks bench load``, and 8%
+    less CPU per action without them, measured (issue #28, docs/deploy.md). Here one
     timer a second calls ``loop_misc`` for all of them, in the same order of events: a
     client's first round when it connects, then every :data:`HOUSEKEEPING_EVERY`, until
     ``loop_misc`` fails (the link is gone) or its client disconnects."""
@@ -329,12 +330,12 @@ class _Housekeeping:
     async def keep(cls, paho: mqtt.Client) -> None:
         """Until ``paho``'s ``loop_misc`` fails (or this is cancelled: its client
         disconnects), as aiomqtt's own ``_misc_loop`` would run."""
+        if paho.loop_misc() != mqtt.MQTT_ERR_SUCCESS:
+            return
         loop = asyncio.get_running_loop()
         keeper = _KEEPERS.get(loop)
         if keeper is None:
             keeper = _KEEPERS[loop] = cls(loop)
-        if paho.loop_misc() != mqtt.MQTT_ERR_SUCCESS:
-            return
         done = keeper.clients[paho] = loop.create_future()
         if keeper._timer is None:
             keeper._timer = loop.call_later(HOUSEKEEPING_EVERY, keeper._round)
