@@ -9,12 +9,19 @@ pair and kept, so sealing and opening a frame costs microseconds (a ``SealedBox`
 a fresh key pair and an exchange per box, cost 70-110 µs each way, four to six times per
 action). Each box names its sender inside, so a box can't be sent back to the identity
 that made it as if it came from the other side.
+
+A box's nonce (24 bytes) is this process's random prefix (16 bytes from ``os.urandom``,
+drawn afresh in every process and again in every child forked from it) followed by a
+counter (8 bytes) that only goes up, instead of 24 fresh random bytes per box (a
+``getrandom`` system call, ~20 µs each under load, a box or more per frame). See
+:class:`_Nonces` for why a nonce never comes twice for one pair of keys.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +36,51 @@ from netplay.paths import APP_NAME as APP_NAME
 from netplay.paths import profiles_dir as profiles_dir
 
 KEY_FILE = "identity.key"
+
+
+class _Nonces:
+    """Nonces for ``crypto_box``: a random prefix of this process and a counter.
+
+    Why one never repeats for the same pair of keys (the pair shares one key both ways,
+    so the rule covers both directions and every process that holds either key: a
+    profile played from two terminals, a host resumed after ``kill -9``, the sessions an
+    ssh server forks from one warm process):
+
+    - within a process, every nonce carries the same prefix and a counter that is taken
+      once (``itertools.count``, atomic under the GIL) and never reused; at 2**64 it
+      would start a new prefix, which no process lives to see;
+    - a process started afresh (``--resume`` after ``kill -9`` included) draws its own
+      prefix when it imports this module, and a forked child draws a new one at once
+      (``os.register_at_fork``), before it can seal anything: so a zygote's children,
+      or a ``multiprocessing`` worker, never continue their parent's counter;
+    - two processes share a prefix with probability 2**-128 per pair: for a million
+      processes ever, about 2**-89, as unlikely as a repeat among random 24-byte nonces.
+
+    What this does not cover, as random nonces from the kernel would: a copy of a whole
+    running process's memory (a virtual machine restored twice from one snapshot).
+    """
+
+    PREFIX = 16
+    COUNTER = 8
+
+    def __init__(self) -> None:
+        self._reseed()
+
+    def _reseed(self) -> None:
+        # One tuple, replaced whole: a thread never pairs a new prefix with an old count.
+        self._state = (os.urandom(self.PREFIX), itertools.count())
+
+    def next(self) -> bytes:
+        prefix, counter = self._state
+        n = next(counter)
+        if n >= 1 << (8 * self.COUNTER):
+            self._reseed()
+            return self.next()
+        return prefix + n.to_bytes(self.COUNTER, "big")
+
+
+_NONCES = _Nonces()
+os.register_at_fork(after_in_child=_NONCES._reseed)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -67,7 +119,7 @@ class Identity:
     def seal_for(self, key: bytes, data: bytes) -> bytes:
         """``data`` sealed so that only the holder of Ed25519 public key ``key`` (and this
         identity) can read it; ``ValueError`` if ``key`` is not a usable public key."""
-        return _box(bytes(self.signing_key), key).encrypt(self.key + data)
+        return _box(bytes(self.signing_key), key).encrypt(self.key + data, _NONCES.next())
 
     def open_from(self, key: bytes, box: bytes) -> bytes:
         """Open a box that identity ``key`` sealed for this one; ``FrameError`` if it

@@ -40,6 +40,47 @@ def test_sealing_is_randomised() -> None:
     assert BOB.seal_for(ALICE.key, b"same") != BOB.seal_for(ALICE.key, b"same")
 
 
+def _nonce(box: bytes) -> bytes:
+    return box[:24]  # a crypto_box travels as nonce + ciphertext
+
+
+def test_nonces_never_repeat_for_a_pair_either_way() -> None:
+    # The pair shares one key both ways: Alice's boxes to Bob and Bob's to Alice must
+    # never share a nonce either.
+    nonces = [_nonce(BOB.seal_for(ALICE.key, b"x")) for _ in range(5000)]
+    nonces += [_nonce(ALICE.seal_for(BOB.key, b"x")) for _ in range(5000)]
+    assert len(set(nonces)) == len(nonces)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_never_reuses_its_parents_nonces() -> None:
+    # An ssh server forks its sessions from one warm process, which may have sealed
+    # before: a child that went on with the parent's counter would seal its first box
+    # with the very nonce the parent uses next, under the same key pair.
+    BOB.seal_for(ALICE.key, b"before the fork")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its first nonces, to the parent, and out at once
+        try:
+            os.write(write, b"".join(_nonce(BOB.seal_for(ALICE.key, b"c")) for _ in range(4)))
+        finally:
+            os._exit(0)
+    os.close(write)
+    child = b""
+    while len(child) < 4 * 24:
+        chunk = os.read(read, 4 * 24)
+        if not chunk:
+            break
+        child += chunk
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert len(child) == 4 * 24
+    theirs = {child[i:i + 24] for i in range(0, len(child), 24)}
+    ours = {_nonce(BOB.seal_for(ALICE.key, b"p")) for _ in range(4)}
+    assert not theirs & ours
+    assert {n[:16] for n in theirs}.isdisjoint({n[:16] for n in ours})
+
+
 def test_a_box_for_another_key_does_not_open() -> None:
     box = BOB.seal_for(ALICE.key, b"for alice only")
     carol = Identity.generate()
