@@ -1,0 +1,41 @@
+"""An option list whose highlight moves repaint two options, not the whole list.
+
+Textual's ``OptionList`` repaints all of itself when its highlight moves (``highlighted``
+is a reactive that repaints): every line is rendered again, composed and sent. Under
+``stacks serve`` a hundred players move menu highlights on two shared cores, and the
+menu's arrow keys are the most common input of all (issue 28: key to repaint p99 at
+100 sessions), so :class:`SwiftOptionList` repaints just the lines of the option the
+highlight left and of the one it reached. Everything else (scrolling, a changed prompt,
+focus, a resize) repaints as Textual's list does.
+"""
+
+from __future__ import annotations
+
+from textual.reactive import reactive
+from textual.widgets import OptionList
+
+
+class SwiftOptionList(OptionList):
+    """``OptionList`` whose highlight moves repaint only the two options concerned."""
+
+    highlighted: reactive[int | None] = reactive(None, repaint=False)
+    """The index of the highlighted option (``OptionList.highlighted``, without its
+    repaint of the whole list: :meth:`watch_highlighted` repaints what changed)."""
+
+    def watch_highlighted(self, old: int | None, new: int | None) -> None:
+        super().watch_highlighted(new)  # scrolls to it, posts OptionHighlighted
+        self._repaint_options(old, new)
+
+    def _repaint_options(self, *indices: int | None) -> None:
+        """Repaint the lines of the options at ``indices`` (all of the list when their
+        lines are not known yet)."""
+        self._update_lines()
+        lines = self._index_to_line
+        heights = self._heights
+        for index in indices:
+            if index is None:
+                continue
+            if index not in lines or index not in heights:
+                self.refresh()
+                return
+            self.refresh_lines(lines[index], heights[index])
