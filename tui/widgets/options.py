@@ -22,9 +22,13 @@ class SwiftOptionList(OptionList):
     """The index of the highlighted option (``OptionList.highlighted``, without its
     repaint of the whole list: :meth:`watch_highlighted` repaints what changed)."""
 
-    def watch_highlighted(self, old: int | None, new: int | None) -> None:
-        super().watch_highlighted(new)  # scrolls to it, posts OptionHighlighted
-        self._repaint_options(old, new)
+    _painted: int | None = None
+    """The option painted highlighted last."""
+
+    def watch_highlighted(self, highlighted: int | None) -> None:
+        super().watch_highlighted(highlighted)  # scrolls to it, posts OptionHighlighted
+        self._repaint_options(self._painted, highlighted)
+        self._painted = highlighted
 
     def _repaint_options(self, *indices: int | None) -> None:
         """Repaint the lines of the options at ``indices`` (all of the list when their
