@@ -32,10 +32,14 @@ class SwiftOptionList(OptionList):
 
     def _repaint_options(self, *indices: int | None) -> None:
         """Repaint the lines of the options at ``indices`` (all of the list when their
-        lines are not known yet)."""
-        self._update_lines()
-        lines = self._index_to_line
-        heights = self._heights
+        lines are not known yet, or this Textual keeps them otherwise)."""
+        try:  # OptionList's own record of where each option's lines are
+            self._update_lines()
+            lines = self._index_to_line
+            heights = self._heights
+        except AttributeError:
+            self.refresh()
+            return
         for index in indices:
             if index is None:
                 continue
