@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from textual.geometry import Region
+from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import OptionList
 
@@ -78,3 +79,27 @@ async def test_the_highlight_is_where_the_keys_put_it(stacks_home: Path) -> None
                   if any(segment.style is not None and segment.style.bgcolor
                          == highlight.bgcolor for segment in shown[top + lines[index]])]
         assert styled == [2]
+
+
+async def test_the_menus_highlight_moves_post_no_messages(stacks_home: Path) -> None:
+    """Nothing on the menu follows the highlight: a move posts no ``OptionHighlighted``,
+    which would be dispatched at the list, its box, the screen and the app."""
+    app = make_app(profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        options = app.screen.query_one("#menu-options", OptionList)
+        await until(pilot, lambda: options.highlighted == 0 and options.has_focus,
+                    "the first option highlighted")
+        posted: list[Message] = []
+        post_message = options.post_message
+
+        def counted(message: Message) -> bool:
+            posted.append(message)
+            return post_message(message)
+
+        options.post_message = counted  # type: ignore[method-assign]
+        for key in ("down", "down", "up"):
+            await pilot.press(key)
+        await until(pilot, lambda: options.highlighted == 1, "the second option")
+        await pilot.pause()
+        assert not [m for m in posted if isinstance(m, OptionList.OptionHighlighted)]

@@ -84,7 +84,7 @@ class MenuScreen(Screen[None]):
                 *[Option(self._prompt(ident, key, title, more), id=ident)
                   for ident, key, title, more in ITEMS
                   if ident != "account" or served],  # accounts are an ssh server's
-                id="menu-options",
+                id="menu-options", announce=False,  # nothing here follows the highlight
             )
         yield Footer(compact=True)
 

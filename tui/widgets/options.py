@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from textual.reactive import reactive
 from textual.widgets import OptionList
+from textual.widgets.option_list import Option
 
 
 class SwiftOptionList(OptionList):
@@ -25,8 +26,19 @@ class SwiftOptionList(OptionList):
     _painted: int | None = None
     """The option painted highlighted last."""
 
+    def __init__(self, *content: Option, announce: bool = True,
+                 id: str | None = None) -> None:
+        """``announce=False``: a highlight move posts no ``OptionHighlighted`` (each
+        message is dispatched up to the app, a tenth of a move's CPU), for a list whose
+        screen has no use for it."""
+        self.announce = announce
+        super().__init__(*content, id=id)
+
     def watch_highlighted(self, highlighted: int | None) -> None:
-        super().watch_highlighted(highlighted)  # scrolls to it, posts OptionHighlighted
+        if self.announce:
+            super().watch_highlighted(highlighted)  # scrolls to it, posts OptionHighlighted
+        elif highlighted is not None and not self.options[highlighted].disabled:
+            self.scroll_to_highlight()
         self._repaint_options(self._painted, highlighted)
         self._painted = highlighted
 
