@@ -17,6 +17,7 @@ from tui.appbase import GameApp
 from tui.launch import Launch
 from tui.messages import Start
 from tui.screens.choice import Answer, ChoiceScreen
+from tui.widgets.options import SwiftOptionList
 
 if TYPE_CHECKING:
     from netplay.journal import TableJournal
@@ -79,11 +80,11 @@ class MenuScreen(Screen[None]):
             yield Label(LOGO, id="menu-logo")
             yield Label("[dim]Goliath's card game, in the terminal[/]", id="menu-tagline")
             served = isinstance(self.app, GameApp) and self.app.link is not None
-            yield OptionList(
+            yield SwiftOptionList(
                 *[Option(self._prompt(ident, key, title, more), id=ident)
                   for ident, key, title, more in ITEMS
                   if ident != "account" or served],  # accounts are an ssh server's
-                id="menu-options",
+                id="menu-options", announce=False,  # nothing here follows the highlight
             )
         yield Footer(compact=True)
 
