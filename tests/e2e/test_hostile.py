@@ -575,6 +575,8 @@ async def _rogue_joiner(url: str, table: str, reveal: bytes,
                               username=rogue.peer_id) as client:
         await client.subscribe(topics.inbox(rogue.peer_id), qos=1)
         await client.subscribe(topics.events, qos=1)
+        # Nobody watches: the host's rounds go on the table's stream only (protocol.md).
+        await client.subscribe(topics.table_stream, qos=1)
         await client.publish(out, sender.frame("join", {
             "name": "cheat", "entropy_commit": entropy_commitment(os.urandom(32)),
             "password": None, "watch": False, "at": 0}), qos=1)

@@ -79,7 +79,10 @@ def test_a_lan_game_counts_once_on_the_host_s_machine_and_on_the_joiner_s(
             mux.keys("bo", "b" if "Block?" in screen else "i")
             mux.keys("bo", "Enter")
             time.sleep(0.3)
-        screen = _wait_for(mux, "bo", "Rated: the game is in this machine's ratings", 60)
+        # The start of the line only: where the game-over box wraps it depends on how long
+        # the record's path above it is (the test's own folder); the ratings below are
+        # the substance.
+        screen = _wait_for(mux, "bo", "Rated: the game is in this", 60)
         assert "Fair deal: ✓ verified" in screen, screen
         assert host.wait(120 * SCALE) == 0, (tmp_path / "host.log").read_text()
         mux.keys("bo", "q")
