@@ -16,6 +16,7 @@ import pytest
 
 from tests.e2e.conftest import ROOT, SCALE
 from tests.e2e.test_tmux_ui import TMUX, Tmux, _wait_for
+from tests.tmux_env import tmux_env
 
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install tmux)")
 
@@ -25,7 +26,7 @@ class QuietTmux(Tmux):
 
     def run(self, *args: str) -> str:
         assert TMUX is not None
-        env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+        env = tmux_env()  # nor COLUMNS/LINES: in a pane that exports them, only the footer shows
         result = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True,
                                 text=True, timeout=30, env=env)
         if result.returncode != 0:
@@ -41,7 +42,7 @@ def mux() -> Iterator[QuietTmux]:
     finally:
         assert TMUX is not None
         subprocess.run([TMUX, "-L", server.socket, "kill-server"], capture_output=True,
-                       timeout=30, env={k: v for k, v in os.environ.items() if k != "TMUX"})
+                       timeout=30, env=tmux_env())
 
 
 def _ratings(home: Path) -> dict[str, object]:
