@@ -196,7 +196,8 @@ def test_a_key_the_account_holder_adds_logs_in_as_them_and_a_removed_one_no_more
     mux.wait_for("laptop", "not an OpenSSH public key line")
     line = keys.public("desktop").strip()
     _type(mux, "laptop", line, shown=line[-20:], field=KEY_FIELD)
-    mux.wait_for("laptop", "logs in as laptop")
+    # The account's database write: its bound is SQLite's own busy wait (30 s) and more.
+    mux.wait_for("laptop", "logs in as laptop", 2 * TIMEOUT)
     mux.wait_for("laptop", desktop)  # listed among the account's keys
 
     # The desktop's key logs in now, as the same player, under any login name: it takes
