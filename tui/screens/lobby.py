@@ -248,8 +248,7 @@ class LobbyScreen(Screen[None]):
                     "lobby for a while.[/]\n")
         if not model.players:
             return ""
-        empty = sum(1 for s in range(model.players)
-                    if s >= len(self.seats) or self.seats[s] is None)
+        empty = self._empty_seats()
         if not empty:
             return "[b]Every seat is taken: dealing…[/]"
         text = held + f"Waiting for {counted(empty, 'more player', 'more players')}."
@@ -260,6 +259,10 @@ class LobbyScreen(Screen[None]):
             text += "\n[b]Ctrl+B[/] fills the empty seats with bots and starts."
         return text
 
+    def _empty_seats(self) -> int:
+        return sum(1 for s in range(self.model.players)
+                   if s >= len(self.seats) or self.seats[s] is None)
+
     def _join_line(self) -> str:
         """A host's "others join with" command, for a line across the whole screen.
 
@@ -269,8 +272,7 @@ class LobbyScreen(Screen[None]):
         launch = self.launch
         if launch.role != "host" or self.editing or not self.model.players:
             return ""
-        if all(s < len(self.seats) and self.seats[s] is not None
-               for s in range(self.model.players)):
+        if not self._empty_seats():
             return ""
         key = self.announce.get("host")
         join = f"stacks join {launch.table}"
