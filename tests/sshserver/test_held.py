@@ -47,7 +47,7 @@ def _open_table(tmux: Tmux, window: str, name: str) -> str:
     tmux.keys(window, "Up", "Up", "Enter")
     _shows(tmux, window, r"Players +2 ")
     tmux.keys(window, "C-o")
-    return tmux.wait_for(window, "others join with:")
+    return tmux.wait_for(window, "Others join with:")
 
 
 def _shows(tmux: Tmux, window: str, pattern: str) -> str:
@@ -67,7 +67,7 @@ def _shows(tmux: Tmux, window: str, pattern: str) -> str:
 
 
 def _join_command(screen: str) -> list[str]:
-    found = re.search(r"others join with: (ssh .*? join \S+)", screen)
+    found = re.search(r"Others join with:\s+(ssh .*? join \S+)", screen)
     assert found, screen
     return shlex.split(found.group(1))
 

@@ -59,7 +59,7 @@ def _text(app: StacksApp) -> str:
     screen = app.screen
     assert isinstance(screen, LobbyScreen)
     return "\n".join(plain(w.render()) for w in screen.query(
-        "#lobby-title, SeatList, #lobby-hint, #lobby-summary, #set-error"))
+        "#lobby-title, #lobby-join, SeatList, #lobby-hint, #lobby-summary, #set-error"))
 
 
 async def _open(app: StacksApp, pilot: object, name: str) -> LobbyScreen:
@@ -99,7 +99,7 @@ async def test_the_menu_host_asks_the_server_and_the_creator_sits_as_a_player(
         lobby = await _open(app, pilot, "friday")
         assert lobby.launch.role == "join" and lobby.launch.held
         text = _text(app)
-        assert f"others join with: {SSH} join friday" in text
+        assert f"Others join with:\n{SSH} join friday" in text
         assert "The server holds this table" in text
         # The server hosts it; this program runs a player only.
         assert app.control.session is not None and app.control.session.host is None
@@ -189,3 +189,28 @@ async def test_the_host_form_shows_the_table_name_s_placeholder_whole_and_every_
             field.scroll_visible(animate=False, immediate=True)
             await pilot.pause()
             assert field.region.width >= 8, (ident, field.region)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_a_held_table_s_lobby_shows_the_join_command_and_the_chat_whole(
+    served: tuple[StacksApp, TableKeeper], size: tuple[int, int],
+) -> None:
+    """The command others type is on one line (a wrapped one is hard to copy), and the
+    chat field, its words and some lines of chat stay on the screen however small."""
+    from tests.tui.showcase import screen_lines
+
+    app, _ = served
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        lobby = await _open(app, pilot, "duel")
+        await pilot.pause()
+        lines = screen_lines(app)
+        shown = "\n".join(lines)
+        assert any(line.strip() == f"{SSH} join duel" for line in lines), shown
+        say = lobby.query_one("#lobby-say", Input)
+        assert any(f"  {say.placeholder}" in line for line in lines), shown
+        assert say.placeholder.startswith("Say something")
+        field = say.region
+        assert field.height == 3 and field.bottom <= size[1] - 1, (field, shown)
+        chat = lobby.query_one("#lobby-chat").region
+        assert chat.height >= 3, (chat, shown)  # its title and two lines at least

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -35,6 +35,9 @@ from tui.widgets.banner import Banner
 from tui.widgets.log import TableLog
 from tui.widgets.seats import SeatList
 
+SAY = "Say something (Enter sends)"
+SAY_SHORT = "Say something"
+"""The chat field's placeholder, and the one where the long one would be cut."""
 SUMMARY_WIDTH = 38
 """The settings column's width at 80x24, for a summary not laid out yet."""
 
@@ -99,9 +102,14 @@ class LobbyScreen(Screen[None]):
                 log = TableLog(id="lobby-chat")
                 log.border_title = "Chat"
                 yield log
-                yield Input(placeholder="Say something (Enter sends)", id="lobby-say",
-                            max_length=500)
+                yield Input(placeholder=SAY, id="lobby-say", max_length=500)
         yield Footer(compact=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # The chat field has half the width less its border and padding: the long words
+        # where they fit whole, the short ones where they would be cut.
+        for say in self.query("#lobby-say").results(Input):
+            say.placeholder = SAY if event.size.width // 2 - 6 >= len(SAY) else SAY_SHORT
 
     def on_mount(self) -> None:
         self._ready = True
@@ -195,9 +203,7 @@ class LobbyScreen(Screen[None]):
     def _where(self) -> str:
         launch = self.launch
         if launch.ssh and launch.role != "host":
-            # Over ssh, the broker's address means nothing to the others: the command does.
-            return (f" · others join with: [b]{escape(launch.ssh)} join "
-                    f"{escape(launch.table)}[/]")
+            return ""  # the command to join says where: see _join_line
         if not self.where:
             return ""
         if self.launch.role == "host":
@@ -243,9 +249,8 @@ class LobbyScreen(Screen[None]):
             return "[dim]You will see the game as soon as it starts.[/]"
         held = ""
         if launch.held:
-            held = ("[dim]The server holds this table: it goes on if you leave or your "
-                    "connection drops; it ends with its game, or when nobody has sat in its "
-                    "lobby for a while.[/]\n")
+            held = ("[dim]The server holds this table: it plays on if you leave or drop, "
+                    "and ends with its game or when its lobby stays empty.[/]\n")
         if not model.players:
             return ""
         empty = self._empty_seats()
@@ -270,9 +275,12 @@ class LobbyScreen(Screen[None]):
         column, and a command wrapped over lines is hard to copy.
         """
         launch = self.launch
-        if launch.role != "host" or self.editing or not self.model.players:
+        if self.editing or not self.model.players or not self._empty_seats():
             return ""
-        if not self._empty_seats():
+        if launch.ssh and launch.role != "host":
+            # Over ssh, the broker's address means nothing to the others: the command does.
+            return f"Others join with:\n[b]{escape(launch.ssh)} join {escape(launch.table)}[/]"
+        if launch.role != "host":
             return ""
         key = self.announce.get("host")
         join = f"stacks join {launch.table}"
