@@ -103,9 +103,11 @@ STEAL = "from alice's hand"
 
 def _bobs_turn(alice: Player, bob: Player) -> bool:
     """Bob's turn, after alice's second at least, as both screens show it (each shows a
-    batch once its own copy has come in)."""
+    batch once its own copy has come in), and bob has not moved in it yet: keys he sent
+    in it may not show on the screens yet (under load they once showed only after the
+    hands were read, and the server stopped with one card fewer than they held)."""
     return (bob.my_turn() and not alice.my_turn() and alice.turn() >= 2
-            and alice.turn() == bob.turn())
+            and alice.turn() == bob.turn() and bob.acted_turn != bob.turn())
 
 
 def _hand(player: Player) -> Counter[str]:

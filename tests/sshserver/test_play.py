@@ -88,6 +88,8 @@ class Player:
         self.tmux, self.window = tmux, window
         self.acted_on = ""
         self.acted_at = 0.0
+        self.acted_turn = -1
+        """The turn (as the header showed it) of the last move this player's keys made."""
         self.screen = ""
 
     def header(self) -> str:
@@ -124,7 +126,7 @@ class Player:
         elif self.my_turn() and (screen != self.acted_on or now - self.acted_at > 4):
             self.tmux.keys(self.window, "i")
             self.tmux.keys(self.window, "Enter")
-            self.acted_on, self.acted_at = screen, now
+            self.acted_on, self.acted_at, self.acted_turn = screen, now, self.turn()
 
 
 def _play_until(players: list[Player], done: Callable[[], bool], what: str) -> None:
