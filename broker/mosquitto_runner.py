@@ -15,12 +15,20 @@ import re
 import shutil
 import socket
 import tempfile
+from collections import deque
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
 from typing import Self
 
 from broker.embedded import format_url
+
+LOG_TAIL = 20
+"""Lines of Mosquitto's own log (its stderr) kept for the words when it fails to start.
+The rest is read and dropped: it logs every connection, and a pipe nobody read stopped
+it, every client with it, after about 750 connections (192 KiB)."""
+STOP_WAIT = 5.0
+"""Seconds Mosquitto has to end after SIGTERM (then it is killed), and its log to end."""
 
 
 class MosquittoNotInstalled(RuntimeError):
@@ -109,6 +117,8 @@ class MosquittoProcess:
         self.acl_file = acl_file
         self._proc: asyncio.subprocess.Process | None = None
         self._dir: tempfile.TemporaryDirectory[str] | None = None
+        self._log: deque[str] = deque(maxlen=LOG_TAIL)
+        self._reader: asyncio.Task[None] | None = None
 
     @property
     def url(self) -> str:
@@ -137,15 +147,18 @@ class MosquittoProcess:
             exe, "-c", str(conf),
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
         )
+        assert self._proc.stderr is not None
+        self._reader = asyncio.create_task(self._read_log(self._proc.stderr),
+                                           name=f"mosquitto-log-{self.port}")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         host = "127.0.0.1" if self.bind in ("0.0.0.0", "") else self.bind
         while loop.time() < deadline:
             if self._proc.returncode is not None:
-                err = b""
-                if self._proc.stderr is not None:
-                    err = await self._proc.stderr.read()
-                raise RuntimeError(f"mosquitto exited: {err.decode(errors='replace').strip()}")
+                await self._log_ended()
+                said = "\n".join(self._log).strip()
+                await self.stop()
+                raise RuntimeError(f"mosquitto exited: {said}")
             with contextlib.suppress(OSError):
                 _reader, writer = await asyncio.open_connection(host, self.port)
                 writer.close()
@@ -154,15 +167,33 @@ class MosquittoProcess:
         await self.stop()
         raise RuntimeError(f"mosquitto did not listen on {self.url} within {timeout} s")
 
+    async def _read_log(self, stream: asyncio.StreamReader) -> None:
+        """Keep the last `LOG_TAIL` lines of Mosquitto's log until it closes it."""
+        pending = b""
+        while chunk := await stream.read(64 * 1024):
+            *lines, pending = (pending + chunk).split(b"\n")
+            self._log.extend(line.decode(errors="replace") for line in lines[-LOG_TAIL:])
+            pending = pending[-4096:]  # a line that long is cut: only its end is kept
+        if pending:
+            self._log.append(pending.decode(errors="replace"))
+
+    async def _log_ended(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            _done, running = await asyncio.wait({reader}, timeout=STOP_WAIT)
+            if running:  # its stderr kept open by a child of its own: not waited for
+                reader.cancel()
+
     async def stop(self) -> None:
         proc, self._proc = self._proc, None
         if proc is not None and proc.returncode is None:
             proc.terminate()
             try:
-                await asyncio.wait_for(proc.wait(), 5)
+                await asyncio.wait_for(proc.wait(), STOP_WAIT)
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
+        await self._log_ended()
         if self._dir is not None:
             self._dir.cleanup()
             self._dir = None

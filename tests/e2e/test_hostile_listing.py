@@ -32,6 +32,7 @@ import pytest_asyncio
 
 from broker.embedded import free_port
 from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
+from netplay.aio import cancel_and_wait
 from netplay.codec import TABLE_PROTOCOL, decode
 from netplay.errors import FrameError
 from netplay.host import HostSettings
@@ -44,6 +45,7 @@ from netplay.wire import Sender
 from stacks.bench.hostile import host_process
 from stacks.commands.peer import EXIT_CHOOSE_HOST
 from tests.e2e.conftest import ROOT, stacks_command
+from tests.hang import task_stack
 
 SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 LISTINGS = int(os.environ.get("STACKS_HOSTILE_LISTINGS", "10"))
@@ -52,6 +54,8 @@ FRESH = int(os.environ.get("STACKS_HOSTILE_FRESH", "10"))
 """Fresh profiles of the slow sustained-hijack trial."""
 HIJACK_RATE = (20.0, 50.0)
 """Publishes a second of the sustained hijack: each pause drawn between the two."""
+STOP_WAIT = 15.0 * SCALE
+"""Seconds a rogue's tasks, a bot's or a host's process have to end once told to."""
 
 
 @pytest_asyncio.fixture
@@ -95,7 +99,8 @@ class Rogue:
     async def run(self, url: str, stop: asyncio.Event, *, answer: bool, hijack: bool) -> None:
         """Until ``stop``: answer listing queries (``answer``), re-publish the retained
         announcement 20-50 times a second (``hijack``), and welcome every join to seat 0,
-        noting who then seals its frames to the rogue."""
+        noting who then seals its frames to the rogue. Its tasks end within `STOP_WAIT`
+        of ``stop``, or it fails saying where they are."""
         address = BrokerAddress.parse(url)
         topics = Topics(self.table)
         sender = Sender(self.identity, self.table)
@@ -107,7 +112,7 @@ class Rogue:
             self.ready.set()
 
             async def hijack_loop() -> None:
-                while True:
+                while not stop.is_set():
                     await client.publish(topics.announce, self.announcement(), qos=1,
                                          retain=True)
                     self.announced += 1
@@ -135,15 +140,28 @@ class Rogue:
                             await client.publish(topics.inbox(who), sender.frame(
                                 "welcome", {"seat": 0, "players": 2}), qos=1)
 
-            tasks = [asyncio.create_task(read())]
+            tasks = [asyncio.create_task(read(), name="rogue-read")]
             if hijack:
-                tasks.append(asyncio.create_task(hijack_loop()))
+                tasks.append(asyncio.create_task(hijack_loop(), name="rogue-hijack"))
             try:
                 await stop.wait()
             finally:
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await _cancel_all(tasks, "the rogue's")
+
+
+async def _cancel_all(tasks: list[asyncio.Task[None]], whose: str) -> None:
+    """Cancel ``tasks`` until they have ended (`netplay.aio.cancel_and_wait`), each for at
+    most `STOP_WAIT` seconds; then fail naming the tasks still running and where they
+    wait. Cancelled once, the hijack loop could publish on for ever: Python 3.11's
+    ``asyncio.wait_for`` under aiomqtt's ``publish`` loses a cancellation that lands as
+    the publish is acknowledged, and the test waited for the loop with nothing else to
+    do (the suite's hang in this test: 10+ minutes, the host still up, no bot left)."""
+    for task in tasks:
+        await cancel_and_wait(task, give_up=STOP_WAIT)
+    if running := [task for task in tasks if not task.done()]:
+        stacks = "\n".join(task_stack(task) for task in running)
+        raise AssertionError(f"{whose} tasks did not end within {STOP_WAIT:.0f} s of being "
+                             f"cancelled:\n{stacks}")
 
 
 @contextlib.asynccontextmanager
@@ -165,7 +183,11 @@ async def _real_host(url: str, table: str, log: Path) -> AsyncIterator[bytes]:
         yield key
     finally:
         host.kill()
-        await asyncio.to_thread(host.wait)
+        try:
+            await asyncio.to_thread(host.wait, STOP_WAIT)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the host (pid {host.pid}) did not end within "
+                                 f"{STOP_WAIT:.0f} s of SIGKILL") from None
 
 
 @contextlib.asynccontextmanager
@@ -174,7 +196,7 @@ async def _rogue(url: str, table: str, *, answer: bool, hijack: bool) -> AsyncIt
     stop = asyncio.Event()
     task = asyncio.create_task(rogue.run(url, stop, answer=answer, hijack=hijack))
     try:
-        ready = asyncio.create_task(rogue.ready.wait())
+        ready = asyncio.create_task(rogue.ready.wait(), name="rogue-ready")
         await asyncio.wait({task, ready}, timeout=30 * SCALE,
                            return_when=asyncio.FIRST_COMPLETED)
         ready.cancel()
@@ -184,7 +206,13 @@ async def _rogue(url: str, table: str, *, answer: bool, hijack: bool) -> AsyncIt
         yield rogue
     finally:
         stop.set()
-        await asyncio.gather(task, return_exceptions=True)
+        # Its own tasks are bounded (`_cancel_all`), its broker link's goodbye by aiomqtt's
+        # timeout (10 s): this bound only says so if that ever changes.
+        done, _ = await asyncio.wait({task}, timeout=STOP_WAIT + 15)
+        if not done:
+            raise AssertionError(f"the rogue did not stop:\n{task_stack(task)}")
+        if not task.cancelled() and isinstance(task.exception(), AssertionError):
+            raise task.exception()  # type: ignore[misc]
 
 
 async def _stacks(*args: str, timeout: float = 90.0) -> tuple[int, str, str]:
@@ -252,7 +280,7 @@ async def _fresh_bot(url: str, table: str, profile: str, rogue: Rogue
         *stacks_command("bot", table, "--broker", url, "--profile", profile,
                         "--host-timeout", "20", "--think", "0.05"),
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    done = asyncio.create_task(proc.communicate())
+    done = asyncio.create_task(proc.communicate(), name=f"bot-{profile}")
     try:
         async with asyncio.timeout(180 * SCALE):
             while not done.done():
@@ -261,7 +289,13 @@ async def _fresh_bot(url: str, table: str, profile: str, rogue: Rogue
     finally:
         if proc.returncode is None:
             proc.kill()
-        out, err = await done
+        try:
+            async with asyncio.timeout(STOP_WAIT):
+                out, err = await done
+        except TimeoutError:
+            raise AssertionError(f"{profile}'s stacks bot (pid {proc.pid}, exit "
+                                 f"{proc.returncode}) left its output open for "
+                                 f"{STOP_WAIT:.0f} s after it was told to end") from None
     assert proc.returncode is not None
     return proc.returncode, out.decode(), err.decode()
 
