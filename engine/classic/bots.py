@@ -22,6 +22,7 @@ Ties are broken with the bot's own generator, so equal seats don't always play a
 from __future__ import annotations
 
 import math
+import operator
 import os
 import random
 import time
@@ -178,12 +179,161 @@ class _Scorer:
 
     def keep(self, card: CardId) -> float:
         """How much the hand wants ``card`` (the discard with no legal play drops the least)."""
-        jack = JACKS[card]
-        if jack is JackKind.TWO_EYED:
-            return 100.0
-        if jack is JackKind.ONE_EYED:
-            return 80.0
+        return _keep(card)
+
+
+def _keep(card: CardId) -> float:
+    jack = JACKS[card]
+    if jack is JackKind.TWO_EYED:
+        return 100.0
+    if jack is JackKind.ONE_EYED:
+        return 80.0
+    return 0.0
+
+
+class _Board:
+    """The board's lines kept up to date move by move, for the search's samples.
+
+    Per side: its chips in every window, the worth (:data:`_ATTACK` / :data:`_DEFEND`,
+    as :class:`_Lines` has it) of one more of its chips in every window, the sum of those
+    over the windows through every cell (medium's score of a placement there), and its
+    open lines' worth (:func:`team_worths` less the sequences). A chip placed or removed
+    changes the twenty-odd windows through its cell only, so a decision in a playout
+    costs a lookup per legal action instead of a count of the whole board. Every worth is
+    a multiple of 0.5, so the sums are exact, whatever their order: the scores are
+    medium's own.
+    """
+
+    __slots__ = ("counts", "gains", "lines", "places", "teams", "total")
+
+    teams: int
+    counts: list[list[int]]
+    """``counts[team][w]``: the side's chips in window ``w`` (corners not counted)."""
+    total: list[int]
+    gains: list[list[float]]
+    places: list[list[float]]
+    lines: list[float]
+
+    @classmethod
+    def of(cls, state: SequenceState) -> _Board:
+        board = cls()
+        teams = board.teams = state.teams
+        counts = board.counts = [[0] * _WINDOW_COUNT for _ in range(teams)]
+        total = board.total = [0] * _WINDOW_COUNT
+        for cell, holder in enumerate(state.chips):
+            if holder == EMPTY:
+                continue
+            mine = counts[holder]
+            for w in THROUGH[cell]:
+                mine[w] += 1
+                total[w] += 1
+        board.gains = [[board._gain(team, w) for w in range(_WINDOW_COUNT)]
+                       for team in range(teams)]
+        board.places = []
+        for gain in board.gains:
+            place = []
+            for cell in range(100):
+                score = 0.0
+                for w in THROUGH[cell]:
+                    score += gain[w]
+                place.append(score)
+            board.places.append(place)
+        board.lines = [sum(board._line(team, w) for w in range(_WINDOW_COUNT))
+                       for team in range(teams)]
+        return board
+
+    def copy(self) -> _Board:
+        board = _Board()
+        board.teams = self.teams
+        board.counts = [list(c) for c in self.counts]
+        board.total = list(self.total)
+        board.gains = [list(g) for g in self.gains]
+        board.places = [list(p) for p in self.places]
+        board.lines = list(self.lines)
+        return board
+
+    def _gain(self, team: int, w: int) -> float:
+        """:meth:`_Lines.gain` of one window for ``team``."""
+        own = self.counts[team][w]
+        rivals = self.total[w] - own
+        if rivals == 0:
+            return _ATTACK[own + _CORNERS_IN[w]]
+        if own == 0 and self._one_rival(team, w, rivals):
+            return _DEFEND[rivals + _CORNERS_IN[w]]
         return 0.0
+
+    def _one_rival(self, team: int, w: int, rivals: int) -> bool:
+        """Whether one other side holds all the ``rivals`` other-side chips of ``w``."""
+        if self.teams == 2:
+            return True
+        return any(t != team and self.counts[t][w] == rivals for t in range(self.teams))
+
+    def _line(self, team: int, w: int) -> float:
+        own = self.counts[team][w]
+        return _LINE_WORTH[own + _CORNERS_IN[w]] if own == self.total[w] else 0.0
+
+    def change(self, cell: int, team: int, by: int) -> None:
+        """``by`` = 1: ``team``'s chip placed on ``cell``; -1: removed from it."""
+        counts, total, lines = self.counts, self.total, self.lines
+        mine = counts[team]
+        teams = range(self.teams)
+        two = self.teams == 2
+        worth = _LINE_WORTH
+        for w in THROUGH[cell]:
+            corners = _CORNERS_IN[w]
+            own = mine[w]
+            was = total[w]
+            # The open lines: ours grows or shrinks if it was open; another side's closes
+            # (a chip of ours arrives) or opens (ours, its only rival, leaves).
+            if own == was:
+                lines[team] += worth[own + by + corners] - worth[own + corners]
+            mine[w] = own + by
+            now = total[w] = was + by
+            for t in teams:
+                if t == team:
+                    continue
+                other = counts[t][w]
+                if by > 0:
+                    if other == was:
+                        lines[t] -= worth[other + corners]
+                elif other == now:
+                    lines[t] += worth[other + corners]
+            for t in teams:
+                held = counts[t][w]
+                rivals = now - held
+                if rivals == 0:
+                    new = _ATTACK[held + corners]
+                elif held == 0 and (two or self._one_rival(t, w, rivals)):
+                    new = _DEFEND[rivals + corners]
+                else:
+                    new = 0.0
+                gain = self.gains[t]
+                delta = new - gain[w]
+                if delta:
+                    gain[w] = new
+                    place = self.places[t]
+                    for c in WINDOWS[w]:
+                        place[c] += delta
+
+    def threat(self, team: int, w: int) -> int:
+        """:meth:`_Lines.threat` for ``team``."""
+        own = self.counts[team][w]
+        rivals = self.total[w] - own
+        if own or not rivals or not self._one_rival(team, w, rivals):
+            return 0
+        return rivals + _CORNERS_IN[w]
+
+    def remove(self, team: int, cell: int) -> float:
+        """:meth:`_Scorer.remove` for ``team``."""
+        own_counts, total = self.counts[team], self.total
+        score = 0.0
+        for w in THROUGH[cell]:
+            threat = self.threat(team, w)
+            if threat:
+                score += _DEFEND[threat]
+            if total[w] - own_counts[w] == 1:
+                score += 0.5 * _ATTACK[own_counts[w] + _CORNERS_IN[w]]
+        return score
 
 
 def _best(rng: Rng, scored: list[tuple[float, SequenceAction]]) -> SequenceAction:
@@ -359,16 +509,17 @@ def team_worths(state: SequenceState) -> list[float]:
     return out
 
 
-def sequence_rewards(state: SequenceState) -> list[float]:
+def sequence_rewards(state: SequenceState, worth: list[float] | None = None) -> list[float]:
     """Each seat's reward: 1 for its side's win, else the logistic of its side's worth
-    lead over the best other side."""
+    lead over the best other side (``worth``: :func:`team_worths`, when known)."""
     outcome = state.outcome
     teams = [state.team_of(seat) for seat in range(state.players)]
     if outcome is not None:
         if outcome.winner is None:
             return [1.0 / state.teams] * state.players
         return [1.0 if team == outcome.winner else 0.0 for team in teams]
-    worth = team_worths(state)
+    if worth is None:
+        worth = team_worths(state)
     out = []
     for team in teams:
         rival = max(w for t, w in enumerate(worth) if t != team)
@@ -376,10 +527,43 @@ def sequence_rewards(state: SequenceState) -> list[float]:
     return out
 
 
-def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction]
-           ) -> list[tuple[float, SequenceAction]]:
+def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction],
+           board: _Board | None = None) -> list[tuple[float, SequenceAction]]:
     """Medium's score of every legal action, best first (a stable sort: equal scores keep
-    the order of ``legal``)."""
+    the order of ``legal``). ``board``: the lines of ``view``'s board, kept up to date
+    (the same scores, without counting the board)."""
+    if board is None:
+        return _ranked_afresh(view, seat, legal)
+    team = view.team_of(seat)
+    places = board.places[team]
+    scored: list[tuple[float, SequenceAction]] = []
+    for action in legal:
+        if type(action) is PlaceChip:
+            if action.claim:
+                value = -1.0
+            else:
+                value = places[action.cell]
+                if JACKS[action.card] is JackKind.TWO_EYED:
+                    value -= _TWO_EYED_COST
+        elif type(action) is RemoveChip:
+            value = board.remove(team, action.cell) - _ONE_EYED_COST
+        elif type(action) is ExchangeDeadCard:
+            value = 10_000.0
+        elif type(action) is DiscardUnplayable:
+            value = -_keep(action.card)
+        else:
+            value = 0.0
+        scored.append((value, action))
+    scored.sort(key=_SCORE, reverse=True)
+    return scored
+
+
+_SCORE: Final = operator.itemgetter(0)
+"""Sorted by it in reverse, equal scores keep their order (Python's sort is stable)."""
+
+
+def _ranked_afresh(view: SequenceState, seat: Seat, legal: list[SequenceAction]
+                   ) -> list[tuple[float, SequenceAction]]:
     scorer = _Scorer(view, seat)
     score = MediumSequenceBot._score
     gain = scorer.lines.gain()
@@ -400,8 +584,24 @@ def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction]
             scored.append((value, action))
         else:
             scored.append((score(scorer, action), action))
-    scored.sort(key=lambda pair: -pair[0])
+    scored.sort(key=_SCORE, reverse=True)
     return scored
+
+
+class _TrackedSampler:
+    """Samples for :class:`SequenceGameForSearch`, each with the lines of its board (the
+    view's: the board is public)."""
+
+    __slots__ = ("_board", "_game", "_sampler")
+
+    def __init__(self, game: SequenceGameForSearch, sampler: SequenceSampler,
+                 board: _Board) -> None:
+        self._game, self._sampler, self._board = game, sampler, board
+
+    def sample(self, rng: random.Random) -> SequenceState:
+        state = self._sampler.sample(rng)
+        self._game.track(state, self._board.copy())
+        return state
 
 
 class SequenceGameForSearch:
@@ -414,7 +614,8 @@ class SequenceGameForSearch:
     the playout's move.
     """
 
-    __slots__ = ("_legal", "_ranked", "policy", "rng", "temperature", "width")
+    __slots__ = ("_board", "_legal", "_ranked", "_state", "policy", "rng", "temperature",
+                 "width")
 
     def __init__(self, policy: MediumSequenceBot, rng: Rng, *, width: int | None = None,
                  temperature: float | None = None) -> None:
@@ -424,9 +625,17 @@ class SequenceGameForSearch:
         self.temperature = temperature
         self._legal: list[SequenceAction] | None = None
         self._ranked: list[tuple[float, SequenceAction]] = []
+        self._state: SequenceState | None = None
+        """The sample being searched, whose lines :attr:`_board` keeps (the reference
+        also keeps its id from being reused)."""
+        self._board: _Board | None = None
 
-    def sampler(self, view: SequenceState) -> SequenceSampler:
-        return SequenceSampler(view)
+    def sampler(self, view: SequenceState) -> _TrackedSampler:
+        return _TrackedSampler(self, SequenceSampler(view), _Board.of(view))
+
+    def track(self, state: SequenceState, board: _Board) -> None:
+        """From now on ``state`` is the sample searched, and ``board`` its lines."""
+        self._state, self._board = state, board
 
     def prune(self, state: SequenceState, seat: Seat, legal: list[SequenceAction]
               ) -> list[SequenceAction]:
@@ -435,7 +644,7 @@ class SequenceGameForSearch:
         if len(legal) == 1:
             self._legal = None
             return legal
-        scored = ranked(state, seat, legal)
+        scored = ranked(state, seat, legal, self._board if state is self._state else None)
         kept: list[SequenceAction] = []
         if self.width is None:
             kept = legal
@@ -491,6 +700,12 @@ class SequenceGameForSearch:
         return best[self.rng.below(len(best))] if len(best) > 1 else best[0]
 
     def step(self, state: SequenceState, action: SequenceAction, rng: Rng) -> None:
+        board = self._board
+        if state is self._state and board is not None:
+            if type(action) is PlaceChip:
+                board.change(action.cell, state.team_of(action.seat), 1)
+            elif type(action) is RemoveChip:
+                board.change(action.cell, state.chips[action.cell], -1)
         play(state, action, rng)
 
     def over(self, state: SequenceState) -> bool:
@@ -509,6 +724,11 @@ class SequenceGameForSearch:
         return self._pick(self._ranked)
 
     def rewards(self, state: SequenceState) -> list[float]:
+        board = self._board
+        if state is self._state and board is not None:
+            return sequence_rewards(state, [
+                _SEQUENCE_WORTH * state.sequence_count(team) + board.lines[team]
+                for team in range(state.teams)])
         return sequence_rewards(state)
 
     def position(self, state: SequenceState, seat: Seat) -> Hashable | None:

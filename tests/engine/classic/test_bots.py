@@ -14,9 +14,14 @@ from engine.classic.bots import (
     DEFAULT_WIDTH,
     SEQUENCE_BOT_NAMES,
     HardSequenceBot,
+    MediumSequenceBot,
     SequenceBot,
+    SequenceGameForSearch,
     SequenceSampler,
+    _Board,
     make_sequence_bot,
+    ranked,
+    sequence_rewards,
 )
 from engine.classic.config import PLAYER_COUNTS
 from engine.classic.game import SequenceGame
@@ -24,6 +29,7 @@ from engine.classic.rules import legal_actions
 from engine.classic.runner import SequenceTally, play_sequence_game
 from engine.classic.state import SequenceState, default_teams
 from engine.classic.views import view_for
+from engine.rng import Rng
 from engine.runner import game_seed
 from tests.engine.scenario import SequenceCards, sequence_table
 
@@ -182,3 +188,28 @@ def test_hard_searches_only_the_spaces_that_matter_and_blocks_a_four_with_a_wild
     bot = HardSequenceBot(b"w", iterations=60)
     assert bot.choose(view, 0, legal) == PlaceChip(0, jack, parse_cell("F3"))
     assert DEFAULT_WIDTH is not None and bot.stats.choices == DEFAULT_WIDTH
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_searchs_kept_lines_score_as_medium_counts_them_afresh(players: int) -> None:
+    """The search keeps each sample's lines up to date move by move (``_Board``); after
+    every move of random games (placements, and removals by one-eyed jacks) its scores of
+    every legal action, and its rewards, are those worked out from the whole board."""
+    rng = random.Random(players)
+    search = SequenceGameForSearch(MediumSequenceBot(b"m"), Rng(b"tie"), width=None)
+    checked = removals = 0
+    for k in range(5):
+        state = SequenceGame.new(players, game_seed(5, k)).state
+        search.track(state, _Board.of(state))
+        while state.outcome is None:
+            seat, legal = state.current, legal_actions(state, state.current)
+            fresh = ranked(state, seat, legal)
+            kept = ranked(state, seat, legal, search._board)
+            assert kept == fresh
+            assert search.rewards(state) == sequence_rewards(state)
+            # Half medium's move (lines of four, sequences), half any legal one.
+            move = fresh[0][1] if rng.random() < 0.5 else legal[rng.randrange(len(legal))]
+            search.step(state, move, Rng(bytes([k, checked % 256])))
+            checked += 1
+            removals += isinstance(move, RemoveChip)
+    assert checked > 150 and removals > 3, (checked, removals)
