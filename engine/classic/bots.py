@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable
 from typing import Final, Protocol
 
 from engine.bots.determinize import ViewError, count_hidden, deal_hidden, unseen_cards
-from engine.bots.ismcts import Search, SearchStats, favourite_priors, uniform_priors
+from engine.bots.ismcts import C_PUCT, Search, SearchStats, favourite_priors, uniform_priors
 from engine.classic.actions import (
     DiscardUnplayable,
     ExchangeDeadCard,
@@ -196,15 +196,16 @@ class _Board:
 
     Per side: its chips in every window, the worth (:data:`_ATTACK` / :data:`_DEFEND`,
     as :class:`_Lines` has it) of one more of its chips in every window, the sum of those
-    over the windows through every cell (medium's score of a placement there), and its
-    open lines' worth (:func:`team_worths` less the sequences). A chip placed or removed
+    over the windows through every cell (medium's score of a placement there), the same
+    for taking another side's chip off a cell (:meth:`_Scorer.remove`), and its open
+    lines' worth (:func:`team_worths` less the sequences). A chip placed or removed
     changes the twenty-odd windows through its cell only, so a decision in a playout
     costs a lookup per legal action instead of a count of the whole board. Every worth is
     a multiple of 0.5, so the sums are exact, whatever their order: the scores are
     medium's own.
     """
 
-    __slots__ = ("counts", "gains", "lines", "places", "teams", "total")
+    __slots__ = ("breaks", "counts", "gains", "lines", "places", "takes", "teams", "total")
 
     teams: int
     counts: list[list[int]]
@@ -212,6 +213,9 @@ class _Board:
     total: list[int]
     gains: list[list[float]]
     places: list[list[float]]
+    breaks: list[list[float]]
+    """``breaks[team][w]``: the worth to ``team`` of taking a chip out of window ``w``."""
+    takes: list[list[float]]
     lines: list[float]
 
     @classmethod
@@ -229,15 +233,10 @@ class _Board:
                 total[w] += 1
         board.gains = [[board._gain(team, w) for w in range(_WINDOW_COUNT)]
                        for team in range(teams)]
-        board.places = []
-        for gain in board.gains:
-            place = []
-            for cell in range(100):
-                score = 0.0
-                for w in THROUGH[cell]:
-                    score += gain[w]
-                place.append(score)
-            board.places.append(place)
+        board.breaks = [[board._break(team, w) for w in range(_WINDOW_COUNT)]
+                        for team in range(teams)]
+        board.places = [_per_cell(gain) for gain in board.gains]
+        board.takes = [_per_cell(worth) for worth in board.breaks]
         board.lines = [sum(board._line(team, w) for w in range(_WINDOW_COUNT))
                        for team in range(teams)]
         return board
@@ -249,6 +248,8 @@ class _Board:
         board.total = list(self.total)
         board.gains = [list(g) for g in self.gains]
         board.places = [list(p) for p in self.places]
+        board.breaks = [list(b) for b in self.breaks]
+        board.takes = [list(t) for t in self.takes]
         board.lines = list(self.lines)
         return board
 
@@ -261,6 +262,16 @@ class _Board:
         if own == 0 and self._one_rival(team, w, rivals):
             return _DEFEND[rivals + _CORNERS_IN[w]]
         return 0.0
+
+    def _break(self, team: int, w: int) -> float:
+        """What :meth:`_Scorer.remove` counts for window ``w``: a threat shrinks, and a
+        window whose only other-side chip it is opens to us."""
+        threat = self.threat(team, w)
+        worth = _DEFEND[threat] if threat else 0.0
+        own = self.counts[team][w]
+        if self.total[w] - own == 1:
+            worth += 0.5 * _ATTACK[own + _CORNERS_IN[w]]
+        return worth
 
     def _one_rival(self, team: int, w: int, rivals: int) -> bool:
         """Whether one other side holds all the ``rivals`` other-side chips of ``w``."""
@@ -314,6 +325,45 @@ class _Board:
                     place = self.places[t]
                     for c in WINDOWS[w]:
                         place[c] += delta
+                # _break, inlined.
+                if held == 0 and rivals and (two or self._one_rival(t, w, rivals)):
+                    new = _DEFEND[rivals + corners]
+                else:
+                    new = 0.0
+                if rivals == 1:
+                    new += 0.5 * _ATTACK[held + corners]
+                broken = self.breaks[t]
+                delta = new - broken[w]
+                if delta:
+                    broken[w] = new
+                    take = self.takes[t]
+                    for c in WINDOWS[w]:
+                        take[c] += delta
+
+    def within_reach(self, state: SequenceState, team: int) -> int:
+        """How many of ``team``'s open lines of four its hands can finish: the card of
+        the empty space, or a two-eyed jack (each space counted once)."""
+        counts, total = self.counts[team], self.total
+        codes = state.board.codes
+        held: set[str] = set()
+        wild = False
+        for seat in range(team, state.players, state.teams):
+            for card in state.hands[seat]:
+                if JACKS[card] is JackKind.TWO_EYED:
+                    wild = True
+                held.add(CODES[card])
+        chips = state.chips
+        spaces: set[int] = set()
+        for w in range(_WINDOW_COUNT):
+            own = counts[w]
+            if own != total[w] or own + _CORNERS_IN[w] != 4:
+                continue
+            for c in WINDOWS[w]:
+                if chips[c] == EMPTY and c not in CORNERS:
+                    if wild or codes[c] in held:
+                        spaces.add(c)
+                    break
+        return len(spaces)
 
     def threat(self, team: int, w: int) -> int:
         """:meth:`_Lines.threat` for ``team``."""
@@ -323,17 +373,15 @@ class _Board:
             return 0
         return rivals + _CORNERS_IN[w]
 
-    def remove(self, team: int, cell: int) -> float:
-        """:meth:`_Scorer.remove` for ``team``."""
-        own_counts, total = self.counts[team], self.total
+def _per_cell(worth: list[float]) -> list[float]:
+    """Per cell, the sum of a per-window worth over the windows through it."""
+    out = []
+    for cell in range(100):
         score = 0.0
         for w in THROUGH[cell]:
-            threat = self.threat(team, w)
-            if threat:
-                score += _DEFEND[threat]
-            if total[w] - own_counts[w] == 1:
-                score += 0.5 * _ATTACK[own_counts[w] + _CORNERS_IN[w]]
-        return score
+            score += worth[w]
+        out.append(score)
+    return out
 
 
 def _best(rng: Rng, scored: list[tuple[float, SequenceAction]]) -> SequenceAction:
@@ -535,7 +583,7 @@ def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction],
     if board is None:
         return _ranked_afresh(view, seat, legal)
     team = view.team_of(seat)
-    places = board.places[team]
+    places, takes = board.places[team], board.takes[team]
     scored: list[tuple[float, SequenceAction]] = []
     for action in legal:
         if type(action) is PlaceChip:
@@ -546,7 +594,7 @@ def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction],
                 if JACKS[action.card] is JackKind.TWO_EYED:
                     value -= _TWO_EYED_COST
         elif type(action) is RemoveChip:
-            value = board.remove(team, action.cell) - _ONE_EYED_COST
+            value = takes[action.cell] - _ONE_EYED_COST
         elif type(action) is ExchangeDeadCard:
             value = 10_000.0
         elif type(action) is DiscardUnplayable:
@@ -614,12 +662,13 @@ class SequenceGameForSearch:
     the playout's move.
     """
 
-    __slots__ = ("_board", "_legal", "_ranked", "_state", "policy", "rng", "temperature",
-                 "width")
+    __slots__ = ("_board", "_legal", "_ranked", "_state", "policy", "reach", "rng",
+                 "temperature", "width")
 
     def __init__(self, policy: MediumSequenceBot, rng: Rng, *, width: int | None = None,
-                 temperature: float | None = None) -> None:
+                 temperature: float | None = None, reach: float = 0.0) -> None:
         self.policy = policy
+        self.reach = reach
         self.rng = rng
         self.width = width
         self.temperature = temperature
@@ -726,9 +775,12 @@ class SequenceGameForSearch:
     def rewards(self, state: SequenceState) -> list[float]:
         board = self._board
         if state is self._state and board is not None:
-            return sequence_rewards(state, [
-                _SEQUENCE_WORTH * state.sequence_count(team) + board.lines[team]
-                for team in range(state.teams)])
+            worth = [_SEQUENCE_WORTH * state.sequence_count(team) + board.lines[team]
+                     for team in range(state.teams)]
+            if self.reach and state.outcome is None:
+                for team in range(state.teams):
+                    worth[team] += self.reach * board.within_reach(state, team)
+            return sequence_rewards(state, worth)
         return sequence_rewards(state)
 
     def position(self, state: SequenceState, seat: Seat) -> Hashable | None:
@@ -757,7 +809,8 @@ class HardSequenceBot:
         self, seed: bytes = b"hard-sequence-bot", *, budget: float = DEFAULT_BUDGET,
         iterations: int | None = None, horizon: int | None = DEFAULT_HORIZON,
         width: int | None = DEFAULT_WIDTH, temperature: float | None = DEFAULT_TEMPERATURE,
-        clock: Callable[[], float] = time.perf_counter,
+        clock: Callable[[], float] = time.perf_counter, c_puct: float = C_PUCT,
+        opponents: str = "tree", reach: float = 0.0,
     ) -> None:
         if budget <= 0:
             raise ValueError("the search budget must be more than 0 seconds")
@@ -769,8 +822,9 @@ class HardSequenceBot:
         rng = random.Random(seed)
         policy = MediumSequenceBot(rng.randbytes(16))
         self._game = SequenceGameForSearch(policy, Rng(rng.randbytes(16)), width=width,
-                                           temperature=temperature)
-        self._search = Search(self._game, rng, horizon=horizon, clock=clock)
+                                           temperature=temperature, reach=reach)
+        self._search = Search(self._game, rng, horizon=horizon, clock=clock, c_puct=c_puct,
+                              opponents=opponents)
 
     @property
     def stats(self) -> SearchStats:
