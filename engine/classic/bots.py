@@ -557,7 +557,8 @@ def team_worths(state: SequenceState) -> list[float]:
     return out
 
 
-def sequence_rewards(state: SequenceState, worth: list[float] | None = None) -> list[float]:
+def sequence_rewards(state: SequenceState, worth: list[float] | None = None,
+                     spread: float = _SPREAD) -> list[float]:
     """Each seat's reward: 1 for its side's win, else the logistic of its side's worth
     lead over the best other side (``worth``: :func:`team_worths`, when known)."""
     outcome = state.outcome
@@ -571,7 +572,7 @@ def sequence_rewards(state: SequenceState, worth: list[float] | None = None) -> 
     out = []
     for team in teams:
         rival = max(w for t, w in enumerate(worth) if t != team)
-        out.append(1.0 / (1.0 + math.exp((rival - worth[team]) / _SPREAD)))
+        out.append(1.0 / (1.0 + math.exp((rival - worth[team]) / spread)))
     return out
 
 
@@ -662,13 +663,15 @@ class SequenceGameForSearch:
     the playout's move.
     """
 
-    __slots__ = ("_board", "_legal", "_ranked", "_state", "policy", "reach", "rng",
+    __slots__ = ("_board", "_legal", "_ranked", "_state", "policy", "reach", "rng", "spread",
                  "temperature", "width")
 
     def __init__(self, policy: MediumSequenceBot, rng: Rng, *, width: int | None = None,
-                 temperature: float | None = None, reach: float = 0.0) -> None:
+                 temperature: float | None = None, reach: float = 0.0,
+                 spread: float = _SPREAD) -> None:
         self.policy = policy
         self.reach = reach
+        self.spread = spread
         self.rng = rng
         self.width = width
         self.temperature = temperature
@@ -780,8 +783,8 @@ class SequenceGameForSearch:
             if self.reach and state.outcome is None:
                 for team in range(state.teams):
                     worth[team] += self.reach * board.within_reach(state, team)
-            return sequence_rewards(state, worth)
-        return sequence_rewards(state)
+            return sequence_rewards(state, worth, self.spread)
+        return sequence_rewards(state, spread=self.spread)
 
     def position(self, state: SequenceState, seat: Seat) -> Hashable | None:
         if state.phase != Phase.PLAY:
@@ -810,7 +813,7 @@ class HardSequenceBot:
         iterations: int | None = None, horizon: int | None = DEFAULT_HORIZON,
         width: int | None = DEFAULT_WIDTH, temperature: float | None = DEFAULT_TEMPERATURE,
         clock: Callable[[], float] = time.perf_counter, c_puct: float = C_PUCT,
-        opponents: str = "tree", reach: float = 0.0,
+        opponents: str = "tree", reach: float = 0.0, spread: float = _SPREAD,
     ) -> None:
         if budget <= 0:
             raise ValueError("the search budget must be more than 0 seconds")
@@ -822,7 +825,8 @@ class HardSequenceBot:
         rng = random.Random(seed)
         policy = MediumSequenceBot(rng.randbytes(16))
         self._game = SequenceGameForSearch(policy, Rng(rng.randbytes(16)), width=width,
-                                           temperature=temperature, reach=reach)
+                                           temperature=temperature, reach=reach,
+                                           spread=spread)
         self._search = Search(self._game, rng, horizon=horizon, clock=clock, c_puct=c_puct,
                               opponents=opponents)
 
