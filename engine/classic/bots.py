@@ -583,9 +583,15 @@ def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction],
     (the same scores, without counting the board)."""
     if board is None:
         return _ranked_afresh(view, seat, legal)
-    team = view.team_of(seat)
+    scored = list(zip(_scores(view.team_of(seat), legal, board), legal, strict=True))
+    scored.sort(key=_SCORE, reverse=True)
+    return scored
+
+
+def _scores(team: int, legal: list[SequenceAction], board: _Board) -> list[float]:
+    """Medium's score of each legal action of ``team``, from the kept lines."""
     places, takes = board.places[team], board.takes[team]
-    scored: list[tuple[float, SequenceAction]] = []
+    scores: list[float] = []
     for action in legal:
         if type(action) is PlaceChip:
             if action.claim:
@@ -602,9 +608,8 @@ def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction],
             value = -_keep(action.card)
         else:
             value = 0.0
-        scored.append((value, action))
-    scored.sort(key=_SCORE, reverse=True)
-    return scored
+        scores.append(value)
+    return scores
 
 
 _SCORE: Final = operator.itemgetter(0)
@@ -774,6 +779,35 @@ class SequenceGameForSearch:
         if legal is not self._legal:
             self.prune(state, actor, legal)
         return self._pick(self._ranked)
+
+    def playout_action(self, state: SequenceState) -> SequenceAction:
+        """:meth:`decider` and :meth:`playout` at once, for a playout's step: the same
+        move (medium's best among the ``width`` best distinct in meaning, ties drawn from
+        the same generator), without sorting or pruning the legal actions."""
+        seat = state.current
+        legal = legal_actions(state, seat)
+        board = self._board
+        if len(legal) == 1:
+            return legal[0]
+        if state is not self._state or board is None:
+            return self.playout(state, seat, self.prune(state, seat, legal))
+        scores = _scores(state.team_of(seat), legal, board)
+        top = max(scores)
+        # The sorted list's best entries are the first top-scoring ones in legal's order
+        # (a stable sort); the pruned list keeps the first ``width`` distinct in meaning.
+        best = [a for score, a in zip(scores, legal, strict=True) if score == top]
+        if len(best) > 1 and self.width is not None:
+            seen: set[Hashable] = set()
+            distinct = []
+            for action in best:
+                key = sequence_key(action)
+                if key not in seen:
+                    seen.add(key)
+                    distinct.append(action)
+                    if len(distinct) == self.width:
+                        break
+            best = distinct
+        return best[self.rng.below(len(best))] if len(best) > 1 else best[0]
 
     def rewards(self, state: SequenceState) -> list[float]:
         board = self._board

@@ -213,3 +213,25 @@ def test_the_searchs_kept_lines_score_as_medium_counts_them_afresh(players: int)
             checked += 1
             removals += isinstance(move, RemoveChip)
     assert checked > 150 and removals > 3, (checked, removals)
+
+
+def test_a_playouts_move_taken_at_once_is_the_pruned_searchs_move() -> None:
+    """``playout_action`` (the playout's step, with no sorting or pruning) picks what
+    ``decider`` then ``playout`` pick, ties drawn alike from the same generator."""
+    rng = random.Random(7)
+    fast = SequenceGameForSearch(MediumSequenceBot(b"m"), Rng(b"tie"), width=DEFAULT_WIDTH)
+    slow = SequenceGameForSearch(MediumSequenceBot(b"m"), Rng(b"tie"), width=DEFAULT_WIDTH)
+    moves = ties = 0
+    for k in range(8):
+        state = SequenceGame.new(2, game_seed(6, k)).state
+        fast.track(state, _Board.of(state))
+        while state.outcome is None:
+            seat, legal = slow.decider(state)
+            expected = slow.playout(state, seat, legal)
+            assert fast.playout_action(state) == expected
+            ties += len(legal) > 1 and slow._ranked[0][0] == slow._ranked[1][0]
+            # Not always medium's move, so that the board fills in other ways too.
+            move = expected if rng.random() < 0.7 else rng.choice(legal_actions(state, seat))
+            fast.step(state, move, Rng(bytes([k, moves % 256])))
+            moves += 1
+    assert moves > 200 and ties > 10, (moves, ties)
