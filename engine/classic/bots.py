@@ -340,31 +340,6 @@ class _Board:
                     for c in WINDOWS[w]:
                         take[c] += delta
 
-    def within_reach(self, state: SequenceState, team: int) -> int:
-        """How many of ``team``'s open lines of four its hands can finish: the card of
-        the empty space, or a two-eyed jack (each space counted once)."""
-        counts, total = self.counts[team], self.total
-        codes = state.board.codes
-        held: set[str] = set()
-        wild = False
-        for seat in range(team, state.players, state.teams):
-            for card in state.hands[seat]:
-                if JACKS[card] is JackKind.TWO_EYED:
-                    wild = True
-                held.add(CODES[card])
-        chips = state.chips
-        spaces: set[int] = set()
-        for w in range(_WINDOW_COUNT):
-            own = counts[w]
-            if own != total[w] or own + _CORNERS_IN[w] != 4:
-                continue
-            for c in WINDOWS[w]:
-                if chips[c] == EMPTY and c not in CORNERS:
-                    if wild or codes[c] in held:
-                        spaces.add(c)
-                    break
-        return len(spaces)
-
     def threat(self, team: int, w: int) -> int:
         """:meth:`_Lines.threat` for ``team``."""
         own = self.counts[team][w]
@@ -668,14 +643,12 @@ class SequenceGameForSearch:
     the playout's move.
     """
 
-    __slots__ = ("_board", "_legal", "_ranked", "_state", "policy", "reach", "rng", "spread",
+    __slots__ = ("_board", "_legal", "_ranked", "_state", "policy", "rng", "spread",
                  "temperature", "width")
 
     def __init__(self, policy: MediumSequenceBot, rng: Rng, *, width: int | None = None,
-                 temperature: float | None = None, reach: float = 0.0,
-                 spread: float = _SPREAD) -> None:
+                 temperature: float | None = None, spread: float = _SPREAD) -> None:
         self.policy = policy
-        self.reach = reach
         self.spread = spread
         self.rng = rng
         self.width = width
@@ -814,9 +787,6 @@ class SequenceGameForSearch:
         if state is self._state and board is not None:
             worth = [_SEQUENCE_WORTH * state.sequence_count(team) + board.lines[team]
                      for team in range(state.teams)]
-            if self.reach and state.outcome is None:
-                for team in range(state.teams):
-                    worth[team] += self.reach * board.within_reach(state, team)
             return sequence_rewards(state, worth, self.spread)
         return sequence_rewards(state, spread=self.spread)
 
@@ -835,7 +805,11 @@ class HardSequenceBot:
     """Level ``hard``: the search. ``iterations`` replaces the time ``budget`` by a fixed
     count (the same seed then gives the same decisions); ``horizon``: playout turns;
     ``width``: the moves considered at a decision (``None``: all); ``temperature``: a
-    softmax of medium's scores as the prior instead of half of it on medium's favourite."""
+    softmax of medium's scores as the prior instead of half of it on medium's favourite.
+    Measured no better (docs/bots.md), kept for experiments: ``c_puct``, the search's
+    exploration constant; ``opponents="policy"``, the other seats play medium's move inside
+    the tree too (the tree holds this seat's decisions only); ``spread``, the worth lead
+    whose reward is about 0.73."""
 
     SEARCHES = True
     """It thinks for its budget: peers decide with it off their event loop."""
@@ -847,7 +821,7 @@ class HardSequenceBot:
         iterations: int | None = None, horizon: int | None = DEFAULT_HORIZON,
         width: int | None = DEFAULT_WIDTH, temperature: float | None = DEFAULT_TEMPERATURE,
         clock: Callable[[], float] = time.perf_counter, c_puct: float = C_PUCT,
-        opponents: str = "tree", reach: float = 0.0, spread: float = _SPREAD,
+        opponents: str = "tree", spread: float = _SPREAD,
     ) -> None:
         if budget <= 0:
             raise ValueError("the search budget must be more than 0 seconds")
@@ -859,8 +833,7 @@ class HardSequenceBot:
         rng = random.Random(seed)
         policy = MediumSequenceBot(rng.randbytes(16))
         self._game = SequenceGameForSearch(policy, Rng(rng.randbytes(16)), width=width,
-                                           temperature=temperature, reach=reach,
-                                           spread=spread)
+                                           temperature=temperature, spread=spread)
         self._search = Search(self._game, rng, horizon=horizon, clock=clock, c_puct=c_puct,
                               opponents=opponents)
 

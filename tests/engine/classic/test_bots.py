@@ -190,6 +190,30 @@ def test_hard_searches_only_the_spaces_that_matter_and_blocks_a_four_with_a_wild
     assert DEFAULT_WIDTH is not None and bot.stats.choices == DEFAULT_WIDTH
 
 
+def test_hard_with_opponents_playing_medium_searches_its_own_decisions_only() -> None:
+    host, seat = _positions(2, 8)[-1]
+    view = view_for(host, seat)
+    legal = legal_actions(view, seat)
+
+    def deciders(bot: HardSequenceBot) -> set[int]:
+        bot.choose(view, seat, legal)
+        root = bot._search.root
+        assert root is not None
+        seen: set[int] = set()
+        stack = list(root.children.values())
+        while stack:
+            node = stack.pop()
+            if node.visits > 1:
+                seen.add(node.to_move)
+            stack.extend(node.children.values())
+        return seen
+
+    assert deciders(HardSequenceBot(b"t", iterations=80)) == {0, 1}
+    assert deciders(HardSequenceBot(b"t", iterations=80, opponents="policy")) == {seat}
+    with pytest.raises(ValueError, match="opponent model"):
+        HardSequenceBot(b"t", opponents="nobody")
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_searchs_kept_lines_score_as_medium_counts_them_afresh(players: int) -> None:
     """The search keeps each sample's lines up to date move by move (``_Board``); after
