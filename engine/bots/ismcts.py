@@ -270,11 +270,17 @@ class Search(Generic[S, A]):
         limit = None if self.horizon is None else game.turn(state) + self.horizon
         steps = 0
         clock = self.clock
+        # A game may offer its decider and playout policy in one (classic Sequence's
+        # skips the pruning a tree node needs).
+        both: Callable[[S], A] | None = getattr(game, "playout_action", None)
         while not game.over(state):
             if limit is not None and game.turn(state) >= limit:
                 break
-            actor, legal = game.decider(state)
-            action = legal[0] if actor < 0 else game.playout(state, actor, legal)
+            if both is not None:
+                action = both(state)
+            else:
+                actor, legal = game.decider(state)
+                action = legal[0] if actor < 0 else game.playout(state, actor, legal)
             game.step(state, action, rng)
             steps += 1
             if steps % CHECK_EVERY == 0 and clock() >= deadline:

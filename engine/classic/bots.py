@@ -22,6 +22,7 @@ Ties are broken with the bot's own generator, so equal seats don't always play a
 from __future__ import annotations
 
 import math
+import operator
 import os
 import random
 import time
@@ -29,7 +30,7 @@ from collections.abc import Callable, Hashable
 from typing import Final, Protocol
 
 from engine.bots.determinize import ViewError, count_hidden, deal_hidden, unseen_cards
-from engine.bots.ismcts import Search, SearchStats, favourite_priors, uniform_priors
+from engine.bots.ismcts import C_PUCT, Search, SearchStats, favourite_priors, uniform_priors
 from engine.classic.actions import (
     DiscardUnplayable,
     ExchangeDeadCard,
@@ -178,12 +179,184 @@ class _Scorer:
 
     def keep(self, card: CardId) -> float:
         """How much the hand wants ``card`` (the discard with no legal play drops the least)."""
-        jack = JACKS[card]
-        if jack is JackKind.TWO_EYED:
-            return 100.0
-        if jack is JackKind.ONE_EYED:
-            return 80.0
+        return _keep(card)
+
+
+def _keep(card: CardId) -> float:
+    jack = JACKS[card]
+    if jack is JackKind.TWO_EYED:
+        return 100.0
+    if jack is JackKind.ONE_EYED:
+        return 80.0
+    return 0.0
+
+
+class _Board:
+    """The board's lines kept up to date move by move, for the search's samples.
+
+    Per side: its chips in every window, the worth (:data:`_ATTACK` / :data:`_DEFEND`,
+    as :class:`_Lines` has it) of one more of its chips in every window, the sum of those
+    over the windows through every cell (medium's score of a placement there), the same
+    for taking another side's chip off a cell (:meth:`_Scorer.remove`), and its open
+    lines' worth (:func:`team_worths` less the sequences). A chip placed or removed
+    changes the twenty-odd windows through its cell only, so a decision in a playout
+    costs a lookup per legal action instead of a count of the whole board. Every worth is
+    a multiple of 0.5, so the sums are exact, whatever their order: the scores are
+    medium's own.
+    """
+
+    __slots__ = ("breaks", "counts", "gains", "lines", "places", "takes", "teams", "total")
+
+    teams: int
+    counts: list[list[int]]
+    """``counts[team][w]``: the side's chips in window ``w`` (corners not counted)."""
+    total: list[int]
+    gains: list[list[float]]
+    places: list[list[float]]
+    breaks: list[list[float]]
+    """``breaks[team][w]``: the worth to ``team`` of taking a chip out of window ``w``."""
+    takes: list[list[float]]
+    lines: list[float]
+
+    @classmethod
+    def of(cls, state: SequenceState) -> _Board:
+        board = cls()
+        teams = board.teams = state.teams
+        counts = board.counts = [[0] * _WINDOW_COUNT for _ in range(teams)]
+        total = board.total = [0] * _WINDOW_COUNT
+        for cell, holder in enumerate(state.chips):
+            if holder == EMPTY:
+                continue
+            mine = counts[holder]
+            for w in THROUGH[cell]:
+                mine[w] += 1
+                total[w] += 1
+        board.gains = [[board._gain(team, w) for w in range(_WINDOW_COUNT)]
+                       for team in range(teams)]
+        board.breaks = [[board._break(team, w) for w in range(_WINDOW_COUNT)]
+                        for team in range(teams)]
+        board.places = [_per_cell(gain) for gain in board.gains]
+        board.takes = [_per_cell(worth) for worth in board.breaks]
+        board.lines = [sum(board._line(team, w) for w in range(_WINDOW_COUNT))
+                       for team in range(teams)]
+        return board
+
+    def copy(self) -> _Board:
+        board = _Board()
+        board.teams = self.teams
+        board.counts = [list(c) for c in self.counts]
+        board.total = list(self.total)
+        board.gains = [list(g) for g in self.gains]
+        board.places = [list(p) for p in self.places]
+        board.breaks = [list(b) for b in self.breaks]
+        board.takes = [list(t) for t in self.takes]
+        board.lines = list(self.lines)
+        return board
+
+    def _gain(self, team: int, w: int) -> float:
+        """:meth:`_Lines.gain` of one window for ``team``."""
+        own = self.counts[team][w]
+        rivals = self.total[w] - own
+        if rivals == 0:
+            return _ATTACK[own + _CORNERS_IN[w]]
+        if own == 0 and self._one_rival(team, w, rivals):
+            return _DEFEND[rivals + _CORNERS_IN[w]]
         return 0.0
+
+    def _break(self, team: int, w: int) -> float:
+        """What :meth:`_Scorer.remove` counts for window ``w``: a threat shrinks, and a
+        window whose only other-side chip it is opens to us."""
+        threat = self.threat(team, w)
+        worth = _DEFEND[threat] if threat else 0.0
+        own = self.counts[team][w]
+        if self.total[w] - own == 1:
+            worth += 0.5 * _ATTACK[own + _CORNERS_IN[w]]
+        return worth
+
+    def _one_rival(self, team: int, w: int, rivals: int) -> bool:
+        """Whether one other side holds all the ``rivals`` other-side chips of ``w``."""
+        if self.teams == 2:
+            return True
+        return any(t != team and self.counts[t][w] == rivals for t in range(self.teams))
+
+    def _line(self, team: int, w: int) -> float:
+        own = self.counts[team][w]
+        return _LINE_WORTH[own + _CORNERS_IN[w]] if own == self.total[w] else 0.0
+
+    def change(self, cell: int, team: int, by: int) -> None:
+        """``by`` = 1: ``team``'s chip placed on ``cell``; -1: removed from it."""
+        counts, total, lines = self.counts, self.total, self.lines
+        mine = counts[team]
+        teams = range(self.teams)
+        two = self.teams == 2
+        worth = _LINE_WORTH
+        for w in THROUGH[cell]:
+            corners = _CORNERS_IN[w]
+            own = mine[w]
+            was = total[w]
+            # The open lines: ours grows or shrinks if it was open; another side's closes
+            # (a chip of ours arrives) or opens (ours, its only rival, leaves).
+            if own == was:
+                lines[team] += worth[own + by + corners] - worth[own + corners]
+            mine[w] = own + by
+            now = total[w] = was + by
+            for t in teams:
+                if t == team:
+                    continue
+                other = counts[t][w]
+                if by > 0:
+                    if other == was:
+                        lines[t] -= worth[other + corners]
+                elif other == now:
+                    lines[t] += worth[other + corners]
+            for t in teams:
+                held = counts[t][w]
+                rivals = now - held
+                if rivals == 0:
+                    new = _ATTACK[held + corners]
+                elif held == 0 and (two or self._one_rival(t, w, rivals)):
+                    new = _DEFEND[rivals + corners]
+                else:
+                    new = 0.0
+                gain = self.gains[t]
+                delta = new - gain[w]
+                if delta:
+                    gain[w] = new
+                    place = self.places[t]
+                    for c in WINDOWS[w]:
+                        place[c] += delta
+                # _break, inlined.
+                if held == 0 and rivals and (two or self._one_rival(t, w, rivals)):
+                    new = _DEFEND[rivals + corners]
+                else:
+                    new = 0.0
+                if rivals == 1:
+                    new += 0.5 * _ATTACK[held + corners]
+                broken = self.breaks[t]
+                delta = new - broken[w]
+                if delta:
+                    broken[w] = new
+                    take = self.takes[t]
+                    for c in WINDOWS[w]:
+                        take[c] += delta
+
+    def threat(self, team: int, w: int) -> int:
+        """:meth:`_Lines.threat` for ``team``."""
+        own = self.counts[team][w]
+        rivals = self.total[w] - own
+        if own or not rivals or not self._one_rival(team, w, rivals):
+            return 0
+        return rivals + _CORNERS_IN[w]
+
+def _per_cell(worth: list[float]) -> list[float]:
+    """Per cell, the sum of a per-window worth over the windows through it."""
+    out = []
+    for cell in range(100):
+        score = 0.0
+        for w in THROUGH[cell]:
+            score += worth[w]
+        out.append(score)
+    return out
 
 
 def _best(rng: Rng, scored: list[tuple[float, SequenceAction]]) -> SequenceAction:
@@ -359,27 +532,67 @@ def team_worths(state: SequenceState) -> list[float]:
     return out
 
 
-def sequence_rewards(state: SequenceState) -> list[float]:
+def sequence_rewards(state: SequenceState, worth: list[float] | None = None,
+                     spread: float = _SPREAD) -> list[float]:
     """Each seat's reward: 1 for its side's win, else the logistic of its side's worth
-    lead over the best other side."""
+    lead over the best other side (``worth``: :func:`team_worths`, when known)."""
     outcome = state.outcome
     teams = [state.team_of(seat) for seat in range(state.players)]
     if outcome is not None:
         if outcome.winner is None:
             return [1.0 / state.teams] * state.players
         return [1.0 if team == outcome.winner else 0.0 for team in teams]
-    worth = team_worths(state)
+    if worth is None:
+        worth = team_worths(state)
     out = []
     for team in teams:
         rival = max(w for t, w in enumerate(worth) if t != team)
-        out.append(1.0 / (1.0 + math.exp((rival - worth[team]) / _SPREAD)))
+        out.append(1.0 / (1.0 + math.exp((rival - worth[team]) / spread)))
     return out
 
 
-def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction]
-           ) -> list[tuple[float, SequenceAction]]:
+def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction],
+           board: _Board | None = None) -> list[tuple[float, SequenceAction]]:
     """Medium's score of every legal action, best first (a stable sort: equal scores keep
-    the order of ``legal``)."""
+    the order of ``legal``). ``board``: the lines of ``view``'s board, kept up to date
+    (the same scores, without counting the board)."""
+    if board is None:
+        return _ranked_afresh(view, seat, legal)
+    scored = list(zip(_scores(view.team_of(seat), legal, board), legal, strict=True))
+    scored.sort(key=_SCORE, reverse=True)
+    return scored
+
+
+def _scores(team: int, legal: list[SequenceAction], board: _Board) -> list[float]:
+    """Medium's score of each legal action of ``team``, from the kept lines."""
+    places, takes = board.places[team], board.takes[team]
+    scores: list[float] = []
+    for action in legal:
+        if type(action) is PlaceChip:
+            if action.claim:
+                value = -1.0
+            else:
+                value = places[action.cell]
+                if JACKS[action.card] is JackKind.TWO_EYED:
+                    value -= _TWO_EYED_COST
+        elif type(action) is RemoveChip:
+            value = takes[action.cell] - _ONE_EYED_COST
+        elif type(action) is ExchangeDeadCard:
+            value = 10_000.0
+        elif type(action) is DiscardUnplayable:
+            value = -_keep(action.card)
+        else:
+            value = 0.0
+        scores.append(value)
+    return scores
+
+
+_SCORE: Final = operator.itemgetter(0)
+"""Sorted by it in reverse, equal scores keep their order (Python's sort is stable)."""
+
+
+def _ranked_afresh(view: SequenceState, seat: Seat, legal: list[SequenceAction]
+                   ) -> list[tuple[float, SequenceAction]]:
     scorer = _Scorer(view, seat)
     score = MediumSequenceBot._score
     gain = scorer.lines.gain()
@@ -400,8 +613,24 @@ def ranked(view: SequenceState, seat: Seat, legal: list[SequenceAction]
             scored.append((value, action))
         else:
             scored.append((score(scorer, action), action))
-    scored.sort(key=lambda pair: -pair[0])
+    scored.sort(key=_SCORE, reverse=True)
     return scored
+
+
+class _TrackedSampler:
+    """Samples for :class:`SequenceGameForSearch`, each with the lines of its board (the
+    view's: the board is public)."""
+
+    __slots__ = ("_board", "_game", "_sampler")
+
+    def __init__(self, game: SequenceGameForSearch, sampler: SequenceSampler,
+                 board: _Board) -> None:
+        self._game, self._sampler, self._board = game, sampler, board
+
+    def sample(self, rng: random.Random) -> SequenceState:
+        state = self._sampler.sample(rng)
+        self._game.track(state, self._board.copy())
+        return state
 
 
 class SequenceGameForSearch:
@@ -414,19 +643,29 @@ class SequenceGameForSearch:
     the playout's move.
     """
 
-    __slots__ = ("_legal", "_ranked", "policy", "rng", "temperature", "width")
+    __slots__ = ("_board", "_legal", "_ranked", "_state", "policy", "rng", "spread",
+                 "temperature", "width")
 
     def __init__(self, policy: MediumSequenceBot, rng: Rng, *, width: int | None = None,
-                 temperature: float | None = None) -> None:
+                 temperature: float | None = None, spread: float = _SPREAD) -> None:
         self.policy = policy
+        self.spread = spread
         self.rng = rng
         self.width = width
         self.temperature = temperature
         self._legal: list[SequenceAction] | None = None
         self._ranked: list[tuple[float, SequenceAction]] = []
+        self._state: SequenceState | None = None
+        """The sample being searched, whose lines :attr:`_board` keeps (the reference
+        also keeps its id from being reused)."""
+        self._board: _Board | None = None
 
-    def sampler(self, view: SequenceState) -> SequenceSampler:
-        return SequenceSampler(view)
+    def sampler(self, view: SequenceState) -> _TrackedSampler:
+        return _TrackedSampler(self, SequenceSampler(view), _Board.of(view))
+
+    def track(self, state: SequenceState, board: _Board) -> None:
+        """From now on ``state`` is the sample searched, and ``board`` its lines."""
+        self._state, self._board = state, board
 
     def prune(self, state: SequenceState, seat: Seat, legal: list[SequenceAction]
               ) -> list[SequenceAction]:
@@ -435,7 +674,7 @@ class SequenceGameForSearch:
         if len(legal) == 1:
             self._legal = None
             return legal
-        scored = ranked(state, seat, legal)
+        scored = ranked(state, seat, legal, self._board if state is self._state else None)
         kept: list[SequenceAction] = []
         if self.width is None:
             kept = legal
@@ -491,6 +730,12 @@ class SequenceGameForSearch:
         return best[self.rng.below(len(best))] if len(best) > 1 else best[0]
 
     def step(self, state: SequenceState, action: SequenceAction, rng: Rng) -> None:
+        board = self._board
+        if state is self._state and board is not None:
+            if type(action) is PlaceChip:
+                board.change(action.cell, state.team_of(action.seat), 1)
+            elif type(action) is RemoveChip:
+                board.change(action.cell, state.chips[action.cell], -1)
         play(state, action, rng)
 
     def over(self, state: SequenceState) -> bool:
@@ -508,8 +753,42 @@ class SequenceGameForSearch:
             self.prune(state, actor, legal)
         return self._pick(self._ranked)
 
+    def playout_action(self, state: SequenceState) -> SequenceAction:
+        """:meth:`decider` and :meth:`playout` at once, for a playout's step: the same
+        move (medium's best among the ``width`` best distinct in meaning, ties drawn from
+        the same generator), without sorting or pruning the legal actions."""
+        seat = state.current
+        legal = legal_actions(state, seat)
+        board = self._board
+        if len(legal) == 1:
+            return legal[0]
+        if state is not self._state or board is None:
+            return self.playout(state, seat, self.prune(state, seat, legal))
+        scores = _scores(state.team_of(seat), legal, board)
+        top = max(scores)
+        # The sorted list's best entries are the first top-scoring ones in legal's order
+        # (a stable sort); the pruned list keeps the first ``width`` distinct in meaning.
+        best = [a for score, a in zip(scores, legal, strict=True) if score == top]
+        if len(best) > 1 and self.width is not None:
+            seen: set[Hashable] = set()
+            distinct = []
+            for action in best:
+                key = sequence_key(action)
+                if key not in seen:
+                    seen.add(key)
+                    distinct.append(action)
+                    if len(distinct) == self.width:
+                        break
+            best = distinct
+        return best[self.rng.below(len(best))] if len(best) > 1 else best[0]
+
     def rewards(self, state: SequenceState) -> list[float]:
-        return sequence_rewards(state)
+        board = self._board
+        if state is self._state and board is not None:
+            worth = [_SEQUENCE_WORTH * state.sequence_count(team) + board.lines[team]
+                     for team in range(state.teams)]
+            return sequence_rewards(state, worth, self.spread)
+        return sequence_rewards(state, spread=self.spread)
 
     def position(self, state: SequenceState, seat: Seat) -> Hashable | None:
         if state.phase != Phase.PLAY:
@@ -526,7 +805,11 @@ class HardSequenceBot:
     """Level ``hard``: the search. ``iterations`` replaces the time ``budget`` by a fixed
     count (the same seed then gives the same decisions); ``horizon``: playout turns;
     ``width``: the moves considered at a decision (``None``: all); ``temperature``: a
-    softmax of medium's scores as the prior instead of half of it on medium's favourite."""
+    softmax of medium's scores as the prior instead of half of it on medium's favourite.
+    Measured no better (docs/bots.md), kept for experiments: ``c_puct``, the search's
+    exploration constant; ``opponents="policy"``, the other seats play medium's move inside
+    the tree too (the tree holds this seat's decisions only); ``spread``, the worth lead
+    whose reward is about 0.73."""
 
     SEARCHES = True
     """It thinks for its budget: peers decide with it off their event loop."""
@@ -537,7 +820,8 @@ class HardSequenceBot:
         self, seed: bytes = b"hard-sequence-bot", *, budget: float = DEFAULT_BUDGET,
         iterations: int | None = None, horizon: int | None = DEFAULT_HORIZON,
         width: int | None = DEFAULT_WIDTH, temperature: float | None = DEFAULT_TEMPERATURE,
-        clock: Callable[[], float] = time.perf_counter,
+        clock: Callable[[], float] = time.perf_counter, c_puct: float = C_PUCT,
+        opponents: str = "tree", spread: float = _SPREAD,
     ) -> None:
         if budget <= 0:
             raise ValueError("the search budget must be more than 0 seconds")
@@ -549,8 +833,9 @@ class HardSequenceBot:
         rng = random.Random(seed)
         policy = MediumSequenceBot(rng.randbytes(16))
         self._game = SequenceGameForSearch(policy, Rng(rng.randbytes(16)), width=width,
-                                           temperature=temperature)
-        self._search = Search(self._game, rng, horizon=horizon, clock=clock)
+                                           temperature=temperature, spread=spread)
+        self._search = Search(self._game, rng, horizon=horizon, clock=clock, c_puct=c_puct,
+                              opponents=opponents)
 
     @property
     def stats(self) -> SearchStats:

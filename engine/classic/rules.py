@@ -198,15 +198,17 @@ def _complete_windows(state: SequenceState, cell: Cell, team: Team) -> list[int]
     on ``cell`` were already there, that may still register under the one-shared-space
     rule against the team's sequences."""
     chips = state.chips
-    mine = [set(s.cells) for s in state.sequences if s.team == team]
     found = []
     for w in THROUGH[cell]:
-        cells = WINDOWS[w]
-        if all(c == cell or c in CORNERS or chips[c] == team for c in cells) and all(
-            len(seq.intersection(cells)) <= 1 for seq in mine
-        ):
+        for c in WINDOWS[w]:
+            if chips[c] != team and c != cell and c not in CORNERS:
+                break
+        else:
             found.append(w)
-    return found
+    if not found:
+        return found  # most placements: then the team's sequences need no look
+    mine = [set(s.cells) for s in state.sequences if s.team == team]
+    return [w for w in found if all(len(seq.intersection(WINDOWS[w])) <= 1 for seq in mine)]
 
 
 def _overlap(state: SequenceState, team: Team, windows: Iterable[int]) -> int:

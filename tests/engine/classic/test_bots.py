@@ -14,9 +14,14 @@ from engine.classic.bots import (
     DEFAULT_WIDTH,
     SEQUENCE_BOT_NAMES,
     HardSequenceBot,
+    MediumSequenceBot,
     SequenceBot,
+    SequenceGameForSearch,
     SequenceSampler,
+    _Board,
     make_sequence_bot,
+    ranked,
+    sequence_rewards,
 )
 from engine.classic.config import PLAYER_COUNTS
 from engine.classic.game import SequenceGame
@@ -24,6 +29,7 @@ from engine.classic.rules import legal_actions
 from engine.classic.runner import SequenceTally, play_sequence_game
 from engine.classic.state import SequenceState, default_teams
 from engine.classic.views import view_for
+from engine.rng import Rng
 from engine.runner import game_seed
 from tests.engine.scenario import SequenceCards, sequence_table
 
@@ -182,3 +188,74 @@ def test_hard_searches_only_the_spaces_that_matter_and_blocks_a_four_with_a_wild
     bot = HardSequenceBot(b"w", iterations=60)
     assert bot.choose(view, 0, legal) == PlaceChip(0, jack, parse_cell("F3"))
     assert DEFAULT_WIDTH is not None and bot.stats.choices == DEFAULT_WIDTH
+
+
+def test_hard_with_opponents_playing_medium_searches_its_own_decisions_only() -> None:
+    host, seat = _positions(2, 8)[-1]
+    view = view_for(host, seat)
+    legal = legal_actions(view, seat)
+
+    def deciders(bot: HardSequenceBot) -> set[int]:
+        bot.choose(view, seat, legal)
+        root = bot._search.root
+        assert root is not None
+        seen: set[int] = set()
+        stack = list(root.children.values())
+        while stack:
+            node = stack.pop()
+            if node.visits > 1:
+                seen.add(node.to_move)
+            stack.extend(node.children.values())
+        return seen
+
+    assert deciders(HardSequenceBot(b"t", iterations=80)) == {0, 1}
+    assert deciders(HardSequenceBot(b"t", iterations=80, opponents="policy")) == {seat}
+    with pytest.raises(ValueError, match="opponent model"):
+        HardSequenceBot(b"t", opponents="nobody")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_searchs_kept_lines_score_as_medium_counts_them_afresh(players: int) -> None:
+    """The search keeps each sample's lines up to date move by move (``_Board``); after
+    every move of random games (placements, and removals by one-eyed jacks) its scores of
+    every legal action, and its rewards, are those worked out from the whole board."""
+    rng = random.Random(players)
+    search = SequenceGameForSearch(MediumSequenceBot(b"m"), Rng(b"tie"), width=None)
+    checked = removals = 0
+    for k in range(5):
+        state = SequenceGame.new(players, game_seed(5, k)).state
+        search.track(state, _Board.of(state))
+        while state.outcome is None:
+            seat, legal = state.current, legal_actions(state, state.current)
+            fresh = ranked(state, seat, legal)
+            kept = ranked(state, seat, legal, search._board)
+            assert kept == fresh
+            assert search.rewards(state) == sequence_rewards(state)
+            # Half medium's move (lines of four, sequences), half any legal one.
+            move = fresh[0][1] if rng.random() < 0.5 else legal[rng.randrange(len(legal))]
+            search.step(state, move, Rng(bytes([k, checked % 256])))
+            checked += 1
+            removals += isinstance(move, RemoveChip)
+    assert checked > 150 and removals > 3, (checked, removals)
+
+
+def test_a_playouts_move_taken_at_once_is_the_pruned_searchs_move() -> None:
+    """``playout_action`` (the playout's step, with no sorting or pruning) picks what
+    ``decider`` then ``playout`` pick, ties drawn alike from the same generator."""
+    rng = random.Random(7)
+    fast = SequenceGameForSearch(MediumSequenceBot(b"m"), Rng(b"tie"), width=DEFAULT_WIDTH)
+    slow = SequenceGameForSearch(MediumSequenceBot(b"m"), Rng(b"tie"), width=DEFAULT_WIDTH)
+    moves = ties = 0
+    for k in range(8):
+        state = SequenceGame.new(2, game_seed(6, k)).state
+        fast.track(state, _Board.of(state))
+        while state.outcome is None:
+            seat, legal = slow.decider(state)
+            expected = slow.playout(state, seat, legal)
+            assert fast.playout_action(state) == expected
+            ties += len(legal) > 1 and slow._ranked[0][0] == slow._ranked[1][0]
+            # Not always medium's move, so that the board fills in other ways too.
+            move = expected if rng.random() < 0.7 else rng.choice(legal_actions(state, seat))
+            fast.step(state, move, Rng(bytes([k, moves % 256])))
+            moves += 1
+    assert moves > 200 and ties > 10, (moves, ties)
