@@ -208,8 +208,9 @@ class PtyProcess:
         self._on_output(data)
 
     def pause_output(self) -> None:
-        """Stop reading the program's output (the reader is slow): the program blocks on
-        its writes once the pty's buffer is full."""
+        """Stop reading the program's output (the reader is slow): its output waits in
+        the pty's buffer, then in the program (the interface's driver keeps up to
+        `tui.driver.MAX_BACKLOG` before its writes block)."""
         self._paused = True
         self._stop_reading()
 

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import constants as textual_constants
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
@@ -76,6 +77,12 @@ class StacksApp(GameApp):
             self.use_command_palette = False  # its commands reach past the one table
         self.link = link
         """The channel to the ssh server that started us, which holds the tables we open."""
+        if link is not None and textual_constants.DRIVER is None and os.name == "posix":
+            # One of many sessions on the server's cores: input and output on the loop,
+            # no thread hand-overs a key (tui.driver).
+            from tui.driver import LoopDriver
+
+            self.driver_class = LoopDriver
         self.only = only
         """A screen to show instead of the menu; the app ends when it closes (a replay)."""
         self.launch = launch

@@ -16,6 +16,10 @@ config dir, throw-away keys), then measures what a player feels:
   each presses ↓/↑ at random intervals; the time from sending a key to the first bytes of
   the repainted screen, over all presses.
 
+The server runs in a session of its own, as a service does, apart from the clients (Linux
+schedules each session as one group: sharing one with the hundred clients, the server
+would be given the CPU of one process for both).
+
 Every account exists before its key connects (a returning player: a new key is asked for
 a name before the menu). ``--no-fork`` measures sessions started as new interpreters.
 
@@ -285,6 +289,11 @@ async def _server(clients: int, *, fork: bool = True) -> AsyncIterator[_Setup]:
              *([] if fork else ["--no-fork"])],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             env=env,
+            # A session of its own, as a service has: Linux schedules each session as a
+            # group (autogroup), and the server is then not one group with the hundred
+            # clients of this process, whose CPU it would share (the players' ssh runs on
+            # their own machines).
+            start_new_session=True,
         )
         try:
             deadline = time.monotonic() + 30

@@ -14,6 +14,7 @@ from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
 from tui.appbase import GameApp
+from tui.compositor import use_swift_compositor
 from tui.launch import Launch
 from tui.messages import Start
 from tui.screens.choice import Answer, ChoiceScreen
@@ -72,6 +73,7 @@ class MenuScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
+        use_swift_compositor(self)  # a highlight move renders its two lines, no more
         self.waiting: list[TableInfo] = []
         """Running tables where this profile holds a seat, offered first."""
 

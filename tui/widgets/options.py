@@ -6,11 +6,13 @@ is a reactive that repaints): every line is rendered again, composed and sent. U
 menu's arrow keys are the most common input of all (issue 28: key to repaint p99 at
 100 sessions), so :class:`SwiftOptionList` repaints just the lines of the option the
 highlight left and of the one it reached. Everything else (scrolling, a changed prompt,
-focus, a resize) repaints as Textual's list does.
+focus, a resize) repaints as Textual's list does. ↓ and ↑ are handled by the list itself
+(`SwiftOptionList.key_down`), not by its bindings once they bubbled to the app.
 """
 
 from __future__ import annotations
 
+from textual import events
 from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -33,6 +35,18 @@ class SwiftOptionList(OptionList):
         screen has no use for it."""
         self.announce = announce
         super().__init__(*content, id=id)
+
+    def key_down(self, event: events.Key) -> None:
+        """↓ moves the highlight here, where the key arrives, as the list's binding would
+        once the key had bubbled up to the app through every container (a message
+        dispatched at each) and the bindings were looked up along the way back."""
+        event.stop()
+        self.action_cursor_down()
+
+    def key_up(self, event: events.Key) -> None:
+        """↑, as ↓ (`key_down`)."""
+        event.stop()
+        self.action_cursor_up()
 
     def watch_highlighted(self, highlighted: int | None) -> None:
         if self.announce:
