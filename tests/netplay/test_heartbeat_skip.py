@@ -12,7 +12,7 @@ from netplay.codec import Frame, decode
 from netplay.lobby import _heartbeat_of
 from netplay.player import HEARTBEAT, HostOffline, PlayerSession
 
-from .harness import SHORT, Table, frames, observe
+from .harness import SHORT, Table, frames, observe, seat_heartbeats
 
 
 def sequence_table(seed: int) -> Table:
@@ -27,7 +27,10 @@ def sequence_table(seed: int) -> Table:
 
 
 def beats(table: Table, topic: str = "/table") -> list[Frame]:
-    """The host's beats to the seats (``/table``), or to the spectators (``/events``)."""
+    """The host's beats to the seats (``/table``: a box each), or to the spectators
+    (``/events``: signed)."""
+    if topic == "/table":
+        return seat_heartbeats(table)
     return [f for _, f in frames(table.broker.log, topic) if f.type == "heartbeat"]
 
 
