@@ -375,6 +375,35 @@ def _fast_publish(paho: mqtt.Client, deliver: Callable[[str, bytes], None]) -> C
     return handle_publish
 
 
+def _fast_puback(paho: mqtt.Client) -> Callable[[str], int]:
+    """paho's handling of a PUBACK (MQTT 3.1.1: two bytes, the packet id), which a peer
+    gets for every frame it publishes at QoS 1, without the reason code and properties
+    objects paho makes for it (MQTT 5's, empty here) and its debug log line: the frame
+    is marked published and the next waiting one sent, as paho does. We take no
+    ``on_publish`` callback (see ``MqttTransport._hook``). Anything else (a PUBCOMP, a
+    PUBACK of another length) goes paho's own way."""
+    own = paho._handle_pubackcomp
+    success = int(mqtt.MQTT_ERR_SUCCESS)
+
+    def handle_pubackcomp(cmd: str) -> int:
+        data = paho._in_packet["packet"]
+        if cmd != "PUBACK" or len(data) != 2 or paho.on_publish is not None:
+            return own(cmd)  # type: ignore[arg-type]
+        mid = int.from_bytes(data, "big")
+        with paho._out_message_mutex:
+            message = paho._out_messages.pop(mid, None)
+            if message is None:
+                return success
+            message.info._set_as_published()
+            if message.qos > 0:
+                paho._inflight_messages -= 1
+                if paho._max_inflight_messages > 0:
+                    return int(paho._update_inflight())
+        return success
+
+    return handle_pubackcomp
+
+
 HOUSEKEEPING_EVERY = 1.0
 """Seconds between two rounds of paho's housekeeping (``loop_misc``: the keepalive's
 PINGREQ, and giving up on a broker that stopped answering them), as aiomqtt does it."""
@@ -784,6 +813,7 @@ class MqttTransport(_Receiving):
         paho._on_message_filtered = _NoFilters()
         paho.on_message = on_message
         paho._handle_publish = _fast_publish(paho, deliver)  # type: ignore[method-assign,assignment]
+        paho._handle_pubackcomp = _fast_puback(paho)  # type: ignore[method-assign,assignment]
         if isinstance(paho._sock, socket.socket) and not isinstance(paho._sock, ssl.SSLSocket):
             paho._sock = _ReadAhead(paho._sock)
         paho.on_publish = None  # we never await aiomqtt's publish: no callback per frame
