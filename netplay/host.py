@@ -57,6 +57,12 @@ log = logging.getLogger("netplay.host")
 GAME_NAME = "sequence-stacks"
 MAX_RESEND = 64
 """Batches sent back at once: a longer history goes in chunks of this many."""
+IN_FLIGHT = 1.0
+"""Seconds after a batch went out during which a seat's heartbeat that does not count it
+yet triggers no resend: the beat most likely crossed the batch on its way (under load a
+beat and a batch cross often, and each resend is a frame more for both). A batch really
+lost is found by the seat itself at the host's next beat or batch (``at``, a gap), and by
+the host at the seat's next beat."""
 HISTORY_PATIENCE = 2.0
 """Seconds after a peer asked for a history chunk during which its heartbeats showing it
 behind trigger no resend of their own (the chunk is on its way)."""
@@ -323,6 +329,9 @@ class HostSession:
         """When each spectator last sent the host anything."""
         self.game: TableGame | None = None
         self.batches: list[Batch] = []
+        self._sent_at: dict[int, float] = {}
+        """When this process published each of its last batches (see :data:`IN_FLIGHT`);
+        a batch not there (replayed from the journal, or long ago) is not in flight."""
         self.races: list[Race] = []
         self.race: Race | None = None
         self.verdicts: dict[str, dict[str, Any]] = {}
@@ -755,6 +764,9 @@ class HostSession:
                 asked = self._history_asked.get(key)
                 if asked is not None and self.now - asked < HISTORY_PATIENCE:
                     return  # catching up chunk by chunk: the next chunk is on its way
+                sent = self._sent_at.get(at + 1)
+                if sent is not None and self.now - sent < IN_FLIGHT:
+                    return  # the beat crossed the batch on its way
                 # The peer is behind and did not notice: send what it misses.
                 self._resend(key, at + 1)
             return
@@ -1225,6 +1237,8 @@ class HostSession:
             self.definition.public_hash(state), standin
         )
         self.batches.append(batch)
+        self._sent_at[batch.n] = self.now
+        self._sent_at.pop(batch.n - 64, None)  # only the last ones can be in flight
         self._journal(self._stamped({"t": "batch", "n": batch.n,
                        "action": None if action is None else action.to_wire(),
                        "proof": proof, "standin": standin, "hash": batch.hash}))
