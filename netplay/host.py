@@ -57,6 +57,12 @@ log = logging.getLogger("netplay.host")
 GAME_NAME = "sequence-stacks"
 MAX_RESEND = 64
 """Batches sent back at once: a longer history goes in chunks of this many."""
+IN_FLIGHT = 1.0
+"""Seconds after a batch went out during which a seat's heartbeat that does not count it
+yet triggers no resend: the beat most likely crossed the batch on its way (under load a
+beat and a batch cross often, and each resend is a frame more for both). A batch really
+lost is found by the seat itself at the host's next beat or batch (``at``, a gap), and by
+the host at the seat's next beat."""
 HISTORY_PATIENCE = 2.0
 """Seconds after a peer asked for a history chunk during which its heartbeats showing it
 behind trigger no resend of their own (the chunk is on its way)."""
@@ -323,6 +329,9 @@ class HostSession:
         """When each spectator last sent the host anything."""
         self.game: TableGame | None = None
         self.batches: list[Batch] = []
+        self._sent_at: dict[int, float] = {}
+        """When this process published each of its last batches (see :data:`IN_FLIGHT`);
+        a batch not there (replayed from the journal, or long ago) is not in flight."""
         self.races: list[Race] = []
         self.race: Race | None = None
         self.verdicts: dict[str, dict[str, Any]] = {}
@@ -581,17 +590,22 @@ class HostSession:
         body: dict[str, Any] = {"at": len(self.batches)}
         if delay:
             body["public"] = self.released
-        if waits and delay:
-            # Whom the live table waits for is the live game: spectators, who see it late,
-            # don't get it (the seats get their own copy with it).
-            if self.spectators:
-                self.sender.send(self.topics.events, "heartbeat", body, qos=0)
-            body = {**body, "wait": [w.to_wire() for w in waits]}
-            self.sender.send(self.topics.table_stream, "heartbeat", body, qos=0)
-            return
+        seats = body
         if waits:
-            body["wait"] = [w.to_wire() for w in waits]
-        self._to_everyone("heartbeat", body, qos=0)
+            seats = {**body, "wait": [w.to_wire() for w in waits]}
+            if not delay:
+                # Whom the live table waits for is the live game: with a delay spectators,
+                # who see it late, don't get it.
+                body = seats
+        if self.spectators:
+            self.sender.send(self.topics.events, "heartbeat", body, qos=0)
+        # The seats' beat: a box each, as their batches come (protocol 6). A box opens in
+        # microseconds where a signature took a seat ~0.1 ms to check, and the host beat
+        # for every seat of every table (docs/protocol.md, *Presence*).
+        keys = [None if info is None else info.key for info in self.seats]
+        if any(key is not None for key in keys):
+            self.sender.send_boxes(self.topics.table_stream, keys, "heartbeat",
+                                   [None if key is None else seats for key in keys], qos=0)
 
     def _to_everyone(self, type_: str, body: dict[str, Any], *, qos: int = 1) -> None:
         """One signed frame for the seats on ``table`` and, the same bytes, for the
@@ -750,6 +764,9 @@ class HostSession:
                 asked = self._history_asked.get(key)
                 if asked is not None and self.now - asked < HISTORY_PATIENCE:
                     return  # catching up chunk by chunk: the next chunk is on its way
+                sent = self._sent_at.get(at + 1)
+                if sent is not None and self.now - sent < IN_FLIGHT:
+                    return  # the beat crossed the batch on its way
                 # The peer is behind and did not notice: send what it misses.
                 self._resend(key, at + 1)
             return
@@ -1220,6 +1237,8 @@ class HostSession:
             self.definition.public_hash(state), standin
         )
         self.batches.append(batch)
+        self._sent_at[batch.n] = self.now
+        self._sent_at.pop(batch.n - 64, None)  # only the last ones can be in flight
         self._journal(self._stamped({"t": "batch", "n": batch.n,
                        "action": None if action is None else action.to_wire(),
                        "proof": proof, "standin": standin, "hash": batch.hash}))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 import weakref
 from collections import deque
@@ -177,12 +178,19 @@ class _Peer:
         transport = self.transport
         transport.on_arrival = self._wake
         session = self.session
+        # The next deadline when the turn that just ended worked it out (it skipped the
+        # timers), and the deadline this turn was waited for (-inf: not known).
+        known: float | None = None
+        waited_for = -math.inf
         try:
             while True:
                 if self._due:
                     await asyncio.sleep(0)  # the others' turn first, as after any wait
+                    waited_for = -math.inf if known is None else known
                 else:
-                    deadline = min(session.next_deadline(), self._deadline())
+                    deadline = known if known is not None else min(
+                        session.next_deadline(), self._deadline())
+                    waited_for = deadline
                     if deadline != self._timer_at:
                         self._set_timer(loop, deadline)
                     waiter = self._waiter = loop.create_future()
@@ -190,6 +198,7 @@ class _Peer:
                         await waiter
                     finally:
                         self._waiter = None
+                known = None
                 self._due = False
                 now = loop.time()
                 arrived = transport.ready(READY_BATCH)
@@ -203,6 +212,16 @@ class _Peer:
                     await self._published()
                     if len(arrived) == READY_BATCH:
                         self._due = True  # more may wait: take them next turn
+                    # A turn for a message (most turns: a batch, a beat) runs the session's
+                    # timers only when one is due: ``next_deadline`` is when ``tick`` next
+                    # has something to do (the wait needs it anyway), and a deadline that
+                    # passed before this turn (which ``next_deadline`` may no longer name,
+                    # e.g. a bare name's settling second) makes it tick as before.
+                    deadline = min(session.next_deadline(), self._deadline())
+                    now = loop.time()
+                    if now < deadline and now < waited_for:
+                        known = deadline
+                        continue
                 session.tick(now)
                 self._after_input()
                 self._flush()

@@ -627,6 +627,9 @@ class PlayerSession:
             return
         if self.host_key is None or frame.sender != self.host_key:
             raise FrameError("a frame not from this table's host")
+        if boxes and frame.type == "heartbeat" and not frame.sealed:
+            # Since protocol 6 the host beats to its seats in a box each.
+            raise FrameError("a signed heartbeat on the seats' stream (an older host's)")
         self.guard.check(frame, topic)
         self._host_heard()
         body = frame.body
@@ -649,9 +652,10 @@ class PlayerSession:
             }.get(kind)
         elif topic == self._stream:
             if frame.sealed:
-                if kind != "events":
+                if kind == "events":
+                    self._answered_at = self.now  # our own copy of a batch: the host hears us
+                elif kind != "heartbeat":
                     raise FrameError(f"a sealed {kind!r} on the seats' stream")
-                self._answered_at = self.now  # our own copy of a batch: the host hears us
             handler = {
                 "start": self._start,
                 "events": self._events if frame.sealed else self._public_events,

@@ -304,6 +304,106 @@ class _Receiving:
         return self._incoming.take(limit)
 
 
+READ_AHEAD = 65536
+"""Bytes asked of the broker's socket at once (see :class:`_ReadAhead`)."""
+
+
+class _ReadAhead:
+    """The broker's (plain TCP) socket, read ahead into a buffer.
+
+    paho reads a packet in three or four ``recv`` calls (its first byte, each byte of its
+    length, the rest) and one packet per call of ``loop_read``: each frame a peer
+    received cost four system calls and a turn of the event loop of its own. Here one
+    ``recv`` takes whatever the kernel holds (many frames, under load) and paho's small
+    reads are served from it; :meth:`pending` tells the reader to go on while bytes are
+    left, as it does for TLS (whose socket decrypts ahead likewise). Everything else is
+    the socket's own."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self._buffer = b""
+        self._at = 0
+        self.send = sock.send
+        self.fileno = sock.fileno
+        self.close = sock.close
+
+    def recv(self, size: int) -> bytes:
+        buffer, at = self._buffer, self._at
+        if at >= len(buffer):
+            buffer = self.sock.recv(READ_AHEAD)  # BlockingIOError when nothing is there
+            if not buffer:
+                return buffer  # the broker closed the link
+            self._buffer, at = buffer, 0
+        out = buffer[at:at + size]
+        self._at = at + len(out)
+        return out
+
+    def pending(self) -> int:
+        return len(self._buffer) - self._at
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sock, name)
+
+
+def _fast_publish(paho: mqtt.Client, deliver: Callable[[str, bytes], None]) -> Callable[[], int]:
+    """paho's handling of a received PUBLISH, for the QoS 0 ones (every frame a peer
+    receives: it subscribes at QoS 0) in a few lines: topic and payload straight to
+    ``deliver``, without paho's message object, its debug log line, its callback lock and
+    its topic matcher (of which a peer has none). A PUBLISH of QoS 1 or 2 (a broker that
+    ignores the subscription's QoS) goes paho's own way, acknowledged by it. A topic
+    that is not UTF-8 is dropped (paho would raise in the callback)."""
+    own = paho._handle_publish
+    success = int(mqtt.MQTT_ERR_SUCCESS)
+    protocol = int(mqtt.MQTT_ERR_PROTOCOL)
+
+    def handle_publish() -> int:
+        packet = paho._in_packet
+        if packet["command"] & 0x06:
+            return own()
+        data = packet["packet"]
+        size = int.from_bytes(data[:2], "big")
+        if size == 0 or len(data) < 2 + size:
+            return protocol  # malformed: paho drops the link, as it would itself
+        try:
+            topic = data[2:2 + size].decode()
+        except UnicodeDecodeError:
+            log.info("dropped a message whose topic is not UTF-8")
+            return success
+        deliver(topic, bytes(data[2 + size:]))
+        return success
+
+    return handle_publish
+
+
+def _fast_puback(paho: mqtt.Client) -> Callable[[str], int]:
+    """paho's handling of a PUBACK (MQTT 3.1.1: two bytes, the packet id), which a peer
+    gets for every frame it publishes at QoS 1, without the reason code and properties
+    objects paho makes for it (MQTT 5's, empty here) and its debug log line: the frame
+    is marked published and the next waiting one sent, as paho does. We take no
+    ``on_publish`` callback (see ``MqttTransport._hook``). Anything else (a PUBCOMP, a
+    PUBACK of another length) goes paho's own way."""
+    own = paho._handle_pubackcomp
+    success = int(mqtt.MQTT_ERR_SUCCESS)
+
+    def handle_pubackcomp(cmd: str) -> int:
+        data = paho._in_packet["packet"]
+        if cmd != "PUBACK" or len(data) != 2 or paho.on_publish is not None:
+            return own(cmd)  # type: ignore[arg-type]
+        mid = int.from_bytes(data, "big")
+        with paho._out_message_mutex:
+            message = paho._out_messages.pop(mid, None)
+            if message is None:
+                return success
+            message.info._set_as_published()
+            if message.qos > 0:
+                paho._inflight_messages -= 1
+                if paho._max_inflight_messages > 0:
+                    return int(paho._update_inflight())
+        return success
+
+    return handle_pubackcomp
+
+
 HOUSEKEEPING_EVERY = 1.0
 """Seconds between two rounds of paho's housekeeping (``loop_misc``: the keepalive's
 PINGREQ, and giving up on a broker that stopped answering them), as aiomqtt does it."""
@@ -661,11 +761,14 @@ class MqttTransport(_Receiving):
             if not client._disconnected.done():
                 client._disconnected.set_exception(exc)
 
+        def deliver(topic: str, payload: bytes) -> None:
+            self.frames_in += 1
+            incoming.put((topic, payload))
+
         def on_message(_client: object, _userdata: object, message: mqtt.MQTTMessage) -> None:
             # Straight into our queue from paho's callback: one hop less than aiomqtt's
-            # own queue and message iterator.
-            self.frames_in += 1
-            incoming.put((message.topic, bytes(message.payload)))
+            # own queue and message iterator. (QoS 0 frames come by _fast_publish.)
+            deliver(message.topic, bytes(message.payload))
 
         def writable() -> None:
             try:
@@ -709,6 +812,10 @@ class MqttTransport(_Receiving):
         self._add_writer = add_writer
         paho._on_message_filtered = _NoFilters()
         paho.on_message = on_message
+        paho._handle_publish = _fast_publish(paho, deliver)  # type: ignore[method-assign,assignment]
+        paho._handle_pubackcomp = _fast_puback(paho)  # type: ignore[method-assign,assignment]
+        if isinstance(paho._sock, socket.socket) and not isinstance(paho._sock, ssl.SSLSocket):
+            paho._sock = _ReadAhead(paho._sock)
         paho.on_publish = None  # we never await aiomqtt's publish: no callback per frame
         paho.on_socket_register_write = register_write
         paho.on_socket_unregister_write = unregister_write

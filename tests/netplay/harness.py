@@ -437,6 +437,15 @@ def frames(log: list[tuple[str, bytes]], topic_suffix: str = "") -> Iterator[tup
         yield topic, observe(payload)
 
 
+def seat_heartbeats(table: Table) -> list[Frame]:
+    """The host's heartbeats to the seats (on ``table``, a box each since protocol 6), as
+    the first seated player opens them."""
+    seat = next(p for p in table.players if p.seat is not None and not p.watch)
+    inside = [decode(f.raw, opener=seat.identity, seat=seat.seat)
+              for _, f in frames(table.broker.log, "/table") if f.type == "boxes"]
+    return [f for f in inside if f.type == "heartbeat"]
+
+
 def opened(
     identity: Identity, frame: Frame, seat: int | None = None
 ) -> tuple[str, dict[str, Any]]:

@@ -9,10 +9,11 @@ from __future__ import annotations
 from engine.classic.config import SequenceConfig
 from engine.state import Phase
 from netplay.codec import Frame, decode
+from netplay.host import IN_FLIGHT
 from netplay.lobby import _heartbeat_of
 from netplay.player import HEARTBEAT, HostOffline, PlayerSession
 
-from .harness import SHORT, Table, frames, observe
+from .harness import SHORT, Table, forge_sealed, frames, observe, seat_heartbeats
 
 
 def sequence_table(seed: int) -> Table:
@@ -27,7 +28,10 @@ def sequence_table(seed: int) -> Table:
 
 
 def beats(table: Table, topic: str = "/table") -> list[Frame]:
-    """The host's beats to the seats (``/table``), or to the spectators (``/events``)."""
+    """The host's beats to the seats (``/table``: a box each), or to the spectators
+    (``/events``: signed)."""
+    if topic == "/table":
+        return seat_heartbeats(table)
     return [f for _, f in frames(table.broker.log, topic) if f.type == "heartbeat"]
 
 
@@ -225,3 +229,26 @@ def test_seats_acting_in_turn_with_skipped_beats_never_count_as_away() -> None:
     for info in table.host.seats:
         assert info is not None and not table.host._away(info)
     assert not any(w.away is not None for w in table.host.waits())
+
+
+def test_a_seat_beat_that_crossed_a_batch_gets_no_resend_and_a_lost_batch_is_sent_again(
+) -> None:
+    """A seat's beat that does not count the batch just published crossed it on its way
+    (under load, often): the host sends nothing again for it. Once the batch is older
+    than ``IN_FLIGHT``, a beat that still does not count it was lost: the host resends."""
+    table = sequence_table(62)
+    me = table.at_seat(0)
+    inbox = table.topics.inbox(me.peer_id)
+    table.filters.append(lambda receiver, topic, payload: receiver is me
+                         and topic == table.topics.table_stream)  # it hears no batch now
+    move(table)
+    behind = len(table.host.batches) - 1
+    assert me.applied == behind
+    before = len(table.sent(inbox, "events"))
+    table.to_host(forge_sealed(me.identity, table.host_identity.key, "heartbeat",
+                               {"at": behind}), table.out_topic(me))
+    assert len(table.sent(inbox, "events")) == before  # crossed: nothing sent again
+    table.clock += IN_FLIGHT
+    table.to_host(forge_sealed(me.identity, table.host_identity.key, "heartbeat",
+                               {"at": behind}), table.out_topic(me))
+    assert [f.body["n"] for f in table.sent(inbox, "events")[before:]] == [behind + 1]

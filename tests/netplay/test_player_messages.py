@@ -163,11 +163,15 @@ def test_a_replayed_chat_line_is_dropped() -> None:
     assert table.notices_of(me, ChatLine) == [ChatLine("p0", "gg")]
 
 
-@pytest.mark.parametrize("host, peer", [(4, 5), (5, 4), (3, 4), (4, 3), (2, 4)])
+@pytest.mark.parametrize("host, peer", [(5, 6), (6, 5), (4, 5), (5, 4), (3, 4), (4, 3),
+                                        (2, 4)])
 def test_a_host_of_another_protocol_is_named_and_no_seat_is_taken(
     host: int, peer: int, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A host built before a batch came to the seats in one frame on ``table`` (4: its seats
+    # A host built before its heartbeats came to the seats in a box each (5: its seats of
+    # 6 would drop its signed beats and find it silent), a peer built before (it would drop
+    # the boxed beats, the same), a host built before a batch came to the seats in one
+    # frame on ``table`` (4: its seats
     # would wait on their own channel, and be counted away between 4 s beats), a peer
     # built before (it would never open the seats' frame), a host built before a
     # spectator's catch-up came in bulk (3: a spectator of it would
@@ -203,3 +207,21 @@ def test_a_seated_player_speaks_under_its_name_before_the_deal() -> None:
     table.pump()
     assert ChatLine("Bo", "hi") in table.notices_of(cy, ChatLine)  # not "Bo (watching)"
     assert ChatLine("Zoe (watching)", "hello") in table.notices_of(cy, ChatLine)
+
+
+def test_a_seat_drops_a_signed_heartbeat_on_the_seats_stream_and_takes_its_boxed_one() -> None:
+    """Protocol 6: the host beats to its seats in a box each. A signed beat on ``table``
+    (an older host's, or one replayed from ``events``) is dropped, said, and changes
+    nothing; the boxed one is taken."""
+    table = game()
+    me = table.at_seat(0)
+    table.advance(0.1)
+    heard = me.host_heard
+    me.receive(table.topics.table_stream,
+               forge(table.host_identity, "heartbeat", {"at": 999}), table.clock + 0.05)
+    assert me.dropped[-1] == "a signed heartbeat on the seats' stream (an older host's)"
+    assert me.known < 999 and me.host_heard == heard
+    dropped = len(me.dropped)
+    table.advance(table.settings.heartbeat)  # a quiet interval: the host's boxed beat
+    assert me.host_heard is not None and me.host_heard > heard
+    assert len(me.dropped) == dropped

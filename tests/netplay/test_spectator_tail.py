@@ -10,7 +10,7 @@ from netplay.host import HostSession
 from netplay.lobby import table_from_announcement
 from netplay.player import Applied, GameEnded, Verified
 
-from .harness import SHORT, Table, frames
+from .harness import SHORT, Table, frames, seat_heartbeats
 from .test_journal import _crash_and_resume, _journaled
 
 DELAY = 3.0
@@ -98,7 +98,7 @@ def test_spectators_do_not_hear_whom_the_live_table_waits_for() -> None:
     for _ in range(3):
         table.advance(1.0)
     public = [f for _, f in frames(table.broker.log, "/events") if f.type == "heartbeat"]
-    seats = [f for _, f in frames(table.broker.log, "/table") if f.type == "heartbeat"]
+    seats = seat_heartbeats(table)
     assert public and all("wait" not in f.body for f in public)
     assert any(f.body.get("wait") for f in seats)
     assert all("public" in f.body for f in public)

@@ -7,7 +7,7 @@ from engine.state import Phase
 from netplay.codec import decode
 from netplay.player import Applied
 
-from .harness import SHORT, Table, frames
+from .harness import SHORT, Table, seat_heartbeats
 
 CLOCK = 5.0
 
@@ -70,7 +70,7 @@ def test_every_peer_hears_whom_the_table_waits_for_and_counts_it_down() -> None:
     table.advance(0.5)
     table.advance(1.0)
     table.advance(1.0)  # away now (no heartbeat for 2.5 s > 1 s)
-    beats = [f for _, f in frames(table.broker.log, "/table") if f.type == "heartbeat"]
+    beats = seat_heartbeats(table)
     told = beats[-1].body["wait"]
     assert [w[0] for w in told] == [seat]
     (wait,) = other.waiting(table.clock)
