@@ -222,15 +222,7 @@ class _Board:
     def of(cls, state: SequenceState) -> _Board:
         board = cls()
         teams = board.teams = state.teams
-        counts = board.counts = [[0] * _WINDOW_COUNT for _ in range(teams)]
-        total = board.total = [0] * _WINDOW_COUNT
-        for cell, holder in enumerate(state.chips):
-            if holder == EMPTY:
-                continue
-            mine = counts[holder]
-            for w in THROUGH[cell]:
-                mine[w] += 1
-                total[w] += 1
+        board.counts, board.total = _window_counts(state)
         board.gains = [[board._gain(team, w) for w in range(_WINDOW_COUNT)]
                        for team in range(teams)]
         board.breaks = [[board._break(team, w) for w in range(_WINDOW_COUNT)]
@@ -509,10 +501,9 @@ def sequence_worth(state: SequenceState, team: int) -> float:
     return worth
 
 
-def team_worths(state: SequenceState) -> list[float]:
-    """:func:`sequence_worth` of every side at once (each window counted once)."""
-    teams = state.teams
-    counts = [[0] * _WINDOW_COUNT for _ in range(teams)]
+def _window_counts(state: SequenceState) -> tuple[list[list[int]], list[int]]:
+    """Each side's chips in every window of five, and all sides' together."""
+    counts = [[0] * _WINDOW_COUNT for _ in range(state.teams)]
     total = [0] * _WINDOW_COUNT
     for cell, holder in enumerate(state.chips):
         if holder == EMPTY:
@@ -521,6 +512,13 @@ def team_worths(state: SequenceState) -> list[float]:
         for w in THROUGH[cell]:
             mine[w] += 1
             total[w] += 1
+    return counts, total
+
+
+def team_worths(state: SequenceState) -> list[float]:
+    """:func:`sequence_worth` of every side at once (each window counted once)."""
+    teams = state.teams
+    counts, total = _window_counts(state)
     worths = _LINE_WORTH
     out = []
     for team in range(teams):
