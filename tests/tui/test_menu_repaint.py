@@ -12,14 +12,24 @@ from pathlib import Path
 import pytest
 from textual.geometry import Region
 from textual.message import Message
+from textual.pilot import Pilot
 from textual.strip import Strip
 from textual.widgets import OptionList
 
 from tests.tui.conftest import until
-from tui.app import make_app
+from tui.app import StacksApp, make_app
 from tui.screens.menu import MenuScreen
 
 pytestmark = pytest.mark.asyncio
+
+
+async def menu_options(app: StacksApp, pilot: Pilot[None]) -> OptionList:
+    """The menu's option list, once the menu is up with its first option highlighted."""
+    await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+    options = app.screen.query_one("#menu-options", OptionList)
+    await until(pilot, lambda: options.highlighted == 0 and options.has_focus,
+                "the first option highlighted")
+    return options
 
 
 async def test_a_highlight_move_repaints_only_the_two_options_concerned(
@@ -27,10 +37,7 @@ async def test_a_highlight_move_repaints_only_the_two_options_concerned(
 ) -> None:
     app = make_app(profiles=stacks_home)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
-        options = app.screen.query_one("#menu-options", OptionList)
-        await until(pilot, lambda: options.highlighted == 0 and options.has_focus,
-                    "the first option highlighted")
+        options = await menu_options(app, pilot)
         await pilot.pause()
         painted: list[int] = []
         render_line = options.render_line
@@ -59,10 +66,7 @@ async def test_the_highlight_is_where_the_keys_put_it(stacks_home: Path) -> None
     were painted again without it)."""
     app = make_app(profiles=stacks_home)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
-        options = app.screen.query_one("#menu-options", OptionList)
-        await until(pilot, lambda: options.highlighted == 0 and options.has_focus,
-                    "the first option highlighted")
+        options = await menu_options(app, pilot)
         for key in ("down", "down", "down", "up"):
             await pilot.press(key)
         await until(pilot, lambda: options.highlighted == 2, "the third option")
@@ -86,10 +90,7 @@ async def test_the_menus_highlight_moves_post_no_messages(stacks_home: Path) -> 
     which would be dispatched at the list, its box, the screen and the app."""
     app = make_app(profiles=stacks_home)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
-        options = app.screen.query_one("#menu-options", OptionList)
-        await until(pilot, lambda: options.highlighted == 0 and options.has_focus,
-                    "the first option highlighted")
+        options = await menu_options(app, pilot)
         posted: list[Message] = []
         post_message = options.post_message
 

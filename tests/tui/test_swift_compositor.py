@@ -19,6 +19,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList
 
 from tests.tui.conftest import until
+from tests.tui.test_menu_repaint import menu_options
 from tui.app import make_app
 from tui.compositor import SwiftCompositor
 from tui.screens.menu import MenuScreen
@@ -107,10 +108,7 @@ async def test_a_highlight_move_renders_two_lines_of_each_widget_under_them(
     for all of its lines)."""
     app = make_app(profiles=stacks_home)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
-        options = app.screen.query_one("#menu-options", OptionList)
-        await until(pilot, lambda: options.highlighted == 0 and options.has_focus,
-                    "the first option highlighted")
+        options = await menu_options(app, pilot)
         await pilot.pause()
         asked: list[tuple[Widget, int]] = []
         for widget in app.screen._compositor.visible_widgets:
