@@ -10,29 +10,15 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator
 
 import paho.mqtt.client as mqtt
 import pytest
-import pytest_asyncio
 
-from broker.embedded import free_port
-from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
 from netplay import transport as transport_module
 from netplay.transport import BrokerAddress, MqttTransport
 from tests.broker.conftest import LOOPBACK, eventually
 
 PINGS = 3
-
-
-@pytest_asyncio.fixture
-async def mosquitto() -> AsyncIterator[int]:
-    try:
-        find_mosquitto()
-    except RuntimeError:
-        pytest.skip("mosquitto is not installed")
-    async with MosquittoProcess(LOOPBACK, free_port()) as broker:
-        yield broker.port
 
 
 @pytest.mark.asyncio

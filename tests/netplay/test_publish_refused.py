@@ -15,15 +15,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
 
 import aiomqtt
 import paho.mqtt.client as mqtt
 import pytest
-import pytest_asyncio
 
-from broker.embedded import free_port
-from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
 from netplay.names import publish_topic_problem
 from netplay.transport import POISON_DROPS, BrokerAddress, MqttTransport
 from netplay.wire import Outgoing
@@ -38,16 +34,6 @@ UNSENDABLE = ["ok/+", "ok/#", "", "a\ud800b", "x" * 65536]
 """Topics no PUBLISH can carry (MQTT's rules; a lone surrogate is no UTF-8; no length)."""
 TAKEN = ["a b", "a\xa0b", "a\ufdcfb", "a\ufffdb", "a\u2028b", "x" * 65535]
 """Topics it takes, though they are not ASCII or printable."""
-
-
-@pytest_asyncio.fixture
-async def mosquitto() -> AsyncIterator[int]:
-    try:
-        find_mosquitto()
-    except RuntimeError:
-        pytest.skip("mosquitto is not installed")
-    async with MosquittoProcess(LOOPBACK, free_port()) as broker:
-        yield broker.port
 
 
 async def _raw_publish_keeps_the_link(port: int, topic: str) -> bool:
