@@ -16,6 +16,10 @@ The wire form is one JSON object per line, a request and then its reply:
                                                     "settings": {"players": 2, ...}}
 
 (``settings``: for the table's creator only, the fields of the ``open`` that opened it.)
+
+A request may carry an ``"id"`` (a whole number), which its reply repeats: the program
+numbers its requests, so a reply that comes after its request timed out is known for
+what it is and never read as the answer to the next one.
 """
 
 from __future__ import annotations
@@ -81,14 +85,18 @@ async def serve_link(sock: socket.socket, handle: Handler) -> None:
                 break
             if not line:
                 break
+            request_id: int | None = None
             try:
                 request = decode(line)
+                request_id = _request_id(request)
                 reply = await handle(request)
             except ValueError as exc:
                 reply = {"ok": False, "error": f"malformed request: {exc}"}
             except Exception:  # a bug costs one request, never the server
                 log.exception("the server failed on a request from a session")
                 reply = {"ok": False, "error": "the server failed on this request (logged)"}
+            if request_id is not None:
+                reply = {**reply, "id": request_id}
             writer.write(encode(reply))
             await writer.drain()
     except (ConnectionError, OSError):
@@ -97,6 +105,14 @@ async def serve_link(sock: socket.socket, handle: Handler) -> None:
         writer.close()
         with contextlib.suppress(Exception):
             await writer.wait_closed()
+
+
+def _request_id(message: dict[str, Any]) -> int | None:
+    """The request's number, if it has a usable one (a whole number, not a bool)."""
+    value = message.get("id")
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53:
+        return value
+    return None
 
 
 # -- the program's end ------------------------------------------------------------------------
@@ -111,6 +127,7 @@ class ServeLink:
         """How players reach the server: ``ssh -t -p 2222 HOST`` (append ``join TABLE``)."""
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         self._lock: asyncio.Lock | None = None
+        self._next_id = 0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> ServeLink | None:
@@ -134,16 +151,27 @@ class ServeLink:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
+            self._next_id += 1
+            request_id = self._next_id
             try:
                 reader, writer = await self._open()
-                writer.write(encode({"op": op, **fields}))
+                writer.write(encode({**fields, "op": op, "id": request_id}))
                 await writer.drain()
-                line = await asyncio.wait_for(reader.readline(), REPLY_WAIT)
+                reply = await asyncio.wait_for(self._reply(reader, request_id), REPLY_WAIT)
             except TimeoutError:
                 raise LinkError("the server did not answer in time") from None
             except (OSError, ValueError) as exc:
                 self._streams = None
                 raise LinkError(f"can't reach the server: {exc}") from exc
+        if reply.get("ok") is not True:
+            raise LinkError(str(reply.get("error") or "the server refused"))
+        return reply
+
+    async def _reply(self, reader: asyncio.StreamReader, request_id: int) -> Reply:
+        """The reply to request ``request_id``; replies to earlier requests, which came
+        after those timed out, are passed over."""
+        while True:
+            line = await reader.readline()
             if not line:
                 self._streams = None
                 raise LinkError("the server has closed the channel (is it stopping?)")
@@ -151,9 +179,10 @@ class ServeLink:
                 reply = decode(line)
             except ValueError as exc:
                 raise LinkError(f"the server's reply is unreadable: {exc}") from exc
-        if reply.get("ok") is not True:
-            raise LinkError(str(reply.get("error") or "the server refused"))
-        return reply
+            answered = _request_id(reply)
+            if answered is None or answered >= request_id:
+                return reply
+            log.info("a late reply to request %d came after it timed out", answered)
 
     def close(self) -> None:
         streams, self._streams = self._streams, None

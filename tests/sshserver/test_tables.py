@@ -327,3 +327,36 @@ async def test_a_host_that_dies_on_a_bug_is_brought_back_from_its_journal(
             assert alice.verified.is_set()
     finally:
         await keeper.stop()
+
+
+async def test_a_reply_that_comes_after_its_request_timed_out_is_not_taken_for_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server answered a slow request late; the program had given up on it and asked
+    something else: it must get the answer to what it asked now, not the stale one."""
+    monkeypatch.setattr("tui.serve_link.REPLY_WAIT", 0.3)
+    first_done = asyncio.Event()
+    release = asyncio.Event()
+
+    async def handle(request: dict[str, Any]) -> dict[str, Any]:
+        if request["op"] == "slow":
+            await release.wait()
+            first_done.set()
+            return {"ok": True, "answer": "slow"}
+        return {"ok": True, "answer": request["op"]}
+
+    ours, theirs = socket.socketpair()
+    server = asyncio.create_task(serve_link(ours, handle))
+    link = ServeLink(theirs.fileno())
+    try:
+        with pytest.raises(LinkError, match="did not answer in time"):
+            await link.request("slow")
+        release.set()
+        await asyncio.wait_for(first_done.wait(), TIMEOUT)  # its late reply is on the way
+        reply = await asyncio.wait_for(link.request("info"), TIMEOUT)
+        assert reply["answer"] == "info"
+        assert (await asyncio.wait_for(link.request("fill"), TIMEOUT))["answer"] == "fill"
+    finally:
+        link.close()
+        theirs.close()
+        await asyncio.wait_for(server, TIMEOUT)
