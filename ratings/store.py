@@ -434,7 +434,9 @@ class Store:
                 yield dict(from_json(json.loads(row.record)))
 
     def _read(self) -> Any:
-        return self.engine.connect()
+        """A connection for reading only: on SQLite its transaction is a plain ``BEGIN``
+        (WAL: it neither waits for a writer nor holds one up), never ``BEGIN IMMEDIATE``."""
+        return self.engine.execution_options(**{READ_ONLY: True}).connect()
 
     # -- accounts ----------------------------------------------------------------------
 
@@ -602,9 +604,14 @@ def _reason(exc: BaseException) -> str:
     return str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
 
 
+READ_ONLY = "stacks_read_only"
+"""Execution option of the connections :meth:`Store._read` makes."""
+
+
 def _sqlite_setup(engine: AsyncEngine) -> None:
     """WAL (readers don't wait for the writer), a patient busy wait, foreign keys, and
-    ``BEGIN IMMEDIATE``: a writer takes the lock before it reads what it will change."""
+    ``BEGIN IMMEDIATE``: a writer takes the lock before it reads what it will change.
+    A reader's transaction is a deferred ``BEGIN``: it takes no write lock at all."""
 
     @event.listens_for(engine.sync_engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
@@ -618,7 +625,8 @@ def _sqlite_setup(engine: AsyncEngine) -> None:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        reading = conn.get_execution_options().get(READ_ONLY, False)
+        conn.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
 
 def default_database(base: Path) -> str:
