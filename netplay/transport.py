@@ -169,6 +169,14 @@ class Transport(Protocol):
     """Called (on the loop's thread) each time a message is received: a driver that takes
     them with :meth:`ready` waits on this, not on a task per message."""
 
+    reading: bool
+    """Inside a read of the broker's socket, which may bring more messages: each arrival
+    is then followed, once the read is done, by a call of :attr:`on_read_done`."""
+
+    on_read_done: Callable[[], None] | None
+    """Called (on the loop's thread) after each read of the socket that set
+    :attr:`reading`, whatever it brought (a driver may take its turn there and then)."""
+
     async def flushed(self) -> None:
         """Wait until every queued frame was handed to the broker."""
 
@@ -303,6 +311,8 @@ class _Receiving:
     """What both transports do with what they receive: it waits in :class:`Arrivals`."""
 
     _incoming: Arrivals
+    reading = False
+    on_read_done: Callable[[], None] | None = None
 
     @property
     def on_arrival(self) -> Callable[[], None] | None:
@@ -1008,16 +1018,20 @@ class MqttTransport(_Receiving):
 
         def readable() -> None:
             # aiomqtt's reader, and the acknowledgements the read queued written at once.
-            self._writing = True
+            self._writing = self.reading = True
             try:
                 _read(paho, take)
             except Exception as exc:  # a broken link: the client is disconnected
                 failed(exc)
-                return
-            finally:
+            else:
                 self._writing = False
-            if paho.want_write():
-                self._write_now(paho)
+                if paho.want_write():
+                    self._write_now(paho)
+            finally:
+                self._writing = self.reading = False
+                done = self.on_read_done
+                if done is not None:
+                    done()  # what the read brought is taken (by the peer's driver)
 
         self._add_writer = add_writer
         paho._on_message_filtered = _NoFilters()
