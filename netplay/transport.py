@@ -169,9 +169,11 @@ class Transport(Protocol):
     """Called (on the loop's thread) each time a message is received: a driver that takes
     them with :meth:`ready` waits on this, not on a task per message."""
 
-    reading: bool
-    """Inside a read of the broker's socket, which may bring more messages: each arrival
-    is then followed, once the read is done, by a call of :attr:`on_read_done`."""
+    @property
+    def reading(self) -> bool:
+        """Inside a read of the broker's socket, which may bring more messages: each
+        arrival is then followed, once the read is done, by a call of
+        :attr:`on_read_done`."""
 
     on_read_done: Callable[[], None] | None
     """Called (on the loop's thread) after each read of the socket that set
