@@ -26,8 +26,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from nacl import bindings
 from nacl.exceptions import BadSignatureError, CryptoError
-from nacl.public import Box, PrivateKey, PublicKey
 from nacl.signing import SigningKey, VerifyKey
 
 from netplay.errors import FrameError, ProfileError
@@ -113,19 +113,39 @@ class Identity:
     def peer_id(self) -> str:
         return peer_id(self.key)
 
+    @functools.cached_property
+    def _seed(self) -> bytes:
+        return bytes(self.signing_key)
+
+    @functools.cached_property
+    def _secret(self) -> bytes:
+        """libsodium's 64-byte signing key (seed and public key), for ``crypto_sign``."""
+        return bindings.crypto_sign_seed_keypair(self._seed)[1]
+
     def sign(self, data: bytes) -> bytes:
-        return self.signing_key.sign(data).signature
+        """The detached Ed25519 signature (64 bytes) of ``data``: what
+        ``signing_key.sign(data).signature`` is, without its ``SignedMessage``."""
+        return bindings.crypto_sign(data, self._secret)[:SIGNATURE]
 
     def seal_for(self, key: bytes, data: bytes) -> bytes:
         """``data`` sealed so that only the holder of Ed25519 public key ``key`` (and this
-        identity) can read it; ``ValueError`` if ``key`` is not a usable public key."""
-        return _box(bytes(self.signing_key), key).encrypt(self.key + data, _NONCES.next())
+        identity) can read it; ``ValueError`` if ``key`` is not a usable public key.
+
+        The box is ``nonce + crypto_box_easy_afternm(...)``, what PyNaCl's
+        ``Box.encrypt`` makes, through its bindings: the high-level wrapper's objects
+        (an ``EncryptedMessage`` per box, its encoders) cost as much as the cipher."""
+        nonce = _NONCES.next()
+        return nonce + bindings.crypto_box_easy_afternm(
+            self.key + data, nonce, _shared(self._seed, key))
 
     def open_from(self, key: bytes, box: bytes) -> bytes:
         """Open a box that identity ``key`` sealed for this one; ``FrameError`` if it
         isn't one."""
         try:
-            plain = _box(bytes(self.signing_key), key).decrypt(box)
+            if len(box) < NONCE + MAC:
+                raise ValueError("too short")
+            plain = bindings.crypto_box_open_easy_afternm(
+                box[NONCE:], box[:NONCE], _shared(self._seed, key))
         except (CryptoError, ValueError, TypeError):
             raise FrameError("a sealed box that does not open with our key") from None
         if plain[:32] != key:
@@ -133,23 +153,34 @@ class Identity:
         return plain[32:]
 
 
+NONCE = bindings.crypto_box_NONCEBYTES
+MAC = bindings.crypto_box_ZEROBYTES - bindings.crypto_box_BOXZEROBYTES  # 16: the tag
+SIGNATURE = bindings.crypto_sign_BYTES
+PUBLIC_KEY = bindings.crypto_sign_PUBLICKEYBYTES
+
+
 def verify(key: bytes, data: bytes, signature: bytes) -> None:
-    """Raise ``FrameError`` unless ``signature`` is ``key``'s signature of ``data``."""
+    """Raise ``FrameError`` unless ``signature`` is ``key``'s signature of ``data``
+    (``VerifyKey(key).verify(data, signature)``, through PyNaCl's bindings: their
+    lengths checked here, as ``VerifyKey`` would)."""
+    if (type(key) is not bytes or len(key) != PUBLIC_KEY or type(signature) is not bytes
+            or len(signature) != SIGNATURE or not isinstance(data, bytes)):
+        raise FrameError("bad signature")
     try:
-        VerifyKey(key).verify(data, signature)
+        bindings.crypto_sign_open(signature + data, key)
     except (BadSignatureError, ValueError, TypeError):
         raise FrameError("bad signature") from None
 
 
 @functools.lru_cache(maxsize=4096)
-def _box(seed: bytes, key: bytes) -> Box:
-    """The box shared by the identity of ``seed`` and public key ``key``: the Ed25519 ->
-    X25519 conversions and the key exchange once per pair (enough pairs kept for a
-    process hosting hundreds of tables)."""
-    private = SigningKey(seed).to_curve25519_private_key()
+def _shared(seed: bytes, key: bytes) -> bytes:
+    """The key shared by the identity of ``seed`` and public key ``key``
+    (``crypto_box_beforenm``): the Ed25519 -> X25519 conversions and the key exchange
+    once per pair (enough pairs kept for a process hosting hundreds of tables)."""
+    private = bytes(SigningKey(seed).to_curve25519_private_key())
     try:
-        public = VerifyKey(key).to_curve25519_public_key()
-        return Box(PrivateKey(bytes(private)), PublicKey(bytes(public)))
+        public = bytes(VerifyKey(key).to_curve25519_public_key())
+        return bindings.crypto_box_beforenm(public, private)
     except (ValueError, TypeError, CryptoError) as exc:
         raise ValueError(f"not a usable public key: {exc}") from exc
 

@@ -106,6 +106,15 @@ class _Peer:
         """The timer that wakes the loop at its next deadline, and when: kept from one wait
         to the next while the deadline stays (most waits end on a message, not on it)."""
         self._stopped = asyncio.Event()
+        self._parked_for = -math.inf
+        """The deadline the parked driver waits for (its timer's), kept up to date by a
+        turn taken at a read (:meth:`_read_done`)."""
+        self._turning = False
+        self._taken_here = False
+        """A turn taken at a read left the rest of it to the driver (see _read_done)."""
+        self._inline_error: BaseException | None = None
+        """What a turn taken at a read raised: the driver raises it (and stops), as it
+        would have, had it taken the turn itself."""
 
     @property
     def loop_time(self) -> float:
@@ -170,13 +179,69 @@ class _Peer:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
+    def _arrived(self) -> None:
+        """A message came: inside a read of the socket, the turn waits for the read's end
+        (:meth:`_read_done`); otherwise the loop runs one."""
+        if self.transport.reading:
+            self._due = True
+        else:
+            self._wake()
+
+    def _read_done(self) -> None:
+        """A read of the socket is done: when it brought messages and the driver is parked
+        waiting for them, their turn is taken here and now, as the driver would take it,
+        instead of waking it for a turn of the event loop later (a task step, a future and
+        a loop iteration per read, most of a peer's reads bringing one frame)."""
+        if not self._due:
+            return
+        waiter = self._waiter
+        if waiter is None or waiter.done() or self._turning or not self._turn_here():
+            self._wake()
+            return
+        self._due = False
+        loop = asyncio.get_running_loop()
+        session = self.session
+        now = loop.time()
+        self._turning = True
+        try:
+            arrived = self.transport.ready(READY_BATCH)
+            for topic, payload in arrived:
+                session.receive(topic, payload, now)
+            self._after_input()
+            self._flush()
+            deadline = min(session.next_deadline(), self._deadline())
+        except Exception as exc:  # a bug: the driver stops on it, as it would have
+            self._inline_error = exc
+            self._wake()
+            return
+        finally:
+            self._turning = False
+        now = loop.time()
+        if len(arrived) == READY_BATCH or not self._turn_here() or not (
+                now < deadline and now < self._parked_for):
+            # More may wait, frames are held back (for the journal), or a deadline is due:
+            # the driver goes on with this turn (it waits for the frames, reads the rest,
+            # runs the timers) as it would after taking the messages itself.
+            self._taken_here = True
+            self._wake()
+            return
+        self._parked_for = deadline
+        if deadline != self._timer_at:
+            self._set_timer(loop, deadline)
+
+    def _turn_here(self) -> bool:
+        """Whether a turn may be taken at a read (see :meth:`_read_done`): not while
+        frames wait to be published (a host's journal), which the driver waits for."""
+        return True
+
     async def _drive(self) -> None:
         # One future per wait, woken by an arrival, a poke or the next deadline: no task
         # per message and no asyncio.wait (under load the loop's own cost per message
         # was a large part of a peer's).
         loop = asyncio.get_running_loop()
         transport = self.transport
-        transport.on_arrival = self._wake
+        transport.on_arrival = self._arrived
+        transport.on_read_done = self._read_done
         session = self.session
         # The next deadline when the turn that just ended worked it out (it skipped the
         # timers), and the deadline this turn was waited for (-inf: not known).
@@ -190,7 +255,7 @@ class _Peer:
                 else:
                     deadline = known if known is not None else min(
                         session.next_deadline(), self._deadline())
-                    waited_for = deadline
+                    self._parked_for = deadline
                     if deadline != self._timer_at:
                         self._set_timer(loop, deadline)
                     waiter = self._waiter = loop.create_future()
@@ -198,17 +263,24 @@ class _Peer:
                         await waiter
                     finally:
                         self._waiter = None
+                    waited_for = self._parked_for  # moved by the turns taken at reads
+                    error, self._inline_error = self._inline_error, None
+                    if error is not None:
+                        raise error
                 known = None
                 self._due = False
                 now = loop.time()
                 arrived = transport.ready(READY_BATCH)
-                if arrived:
+                taken, self._taken_here = self._taken_here, False
+                if arrived or taken:
                     # What else has arrived is handled in the same turn: under a flood the
                     # loop's own cost per message (waits, ticks) is the larger part.
-                    for topic, payload in arrived:
-                        session.receive(topic, payload, now)
-                    self._after_input()
-                    self._flush()  # answers first, before timers and bots add more
+                    # (``taken``: a turn was taken at a read, and the rest is this one's.)
+                    if arrived:
+                        for topic, payload in arrived:
+                            session.receive(topic, payload, now)
+                        self._after_input()
+                        self._flush()  # answers first, before timers and bots add more
                     await self._published()
                     if len(arrived) == READY_BATCH:
                         self._due = True  # more may wait: take them next turn
@@ -227,6 +299,7 @@ class _Peer:
                 self._flush()
         finally:
             transport.on_arrival = None
+            transport.on_read_done = None
             self._set_timer(loop, float("inf"))
 
     def _set_timer(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
@@ -425,6 +498,9 @@ class Host(_Peer):
     async def _published(self) -> None:
         if self._held:
             await self._all_out.wait()
+
+    def _turn_here(self) -> bool:
+        return not self._held
 
     def _write_journal(self) -> None:
         """Write the session's new entries now; a slow journal starts syncing them at

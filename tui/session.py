@@ -99,6 +99,18 @@ class WatchedTransport:
     def on_arrival(self, listener: Callable[[], None] | None) -> None:
         self.inner.on_arrival = listener
 
+    @property
+    def reading(self) -> bool:
+        return self.inner.reading
+
+    @property
+    def on_read_done(self) -> Callable[[], None] | None:
+        return self.inner.on_read_done
+
+    @on_read_done.setter
+    def on_read_done(self, listener: Callable[[], None] | None) -> None:
+        self.inner.on_read_done = listener
+
     async def receive(self) -> tuple[str, bytes]:
         while True:
             topic, payload = await self.inner.receive()

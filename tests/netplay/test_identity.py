@@ -255,3 +255,29 @@ def test_signatures() -> None:
     ):
         with pytest.raises(FrameError):
             verify(key, data, sig)
+
+
+def test_boxes_and_signatures_are_pynacls_own() -> None:
+    # Sealing and signing go through PyNaCl's bindings, not its Box and SigningKey
+    # objects: what they make must stay what those objects make and take (a box is
+    # ``nonce + ciphertext`` of the pair's shared key, a signature Ed25519's detached
+    # one), so that peers and records of earlier versions still open and verify them.
+    from nacl.public import Box
+    from nacl.signing import VerifyKey
+
+    from netplay.identity import verify
+
+    def box_of(me: Identity, them: Identity) -> Box:
+        return Box(me.signing_key.to_curve25519_private_key(),
+                   them.signing_key.verify_key.to_curve25519_public_key())
+
+    sealed = BOB.seal_for(ALICE.key, b"hand")
+    assert box_of(ALICE, BOB).decrypt(sealed) == BOB.key + b"hand"
+    theirs = box_of(BOB, ALICE).encrypt(BOB.key + b"hand")
+    assert ALICE.open_from(BOB.key, bytes(theirs)) == b"hand"
+
+    assert ALICE.sign(b"data") == ALICE.signing_key.sign(b"data").signature
+    VerifyKey(ALICE.key).verify(b"data", ALICE.sign(b"data"))
+    verify(ALICE.key, b"data", ALICE.signing_key.sign(b"data").signature)
+    with pytest.raises(FrameError):
+        verify(ALICE.key, b"data", bytearray(ALICE.sign(b"data")))  # type: ignore[arg-type]

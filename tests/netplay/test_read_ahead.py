@@ -8,10 +8,21 @@ from __future__ import annotations
 import asyncio
 import random
 
+import paho.mqtt.client as mqtt
 import pytest
 
 from broker.embedded import EmbeddedBroker
-from netplay.transport import READ_AHEAD, BrokerAddress, MqttTransport, _ReadAhead
+from netplay.transport import (
+    READ_AHEAD,
+    BrokerAddress,
+    MqttTransport,
+    _fast_puback,
+    _fast_publish,
+    _fast_reader,
+    _read,
+    _ReadAhead,
+    _Sent,
+)
 from netplay.wire import Outgoing
 from tests.broker.conftest import LOOPBACK, TIMEOUT, eventually
 
@@ -85,3 +96,69 @@ def test_small_reads_are_served_from_one_read_and_nothing_is_lost_between_reads(
     assert sock.recv(10) == b"gh"
     with pytest.raises(BlockingIOError):  # nothing more: paho waits for the next read
         sock.recv(1)
+
+
+def _packet(first: int, body: bytes) -> bytes:
+    length, header = len(body), bytearray((first,))
+    while True:
+        byte, length = length & 0x7F, length >> 7
+        header.append(byte | 0x80 if length else byte)
+        if not length:
+            return bytes(header) + body
+
+
+def _publish(topic: str, payload: bytes, *, qos: int = 0, mid: int = 0) -> bytes:
+    name = topic.encode()
+    ident = mid.to_bytes(2, "big") if qos else b""
+    return _packet(0x30 | qos << 1, len(name).to_bytes(2, "big") + name + ident + payload)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_transports_own_reader_takes_every_packet_paho_would_however_the_bytes_are_cut(
+    seed: int,
+) -> None:
+    """The usual packets (QoS 0 PUBLISH, the PUBACK of a frame the transport sent itself)
+    are read whole by the transport, the others (a QoS 1 PUBLISH, a PUBACK of paho's own
+    frame, a PINGRESP, a topic that is not UTF-8) by paho, from the same bytes cut
+    anywhere: each frame is delivered once, in order, each frame of ours acknowledged."""
+    rng = random.Random(seed)
+    paho = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+    delivered: list[tuple[str, bytes]] = []
+    expected: list[tuple[str, bytes]] = []
+    fast: dict[int, _Sent] = {}
+    ours: list[_Sent] = []
+    stream = bytearray()
+    for n in range(200):
+        kind = rng.choice(["frame"] * 6 + ["ours", "theirs", "qos1", "ping", "bad topic"])
+        if kind == "frame":
+            item = (f"t/{n}/{rng.choice(['a', 'ü'])}", rng.randbytes(rng.choice([0, 5, 200, 3000])))
+            expected.append(item)
+            stream += _publish(*item)
+        elif kind == "ours":
+            sent = fast[1000 + n] = _Sent(1000 + n)
+            ours.append(sent)
+            stream += _packet(0x40, (1000 + n).to_bytes(2, "big"))
+        elif kind == "theirs":
+            stream += _packet(0x40, (30000 + n).to_bytes(2, "big"))  # paho knows nothing of it
+        elif kind == "qos1":
+            item = (f"q/{n}", rng.randbytes(50))
+            expected.append(item)
+            stream += _publish(*item, qos=1, mid=n + 1)
+        elif kind == "ping":
+            stream += b"\xd0\x00"
+        else:
+            stream += _packet(0x30, b"\x00\x02\xff\xfe" + b"payload")  # dropped, said once
+    cuts = sorted(rng.sample(range(1, len(stream)), 80))
+    pieces = [bytes(stream[a:b]) for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
+    sock = _ReadAhead(_Pieces(pieces))  # type: ignore[arg-type]
+    paho._sock = sock  # type: ignore[assignment]
+    paho.on_message = lambda _c, _u, message: delivered.append((message.topic, message.payload))
+    deliver = lambda topic, payload: delivered.append((topic, payload))  # noqa: E731
+    paho._handle_publish = _fast_publish(paho, deliver)  # type: ignore[method-assign,assignment]
+    paho._handle_pubackcomp = _fast_puback(paho, fast)  # type: ignore[method-assign,assignment]
+    take = _fast_reader(paho, sock, deliver, fast)
+    while sock.sock.pieces or sock.pending():  # type: ignore[attr-defined]
+        _read(paho, take)  # the socket is readable: one wake of the loop's reader
+    assert delivered == expected
+    assert all(sent.is_published() for sent in ours) and not fast
+    assert paho._sock is sock and paho._in_packet["command"] == 0  # no link dropped
