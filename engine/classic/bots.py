@@ -429,6 +429,11 @@ DEFAULT_HORIZON: Final = 4
 """Turns a playout runs before the position is scored."""
 DEFAULT_WIDTH: Final[int | None] = 6
 """Moves the search considers at a decision (the best by medium's scores)."""
+DEFAULT_SPENT: Final = "none"
+"""Whose scores leave out the windows a sequence has spent (:func:`spent_windows`):
+``"none"``, medium's scores everywhere; ``"mine"``, the bot's own and the evaluation's
+(the opponents are modelled as medium, which counts them); ``"all"``, every seat's.
+Measured no better than ``"none"`` in the search (docs/bots.md, 2026-12-06)."""
 DEFAULT_TEMPERATURE: Final[float | None] = None
 """``None``: medium's favourite gets half the prior (a softmax measured no better)."""
 _SAFETY: Final = 0.85
@@ -589,6 +594,39 @@ _SCORE: Final = operator.itemgetter(0)
 """Sorted by it in reverse, equal scores keep their order (Python's sort is stable)."""
 
 
+def spent_windows(state: SequenceState) -> frozenset[int]:
+    """The windows that can no longer make a sequence for anyone: those sharing two or
+    more spaces with a sequence already made (one shared space is all the rules allow,
+    and the other sides can never fill a window holding another side's sequence chips).
+    Medium counts them as open lines: beside a sequence of five it sees a line of four."""
+    if not state.sequences:
+        return frozenset()
+    spent: set[int] = set()
+    for sequence in state.sequences:
+        shared: dict[int, int] = {}
+        for cell in sequence.cells:
+            for w in THROUGH[cell]:
+                shared[w] = shared.get(w, 0) + 1
+        spent.update(w for w, n in shared.items() if n >= 2)
+    return frozenset(spent)
+
+
+def _unspend(team: int, legal: list[SequenceAction], scores: list[float], board: _Board,
+             spent: frozenset[int]) -> None:
+    """Medium's ``scores`` of ``legal`` less what the ``spent`` windows add to them."""
+    gains, breaks = board.gains[team], board.breaks[team]
+    for i, action in enumerate(legal):
+        if type(action) is PlaceChip and not action.claim:
+            worth = gains
+        elif type(action) is RemoveChip:
+            worth = breaks
+        else:
+            continue
+        for w in THROUGH[action.cell]:
+            if w in spent:
+                scores[i] -= worth[w]
+
+
 def _ranked_afresh(view: SequenceState, seat: Seat, legal: list[SequenceAction]
                    ) -> list[tuple[float, SequenceAction]]:
     scorer = _Scorer(view, seat)
@@ -641,12 +679,20 @@ class SequenceGameForSearch:
     the playout's move.
     """
 
-    __slots__ = ("_board", "_legal", "_ranked", "_state", "policy", "rng", "spread",
-                 "temperature", "width")
+    __slots__ = ("_board", "_legal", "_ranked", "_spent", "_state", "me", "policy", "rng",
+                 "spent", "spread", "temperature", "width")
 
     def __init__(self, policy: MediumSequenceBot, rng: Rng, *, width: int | None = None,
-                 temperature: float | None = None, spread: float = _SPREAD) -> None:
+                 temperature: float | None = None, spread: float = _SPREAD,
+                 spent: str = "none") -> None:
+        if spent not in ("none", "mine", "all"):
+            raise ValueError(f"unknown spent-window mode {spent!r}")
         self.policy = policy
+        self.spent = spent
+        self.me: Seat | None = None
+        self._spent: tuple[tuple[tuple[int, ...], ...], frozenset[int]] = ((), frozenset())
+        """The last sequences seen and their spent windows (they change only when a
+        sequence is made)."""
         self.spread = spread
         self.rng = rng
         self.width = width
@@ -672,7 +718,7 @@ class SequenceGameForSearch:
         if len(legal) == 1:
             self._legal = None
             return legal
-        scored = ranked(state, seat, legal, self._board if state is self._state else None)
+        scored = self._ranked_for(state, seat, legal)
         kept: list[SequenceAction] = []
         if self.width is None:
             kept = legal
@@ -691,6 +737,31 @@ class SequenceGameForSearch:
             kept = [action for _, action in top]
         self._legal, self._ranked = kept, scored
         return kept
+
+    def _spent_for(self, state: SequenceState, seat: Seat | None) -> frozenset[int]:
+        """The spent windows to leave out of ``seat``'s scores (``None``: the evaluation)."""
+        if not state.sequences or self.spent == "none" or (
+                self.spent == "mine" and seat is not None and seat != self.me):
+            return frozenset()
+        made = tuple(sequence.cells for sequence in state.sequences)
+        if self._spent[0] != made:
+            self._spent = (made, spent_windows(state))
+        return self._spent[1]
+
+    def _ranked_for(self, state: SequenceState, seat: Seat, legal: list[SequenceAction]
+                    ) -> list[tuple[float, SequenceAction]]:
+        board = self._board if state is self._state else None
+        spent = self._spent_for(state, seat)
+        if not spent:
+            return ranked(state, seat, legal, board)
+        if board is None:
+            board = _Board.of(state)
+        team = state.team_of(seat)
+        scores = _scores(team, legal, board)
+        _unspend(team, legal, scores, board, spent)
+        scored = list(zip(scores, legal, strict=True))
+        scored.sort(key=_SCORE, reverse=True)
+        return scored
 
     def decider(self, state: SequenceState) -> tuple[Seat, list[SequenceAction]]:
         seat = state.current
@@ -762,7 +833,12 @@ class SequenceGameForSearch:
             return legal[0]
         if state is not self._state or board is None:
             return self.playout(state, seat, self.prune(state, seat, legal))
-        scores = _scores(state.team_of(seat), legal, board)
+        team = state.team_of(seat)
+        scores = _scores(team, legal, board)
+        if state.sequences and self.spent != "none":
+            spent = self._spent_for(state, seat)
+            if spent:
+                _unspend(team, legal, scores, board, spent)
         top = max(scores)
         # The sorted list's best entries are the first top-scoring ones in legal's order
         # (a stable sort); the pruned list keeps the first ``width`` distinct in meaning.
@@ -785,6 +861,10 @@ class SequenceGameForSearch:
         if state is self._state and board is not None:
             worth = [_SEQUENCE_WORTH * state.sequence_count(team) + board.lines[team]
                      for team in range(state.teams)]
+            if state.sequences and self.spent != "none" and state.outcome is None:
+                for w in self._spent_for(state, None):
+                    for team in range(state.teams):
+                        worth[team] -= board._line(team, w)
             return sequence_rewards(state, worth, self.spread)
         return sequence_rewards(state, spread=self.spread)
 
@@ -807,7 +887,8 @@ class HardSequenceBot:
     Measured no better (docs/bots.md), kept for experiments: ``c_puct``, the search's
     exploration constant; ``opponents="policy"``, the other seats play medium's move inside
     the tree too (the tree holds this seat's decisions only); ``spread``, the worth lead
-    whose reward is about 0.73."""
+    whose reward is about 0.73. ``spent``: whose scores leave out the windows a sequence
+    has spent (:data:`DEFAULT_SPENT`)."""
 
     SEARCHES = True
     """It thinks for its budget: peers decide with it off their event loop."""
@@ -819,7 +900,7 @@ class HardSequenceBot:
         iterations: int | None = None, horizon: int | None = DEFAULT_HORIZON,
         width: int | None = DEFAULT_WIDTH, temperature: float | None = DEFAULT_TEMPERATURE,
         clock: Callable[[], float] = time.perf_counter, c_puct: float = C_PUCT,
-        opponents: str = "tree", spread: float = _SPREAD,
+        opponents: str = "tree", spread: float = _SPREAD, spent: str = DEFAULT_SPENT,
     ) -> None:
         if budget <= 0:
             raise ValueError("the search budget must be more than 0 seconds")
@@ -831,7 +912,8 @@ class HardSequenceBot:
         rng = random.Random(seed)
         policy = MediumSequenceBot(rng.randbytes(16))
         self._game = SequenceGameForSearch(policy, Rng(rng.randbytes(16)), width=width,
-                                           temperature=temperature, spread=spread)
+                                           temperature=temperature, spread=spread,
+                                           spent=spent)
         self._search = Search(self._game, rng, horizon=horizon, clock=clock, c_puct=c_puct,
                               opponents=opponents)
 
@@ -844,6 +926,7 @@ class HardSequenceBot:
     ) -> SequenceAction:
         started = self._clock()
         search = self._search
+        self._game.me = seat
         legal = self._game.prune(view, seat, legal)
         options = search.options(view, legal)
         search.stats = SearchStats(choices=len(options))

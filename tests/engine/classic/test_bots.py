@@ -9,7 +9,7 @@ import pytest
 
 from engine.cards import HIDDEN
 from engine.classic.actions import ExchangeDeadCard, PlaceChip, RemoveChip, SequenceAction
-from engine.classic.board import parse_cell
+from engine.classic.board import WINDOW_OF, parse_cell
 from engine.classic.bots import (
     DEFAULT_WIDTH,
     SEQUENCE_BOT_NAMES,
@@ -22,6 +22,7 @@ from engine.classic.bots import (
     make_sequence_bot,
     ranked,
     sequence_rewards,
+    spent_windows,
 )
 from engine.classic.config import PLAYER_COUNTS
 from engine.classic.game import SequenceGame
@@ -188,6 +189,39 @@ def test_hard_searches_only_the_spaces_that_matter_and_blocks_a_four_with_a_wild
     bot = HardSequenceBot(b"w", iterations=60)
     assert bot.choose(view, 0, legal) == PlaceChip(0, jack, parse_cell("F3"))
     assert DEFAULT_WIDTH is not None and bot.stats.choices == DEFAULT_WIDTH
+
+
+def _beside_a_sequence() -> tuple[SequenceState, int, int]:
+    """Blue's sequence B1..F1, Green's open four B3..E3; Blue holds 7S (G1, beside its
+    sequence) and 5D (F3, Green's fifth space). The 7S and 5D ids come back too."""
+    c = SequenceCards()
+    seven, five = c("7S"), c("5D")
+    hand = [seven, five, *c.many("2H", "3H", "4H", "6H", "8H")]
+    ours = ["B1", "C1", "D1", "E1", "F1"]
+    chips = dict.fromkeys(ours, 0) | dict.fromkeys(["B3", "C3", "D3", "E3"], 1)
+    return sequence_table(2, hands={0: hand}, chips=chips, sequences=[(0, ours)]), seven, five
+
+
+def test_the_windows_sharing_two_spaces_with_a_sequence_are_spent() -> None:
+    state, _, _ = _beside_a_sequence()
+    row = [parse_cell(f"{col}1") for col in "ABCDEFGHIJ"]
+    # A1..E1 holds four of B1..F1's spaces, E1..I1 two, F1..J1 only F1 (a second sequence
+    # may share one space): the first five windows of the row can make no sequence.
+    assert {WINDOW_OF[tuple(row[s:s + 5])] for s in range(5)} <= spent_windows(state)
+    assert WINDOW_OF[tuple(row[5:10])] not in spent_windows(state)
+    assert not spent_windows(sequence_table(2, chips=dict.fromkeys(["B1", "C1"], 0)))
+
+
+def test_hard_without_spent_windows_blocks_the_four_medium_leaves_for_a_void_line() -> None:
+    state, seven, five = _beside_a_sequence()
+    view = view_for(state, 0)
+    legal = legal_actions(view, 0)
+    # Medium counts C1..G1 as an open line of four: G1 "completes" it, a sequence the
+    # rules won't register (it shares four spaces with B1..F1), and Green's four stays.
+    assert MediumSequenceBot(b"m").choose(view, 0, legal) == PlaceChip(0, seven, parse_cell("G1"))
+    for iterations in (1, 40):
+        bot = HardSequenceBot(b"w", iterations=iterations, spent="mine")
+        assert bot.choose(view, 0, legal) == PlaceChip(0, five, parse_cell("F3"))
 
 
 def test_hard_with_opponents_playing_medium_searches_its_own_decisions_only() -> None:
