@@ -89,6 +89,20 @@ _REFUSALS: dict[int, str] = {
 }
 _LOGIN_REFUSALS = {4, 5, 134, 135}
 
+KEEPALIVE = 10
+"""Seconds of MQTT keepalive a peer connects with unless told otherwise (a spectator)."""
+PRESENCE_KEEPALIVE = 2
+"""Seconds of keepalive of a host and its seated players: on a broker that enforces it (the
+host finds out, ``netplay.probe``) a frozen peer's last will comes soon enough to stand for
+its heartbeats. Mosquitto 2.0 drops a client more than 1.5 x its keepalive silent (in whole
+seconds) on a check it runs every 6 s: with 2 s that is at most ~10 s after the freeze, the
+``away_after`` a seat is held to; 3 s would be up to 12 s (measured: 6 s, 6 s and 12 s
+from the CONNECT for 2, 3 and 5 s). A peer that sends nothing for this long sends a PINGREQ,
+which the broker answers and no peer of the table handles."""
+
+Will = Outgoing | Callable[[], Outgoing] | None
+"""A transport's last will: none, one frame, or what makes one for each connection."""
+
 
 def refusal_code(exc: BaseException) -> int | None:
     """The CONNACK return code of a refused connection, or ``None`` for other errors."""
@@ -490,16 +504,21 @@ class MqttTransport(_Receiving):
         subscriptions: Sequence[str],
         *,
         client_name: str,
-        will: Outgoing | None = None,
+        will: Will = None,
         username: str | None = None,
         password: str | None = None,
-        keepalive: int = 10,
+        keepalive: int = KEEPALIVE,
         connect_timeout: float = 5.0,
     ) -> None:
         self.address = address
         self.subscriptions = list(subscriptions)
         self.client_name = client_name
         self.will = will
+        """The last will, or what makes a fresh one for each connection attempt (a peer's
+        will names its connection, so an old one can't be replayed: docs/protocol.md)."""
+        self.on_connect: Callable[[], None] | None = None
+        """Called at every connect, once subscribed, before the retained frames are
+        published again (a peer says it is online on the new connection)."""
         self.username = address.username or username
         self.password = address.password or password
         self.keepalive = keepalive
@@ -616,10 +635,9 @@ class MqttTransport(_Receiving):
 
     def _new_client(self) -> aiomqtt.Client:
         will = None
-        if self.will is not None:
-            will = aiomqtt.Will(
-                self.will.topic, self.will.payload, qos=self.will.qos, retain=self.will.retain
-            )
+        last = self.will() if callable(self.will) else self.will
+        if last is not None:
+            will = aiomqtt.Will(last.topic, last.payload, qos=last.qos, retain=last.retain)
         tls = ssl.create_default_context() if self.address.tls else None
         return _Client(
             self.address.host,
@@ -648,6 +666,8 @@ class MqttTransport(_Receiving):
                     for topic in self.subscriptions:
                         await self._subscribe(client, topic)
                     self.connects += 1
+                    if self.on_connect is not None:
+                        self.on_connect()
                     if self.connects > 1:
                         self._republish_retained()
                     self.connected.set()
@@ -919,19 +939,24 @@ class MemoryTransport(_Receiving):
 
     def __init__(
         self, broker: AsyncMemoryBroker, subscriptions: Sequence[str],
-        *, will: Outgoing | None = None,
+        *, will: Will = None,
     ) -> None:
         self.broker = broker
         self.subscriptions = list(subscriptions)
         self.will = will
+        self._will: Outgoing | None = None
+        self.on_connect: Callable[[], None] | None = None
         self.connected = asyncio.Event()
         self._incoming = Arrivals()
 
     async def start(self) -> None:
+        self._will = self.will() if callable(self.will) else self.will
         put = self._incoming.put
         for pattern in self.subscriptions:
             self.broker.subscribe(self, pattern, lambda t, p: put((t, p)))
         self.connected.set()
+        if self.on_connect is not None:
+            self.on_connect()
 
     async def stop(self) -> None:
         self.broker.unsubscribe_all(self)
@@ -940,8 +965,8 @@ class MemoryTransport(_Receiving):
     def vanish(self) -> None:
         """Drop off like a killed process: the broker publishes the last will."""
         self.broker.unsubscribe_all(self)
-        if self.will is not None:
-            self.broker.publish(self.will.topic, self.will.payload, self.will.retain)
+        if self._will is not None:
+            self.broker.publish(self._will.topic, self._will.payload, self._will.retain)
 
     def publish(self, out: Outgoing) -> None:
         self.broker.publish(out.topic, out.payload, out.retain)
