@@ -385,6 +385,8 @@ class HostSession:
         heartbeat (sent or skipped): within the interval, it stands for the beat."""
         self._beat_said = True
         """The last heartbeat sent said whom the table waits for, in words."""
+        self._rest_said = False
+        """The last heartbeat sent told the seats presence rests on the broker."""
         self.beats_skipped = 0
         self._answers = Bucket(ANSWER_LIMIT, now)
         self.watch = AnnounceWatch(identity.key, now)
@@ -651,17 +653,22 @@ class HostSession:
         says = any(w.away is not None or w.left is not None for w in waits)
         delay = self.settings.spectator_delay > 0
         rest = self._rests()
-        every = REST_HEARTBEAT if rest and not says and not self._beat_said \
-            else self.settings.heartbeat
+        # The host's own pace: rare only while nobody needs it (a waiting line in words, a
+        # turn clock counting down, a spectator timing the host out on ``events``).
+        quiet = rest and not says and not self._beat_said and not self.spectators \
+            and not delay
+        every = REST_HEARTBEAT if quiet else self.settings.heartbeat
         self._next_heartbeat = next_beat(self.now, every)
         heard, self._events_at = self._events_at, None
-        if heard is not None and not delay and not says and not self._beat_said:
+        if heard is not None and not delay and not says and not self._beat_said \
+                and rest == self._rest_said:
             due = next_beat(heard, every)
             if due > self.now:
                 self._next_heartbeat = due
                 self.beats_skipped += 1
                 return
         self._beat_said = says
+        self._rest_said = rest  # a change of pace is never skipped: the seats follow it
         body: dict[str, Any] = {"at": len(self.batches)}
         if delay:
             body["public"] = self.released
@@ -685,12 +692,10 @@ class HostSession:
                                    [None if key is None else seats for key in keys], qos=0)
 
     def _rests(self) -> bool:
-        """Whether presence rests on the broker now: it was found to fire wills in time,
-        and nothing the seats show depends on the host's beat pace (a turn clock, a
-        spectator delay: they keep it), nor does a spectator (who times the host out on
-        its signed beats), and the game is not over (the end has its own exchanges)."""
-        return (self.resting and not self.spectators and self.settings.turn_clock == 0
-                and self.settings.spectator_delay == 0 and not self.over)
+        """Whether the seats' presence rests on the broker now (``rest`` in their beats):
+        it was found to fire wills in time, and the game is not over (the end has its own
+        exchanges, which the seats' beats drive)."""
+        return self.resting and not self.over
 
     def _to_everyone(self, type_: str, body: dict[str, Any], *, qos: int = 1) -> None:
         """One signed frame for the seats on ``table`` and, the same bytes, for the
@@ -848,7 +853,9 @@ class HostSession:
                 raise FrameError("an online of a connection whose will was taken")
             self._note_conn(key, conn, seq)
         else:
-            if info.conn is not None and conn != info.conn:
+            # A will names the connection it was made for, and is signed as that connection
+            # begins: one of a connection older than the newest the host knows is stale.
+            if info.conn is not None and conn != info.conn and seq <= info.conn_seq:
                 raise FrameError("an offline of an earlier connection (a stale will)")
             if conn not in info.ended:
                 info.ended.append(conn)

@@ -680,7 +680,7 @@ class PlayerSession:
             raise FrameError(f"frame for table {frame.table!r}")
         if topic == t.announce:
             if frame.type == "offline":
-                self._will(frame.sender, frame.body)
+                self._will(frame.sender, frame.seq, frame.body)
                 return
             if frame.type != "announce":
                 raise FrameError("not an announcement")
@@ -895,7 +895,7 @@ class PlayerSession:
         if known is None or known[0] != host or seq > known[1]:
             self._host_conn = (host, seq, conn)
 
-    def _will(self, sender: bytes, body: dict[str, Any]) -> None:
+    def _will(self, sender: bytes, seq: int, body: dict[str, Any]) -> None:
         """The host's last will: signed when it connected, published by the broker when
         the host vanished. Taken whatever its seq (it is older than the announcements that
         followed it), but only for the connection the host's newest announcement names
@@ -904,7 +904,10 @@ class PlayerSession:
         if key_bytes(body, "host") != sender:
             raise FrameError("a last will not signed by the host it names")
         known = self._host_conn
-        if known is not None and known[0] == sender and body.get("conn") != known[2]:
+        if known is not None and known[0] == sender and body.get("conn") != known[2] \
+                and seq <= known[1]:
+            # Signed as its connection began: older than the newest announcement, and of
+            # another connection, it is a replay.
             raise FrameError("the last will of an earlier connection of the host")
         if not self.trust.expects(sender):
             raise FrameError(f"the last will of another host ({fingerprint(sender)})")

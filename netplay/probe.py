@@ -33,11 +33,15 @@ from dataclasses import dataclass
 log = logging.getLogger("netplay.probe")
 
 PROBE_KEEPALIVE = 2
-"""Seconds of keepalive the probe connects with (the shortest a broker's check is likely
-to honour; the probe is over in a few seconds)."""
-PROBE_MARGIN = 2.5
-"""Seconds allowed beyond 1.5 x the keepalive for the will to arrive: a broker checks its
-clients' keepalives on its own tick (Mosquitto 2.0: about a second late, measured)."""
+"""Seconds of keepalive the probe connects with: the peers' own
+(``netplay.transport.PRESENCE_KEEPALIVE``), so the probe measures what a frozen peer gets."""
+PROBE_MARGIN = 7.0
+"""Seconds allowed beyond 1.5 x the keepalive for the will to arrive. Mosquitto 2.0 counts
+the silence in whole seconds and checks its clients only every 6 s (``keepalive__check``:
+``last_keepalive_check + 5 < now``), so a client silent for more than 1.5 x its keepalive
+is dropped up to ~7 s later (measured from the CONNACK: 5.1-6.0 s for 2 s, 12 s for
+5 s); newer brokers check every second. With 2 s the deadline is 10 s: the ``away_after``
+a frozen seat must be found within."""
 CONNECT_TIMEOUT = 5.0
 
 
