@@ -150,3 +150,17 @@ def test_a_forged_probe_answer_trusts_nothing() -> None:
     table.inject(probe.topic, bytes(16))
     table.inject(probe.topic, probe.nonce[:-1])
     assert not table.host.resting
+
+
+def test_a_resting_hosts_silence_is_not_called_unresponsive_until_its_beat_is_late() -> None:
+    table, player = game_on(78)
+    heard = player.host_heard
+    assert heard is not None
+    assert player.host_late_for(heard + 3.0) == 3.0  # beating every 2 s: 3 s is late
+    trust(table)
+    table.advance(2.1)
+    assert player.resting
+    heard = player.host_heard
+    assert heard is not None
+    assert player.host_late_for(heard + 8.0) is None  # it beats after 10 s of silence
+    assert player.host_late_for(heard + 11.0) == 11.0
