@@ -54,6 +54,7 @@ from netplay.record import write_new_record, write_record
 from netplay.transport import (
     KEEPALIVE,
     PRESENCE_KEEPALIVE,
+    PRESENCE_PING,
     BrokerAddress,
     MemoryTransport,
     MqttTransport,
@@ -96,6 +97,7 @@ def _transport(
     return MqttTransport(
         address, subscriptions, client_name=name, will=will, username=username,
         password=password, keepalive=keepalive,
+        ping_every=PRESENCE_PING if keepalive == PRESENCE_KEEPALIVE else None,
     )
 
 
