@@ -76,13 +76,9 @@ a peer sends often, goes sealed, a box costing either end a fraction of a signat
 ACTION_ORDER = "sealed-actions"
 """The replay guard's name for the order of the action frames inside sealed ones."""
 REST_HEARTBEAT = 10.0
-"""The longest the host stays silent to its seats while presence rests on the broker
+"""The longest the host stays silent to its seats while its presence rests on the broker
 (:attr:`HostSession.resting`): a frozen host is found by its last will then, and a beat
 only tells the seats how far the game got (a batch lost at the end of a silence)."""
-REST_AWAY = 75.0
-"""Seconds without a frame after which a seat counts as away while presence rests on the
-broker: seats beat every 30 s then (``netplay.player.REST_BEAT``), so two beats may be
-lost; a frozen or vanished seat is found by its last will long before."""
 CONN_LEN = 8
 """Bytes of a connection nonce (``netplay.player.CONN_LEN``)."""
 ENDED_CONNS = 8
@@ -373,8 +369,8 @@ class HostSession:
         self._will_made = False
         self._announced_conn: bytes | None = None
         self.resting = False
-        """Presence rests on the broker: it was found to fire a silent client's last will
-        in time (``netplay.probe``). Seats then beat rarely and the host after
+        """The host's presence rests on the broker: it was found to fire a silent client's
+        last will in time (``netplay.probe``), so the host beats after
         :data:`REST_HEARTBEAT` of silence (docs/protocol.md, *Presence*)."""
         self.probe: Probe | None = None
         self.probe_until: float | None = None
@@ -692,9 +688,9 @@ class HostSession:
                                    [None if key is None else seats for key in keys], qos=0)
 
     def _rests(self) -> bool:
-        """Whether the seats' presence rests on the broker now (``rest`` in their beats):
-        it was found to fire wills in time, and the game is not over (the end has its own
-        exchanges, which the seats' beats drive)."""
+        """Whether the host's presence rests on the broker now (``rest`` in the seats'
+        beats: they wait longer for it): it was found to fire wills in time, and the game
+        is not over."""
         return self.resting and not self.over
 
     def _to_everyone(self, type_: str, body: dict[str, Any], *, qos: int = 1) -> None:
@@ -1501,11 +1497,7 @@ class HostSession:
             info = self.seats[seat]
             if info is None or info.is_bot:
                 continue
-            away = None
-            if self._away(info):
-                since = info.last_seen if info.offline_at is None or not self.resting \
-                    else info.offline_at
-                away = self.now - since
+            away = self.now - info.last_seen if self._away(info) else None
             if self._in_window():
                 left = None if race is None else max(0.0, race.deadline - self.now)
                 out.append(Wait(seat, away, None, left))
@@ -1574,13 +1566,7 @@ class HostSession:
         return played
 
     def _away(self, info: SeatInfo) -> bool:
-        return not info.online or self.now - info.last_seen > self._away_after()
-
-    def _away_after(self) -> float:
-        """Seconds of silence after which a seat counts as away: ``away_after``, or while
-        presence rests on the broker :data:`REST_AWAY` (its will says it sooner)."""
-        return max(REST_AWAY, self.settings.away_after) if self.resting \
-            else self.settings.away_after
+        return not info.online or self.now - info.last_seen > self.settings.away_after
 
     def _standin_due(self) -> float | None:
         """When a stand-in bot takes the current player's turn, if that player stays away."""
@@ -1591,7 +1577,7 @@ class HostSession:
         info = self.seats[current]
         if info is None or info.is_bot or info.standin is not None:
             return None
-        away_from = info.last_seen + self._away_after()
+        away_from = info.last_seen + self.settings.away_after
         if not info.online and info.offline_at is not None:
             away_from = min(away_from, info.offline_at)
         return away_from + self.settings.grace

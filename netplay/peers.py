@@ -728,7 +728,7 @@ class Player(_Peer):
         self.transport = transport = _transport(
             broker, self.player.subscriptions(), name=f"{'watch' if watch else 'player'}-{name}",
             will=self.player.last_will, username=identity.peer_id, password=password,
-            keepalive=KEEPALIVE if watch else PRESENCE_KEEPALIVE,
+            keepalive=KEEPALIVE,
         )
         transport.on_connect = self._connected
         self._notices: asyncio.Queue[Notice | None] = asyncio.Queue()

@@ -54,11 +54,6 @@ HOST_SILENT = 5.0
 """Seconds without a frame from the host (it heartbeats at least every 2 s) before it
 counts as offline: a frozen host fires no last will until the broker's keepalive (amqtt:
 never)."""
-REST_BEAT = 30.0
-"""Seconds between a seat's heartbeats while the host says presence rests on the broker
-(``rest`` in its beats, protocol 7): the broker's last will tells the host of a frozen seat
-(``netplay.probe``), so a beat only says what the seat has applied (a safety net; a seat
-that misses a batch, or is catching up, or waits for the end, beats as before)."""
 REST_HOST_SILENT = 14.0
 """:data:`HOST_SILENT` while the host rests (it beats after 10 s of silence instead of
 2 s; a frozen host is found by its last will, within ~10 s, on such a broker)."""
@@ -351,8 +346,8 @@ class PlayerSession:
         self.dropped: list[str] = []
         self._next_heartbeat = now
         self.resting = False
-        """The host says presence rests on the broker (``rest`` in its boxed beats): this
-        seat beats every :data:`REST_BEAT` and waits :data:`REST_HOST_SILENT` for it."""
+        """The host says its presence rests on the broker (``rest`` in its boxed beats): it
+        beats after 10 s of silence, and this seat waits :data:`REST_HOST_SILENT` for it."""
         self.conn = os.urandom(CONN_LEN)
         """This connection's nonce: the last will and the ``online`` name it, so a will of
         an earlier connection, replayed, can't mark the seat away (protocol 7)."""
@@ -504,17 +499,6 @@ class PlayerSession:
         """Seconds of silence after which the host counts as offline."""
         return REST_HOST_SILENT if self.resting else HOST_SILENT
 
-    def _beat_every(self) -> float:
-        """Seconds to the next beat: :data:`REST_BEAT` while the host rests and a beat
-        would tell it nothing it needs (no batch missing or waited for, no catch-up, the
-        game not over and unverified); else the usual interval."""
-        pending = self.pending
-        view = self.view
-        tells = (pending.batches or pending.gap_since is not None or self._chunk is not None
-                 or self.known > self.applied
-                 or (view is not None and view.outcome is not None and self.verdict is None))
-        return REST_BEAT if self.resting and not tells else self.heartbeat_every
-
     @property
     def spectator_delay(self) -> float:
         """Seconds the table's spectators see the game late, as announced (0: none, or
@@ -591,7 +575,7 @@ class PlayerSession:
                 and not self._join_sent and not self.joined and self._may_join():
             self._send_join()  # the bare name listened long enough: one host claims it
         if now >= self._next_heartbeat and self.joined:
-            self._next_heartbeat = next_beat(now, self._beat_every())
+            self._next_heartbeat = next_beat(now, self.heartbeat_every)
             if not self._answered_lately(now):
                 self._to_host("heartbeat", {"at": self.applied}, qos=0)
             self._acted_at = self._answered_at = None
@@ -1259,12 +1243,7 @@ class PlayerSession:
             if isinstance(entries, list) else []
         self.waits = (self.now, [w for w in waits if w is not None])
         self.waits_at = said_at
-        resting = self.seat is not None and body.get("rest") is True
-        if self.resting and not resting:
-            # Beats again as before: the next is due within the usual interval.
-            self._next_heartbeat = min(self._next_heartbeat,
-                                       next_beat(self.now, self.heartbeat_every))
-        self.resting = resting
+        self.resting = self.seat is not None and body.get("rest") is True
         pending = self.pending
         behind = self.joined and self.view is not None and at > self.applied
         if self._chunk is not None:

@@ -92,13 +92,16 @@ _LOGIN_REFUSALS = {4, 5, 134, 135}
 KEEPALIVE = 10
 """Seconds of MQTT keepalive a peer connects with unless told otherwise (a spectator)."""
 PRESENCE_KEEPALIVE = 2
-"""Seconds of keepalive of a host and its seated players: on a broker that enforces it (the
-host finds out, ``netplay.probe``) a frozen peer's last will comes soon enough to stand for
-its heartbeats. Mosquitto 2.0 drops a client more than 1.5 x its keepalive silent (in whole
-seconds) on a check it runs every 6 s: with 2 s that is at most ~10 s after the freeze, the
-``away_after`` a seat is held to; 3 s would be up to 12 s (measured: 6 s, 6 s and 12 s
-from the CONNECT for 2, 3 and 5 s). A peer that sends nothing for a while sends a PINGREQ
-(:data:`PRESENCE_PING`), which the broker answers and no peer of the table handles."""
+"""Seconds of keepalive of a host: on a broker that enforces it (the host finds out,
+``netplay.probe``) a frozen host's last will comes soon enough to stand for its 2 s
+heartbeats. Mosquitto 2.0 drops a client more than 1.5 x its keepalive silent (in whole
+seconds) on a check it runs every 6 s: with 2 s that is at most ~10 s after the freeze;
+3 s would be up to 12 s (measured: 6 s, 6 s and 12 s from the CONNECT for 2, 3 and 5 s).
+A host that sends nothing for a while sends a PINGREQ (:data:`PRESENCE_PING`), which the
+broker answers and no peer of the table handles; a host at a playing table sends a batch
+every few seconds, and seldom needs to. Seated players keep :data:`KEEPALIVE`: pinging
+every second or two to be found by their will within ``away_after`` cost them more than
+the heartbeats it would spare (docs/deploy.md, issue #28)."""
 PRESENCE_PING = 1
 """Seconds without sending anything after which a peer of :data:`PRESENCE_KEEPALIVE`
 pings. Mosquitto 2.0 compares whole seconds: with a 2 s keepalive it drops a client whose

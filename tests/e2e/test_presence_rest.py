@@ -1,8 +1,8 @@
 """Presence resting on a real broker (protocol 7). The host finds out whether its broker
 fires a silent client's last will: Mosquitto does (so the table rests: rare beats), the
-embedded amqtt never does (beats go on as before). Resting, a frozen seat (SIGSTOP) is
-still found away by its will within ``away_after`` and a stand-in plays for it, and a
-frozen host is seen offline by its seats."""
+embedded amqtt never fires it in time (beats go on as before). At a resting table a
+frozen seat (SIGSTOP) is still found away within ``away_after`` and a stand-in plays for
+it, and a frozen host is seen offline by its seats, by its will."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ async def test_a_frozen_seat_is_found_away_by_its_will_and_a_stand_in_plays(
             frozen = time.monotonic()
             await _until("the seat found away", lambda: not info.online)
             found = time.monotonic() - frozen
-            # By its will (silence alone would take REST_AWAY, 75 s), within away_after.
+            # Its beats stopped (and, later, its will comes): within away_after.
             assert found <= settings.away_after * SCALE + 1.0, found
             since = len(session.batches)
             await _until("a stand-in plays", lambda: any(
