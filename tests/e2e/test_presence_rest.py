@@ -82,7 +82,7 @@ async def test_a_host_on_amqtt_finds_it_never_fires_a_silent_clients_will() -> N
 
 
 @pytest.mark.asyncio
-async def test_a_frozen_seat_is_found_away_by_its_will_and_a_stand_in_plays(
+async def test_a_frozen_seat_at_a_resting_table_is_found_away_and_a_stand_in_plays(
     mosquitto: str, tmp_path: Path,
 ) -> None:
     settings = HostSettings("frozenseat", 2, bots=("medium",), rules=RulesConfig(),
@@ -98,7 +98,7 @@ async def test_a_frozen_seat_is_found_away_by_its_will_and_a_stand_in_plays(
             assert info is not None and info.key is not None
             os.kill(seat.pid, signal.SIGSTOP)
             frozen = time.monotonic()
-            await _until("the seat found away", lambda: not info.online)
+            await _until("the seat found away", lambda: session._away(info))
             found = time.monotonic() - frozen
             # Its beats stopped (and, later, its will comes): within away_after.
             assert found <= settings.away_after * SCALE + 1.0, found
