@@ -136,7 +136,7 @@ async def test_a_frozen_host_is_seen_offline_by_its_seats(
                 await _until("the host seen offline", lambda: bool(gone))
             finally:
                 watching.cancel()
-            # Its will (its keepalive is 2 s) came before a resting seat's silence limit.
+            # Its will (its keepalive is 2 s) came before a seat's silence limit (14 s).
             assert gone[0].reason == "will", gone
             assert time.monotonic() - frozen < 14.0 * SCALE
     finally:
