@@ -2,10 +2,11 @@
 
 A peer frozen by SIGSTOP (or a machine that hung, or a half-open link) keeps its socket
 open and sends nothing. A broker that enforces MQTT's keepalive drops such a client after
-1.5 x its keepalive and publishes its will (Mosquitto, RabbitMQ); amqtt, the embedded
-broker, never does (docs/PLATFORM facts). Presence may rest on wills only where the broker
-is known to do it, so the host asks its broker once, in the background
-(docs/protocol.md, *Presence*):
+1.5 x its keepalive and publishes its will (Mosquitto, NATS, RabbitMQ, each on its own
+schedule); amqtt, the embedded broker, does not in time (in its own process it fired
+after 11 s for a keepalive of 2 s). Presence may rest on wills only where the broker is
+known to do it, so the host asks its broker once, in the background (docs/protocol.md,
+*Presence*):
 
 * a throw-away client connects with a short keepalive (:data:`PROBE_KEEPALIVE`) and a will
   whose payload is a fresh random nonce, on a topic the host reads (its own ``out``: the

@@ -65,7 +65,7 @@ async def test_a_host_on_mosquitto_finds_it_fires_wills_and_rests(mosquitto: str
 
 
 @pytest.mark.asyncio
-async def test_a_host_on_amqtt_finds_it_never_fires_a_silent_clients_will() -> None:
+async def test_a_host_on_amqtt_finds_it_does_not_fire_a_silent_clients_will_in_time() -> None:
     async with EmbeddedBroker("127.0.0.1", 0) as broker:
         settings = HostSettings("amqtt", 2, bots=("medium",), rules=SHORT)
         async with Host(settings, broker=broker.url) as host:
