@@ -48,6 +48,7 @@ from netplay.identity import Identity, peer_id
 from netplay.journal import Entry, JournalError
 from netplay.listing import ANSWER_LIMIT, QUERY, query_reply_topic
 from netplay.messages import key_bytes, optional, player_name, required
+from netplay.probe import Probe
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
 from netplay.wire import Outgoing, Sender
@@ -74,6 +75,14 @@ SEALED_TO_HOST = frozenset({"action", "heartbeat", "resync", "verified"})
 a peer sends often, goes sealed, a box costing either end a fraction of a signature."""
 ACTION_ORDER = "sealed-actions"
 """The replay guard's name for the order of the action frames inside sealed ones."""
+REST_HEARTBEAT = 10.0
+"""The longest the host stays silent to its seats while its presence rests on the broker
+(:attr:`HostSession.resting`): a frozen host is found by its last will then, and a beat
+only tells the seats how far the game got (a batch lost at the end of a silence)."""
+CONN_LEN = 8
+"""Bytes of a connection nonce (``netplay.player.CONN_LEN``)."""
+ENDED_CONNS = 8
+"""A seat's ended connections remembered, so that an ``online`` of one replayed is dropped."""
 SPECTATOR_HEARD = 8.5
 """Seconds after a spectator's last frame during which the host counts it as watching (it
 beats every 4 s, ``netplay.player.HEARTBEAT``): at the end, the host waits a moment for
@@ -196,6 +205,12 @@ class SeatInfo:
     """A player's seat dealt without them (away when the reveal timed out): its entropy is
     ``bot_entropy(secret, seat)``, its commitment ``None``, until the player commits again
     in a commit phase."""
+    conn: bytes | None = None
+    """The player's broker connection, as its newest ``online`` or join (by seq) names it:
+    only that connection's last will marks the seat offline (protocol 7)."""
+    conn_seq: int = 0
+    ended: deque[bytes] = field(default_factory=lambda: deque(maxlen=ENDED_CONNS))
+    """Connections whose ``offline`` was taken: an ``online`` naming one is a replay."""
 
     @property
     def is_bot(self) -> bool:
@@ -348,12 +363,26 @@ class HostSession:
         self._bot_turn: BotTurn | None = None
         self._thinking: BotTurn | None = None
         self._next_heartbeat = now
+        self.conn = os.urandom(CONN_LEN)
+        """This connection's nonce, in the last will and every announcement: a seat takes
+        the host's will only for the connection its newest announcement names."""
+        self._will_made = False
+        self._announced_conn: bytes | None = None
+        self.resting = False
+        """The host's presence rests on the broker: it was found to fire a silent client's
+        last will in time (``netplay.probe``), so the host beats after
+        :data:`REST_HEARTBEAT` of silence (docs/protocol.md, *Presence*)."""
+        self.probe: Probe | None = None
+        self.probe_until: float | None = None
+        """The broker probe under way, and by when its will must come to be trusted."""
         self._events_at: float | None = None
         """When a frame last went to every peer (a batch: each seat its sealed copy, the
         spectators theirs; or a signed frame on ``table`` and ``events``), since the last
         heartbeat (sent or skipped): within the interval, it stands for the beat."""
         self._beat_said = True
         """The last heartbeat sent said whom the table waits for, in words."""
+        self._rest_said = False
+        """The last heartbeat sent told the seats presence rests on the broker."""
         self.beats_skipped = 0
         self._answers = Bucket(ANSWER_LIMIT, now)
         self.watch = AnnounceWatch(identity.key, now)
@@ -477,11 +506,40 @@ class HostSession:
 
     def last_will(self) -> Outgoing:
         """The host's "offline" announcement, which the broker publishes (retained) if the
-        host vanishes. Signed now, so its seq is older than later announcements: peers take
-        it in any order, and the live host's next frame undoes a stale one."""
+        host vanishes, for the next connection attempt (each after the first a new
+        connection, with a nonce of its own). Signed now, so its seq is older than later
+        announcements: peers take it in any order, but only for the connection the
+        host's newest announcement names, and the live host's next frame undoes it."""
+        if self._will_made:
+            self.conn = os.urandom(CONN_LEN)
+        self._will_made = True
         body = {"host": self.identity.key, "name": self.settings.title or self.settings.table,
-                "players": self.settings.players}
+                "players": self.settings.players, "conn": self.conn}
         return Outgoing(self.topics.announce, self.sender.frame("offline", body), retain=True)
+
+    def connected(self, now: float) -> None:
+        """The host (re)connected: it announces the new connection (once each)."""
+        self.now = now
+        if self._announced_conn != self.conn:
+            self._announce()
+
+    def probe_started(self, probe: Probe, until: float) -> None:
+        """The driver's broker probe went silent: its will (``probe.nonce`` on
+        ``probe.topic``) must come by ``until`` for presence to rest on the broker."""
+        self.probe, self.probe_until = probe, until
+
+    def _probe_answered(self) -> None:
+        late = self.probe_until is None or self.now > self.probe_until
+        self.probe = self.probe_until = None
+        if late:
+            log.info("table %s: the broker fired a silent client's will late: heartbeats "
+                     "carry presence", self.settings.table)
+            return
+        if not self.resting:
+            log.info("table %s: the broker fires a silent client's will: presence rests "
+                     "on it", self.settings.table)
+        self.resting = True
+        self._next_heartbeat = min(self._next_heartbeat, self.now)  # say so to the seats
 
     def journal_to_write(self) -> list[Entry]:
         """What the driver writes to the journal (and fsyncs) before :meth:`data_to_send`
@@ -492,6 +550,8 @@ class HostSession:
     def next_deadline(self) -> float:
         """When :meth:`tick` next has something to do."""
         times = [self._next_heartbeat]
+        if self.probe_until is not None:
+            times.append(self.probe_until)
         if self._bot_at is not None:
             times.append(self._bot_at)
         race = self.race
@@ -520,6 +580,11 @@ class HostSession:
         if topic == QUERY:
             self._answer_listing(payload)
             return
+        probe = self.probe
+        if probe is not None and topic == probe.topic \
+                and hmac.compare_digest(payload, probe.nonce):
+            self._probe_answered()
+            return
         self._close_overdue_window()
         try:
             self._receive(topic, payload)
@@ -533,6 +598,10 @@ class HostSession:
     def tick(self, now: float) -> None:
         """Run what is due: heartbeats, the Block window's timer, bots, stand-ins, races."""
         self.now = now
+        if self.probe_until is not None and now > self.probe_until:
+            log.info("table %s: the broker did not fire a silent client's will in time: "
+                     "heartbeats carry presence", self.settings.table)
+            self.probe = self.probe_until = None
         if now >= self._next_heartbeat:
             self._next_heartbeat = next_beat(now, self.settings.heartbeat)
             self._release()
@@ -579,20 +648,31 @@ class HostSession:
         waits = self.waits()
         says = any(w.away is not None or w.left is not None for w in waits)
         delay = self.settings.spectator_delay > 0
+        rest = self._rests()
+        # The host's own pace: rare only while nobody needs it (a waiting line in words, a
+        # turn clock counting down, a spectator timing the host out on ``events``).
+        quiet = rest and not says and not self._beat_said and not self.spectators \
+            and not delay
+        every = REST_HEARTBEAT if quiet else self.settings.heartbeat
+        self._next_heartbeat = next_beat(self.now, every)
         heard, self._events_at = self._events_at, None
-        if heard is not None and not delay and not says and not self._beat_said:
-            due = next_beat(heard, self.settings.heartbeat)
+        if heard is not None and not delay and not says and not self._beat_said \
+                and rest == self._rest_said:
+            due = next_beat(heard, every)
             if due > self.now:
                 self._next_heartbeat = due
                 self.beats_skipped += 1
                 return
         self._beat_said = says
+        self._rest_said = rest  # a change of pace is never skipped: the seats follow it
         body: dict[str, Any] = {"at": len(self.batches)}
         if delay:
             body["public"] = self.released
         seats = body
+        if rest:
+            seats = {**body, "rest": True}
         if waits:
-            seats = {**body, "wait": [w.to_wire() for w in waits]}
+            seats = {**seats, "wait": [w.to_wire() for w in waits]}
             if not delay:
                 # Whom the live table waits for is the live game: with a delay spectators,
                 # who see it late, don't get it.
@@ -606,6 +686,12 @@ class HostSession:
         if any(key is not None for key in keys):
             self.sender.send_boxes(self.topics.table_stream, keys, "heartbeat",
                                    [None if key is None else seats for key in keys], qos=0)
+
+    def _rests(self) -> bool:
+        """Whether the host's presence rests on the broker now (``rest`` in the seats'
+        beats: they wait longer for it): it was found to fire wills in time, and the game
+        is not over."""
+        return self.resting and not self.over
 
     def _to_everyone(self, type_: str, body: dict[str, Any], *, qos: int = 1) -> None:
         """One signed frame for the seats on ``table`` and, the same bytes, for the
@@ -670,11 +756,13 @@ class HostSession:
             if frame.type != "presence":
                 raise FrameError(f"{frame.type!r} on a presence topic")
             online = required(frame.body, "online", bool)
+            conn = key_bytes(frame.body, "conn", CONN_LEN)
             if online:
                 self.presence_guard.check(frame, topic)
-            # "offline" is taken in any order: the last will was signed at connect time,
-            # before the "online" that followed it, and heartbeats undo a stale one.
-            self._presence(frame.sender, online)
+            # "offline" is taken in any order (the last will was signed at connect time,
+            # before the "online" that followed it), but only for the seat's connection
+            # now: a will of an earlier connection, replayed, says nothing (protocol 7).
+            self._presence(frame.sender, online, conn, frame.seq)
             return
         self.guard.check(frame, topic)
         self._touch(frame.sender)
@@ -694,6 +782,17 @@ class HostSession:
         if handler is None:
             raise FrameError(f"unexpected message type {frame.type!r}")
         handler(frame.sender, frame.body, frame.raw)
+        if frame.type == "join":
+            joined = frame.body.get("conn")
+            if isinstance(joined, bytes) and len(joined) == CONN_LEN:
+                self._note_conn(frame.sender, joined, frame.seq)
+
+    def _note_conn(self, key: bytes, conn: bytes, seq: int) -> None:
+        """A seat's connection, as its newest frame naming one says."""
+        seat = self.seat_of(key)
+        info = None if seat is None else self.seats[seat]
+        if info is not None and seq > info.conn_seq and conn not in info.ended:
+            info.conn, info.conn_seq = conn, seq
 
     def _signed_action(self, outer: Frame) -> Frame:
         """The player's signed action frame (the batch's proof), which travels sealed to
@@ -739,12 +838,23 @@ class HostSession:
             if was_away:
                 self._announce()
 
-    def _presence(self, key: bytes, online: bool) -> None:
+    def _presence(self, key: bytes, online: bool, conn: bytes, seq: int) -> None:
         seat = self.seat_of(key)
         if seat is None:
             return
         info = self.seats[seat]
         assert info is not None
+        if online:
+            if conn in info.ended:
+                raise FrameError("an online of a connection whose will was taken")
+            self._note_conn(key, conn, seq)
+        else:
+            # A will names the connection it was made for, and is signed as that connection
+            # begins: one of a connection older than the newest the host knows is stale.
+            if info.conn is not None and conn != info.conn and seq <= info.conn_seq:
+                raise FrameError("an offline of an earlier connection (a stale will)")
+            if conn not in info.ended:
+                info.ended.append(conn)
         info.online = online
         if online:
             info.last_seen = self.now
@@ -1673,6 +1783,7 @@ class HostSession:
             "variant": self.settings.game,
             "protocol": TABLE_PROTOCOL,
             "host": self.identity.key,
+            "conn": self.conn,
             "boot": self.boot,
             "players": self.settings.players,
             "seats": seats,
@@ -1686,6 +1797,7 @@ class HostSession:
         }
         if self.catching_up and not self.closed:
             body["catching_up"] = True  # over for the players; spectators not there yet
+        self._announced_conn = self.conn
         self.watch.sent(self.sender.send(self.topics.announce, "announce", body, retain=True))
 
     def _announce_seen(self, payload: bytes) -> None:

@@ -49,8 +49,18 @@ from netplay.player import (
     Rejected,
     Verified,
 )
+from netplay.probe import PROBE_KEEPALIVE, Probe, go_silent, probe_deadline
 from netplay.record import write_new_record, write_record
-from netplay.transport import BrokerAddress, MemoryTransport, MqttTransport, Transport
+from netplay.transport import (
+    KEEPALIVE,
+    PRESENCE_KEEPALIVE,
+    PRESENCE_PING,
+    BrokerAddress,
+    MemoryTransport,
+    MqttTransport,
+    Transport,
+    Will,
+)
 from netplay.wire import Outgoing
 
 log = logging.getLogger("netplay.peers")
@@ -76,9 +86,9 @@ class _Session(Protocol):
 
 
 def _transport(
-    broker: Broker, subscriptions: list[str], *, name: str, will: Outgoing | None,
-    username: str | None, password: str | None = None,
-) -> Transport:
+    broker: Broker, subscriptions: list[str], *, name: str, will: Will,
+    username: str | None, password: str | None = None, keepalive: int = KEEPALIVE,
+) -> MqttTransport | MemoryTransport:
     """A transport to ``broker``. The table password doubles as the broker login (the
     embedded broker of a table with a password checks it), unless the URL has one."""
     if isinstance(broker, AsyncMemoryBroker):
@@ -86,7 +96,8 @@ def _transport(
     address = broker if isinstance(broker, BrokerAddress) else BrokerAddress.parse(broker)
     return MqttTransport(
         address, subscriptions, client_name=name, will=will, username=username,
-        password=password,
+        password=password, keepalive=keepalive,
+        ping_every=PRESENCE_PING if keepalive == PRESENCE_KEEPALIVE else None,
     )
 
 
@@ -374,6 +385,7 @@ class Host(_Peer):
         secret: bytes | None = None,
         journal: JournalFile | None = None,
         session: HostSession | None = None,
+        probe: bool = True,
     ) -> None:
         super().__init__()
         self.host = session or HostSession(
@@ -385,11 +397,17 @@ class Host(_Peer):
         self.journal = journal
         self.session = self.host
         topics = self.host.topics
-        self.transport = _transport(
+        self.transport = transport = _transport(
             broker, [topics.all_outboxes, topics.all_presence, topics.announce, LISTING_QUERY],
-            name=f"host-{self.settings.table}", will=self.host.last_will(),
+            name=f"host-{self.settings.table}", will=self.host.last_will,
             username=self.identity.peer_id, password=self.settings.password,
+            keepalive=PRESENCE_KEEPALIVE,
         )
+        transport.on_connect = self._connected
+        self.probe = probe and isinstance(transport, MqttTransport)
+        """Whether the host finds out if its broker fires a silent client's will
+        (``netplay.probe``); not on a broker known not to (the embedded one)."""
+        self._probing: asyncio.Task[None] | None = None
         self.host.offload = True
         self._thinking: asyncio.Task[None] | None = None
         self._held: deque[tuple[int, Outgoing]] = deque()
@@ -446,9 +464,42 @@ class Host(_Peer):
         loop = asyncio.get_running_loop()
         Host._live[loop] = Host._live.get(loop, 0) + 1
         self._counted = loop
+        if self.probe:
+            self._probing = asyncio.create_task(self._probe_broker(), name="broker-probe")
         return entered
 
+    async def _probe_broker(self) -> None:
+        """Find out, once and in the background, whether the broker fires the will of a
+        client that went silent (``netplay.probe``); the session is told when the probe
+        went silent, and trusts the broker if the will comes in time."""
+        transport = self.transport
+        assert isinstance(transport, MqttTransport)
+        await transport.connected.wait()
+        probe = Probe.new(self.host.topics.outbox(self.identity.peer_id), PROBE_KEEPALIVE)
+        loop = asyncio.get_running_loop()
+        silent: asyncio.Future[float] = loop.create_future()
+        address = transport.address
+        holding = asyncio.create_task(go_silent(
+            probe, address.host, address.port, tls=address.tls, username=transport.username,
+            password=transport.password, connected=silent))
+        either: list[asyncio.Future[Any]] = [holding, silent]
+        try:
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            if silent.done():
+                self.host.probe_started(probe, silent.result() + probe_deadline(probe.keepalive))
+                self._wake()
+            await holding
+        finally:
+            holding.cancel()
+
+    def _connected(self) -> None:
+        self.host.connected(self.loop_time)
+        self.poke()
+
     async def close(self) -> None:
+        probing, self._probing = self._probing, None
+        if probing is not None:
+            await cancel_and_wait(probing)
         thinking, self._thinking = self._thinking, None
         if thinking is not None:
             thinking.cancel()
@@ -750,10 +801,12 @@ class Player(_Peer):
         known hosts."""
         self.player.reads_chat = chat
         self.session = self.player
-        self.transport = _transport(
+        self.transport = transport = _transport(
             broker, self.player.subscriptions(), name=f"{'watch' if watch else 'player'}-{name}",
-            will=self.player.last_will(), username=identity.peer_id, password=password,
+            will=self.player.last_will, username=identity.peer_id, password=password,
+            keepalive=KEEPALIVE,
         )
+        transport.on_connect = self._connected
         self._notices: asyncio.Queue[Notice | None] = asyncio.Queue()
         self.ended = asyncio.Event()
         self.verified = asyncio.Event()
@@ -788,6 +841,10 @@ class Player(_Peer):
 
     def _before_close(self) -> None:
         self.player.leave()
+
+    def _connected(self) -> None:
+        self.player.connected(self.loop_time)
+        self.poke()
 
     def _after_input(self) -> None:
         for notice in self.player.take_notices():

@@ -51,8 +51,16 @@ every 2 s on one Mosquitto, frames 2,275 -> 1,843 a second, the peers' CPU 143% 
 action -> own view p99 124 -> 56 ms); every 2 s they were still 3.5 of the 9 frames an
 action at a table acting every 2 s (issue #28)."""
 HOST_SILENT = 5.0
-"""Seconds without a frame from the host (it heartbeats every second) before it counts as
-offline: a frozen host fires no last will until the broker's keepalive (amqtt: never)."""
+"""Seconds without a frame from the host (it heartbeats at least every 2 s) before it
+counts as offline: a frozen host fires no last will until the broker's keepalive (amqtt:
+never)."""
+REST_HOST_SILENT = 14.0
+""":data:`HOST_SILENT` while the host rests (it beats after 10 s of silence instead of
+2 s; a frozen host is found by its last will, within ~10 s, on such a broker)."""
+REST_QUIET = 10.0
+"""Seconds a resting host may be silent: "host not responding" is said only past them."""
+CONN_LEN = 8
+"""Bytes of a connection nonce (a peer's will and its ``online`` name the connection)."""
 JOIN_RETRY = 3.0
 """Seconds before an unanswered join is sent again."""
 SETTLE = 1.0
@@ -337,6 +345,17 @@ class PlayerSession:
         self.notices: list[Notice] = []
         self.dropped: list[str] = []
         self._next_heartbeat = now
+        self.resting = False
+        """The host says its presence rests on the broker (``rest`` in its boxed beats): it
+        beats after 10 s of silence, and this seat waits :data:`REST_HOST_SILENT` for it."""
+        self.conn = os.urandom(CONN_LEN)
+        """This connection's nonce: the last will and the ``online`` name it, so a will of
+        an earlier connection, replayed, can't mark the seat away (protocol 7)."""
+        self._will_made = False
+        self._online_said: bytes | None = None
+        self._host_conn: tuple[bytes, int, bytes] | None = None
+        """The host's connection as its newest announcement names it (key, seq, nonce): only
+        that connection's will says the host is gone."""
         self._acted_at: float | None = None
         """When an action last went to the host, since the last heartbeat."""
         self._answered_at: float | None = None
@@ -416,20 +435,33 @@ class PlayerSession:
         return topics if self.reads_chat else topics[:-1]
 
     def last_will(self) -> Outgoing:
-        """The ``offline`` presence the broker publishes if this peer vanishes."""
-        payload = self.sender.frame("presence", {"online": False})
+        """The ``offline`` presence the broker publishes if this peer vanishes, for the next
+        connection attempt: each attempt after the first is a new connection, with a nonce
+        of its own (:attr:`conn`)."""
+        if self._will_made:
+            self.conn = os.urandom(CONN_LEN)
+        self._will_made = True
+        payload = self.sender.frame("presence", {"online": False, "conn": self.conn})
         return Outgoing(self.topics.presence(self.peer_id), payload, retain=True)
 
     def start(self, now: float) -> None:
         self.now = now
-        self.sender.send(self.topics.presence(self.peer_id), "presence", {"online": True},
-                         retain=True)
+        self.connected(now)
         if self.announce is not None and self._may_join():
             self._send_join()
 
+    def connected(self, now: float) -> None:
+        """The peer (re)connected: it is online on this connection (said once each)."""
+        self.now = now
+        if self._online_said == self.conn:
+            return
+        self._online_said = self.conn
+        self.sender.send(self.topics.presence(self.peer_id), "presence",
+                         {"online": True, "conn": self.conn}, retain=True)
+
     def leave(self) -> None:
-        self.sender.send(self.topics.presence(self.peer_id), "presence", {"online": False},
-                         retain=True)
+        self.sender.send(self.topics.presence(self.peer_id), "presence",
+                         {"online": False, "conn": self.conn}, retain=True)
 
     def data_to_send(self) -> list[Outgoing]:
         return self.sender.drain()
@@ -453,6 +485,19 @@ class PlayerSession:
     def host_silent_for(self, now: float) -> float | None:
         """Seconds since the host was last heard (``None`` before it ever was)."""
         return None if self.host_heard is None else max(0.0, now - self.host_heard)
+
+    def host_late_for(self, now: float) -> float | None:
+        """:meth:`host_silent_for`, but ``None`` while a resting host may well be silent
+        (:data:`REST_QUIET`): what an interface calls "not responding"."""
+        silent = self.host_silent_for(now)
+        if silent is None or (self.resting and silent < REST_QUIET):
+            return None
+        return silent
+
+    @property
+    def host_silent_limit(self) -> float:
+        """Seconds of silence after which the host counts as offline."""
+        return REST_HOST_SILENT if self.resting else HOST_SILENT
 
     @property
     def spectator_delay(self) -> float:
@@ -483,7 +528,7 @@ class PlayerSession:
         times = [self._next_heartbeat if self.joined else float("inf")]
         if self._watching_host():
             assert self.host_heard is not None
-            times.append(self.host_heard + HOST_SILENT)
+            times.append(self.host_heard + self.host_silent_limit)
         if self._chunk is not None:
             times.append(self._chunk[2] + CHUNK_PATIENCE)
         resync_allowed = pending.last_resync + RESYNC_EVERY
@@ -544,7 +589,7 @@ class PlayerSession:
         if self.secret is not None and self.verdict is None:
             self._try_verify()  # asks again for history that has not come
         if self._watching_host() and self.host_heard is not None \
-                and now - self.host_heard >= HOST_SILENT:
+                and now - self.host_heard >= self.host_silent_limit:
             self._host_gone("silent")
 
     def _to_host(self, type_: str, body: dict[str, Any], *, qos: int = 1) -> None:
@@ -619,11 +664,12 @@ class PlayerSession:
             raise FrameError(f"frame for table {frame.table!r}")
         if topic == t.announce:
             if frame.type == "offline":
-                self._will(frame.sender, frame.body)
+                self._will(frame.sender, frame.seq, frame.body)
                 return
             if frame.type != "announce":
                 raise FrameError("not an announcement")
             self._announce(frame.sender, frame.body)
+            self._note_host_conn(frame.sender, frame.seq, frame.body)
             return
         if self.host_key is None or frame.sender != self.host_key:
             raise FrameError("a frame not from this table's host")
@@ -824,12 +870,29 @@ class PlayerSession:
         if not self._join_sent and self._may_join():
             self._send_join()
 
-    def _will(self, sender: bytes, body: dict[str, Any]) -> None:
+    def _note_host_conn(self, host: bytes, seq: int, body: dict[str, Any]) -> None:
+        """The followed host's connection, as its newest announcement (by seq) names it."""
+        conn = body.get("conn")
+        if host != self.host_key or not isinstance(conn, bytes) or len(conn) != CONN_LEN:
+            return
+        known = self._host_conn
+        if known is None or known[0] != host or seq > known[1]:
+            self._host_conn = (host, seq, conn)
+
+    def _will(self, sender: bytes, seq: int, body: dict[str, Any]) -> None:
         """The host's last will: signed when it connected, published by the broker when
         the host vanished. Taken whatever its seq (it is older than the announcements that
-        followed it); anything the live host sends later undoes it."""
+        followed it), but only for the connection the host's newest announcement names
+        (``conn``): a will of an earlier connection, replayed, says nothing (protocol 7).
+        Anything the live host sends later undoes it."""
         if key_bytes(body, "host") != sender:
             raise FrameError("a last will not signed by the host it names")
+        known = self._host_conn
+        if known is not None and known[0] == sender and body.get("conn") != known[2] \
+                and seq <= known[1]:
+            # Signed as its connection began: older than the newest announcement, and of
+            # another connection, it is a replay.
+            raise FrameError("the last will of an earlier connection of the host")
         if not self.trust.expects(sender):
             raise FrameError(f"the last will of another host ({fingerprint(sender)})")
         if self.host_key is None:
@@ -857,7 +920,8 @@ class PlayerSession:
         self.sender.send(
             self.topics.outbox(self.peer_id), "join",
             {"name": self.name, "entropy_commit": entropy_commitment(self.entropy),
-             "password": password, "watch": self.watch, "at": self.applied},
+             "password": password, "watch": self.watch, "at": self.applied,
+             "conn": self.conn},
         )
         self._join_sent = True
         self._join_at = self.now
@@ -1179,6 +1243,7 @@ class PlayerSession:
             if isinstance(entries, list) else []
         self.waits = (self.now, [w for w in waits if w is not None])
         self.waits_at = said_at
+        self.resting = self.seat is not None and body.get("rest") is True
         pending = self.pending
         behind = self.joined and self.view is not None and at > self.applied
         if self._chunk is not None:

@@ -98,6 +98,31 @@ _REFUSALS: dict[int, str] = {
 }
 _LOGIN_REFUSALS = {4, 5, 134, 135}
 
+KEEPALIVE = 10
+"""Seconds of MQTT keepalive a peer connects with unless told otherwise (a spectator)."""
+PRESENCE_KEEPALIVE = 2
+"""Seconds of keepalive of a host: on a broker that enforces it (the host finds out,
+``netplay.probe``) a frozen host's last will comes soon enough to stand for its 2 s
+heartbeats. Mosquitto 2.0 drops a client more than 1.5 x its keepalive silent (in whole
+seconds) on a check it runs every 6 s: with 2 s that is at most ~10 s after the freeze;
+3 s would be up to 12 s (measured: 6 s, 6 s and 12 s from the CONNECT for 2, 3 and 5 s).
+A host that sends nothing for a while sends a PINGREQ (:data:`PRESENCE_PING`), which the
+broker answers and no peer of the table handles; a host at a playing table sends a batch
+every few seconds, and seldom needs to. Seated players keep :data:`KEEPALIVE`: pinging
+every second or two to be found by their will within ``away_after`` cost them more than
+the heartbeats it would spare (docs/deploy.md, issue #28)."""
+PRESENCE_PING = 1
+"""Seconds without sending anything after which a peer of :data:`PRESENCE_KEEPALIVE`
+pings. Mosquitto 2.0 compares whole seconds: with a 2 s keepalive it drops a client whose
+last packet is more than 3 whole seconds old, which can be 3.0 s of real silence. Pinging
+after 2 s (paho's own rule), on the housekeeping's 1 s round, a loaded process was late
+and lost its link hundreds of times a run (measured: 524 drops in one `stacks bench load`
+of 600 tables, each a will and a reconnect). After 1 s the ping goes within 2 s plus the
+loop's lag."""
+
+Will = Outgoing | Callable[[], Outgoing] | None
+"""A transport's last will: none, one frame, or what makes one for each connection."""
+
 
 def refusal_code(exc: BaseException) -> int | None:
     """The CONNACK return code of a refused connection, or ``None`` for other errors."""
@@ -704,19 +729,28 @@ class MqttTransport(_Receiving):
         subscriptions: Sequence[str],
         *,
         client_name: str,
-        will: Outgoing | None = None,
+        will: Will = None,
         username: str | None = None,
         password: str | None = None,
-        keepalive: int = 10,
+        keepalive: int = KEEPALIVE,
+        ping_every: int | None = None,
         connect_timeout: float = 5.0,
     ) -> None:
         self.address = address
         self.subscriptions = list(subscriptions)
         self.client_name = client_name
         self.will = will
+        """The last will, or what makes a fresh one for each connection attempt (a peer's
+        will names its connection, so an old one can't be replayed: docs/protocol.md)."""
+        self.on_connect: Callable[[], None] | None = None
+        """Called at every connect, once subscribed, before the retained frames are
+        published again (a peer says it is online on the new connection)."""
         self.username = address.username or username
         self.password = address.password or password
         self.keepalive = keepalive
+        self.ping_every = ping_every
+        """Seconds of silence after which the client pings (``None``: the keepalive, as
+        paho does; see :data:`PRESENCE_PING`)."""
         self.connect_timeout = connect_timeout
         self.connected = asyncio.Event()
         self.failures = 0
@@ -840,10 +874,9 @@ class MqttTransport(_Receiving):
 
     def _new_client(self) -> aiomqtt.Client:
         will = None
-        if self.will is not None:
-            will = aiomqtt.Will(
-                self.will.topic, self.will.payload, qos=self.will.qos, retain=self.will.retain
-            )
+        last = self.will() if callable(self.will) else self.will
+        if last is not None:
+            will = aiomqtt.Will(last.topic, last.payload, qos=last.qos, retain=last.retain)
         tls = ssl.create_default_context() if self.address.tls else None
         return _Client(
             self.address.host,
@@ -872,6 +905,8 @@ class MqttTransport(_Receiving):
                     for topic in self.subscriptions:
                         await self._subscribe(client, topic)
                     self.connects += 1
+                    if self.on_connect is not None:
+                        self.on_connect()
                     if self.connects > 1:
                         self._republish_retained()
                     self.connected.set()
@@ -1036,6 +1071,10 @@ class MqttTransport(_Receiving):
                     done()  # what the read brought is taken (by the peer's driver)
 
         self._add_writer = add_writer
+        if self.ping_every is not None:
+            # The CONNECT said ``keepalive``; paho's housekeeping pings (and gives up on a
+            # silent broker) on its own copy of it, sooner (PRESENCE_PING).
+            paho._keepalive = min(self.ping_every, self.keepalive)
         paho._on_message_filtered = _NoFilters()
         paho.on_message = on_message
         paho._handle_publish = _fast_publish(paho, deliver)  # type: ignore[method-assign,assignment]
@@ -1153,19 +1192,24 @@ class MemoryTransport(_Receiving):
 
     def __init__(
         self, broker: AsyncMemoryBroker, subscriptions: Sequence[str],
-        *, will: Outgoing | None = None,
+        *, will: Will = None,
     ) -> None:
         self.broker = broker
         self.subscriptions = list(subscriptions)
         self.will = will
+        self._will: Outgoing | None = None
+        self.on_connect: Callable[[], None] | None = None
         self.connected = asyncio.Event()
         self._incoming = Arrivals()
 
     async def start(self) -> None:
+        self._will = self.will() if callable(self.will) else self.will
         put = self._incoming.put
         for pattern in self.subscriptions:
             self.broker.subscribe(self, pattern, lambda t, p: put((t, p)))
         self.connected.set()
+        if self.on_connect is not None:
+            self.on_connect()
 
     async def stop(self) -> None:
         self.broker.unsubscribe_all(self)
@@ -1174,8 +1218,8 @@ class MemoryTransport(_Receiving):
     def vanish(self) -> None:
         """Drop off like a killed process: the broker publishes the last will."""
         self.broker.unsubscribe_all(self)
-        if self.will is not None:
-            self.broker.publish(self.will.topic, self.will.payload, self.will.retain)
+        if self._will is not None:
+            self.broker.publish(self._will.topic, self._will.payload, self._will.retain)
 
     def publish(self, out: Outgoing) -> None:
         self.broker.publish(out.topic, out.payload, out.retain)

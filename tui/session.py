@@ -54,8 +54,10 @@ from tui.words import short_name
 log = logging.getLogger("tui.session")
 
 HOST_SLOW = 2.0
-"""Seconds without a word from the host (it heartbeats every second) before we say it is
-not responding; at ``netplay.player.HOST_SILENT`` the session finds it offline."""
+"""Seconds without a word from the host (it heartbeats at least every 2 s) before we say it
+is not responding (a host whose presence rests on the broker beats after 10 s of silence:
+``PlayerSession.host_late_for`` says nothing before); at the session's
+``host_silent_limit`` it finds the host offline."""
 NO_TABLE = 5.0
 """Seconds connected without the table's announcement before we say so."""
 CHECK_EVERY = 0.5
@@ -449,8 +451,10 @@ class TableSession:
         secret = None
         if launch.seed is not None:
             secret = derive_seed(launch.seed, label=f"host-secret-{launch.game}")
+        # The embedded broker (amqtt) never fires a silent client's will: no probe.
         host = Host(settings, broker=self.broker, secret=secret, record_path=launch.record,
-                    journal=journal[0] if journal is not None else None)
+                    journal=journal[0] if journal is not None else None,
+                    probe=not self._embedded)
         # The bots' entropy follows from the secret (netplay.entropy): a seed fixes both.
         await stack.enter_async_context(host)
         stack.push_async_callback(self._let_spectators_see_the_end)
@@ -594,7 +598,7 @@ class TableSession:
         session = player.player
         if watched is not None and not watched.connected.is_set():
             return ""  # the broker is gone: the banner says so, the host is not to blame
-        silent = None if session.host_offline else session.host_silent_for(now)
+        silent = None if session.host_offline else session.host_late_for(now)
         names = tuple(short_name(n) for n in session.names)
         behind = session.spectator_delay if session.watch else 0.0
         return words.wait_line(session.waiting(now), names, session.seat, silent, behind)
@@ -678,7 +682,9 @@ class TableSession:
                 "The table waits and carries on when the host is back (it can restart with "
                 "`stacks host --resume`). Esc leaves.", severe=True,
             )
-        if silent is not None and silent >= HOST_SLOW:
+        late = session.host_late_for(now)
+        if late is not None and late >= HOST_SLOW:
+            silent = late
             return Problem(
                 f"Host not responding {silent:.0f} s.",
                 "Nothing from the host since then: it may be busy, frozen or cut off.",

@@ -133,4 +133,5 @@ def test_the_will_is_a_signed_frame_of_the_host_on_its_announce_topic() -> None:
     frame = decode(will.payload)
     assert will.topic == table.topics.announce and will.retain and will.qos == 1
     assert frame.type == "offline" and frame.sender == table.host_identity.key
-    assert frame.body == {"host": table.host_identity.key, "name": TABLE, "players": 2}
+    assert frame.body == {"host": table.host_identity.key, "name": TABLE, "players": 2,
+                          "conn": table.host.conn}

@@ -163,12 +163,15 @@ def test_a_replayed_chat_line_is_dropped() -> None:
     assert table.notices_of(me, ChatLine) == [ChatLine("p0", "gg")]
 
 
-@pytest.mark.parametrize("host, peer", [(5, 6), (6, 5), (4, 5), (5, 4), (3, 4), (4, 3),
-                                        (2, 4)])
+@pytest.mark.parametrize("host, peer", [(6, 7), (7, 6), (5, 6), (6, 5), (4, 5), (5, 4),
+                                        (3, 4), (4, 3), (2, 4)])
 def test_a_host_of_another_protocol_is_named_and_no_seat_is_taken(
     host: int, peer: int, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A host built before its heartbeats came to the seats in a box each (5: its seats of
+    # A host built before presence could rest on the broker's wills (6: it would count a
+    # resting seat of 7 away between its rare beats, and take a replayed will), a peer built
+    # before (it would beat as before, but take a stale will of its host), a host built
+    # before its heartbeats came to the seats in a box each (5: its seats of
     # 6 would drop its signed beats and find it silent), a peer built before (it would drop
     # the boxed beats, the same), a host built before a batch came to the seats in one
     # frame on ``table`` (4: its seats

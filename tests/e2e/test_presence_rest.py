@@ -1,0 +1,143 @@
+"""Presence resting on a real broker (protocol 7). The host finds out whether its broker
+fires a silent client's last will: Mosquitto does (so the table rests: rare beats), the
+embedded amqtt never fires it in time (beats go on as before). At a resting table a
+frozen seat (SIGSTOP) is still found away within ``away_after`` and a stand-in plays for
+it, and a frozen host is seen offline by its seats, by its will."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from broker.embedded import EmbeddedBroker
+from engine.config import RulesConfig
+from netplay.host import HostSettings
+from netplay.identity import Identity
+from netplay.peers import BotPeer, Host
+from netplay.player import HostOffline
+from tests.e2e.conftest import ROOT, SCALE, stacks_command
+
+SHORT = RulesConfig(win_chips=3, win_min_each_colour=1)
+TIMEOUT = 30.0 * SCALE
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["HOME"] = str(tmp_path)
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    return env
+
+
+def _spawn(tmp_path: Path, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(stacks_command(*args), cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=_env(tmp_path))
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGCONT)
+        proc.kill()
+        proc.wait()
+
+
+async def _until(what: str, check: object, timeout: float = TIMEOUT) -> None:
+    assert callable(check)
+    try:
+        async with asyncio.timeout(timeout):
+            while not check():
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        raise AssertionError(f"never: {what}") from None
+
+
+@pytest.mark.asyncio
+async def test_a_host_on_mosquitto_finds_it_fires_wills_and_rests(mosquitto: str) -> None:
+    settings = HostSettings("probed", 2, bots=("medium",), rules=SHORT)
+    async with Host(settings, broker=mosquitto) as host:
+        await _until("the probe's will", lambda: host.host.resting)
+
+
+@pytest.mark.asyncio
+async def test_a_host_on_amqtt_finds_it_does_not_fire_a_silent_clients_will_in_time() -> None:
+    async with EmbeddedBroker("127.0.0.1", 0) as broker:
+        settings = HostSettings("amqtt", 2, bots=("medium",), rules=SHORT)
+        async with Host(settings, broker=broker.url) as host:
+            await _until("the probe under way", lambda: host.host.probe_until is not None)
+            await _until("the probe over", lambda: host.host.probe_until is None)
+            assert not host.host.resting
+            # And the table beats as before: a seat joins and hears no ``rest``.
+            async with BotPeer(Identity.generate(), "amqtt", broker=broker.url,
+                               think=0.2) as seat:
+                await _until("a beat or two", lambda: seat.player.host_heard is not None
+                             and seat.player.joined, timeout=10 * SCALE)
+                await asyncio.sleep(2.5)  # at least one host beat (every 2 s)
+                assert not seat.player.resting
+
+
+@pytest.mark.asyncio
+async def test_a_frozen_seat_at_a_resting_table_is_found_away_and_a_stand_in_plays(
+    mosquitto: str, tmp_path: Path,
+) -> None:
+    settings = HostSettings("frozenseat", 2, bots=("medium",), rules=RulesConfig(),
+                            grace=1.0, bot_delay=0.2)
+    async with Host(settings, broker=mosquitto) as host:
+        session = host.host
+        await _until("the probe's will", lambda: session.resting)
+        seat = _spawn(tmp_path, "bot", "frozenseat", "--broker", mosquitto, "--think",
+                      "0.2", "--profile", "seat")
+        try:
+            await _until("the game on", lambda: len(session.batches) >= 4)
+            info = session.seats[0]
+            assert info is not None and info.key is not None
+            os.kill(seat.pid, signal.SIGSTOP)
+            frozen = time.monotonic()
+            await _until("the seat found away", lambda: session._away(info))
+            found = time.monotonic() - frozen
+            # Its beats stopped (and, later, its will comes): within away_after.
+            assert found <= settings.away_after * SCALE + 1.0, found
+            since = len(session.batches)
+            await _until("a stand-in plays", lambda: any(
+                b.standin for b in session.batches[since:]))
+        finally:
+            _end(seat)
+
+
+@pytest.mark.asyncio
+async def test_a_frozen_host_is_seen_offline_by_its_seats(
+    mosquitto: str, tmp_path: Path,
+) -> None:
+    host = _spawn(tmp_path, "host", "--headless", "--players", "2", "--bots", "1",
+                  "--bot-delay", "0.3", "--table", "frozenhost", "--broker", mosquitto,
+                  "--profile", "host", "--turn-clock", "0")
+    try:
+        async with BotPeer(Identity.generate(), "frozenhost", broker=mosquitto,
+                           think=0.3) as seat:
+            player = seat.player
+            await _until("the table resting", lambda: player.resting)
+            os.kill(host.pid, signal.SIGSTOP)
+            frozen = time.monotonic()
+            gone: list[HostOffline] = []
+
+            async def watch() -> None:
+                async for notice in seat.notices():
+                    if isinstance(notice, HostOffline):
+                        gone.append(notice)
+                        return
+
+            watching = asyncio.create_task(watch())
+            try:
+                await _until("the host seen offline", lambda: bool(gone))
+            finally:
+                watching.cancel()
+            # Its will (its keepalive is 2 s) came before a seat's silence limit (14 s).
+            assert gone[0].reason == "will", gone
+            assert time.monotonic() - frozen < 14.0 * SCALE
+    finally:
+        _end(host)
