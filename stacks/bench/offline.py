@@ -3,8 +3,10 @@
 Each round hosts a table (``stacks host --headless`` in its own process, one bot of its
 own) on a Mosquitto this command starts; a seated player of this process and a
 ``stacks watch --headless`` process follow the game. Then the host is killed (SIGKILL:
-the broker publishes its last will) or frozen (SIGSTOP: no will until the broker's
-keepalive, so the peers' own heartbeat timeout, ``HOST_SILENT``, finds it), and the time
+the broker publishes its last will) or frozen (SIGSTOP: its will comes when the broker's
+keepalive check drops it, the host connecting with a 2 s keepalive, or else the peers'
+own timeout finds it: ``HOST_SILENT``, or ``REST_HOST_SILENT`` at a table whose host
+rests because its probe found that the broker fires such wills), and the time
 is taken until the player's session reports :class:`HostOffline` (the interface shows it
 at its next check, every ``CHECK_EVERY`` s) and until the spectator process prints "host
 offline since ...".
@@ -29,7 +31,7 @@ from typing import IO
 
 from netplay.identity import Identity
 from netplay.peers import Player
-from netplay.player import HOST_SILENT
+from netplay.player import HOST_SILENT, REST_HOST_SILENT
 from stacks.bench.net import broker_process
 from tui.session import CHECK_EVERY
 
@@ -137,8 +139,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result))
         return 0
     words = {"kill": "after kill -9 (the broker's last will)",
-             "freeze": f"after SIGSTOP (no will: the peers' {HOST_SILENT:g} s heartbeat "
-                       "timeout)"}
+             "freeze": f"after SIGSTOP (the will, when the broker's keepalive check drops "
+                       f"the host, or the peers' heartbeat timeout: {HOST_SILENT:g} s, "
+                       f"{REST_HOST_SILENT:g} s while the host rests)"}
     print(f"host death to \"host offline\", {args.rounds} rounds each on Mosquitto:")
     for kind in KINDS:
         figures = result[kind]
