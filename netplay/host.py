@@ -524,7 +524,7 @@ class HostSession:
             self._announce()
 
     def probe_started(self, probe: Probe, until: float) -> None:
-        """The driver's broker probe went silent: its will (``probe.nonce`` on
+        """The driver's broker probe went silent: its will (``probe.will`` on
         ``probe.topic``) must come by ``until`` for presence to rest on the broker."""
         self.probe, self.probe_until = probe, until
 
@@ -582,7 +582,7 @@ class HostSession:
             return
         probe = self.probe
         if probe is not None and topic == probe.topic \
-                and hmac.compare_digest(payload, probe.nonce):
+                and hmac.compare_digest(payload, probe.will):
             self._probe_answered()
             return
         self._close_overdue_window()

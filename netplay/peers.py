@@ -475,7 +475,9 @@ class Host(_Peer):
         transport = self.transport
         assert isinstance(transport, MqttTransport)
         await transport.connected.wait()
-        probe = Probe.new(self.host.topics.outbox(self.identity.peer_id), PROBE_KEEPALIVE)
+        sender = self.host.sender
+        probe = Probe.new(self.host.topics.outbox(self.identity.peer_id), PROBE_KEEPALIVE,
+                          wrap=lambda nonce: sender.frame("probe", {"nonce": nonce}))
         loop = asyncio.get_running_loop()
         silent: asyncio.Future[float] = loop.create_future()
         address = transport.address

@@ -9,7 +9,8 @@ known to do it, so the host asks its broker once, in the background (docs/protoc
 *Presence*):
 
 * a throw-away client connects with a short keepalive (:data:`PROBE_KEEPALIVE`) and a will
-  whose payload is a fresh random nonce, on a topic the host reads (its own ``out``: the
+  whose payload is a fresh random nonce (in a frame the host signed: whoever reads the
+  topic finds a frame there, as everywhere), on a topic the host reads (its own ``out``: the
   host user may write it under the shipped ACL);
 * it then says nothing at all (no PINGREQ: this is a hand-written client, not paho) and
   keeps its socket open, exactly like a frozen process;
@@ -29,6 +30,7 @@ import logging
 import os
 import ssl
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 log = logging.getLogger("netplay.probe")
@@ -82,15 +84,21 @@ def connect_packet(client_id: str, keepalive: int, will_topic: str, will: bytes,
 
 @dataclass(frozen=True)
 class Probe:
-    """One probe: the will's topic and nonce, and the keepalive it connected with."""
+    """One probe: the will's topic, nonce and payload, and the keepalive it connected
+    with. The payload is the nonce as a frame the host signed (``wrap``), so that
+    everything on the table's topics decodes as a frame for whoever reads it; bare, the
+    nonce itself."""
 
     topic: str
     nonce: bytes
     keepalive: int = PROBE_KEEPALIVE
+    will: bytes = b""
 
     @classmethod
-    def new(cls, topic: str, keepalive: int = PROBE_KEEPALIVE) -> Probe:
-        return cls(topic, os.urandom(16), keepalive)
+    def new(cls, topic: str, keepalive: int = PROBE_KEEPALIVE,
+            wrap: Callable[[bytes], bytes] | None = None) -> Probe:
+        nonce = os.urandom(16)
+        return cls(topic, nonce, keepalive, nonce if wrap is None else wrap(nonce))
 
 
 async def go_silent(
@@ -109,7 +117,7 @@ async def go_silent(
         async with asyncio.timeout(CONNECT_TIMEOUT):
             reader, writer = await asyncio.open_connection(host, port, ssl=context)
             writer.write(connect_packet(f"probe-{uuid.uuid4().hex[:12]}", probe.keepalive,
-                                        probe.topic, probe.nonce, username, password))
+                                        probe.topic, probe.will, username, password))
             await writer.drain()
             ack = await reader.readexactly(4)
         if ack[0] != 0x20 or ack[3] != 0:

@@ -229,7 +229,7 @@ async def _probe(url: str) -> float | None:
             since = await asyncio.wait_for(silent, 30 * SCALE)
             async with asyncio.timeout(probe_deadline(probe.keepalive) + 5):
                 async for message in client.messages:
-                    if message.payload == probe.nonce:
+                    if message.payload == probe.will:
                         return loop.time() - since
         except TimeoutError:
             return None

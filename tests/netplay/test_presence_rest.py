@@ -91,7 +91,7 @@ def trust(table: Table) -> None:
     """The host's broker probe: its will came in time."""
     probe = Probe.new(table.topics.outbox(table.host_identity.peer_id))
     table.host.probe_started(probe, table.clock + 10)
-    table.inject(probe.topic, probe.nonce)
+    table.inject(probe.topic, probe.will)
     assert table.host.resting
 
 
@@ -140,7 +140,7 @@ def test_a_probe_answered_late_leaves_the_table_beating_as_before() -> None:
     probe = Probe.new(table.topics.outbox(table.host_identity.peer_id))
     table.host.probe_started(probe, table.clock + 1)
     table.advance(1.5)
-    table.inject(probe.topic, probe.nonce)
+    table.inject(probe.topic, probe.will)
     assert not table.host.resting
     table.advance(2.1)
     assert not any(p.resting for p in table.players)
@@ -151,7 +151,7 @@ def test_a_forged_probe_answer_trusts_nothing() -> None:
     probe = Probe.new(table.topics.outbox(table.host_identity.peer_id))
     table.host.probe_started(probe, table.clock + 10)
     table.inject(probe.topic, bytes(16))
-    table.inject(probe.topic, probe.nonce[:-1])
+    table.inject(probe.topic, probe.will[:-1])
     assert not table.host.resting
 
 
