@@ -47,7 +47,7 @@ from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
 from netplay.journal import Entry, JournalError
 from netplay.listing import ANSWER_LIMIT, QUERY, query_reply_topic
-from netplay.messages import key_bytes, optional, player_name, required
+from netplay.messages import CONN_LEN, conn_of, key_bytes, optional, player_name, required
 from netplay.probe import Probe
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
@@ -79,8 +79,6 @@ REST_HEARTBEAT = 10.0
 """The longest the host stays silent to its seats while its presence rests on the broker
 (:attr:`HostSession.resting`): a frozen host is found by its last will then, and a beat
 only tells the seats how far the game got (a batch lost at the end of a silence)."""
-CONN_LEN = 8
-"""Bytes of a connection nonce (``netplay.player.CONN_LEN``)."""
 ENDED_CONNS = 8
 """A seat's ended connections remembered, so that an ``online`` of one replayed is dropped."""
 SPECTATOR_HEARD = 8.5
@@ -783,8 +781,8 @@ class HostSession:
             raise FrameError(f"unexpected message type {frame.type!r}")
         handler(frame.sender, frame.body, frame.raw)
         if frame.type == "join":
-            joined = frame.body.get("conn")
-            if isinstance(joined, bytes) and len(joined) == CONN_LEN:
+            joined = conn_of(frame.body)
+            if joined is not None:
                 self._note_conn(frame.sender, joined, frame.seq)
 
     def _note_conn(self, key: bytes, conn: bytes, seq: int) -> None:

@@ -11,6 +11,9 @@ T = TypeVar("T")
 
 MAX_NAME = 24
 MAX_CHAT = 500
+CONN_LEN = 8
+"""Bytes of a connection nonce: a peer's last will, its ``online`` and its join, and a
+host's will and announcements, name the broker connection they belong to (protocol 7)."""
 
 
 def required(body: dict[str, Any], key: str, kind: type[T]) -> T:
@@ -52,3 +55,9 @@ def key_bytes(body: dict[str, Any], key: str, size: int = 32) -> bytes:
     if len(value) != size:
         raise FrameError(f"field {key!r} must be {size} bytes")
     return value
+
+
+def conn_of(body: dict[str, Any]) -> bytes | None:
+    """The connection nonce ``body`` names, if it names a well-formed one."""
+    conn = body.get("conn")
+    return conn if isinstance(conn, bytes) and len(conn) == CONN_LEN else None

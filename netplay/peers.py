@@ -83,6 +83,7 @@ class _Session(Protocol):
     def tick(self, now: float) -> None: ...
     def next_deadline(self) -> float: ...
     def data_to_send(self) -> list[Outgoing]: ...
+    def connected(self, now: float) -> None: ...
 
 
 def _transport(
@@ -216,10 +217,7 @@ class _Peer:
         self._turning = True
         try:
             arrived = self.transport.ready(READY_BATCH)
-            for topic, payload in arrived:
-                session.receive(topic, payload, now)
-            self._after_input()
-            self._flush()
+            self._take(arrived, now)
             deadline = min(session.next_deadline(), self._deadline())
         except Exception as exc:  # a bug: the driver stops on it, as it would have
             self._inline_error = exc
@@ -239,6 +237,19 @@ class _Peer:
         self._parked_for = deadline
         if deadline != self._timer_at:
             self._set_timer(loop, deadline)
+
+    def _take(self, arrived: list[tuple[str, bytes]], now: float) -> None:
+        """A turn's messages: each to the session, then what they call for sent."""
+        session = self.session
+        for topic, payload in arrived:
+            session.receive(topic, payload, now)
+        self._after_input()
+        self._flush()
+
+    def _connected(self) -> None:
+        """The transport (re)connected: the session says so on the new connection."""
+        self.session.connected(self.loop_time)
+        self.poke()
 
     def _turn_here(self) -> bool:
         """Whether a turn may be taken at a read (see :meth:`_read_done`): not while
@@ -288,10 +299,7 @@ class _Peer:
                     # loop's own cost per message (waits, ticks) is the larger part.
                     # (``taken``: a turn was taken at a read, and the rest is this one's.)
                     if arrived:
-                        for topic, payload in arrived:
-                            session.receive(topic, payload, now)
-                        self._after_input()
-                        self._flush()  # answers first, before timers and bots add more
+                        self._take(arrived, now)  # answers first, before timers and bots
                     await self._published()
                     if len(arrived) == READY_BATCH:
                         self._due = True  # more may wait: take them next turn
@@ -493,10 +501,6 @@ class Host(_Peer):
             await holding
         finally:
             holding.cancel()
-
-    def _connected(self) -> None:
-        self.host.connected(self.loop_time)
-        self.poke()
 
     async def close(self) -> None:
         probing, self._probing = self._probing, None
@@ -843,10 +847,6 @@ class Player(_Peer):
 
     def _before_close(self) -> None:
         self.player.leave()
-
-    def _connected(self) -> None:
-        self.player.connected(self.loop_time)
-        self.poke()
 
     def _after_input(self) -> None:
         for notice in self.player.take_notices():

@@ -24,7 +24,15 @@ from netplay.entropy import check_commitments, entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import Claim, HostTrust, Trust, fingerprint, split_pin
 from netplay.identity import Identity
-from netplay.messages import MAX_CHAT, clean_text, key_bytes, optional, required
+from netplay.messages import (
+    CONN_LEN,
+    MAX_CHAT,
+    clean_text,
+    conn_of,
+    key_bytes,
+    optional,
+    required,
+)
 from netplay.topics import Topics
 from netplay.verify import GameFacts, Verdict, verify_game
 from netplay.wire import Outgoing, Sender
@@ -59,8 +67,6 @@ REST_HOST_SILENT = 14.0
 2 s; a frozen host is found by its last will, within ~10 s, on such a broker)."""
 REST_QUIET = 10.0
 """Seconds a resting host may be silent: "host not responding" is said only past them."""
-CONN_LEN = 8
-"""Bytes of a connection nonce (a peer's will and its ``online`` name the connection)."""
 JOIN_RETRY = 3.0
 """Seconds before an unanswered join is sent again."""
 SETTLE = 1.0
@@ -872,8 +878,8 @@ class PlayerSession:
 
     def _note_host_conn(self, host: bytes, seq: int, body: dict[str, Any]) -> None:
         """The followed host's connection, as its newest announcement (by seq) names it."""
-        conn = body.get("conn")
-        if host != self.host_key or not isinstance(conn, bytes) or len(conn) != CONN_LEN:
+        conn = conn_of(body)
+        if host != self.host_key or conn is None:
             return
         known = self._host_conn
         if known is None or known[0] != host or seq > known[1]:

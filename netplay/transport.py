@@ -829,11 +829,7 @@ class MqttTransport(_Receiving):
         paho = client._client
         sent = self._fast_send(out)
         if sent is not None:
-            self.frames_out += 1
-            unacked = self._unacked
-            unacked.append((sent, out, time.monotonic()))
-            while unacked and unacked[0][0].is_published():
-                unacked.popleft()
+            self._handed(sent, out)
             return True
         self._writing = True  # paho asks for the writer while queueing: we write just after
         try:
@@ -846,13 +842,17 @@ class MqttTransport(_Receiving):
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
             self._outbox.put_back([out])
             return False
+        self._handed(info, out)
+        self._write_now(paho)
+        return True
+
+    def _handed(self, info: _Info, out: Outgoing) -> None:
+        """``out`` is with the client library: kept until the broker has it."""
         self.frames_out += 1
         unacked = self._unacked
         unacked.append((info, out, time.monotonic()))
         while unacked and unacked[0][0].is_published():
             unacked.popleft()
-        self._write_now(paho)
-        return True
 
     def _write_now(self, paho: mqtt.Client) -> None:
         """Write what paho holds for the socket, here and now; register the loop's writer
