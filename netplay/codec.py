@@ -22,9 +22,11 @@ from netplay.identity import Identity, peer_id, verify
 
 PROTOCOL_VERSION = 1
 """The frame's own format (the signed envelope), which journals and records keep too."""
-TABLE_PROTOCOL = 7
+TABLE_PROTOCOL = 8
 """What a table's peers must agree on beyond the frame format, named in the host's
-announcement (``protocol``): 7 since the host's presence may rest on the broker's last
+announcement (``protocol``): 8 since a seated player the table does not wait for beats
+every 8 s instead of 4 and the host counts it away after 20 s (a host of 7 would count
+such a seat away between its beats); 7 since the host's presence may rest on the broker's last
 wills (a host that found its broker fires them says ``rest`` in its beats and beats
 after 10 s of silence; a seat of 6 would take it for silent) and a will, ``online`` or
 announcement names its connection (``conn``: a peer of 6 would take a replayed will); 6

@@ -104,8 +104,13 @@ class HostSettings:
     grace: float = 20.0
     """Seconds an away player's turn waits before a stand-in bot plays it."""
     away_after: float = 10.0
-    """Seconds without a heartbeat after which a player counts as away (peers beat every
-    4 s: ``netplay.player.HEARTBEAT``)."""
+    """Seconds without a heartbeat after which a player the table waits for counts as away
+    (such a seat beats every 4 s: ``netplay.player.HEARTBEAT``), counted from the later of
+    its last frame and the moment the table began to wait for it."""
+    idle_away_after: float = 20.0
+    """Seconds without a heartbeat after which a player the table does not wait for (not
+    its turn, no Block window it may answer) counts as away: such a seat beats every 8 s
+    (``netplay.player.IDLE_HEARTBEAT``, protocol 8)."""
     heartbeat: float = 2.0
     """The longest the host stays silent to its peers: it beats when nothing went to
     every peer (a batch, a frame on ``table``) for this long, jittered up to a fifth
@@ -343,6 +348,8 @@ class HostSession:
         self.game: TableGame | None = None
         self.batches: list[Batch] = []
         self._sent_at: dict[int, float] = {}
+        self._waiting_since: dict[Seat, float] = {}
+        """Since when the game waits for each seat it waits for (see :meth:`_away_from`)."""
         """When this process published each of its last batches (see :data:`IN_FLIGHT`);
         a batch not there (replayed from the journal, or long ago) is not in flight."""
         self.races: list[Race] = []
@@ -1345,6 +1352,7 @@ class HostSession:
             self.definition.public_hash(state), standin
         )
         self.batches.append(batch)
+        self._note_waiting()
         self._sent_at[batch.n] = self.now
         self._sent_at.pop(batch.n - 64, None)  # only the last ones can be in flight
         self._journal(self._stamped({"t": "batch", "n": batch.n,
@@ -1564,7 +1572,29 @@ class HostSession:
         return played
 
     def _away(self, info: SeatInfo) -> bool:
-        return not info.online or self.now - info.last_seen > self.settings.away_after
+        return not info.online or self.now > self._away_from(info)
+
+    def _away_from(self, info: SeatInfo) -> float:
+        """When a seat counts as away if nothing more is heard from it (protocol 8): with no
+        game going (the deal's rounds), ``away_after`` after its last frame; in a game, a
+        seat the table waits for ``away_after`` after the later of its last frame and the
+        moment the waiting began (it beats every 4 s from then on), any other seat
+        ``idle_away_after`` after its last frame (it beats every 8 s)."""
+        settings = self.settings
+        game = self.game
+        if game is None or game.over:
+            return info.last_seen + settings.away_after
+        seat = next(seat for seat, held in enumerate(self.seats) if held is info)
+        if seat in self._deciders():
+            since = self._waiting_since.setdefault(seat, self.now)
+            return max(info.last_seen, since) + settings.away_after
+        return info.last_seen + settings.idle_away_after
+
+    def _note_waiting(self) -> None:
+        """After the game moved: the seats it now waits for keep the moment it began to wait
+        for them, or take this one (see :meth:`_away_from`)."""
+        since = self._waiting_since
+        self._waiting_since = {seat: since.get(seat, self.now) for seat in self._deciders()}
 
     def _standin_due(self) -> float | None:
         """When a stand-in bot takes the current player's turn, if that player stays away."""
@@ -1575,7 +1605,7 @@ class HostSession:
         info = self.seats[current]
         if info is None or info.is_bot or info.standin is not None:
             return None
-        away_from = info.last_seen + self.settings.away_after
+        away_from = self._away_from(info)
         if not info.online and info.offline_at is not None:
             away_from = min(away_from, info.offline_at)
         return away_from + self.settings.grace

@@ -58,6 +58,15 @@ was sending its host four beats: more frames than its game (measured: 200 tables
 every 2 s on one Mosquitto, frames 2,275 -> 1,843 a second, the peers' CPU 143% -> 122%,
 action -> own view p99 124 -> 56 ms); every 2 s they were still 3.5 of the 9 frames an
 action at a table acting every 2 s (issue #28)."""
+IDLE_HEARTBEAT = 8.0
+"""Seconds between a seated player's heartbeats while the table does not wait for it (not
+its turn, no Block window it may still answer; protocol 8): the host counts such a seat
+away only after ``idle_away_after`` (20 s) without one. The moment the table waits for it,
+the seat beats every :data:`HEARTBEAT` again, the next beat within that much, and the host
+counts it away after ``away_after`` (10 s) from the later of its last frame and the moment
+it began to wait for it. At a table of four acting every 2 s a seat acts every 8 s, and
+its actions stand for its beats: 1.6 beats an action went to nearly none (issue #28;
+docs/protocol.md, *Presence*)."""
 HOST_SILENT = 5.0
 """Seconds without a frame from the host (it heartbeats at least every 2 s) before it
 counts as offline: a frozen host fires no last will until the broker's keepalive (amqtt:
@@ -297,6 +306,7 @@ class PlayerSession:
         watch: bool = False,
         password: str | None = None,
         heartbeat: float = HEARTBEAT,
+        idle_heartbeat: float | None = None,
         pin: str | None = None,
         remembered: bytes | None = None,
         settle: float = SETTLE,
@@ -316,6 +326,10 @@ class PlayerSession:
         self.watch = watch
         self.password = password
         self.heartbeat_every = heartbeat
+        self.idle_heartbeat_every = IDLE_HEARTBEAT * heartbeat / HEARTBEAT \
+            if idle_heartbeat is None else idle_heartbeat
+        """Beats while the table does not wait for this seat (:data:`IDLE_HEARTBEAT`; by
+        default in the same proportion to ``heartbeat``)."""
         self.sender = Sender(identity, table)
         self.entropy = os.urandom(32)
         self.guard = ReplayGuard()
@@ -566,6 +580,9 @@ class PlayerSession:
                                 {"signed": signed})
         self._acted_at = self.now
         self._answered_at = None  # the answer to this action is still to come
+        # The action stands for a beat: the next one a whole interval from now (it is
+        # sent then only if the host did not answer meanwhile: _answered_lately).
+        self._next_heartbeat = max(self._next_heartbeat, next_beat(self.now, self.beat_every()))
 
     def chat(self, text: str) -> None:
         text = clean_text(text, MAX_CHAT)
@@ -581,8 +598,9 @@ class PlayerSession:
                 and not self._join_sent and not self.joined and self._may_join():
             self._send_join()  # the bare name listened long enough: one host claims it
         if now >= self._next_heartbeat and self.joined:
-            self._next_heartbeat = next_beat(now, self.heartbeat_every)
-            if not self._answered_lately(now):
+            every = self.beat_every()
+            self._next_heartbeat = next_beat(now, every)
+            if not self._answered_lately(now, every):
                 self._to_host("heartbeat", {"at": self.applied}, qos=0)
             self._acted_at = self._answered_at = None
         pending = self.pending
@@ -608,14 +626,24 @@ class PlayerSession:
         else:
             self.sender.send_sealed(topic, self.host_key, type_, body, qos=qos)
 
-    def _answered_lately(self, now: float) -> bool:
+    def beat_every(self) -> float:
+        """Seconds between this peer's heartbeats now: :data:`HEARTBEAT` while the table
+        waits for this seat, has no game going yet (the deal's rounds wait for every seat)
+        or for a spectator; :data:`IDLE_HEARTBEAT` while it waits for others."""
+        view = self.view
+        if self.seat is None or view is None or self.facts is None \
+                or self.seat in self.definition.to_move(view):
+            return self.heartbeat_every
+        return self.idle_heartbeat_every
+
+    def _answered_lately(self, now: float, every: float) -> bool:
         """Whether this beat would tell the host nothing: an action went to it since the
         last beat, within the interval, the host has answered on our own channel since
         (so it heard us, and we follow its stream), and we know of no batch we miss."""
         acted, answered = self._acted_at, self._answered_at
         pending = self.pending
         return (acted is not None and answered is not None and answered >= acted
-                and now - acted <= self.heartbeat_every and not pending.batches
+                and now - acted <= every and not pending.batches
                 and pending.gap_since is None and self._chunk is None)
 
     def _host_gone(self, reason: str) -> None:
@@ -1110,6 +1138,11 @@ class PlayerSession:
         while self.view is not None and (batch := pending.batches.pop(self.applied + 1, None)):
             if not self._apply(batch):
                 return
+        if self.joined and self.beat_every() < self.idle_heartbeat_every:
+            # The table waits for this seat now: its next beat within HEARTBEAT (the host
+            # counts its silence from the later of its last frame and this moment).
+            self._next_heartbeat = min(self._next_heartbeat,
+                                       next_beat(self.now, self.heartbeat_every))
         if not pending.batches:
             pending.gap_since = None
         elif pending.gap_since is None:

@@ -13,7 +13,7 @@ from netplay import player as player_module
 from netplay.budget import HostBudgets, HostLimits, Limit
 from netplay.codec import decode
 from netplay.history import PublicCopies
-from netplay.player import HEARTBEAT, Applied, Missed, Resynced
+from netplay.player import HEARTBEAT, IDLE_HEARTBEAT, Applied, Missed, Resynced
 
 from .harness import SHORT, Table
 
@@ -121,7 +121,9 @@ def test_a_player_back_from_a_long_silence_hears_the_batches_the_snapshot_skippe
     table.run(lambda: len(table.host.batches) >= before + CHUNK + 5)
     table.peer(me).deaf = False
     table.peer(me).paused = False
-    table.advance(HEARTBEAT)  # its heartbeat: far behind, the host answers with a snapshot
+    # Its heartbeat (it had not heard its turn come: an idle seat's, protocol 8): far
+    # behind, the host answers with a snapshot.
+    table.advance(IDLE_HEARTBEAT)
     table.pump()
     missed = [m.n for m in table.notices_of(me, Missed)]
     (snapshot,) = table.notices_of(me, Resynced)

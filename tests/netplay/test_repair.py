@@ -12,7 +12,7 @@ from engine.views import public_hash
 from netplay import history as history_module
 from netplay import host as host_module
 from netplay import player as player_module
-from netplay.player import GAP_WAIT, Applied, Desynced, PlayerSession, Resynced
+from netplay.player import GAP_WAIT, IDLE_HEARTBEAT, Applied, Desynced, PlayerSession, Resynced
 
 from .harness import SHORT, Filter, Session, Table, observe, opened
 from .leaks import clear_leaks
@@ -260,7 +260,7 @@ def test_a_peer_repaired_by_snapshot_still_verifies(
         start = len(table.host.batches)
         move_until(table, start + 6)
         table.peer(me).deaf = False
-        table.advance(1.0)
+        table.advance(IDLE_HEARTBEAT)  # its next beat (it did not hear its turn come)
     else:
         me.view.hands[me.seat] = []
         table.host_move()
