@@ -13,7 +13,7 @@ from netplay import player as player_module
 from netplay.budget import HostBudgets, HostLimits, Limit
 from netplay.codec import decode
 from netplay.history import PublicCopies
-from netplay.player import HEARTBEAT, IDLE_HEARTBEAT, Applied, Missed, Resynced
+from netplay.player import IDLE_HEARTBEAT, Applied, Missed, Resynced
 
 from .harness import SHORT, Table
 
