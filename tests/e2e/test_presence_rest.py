@@ -1,7 +1,7 @@
 """Presence resting on a real broker (protocol 7). The host finds out whether its broker
 fires a silent client's last will: Mosquitto does (so the table rests: rare beats), the
 embedded amqtt never fires it in time (beats go on as before). At a resting table a
-frozen seat (SIGSTOP) is still found away within ``away_after`` and a stand-in plays for
+frozen seat (SIGSTOP) is still found away within ``away_after`` of its turn and a stand-in plays for
 it, and a frozen host is seen offline by its seats, by its will."""
 
 from __future__ import annotations
@@ -99,9 +99,16 @@ async def test_a_frozen_seat_at_a_resting_table_is_found_away_and_a_stand_in_pla
             os.kill(seat.pid, signal.SIGSTOP)
             frozen = time.monotonic()
             await _until("the seat found away", lambda: session._away(info))
-            found = time.monotonic() - frozen
-            # Its beats stopped (and, later, its will comes): within away_after.
-            assert found <= settings.away_after * SCALE + 1.0, found
+            # Its beats stopped (and, later, its will comes): it counts away away_after
+            # after the later of the freeze and its turn coming (protocol 8: while the
+            # table was not waiting for it, the host gave it idle_away_after). The host's
+            # clock is the loop's, time.monotonic().
+            waited = session._waiting_since.get(0)
+            assert waited is not None  # found away on its turn
+            away_from = session._away_from(info)
+            assert away_from <= max(frozen, waited) + settings.away_after * SCALE + 0.5, \
+                (away_from - frozen, waited - frozen)
+            assert away_from <= frozen + settings.idle_away_after * SCALE + 0.5
             since = len(session.batches)
             await _until("a stand-in plays", lambda: any(
                 b.standin for b in session.batches[since:]))
