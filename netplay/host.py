@@ -1578,12 +1578,15 @@ class HostSession:
         """When a seat counts as away if nothing more is heard from it (protocol 8): with no
         game going (the deal's rounds), ``away_after`` after its last frame; in a game, a
         seat the table waits for ``away_after`` after the later of its last frame and the
-        moment the waiting began (it beats every 4 s from then on), any other seat
-        ``idle_away_after`` after its last frame (it beats every 8 s)."""
+        moment the waiting began (it beats every 4 s from then on), any other seat, and
+        every seat once the game is over, ``idle_away_after`` after its last frame (it
+        beats every 8 s)."""
         settings = self.settings
         game = self.game
-        if game is None or game.over:
+        if game is None:
             return info.last_seen + settings.away_after
+        if game.over:
+            return info.last_seen + settings.idle_away_after
         seat = next(seat for seat, held in enumerate(self.seats) if held is info)
         if seat in self._deciders():
             since = self._waiting_since.setdefault(seat, self.now)

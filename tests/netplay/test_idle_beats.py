@@ -122,3 +122,22 @@ def test_a_seat_the_table_waits_for_is_found_away_ten_seconds_after_its_last_bea
     assert not table.host._away(info)
     wait(table, 1.0)
     assert table.host._away(info)
+
+
+def test_after_the_game_a_live_seat_beating_every_idle_beat_never_counts_as_away() -> None:
+    table = Table(2, seed=76, game="sequence", rules=SequenceConfig())
+    table.run_to_end()
+    assert all(p.beat_every() == IDLE_HEARTBEAT for p in table.players)
+    me = table.at_seat(0)
+    out = table.out_topic(me)
+
+    def lost(receiver: object, topic: str, payload: bytes) -> bool:
+        return receiver is table.host and topic == out
+
+    table.filters.append(lost)  # a beat or so lost: silent for up to 9 + 8 s
+    for step in range(round(3 * IDLE_HEARTBEAT / 0.5)):
+        if step == 18:
+            table.filters.remove(lost)
+        table.advance(0.5)
+        for info in table.host.seats:
+            assert info is not None and not table.host._away(info)
