@@ -652,7 +652,7 @@ class PlayerSession:
         if topic == t.chat:
             self._chat(payload)
             return
-        if topic.startswith(f"{t.base}/presence/"):
+        if topic.startswith(t.base + "/presence/"):
             return  # presence is shown from the host's announcements
         if topic == t.announce and not payload:
             # Unsigned: anyone can send it. Only the host's signed "closed" closes a table.
