@@ -121,6 +121,23 @@ def config_json(config: _Wire) -> str:
     return canonical_json(config.to_wire())
 
 
+@functools.lru_cache(maxsize=64)
+def _tail(text: str) -> bytes:
+    """``,"text"]``: a list's last item ``text`` (a string), JSON-encoded, and the list's
+    end, as UTF-8 bytes (the JSON is ASCII)."""
+    return f",{canonical_json([text])[1:]}".encode()
+
+
 def hash_public(public: list[object]) -> str:
-    """SHA-256 (hex, 32 chars) of the canonical JSON of a state's public part."""
-    return hashlib.sha256(canonical_json(public).encode()).hexdigest()[:32]
+    """SHA-256 (hex, 32 chars) of the canonical JSON of a state's public part.
+
+    The part ends with the table's rules as a JSON string (:func:`config_json`), the
+    same for every hash of a table and as long as the rest: that string is encoded
+    once (:func:`_tail`) and its bytes follow the rest's, which are those of
+    ``[a,...,y]`` without the ``]``, exactly as in the JSON of the whole list."""
+    last = public[-1] if len(public) > 1 else None
+    if type(last) is not str:
+        return hashlib.sha256(canonical_json(public).encode()).hexdigest()[:32]
+    digest = hashlib.sha256(canonical_json(public[:-1])[:-1].encode())
+    digest.update(_tail(last))
+    return digest.hexdigest()[:32]
