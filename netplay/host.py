@@ -281,6 +281,19 @@ def _race_from_body(body: dict[str, Any]) -> Race:
     return race
 
 
+_ON_OUTBOX: dict[str, str] = {
+    "join": "_join",
+    "action": "_action",
+    "resync": "_resync",
+    "desync": "_desync",
+    "heartbeat": "_heartbeat",
+    "verified": "_verified",
+    "entropy": "_entropy",
+}
+"""The session's handler (a method's name) of each frame type on a peer's ``out``: a
+method is looked up for the one frame, not a map of them made for each."""
+
+
 class HostSession:
     """One table's authority. Feed it with :meth:`receive` and :meth:`tick`."""
 
@@ -775,18 +788,10 @@ class HostSession:
             frame = self._signed_action(frame)
         elif frame.sealed and frame.type not in SEALED_TO_HOST:
             raise FrameError(f"a sealed {frame.type!r} (it travels signed)")
-        handler = {
-            "join": self._join,
-            "action": self._action,
-            "resync": self._resync,
-            "desync": self._desync,
-            "heartbeat": self._heartbeat,
-            "verified": self._verified,
-            "entropy": self._entropy,
-        }.get(frame.type)
-        if handler is None:
+        name = _ON_OUTBOX.get(frame.type)
+        if name is None:
             raise FrameError(f"unexpected message type {frame.type!r}")
-        handler(frame.sender, frame.body, frame.raw)
+        getattr(self, name)(frame.sender, frame.body, frame.raw)
         if frame.type == "join":
             joined = conn_of(frame.body)
             if joined is not None:

@@ -284,6 +284,33 @@ class Desynced(Notice):
 # -- the session ------------------------------------------------------------------------------
 
 
+_ON_INBOX: dict[str, str] = {
+    "welcome": "_welcome",
+    "refused": "_refused",
+    # With a spectator delay the host sends these to the seats at once:
+    "start": "_start",
+    "race": "_race",
+    "events": "_events",
+    "history": "_history_frame",
+    "snapshot": "_snapshot",
+    "rejected": "_rejected",
+    "reveal": "_reveal",
+}
+"""The session's handler (a method's name) of each frame type on the peer's own ``in``:
+a method is looked up for the one frame, not a map of them made for each."""
+_ON_STREAM: dict[str, str] = {
+    "start": "_start",
+    "events": "_public_events",  # a seat's own sealed copy goes to ``_events``
+    "heartbeat": "_host_heartbeat",
+    "race": "_public_race",
+    "reveal": "_reveal",
+    "impostor": "_impostor",
+    "entropy_round": "_entropy_round",
+    "unseated": "_unseated",
+}
+"""The handler of each frame type on the table's stream (``table`` or ``events``)."""
+
+
 @dataclass
 class _Pending:
     """Things waiting for the game to be known or complete."""
@@ -680,7 +707,7 @@ class PlayerSession:
         if topic == t.chat:
             self._chat(payload)
             return
-        if topic.startswith(f"{t.base}/presence/"):
+        if topic.startswith(t.base + "/presence/"):
             return  # presence is shown from the host's announcements
         if topic == t.announce and not payload:
             # Unsigned: anyone can send it. Only the host's signed "closed" closes a table.
@@ -718,39 +745,19 @@ class PlayerSession:
             self._answered_at = self.now
             if kind in ("events", "snapshot") and self.seat is not None and not frame.sealed:
                 raise FrameError(f"an unsealed {kind!r} for a seated player")
-            handler = {
-                "welcome": self._welcome,
-                "refused": self._refused,
-                # With a spectator delay the host sends these to the seats at once:
-                "start": self._start,
-                "race": self._race,
-                "events": self._events,
-                "history": self._history_frame,
-                "snapshot": self._snapshot,
-                "rejected": self._rejected,
-                "reveal": self._reveal,
-            }.get(kind)
+            name = _ON_INBOX.get(kind)
         elif topic == self._stream:
             if frame.sealed:
                 if kind == "events":
                     self._answered_at = self.now  # our own copy of a batch: the host hears us
                 elif kind != "heartbeat":
                     raise FrameError(f"a sealed {kind!r} on the seats' stream")
-            handler = {
-                "start": self._start,
-                "events": self._events if frame.sealed else self._public_events,
-                "heartbeat": self._host_heartbeat,
-                "race": self._public_race,
-                "reveal": self._reveal,
-                "impostor": self._impostor,
-                "entropy_round": self._entropy_round,
-                "unseated": self._unseated,
-            }.get(kind)
+            name = "_events" if kind == "events" and frame.sealed else _ON_STREAM.get(kind)
         else:
             raise FrameError(f"message on unexpected topic {topic!r}")
-        if handler is None:
+        if name is None:
             raise FrameError(f"unexpected {kind!r} on {topic}")
-        handler(body)
+        getattr(self, name)(body)
 
     def _chat(self, payload: bytes) -> None:
         frame = decode(payload)

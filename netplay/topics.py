@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from netplay.names import check_table_name as check_table_name  # the check lives there
 from netplay.names import is_peer_id
@@ -12,51 +12,48 @@ PREFIX = "sstacks/v1"
 
 @dataclass(frozen=True, slots=True)
 class Topics:
+    """A table's topics. The fixed ones are worked out once, as the table is named: a
+    peer compares a message's topic with several of them for every message it reads."""
+
     table: str
+    base: str = field(init=False, repr=False, compare=False)
+    announce: str = field(init=False, repr=False, compare=False)
+    events: str = field(init=False, repr=False, compare=False)
+    table_stream: str = field(init=False, repr=False, compare=False)
+    """Host -> seated players: what the host publishes on ``events`` but the batches
+    (each seat gets its own sealed copy of those on its ``in``)."""
+    chat: str = field(init=False, repr=False, compare=False)
+    all_outboxes: str = field(init=False, repr=False, compare=False)
+    all_presence: str = field(init=False, repr=False, compare=False)
+    _presence: str = field(init=False, repr=False, compare=False)
+    _peer: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_table_name(self.table)
-
-    @property
-    def base(self) -> str:
-        return f"{PREFIX}/{self.table}"
-
-    @property
-    def announce(self) -> str:
-        return f"{self.base}/announce"
-
-    @property
-    def events(self) -> str:
-        return f"{self.base}/events"
-
-    @property
-    def table_stream(self) -> str:
-        """Host -> seated players: what the host publishes on ``events`` but the batches
-        (each seat gets its own sealed copy of those on its ``in``)."""
-        return f"{self.base}/table"
-
-    @property
-    def chat(self) -> str:
-        return f"{self.base}/chat"
+        base = f"{PREFIX}/{self.table}"
+        for name, value in (
+            ("base", base),
+            ("announce", f"{base}/announce"),
+            ("events", f"{base}/events"),
+            ("table_stream", f"{base}/table"),
+            ("chat", f"{base}/chat"),
+            ("all_outboxes", f"{base}/peer/+/out"),
+            ("all_presence", f"{base}/presence/+"),
+            ("_presence", f"{base}/presence/"),
+            ("_peer", f"{base}/peer/"),
+        ):
+            object.__setattr__(self, name, value)
 
     def inbox(self, peer: str) -> str:
         """Host -> one peer."""
-        return f"{self.base}/peer/{peer}/in"
+        return f"{self._peer}{peer}/in"
 
     def outbox(self, peer: str) -> str:
         """One peer -> host."""
-        return f"{self.base}/peer/{peer}/out"
+        return f"{self._peer}{peer}/out"
 
     def presence(self, peer: str) -> str:
-        return f"{self.base}/presence/{peer}"
-
-    @property
-    def all_outboxes(self) -> str:
-        return f"{self.base}/peer/+/out"
-
-    @property
-    def all_presence(self) -> str:
-        return f"{self.base}/presence/+"
+        return self._presence + peer
 
     def peer_of(self, topic: str) -> str | None:
         """The peer id in a ``peer/<id>/out`` or ``presence/<id>`` topic (``None`` for any

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import netplay.host
 from engine.actions import Action, CloseBlockWindow, Discard, EndTurn, PlayCard
 from engine.config import RulesConfig
 from engine.errors import IllegalActionError
@@ -619,3 +620,8 @@ def test_rules_with_a_first_player_beyond_the_table() -> None:
                      forge(peer, "join", body), 0.0)
     assert host.dropped == []
     assert host.game is not None
+
+
+def test_every_frame_type_a_host_reads_names_one_of_its_methods() -> None:
+    for name in netplay.host._ON_OUTBOX.values():
+        assert callable(getattr(HostSession, name, None)), name

@@ -228,3 +228,9 @@ def test_a_seat_drops_a_signed_heartbeat_on_the_seats_stream_and_takes_its_boxed
     table.advance(table.settings.heartbeat)  # a quiet interval: the host's boxed beat
     assert me.host_heard is not None and me.host_heard > heard
     assert len(me.dropped) == dropped
+
+
+def test_every_frame_type_a_player_reads_names_one_of_its_methods() -> None:
+    names = [*netplay.player._ON_INBOX.values(), *netplay.player._ON_STREAM.values(), "_events"]
+    for name in names:
+        assert callable(getattr(PlayerSession, name, None)), name
