@@ -33,7 +33,7 @@ import platformdirs
 
 from netplay.errors import NetplayError
 from netplay.identity import APP_NAME
-from netplay.record import from_json, to_json
+from netplay.record import from_json
 
 log = logging.getLogger("netplay.journal")
 
@@ -76,8 +76,22 @@ def default_record_path(table: str, game: str) -> Path:
     return records_dir() / f"{name}-{stamp}.json"
 
 
+def _hex(value: Any) -> Any:
+    """Bytes as ``{"hex": ...}`` (``netplay.record.to_json``), for the encoder; anything
+    else it can't encode is an error, as with ``json.dumps``."""
+    if isinstance(value, bytes):
+        return {"hex": value.hex()}
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"), default=_hex)
+"""The journal's line encoder: ``json.dumps(to_json(entry))``'s bytes, made by the C
+encoder in one pass (the host writes an entry per action; the copy ``to_json`` made of
+every entry first was most of the cost)."""
+
+
 def encode_entry(entry: Entry) -> bytes:
-    return (json.dumps(to_json(entry), separators=(",", ":")) + "\n").encode()
+    return (_ENCODER.encode(entry) + "\n").encode()
 
 
 def read_entries(path: Path) -> tuple[list[Entry], int]:
