@@ -22,7 +22,6 @@ import time
 import weakref
 from collections import deque
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar, Protocol, Self
@@ -51,6 +50,7 @@ from netplay.player import (
 )
 from netplay.probe import PROBE_KEEPALIVE, Probe, go_silent, probe_deadline
 from netplay.record import write_new_record, write_record
+from netplay.syncs import SYNCS
 from netplay.transport import (
     KEEPALIVE,
     PRESENCE_KEEPALIVE,
@@ -343,10 +343,6 @@ class _Peer:
         return float("inf")
 
 
-_SYNCS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="journal-sync")
-"""Where slow journals are synced: ``fdatasync`` releases the GIL, so the loop goes on (the
-host seals and signs its frames, other tables of the process play) while the disk works."""
-
 INLINE_SYNC = 0.002
 """Seconds a journal's syncs take on average, at most, to be made on the loop's thread
 (when the process hosts one table, see :meth:`Host._sync_inline`).
@@ -420,7 +416,12 @@ class Host(_Peer):
         self._thinking: asyncio.Task[None] | None = None
         self._held: deque[tuple[int, Outgoing]] = deque()
         """Frames waiting for the journal: (bytes of it that must be durable, frame)."""
-        self._syncing: asyncio.Future[int] | None = None
+        self._syncing = False
+        """The journal's sync is in the syncing thread (``netplay.syncs``)."""
+        self._sync_idle: asyncio.Future[None] | None = None
+        """Set when the sync in the thread is done (a closing host waits for it)."""
+        self._close_after_sync: JournalFile | None = None
+        """A journal given up while the thread synced it: closed once it is done."""
         self.sync_average = 0.0
         """Seconds a journal sync took, a running average (inline or in the thread)."""
         self._counted: asyncio.AbstractEventLoop | None = None
@@ -513,10 +514,9 @@ class Host(_Peer):
         if loop is not None:
             Host._live[loop] -= 1
         await super().close()
-        syncing = self._syncing
-        if syncing is not None:  # the worker thread still has the file: let it finish
-            with contextlib.suppress(Exception):
-                await asyncio.shield(syncing)
+        while self._syncing:  # the syncing thread still has the file: let it finish
+            idle = self._sync_idle = asyncio.get_running_loop().create_future()
+            await idle
         if self.journal is not None:
             self.journal.close()
 
@@ -528,7 +528,7 @@ class Host(_Peer):
             for out in self.host.frames_to_send():  # each out before the next is made
                 publish(out)
             return
-        if self._syncing is None and not self._held and self._sync_inline():
+        if not self._syncing and not self._held and self._sync_inline():
             # The frames that go first (the acting player's batch) are made already; the
             # disk is synced, they go out, and only then are the others made.
             first = self.host.urgent_to_send()
@@ -539,7 +539,7 @@ class Host(_Peer):
                 publish(out)
             return
         self._hold(self.session.data_to_send())
-        if self._syncing is None and self._sync_inline():
+        if not self._syncing and self._sync_inline():
             self._sync_here()
         else:
             self._start_sync()
@@ -610,26 +610,30 @@ class Host(_Peer):
 
     def _start_sync(self) -> None:
         journal = self.journal
-        if journal is None or self._syncing is not None or not journal.unsynced:
+        if journal is None or self._syncing or not journal.unsynced:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # driven from outside a loop: sync here and now
             self._sync_here()
             return
-        syncing = loop.run_in_executor(_SYNCS, self._timed_sync)
-        self._syncing = syncing
-        syncing.add_done_callback(self._synced)
+        self._syncing = True
+        SYNCS.submit(loop, self._timed_sync, self._synced)
 
-    def _synced(self, syncing: asyncio.Future[int]) -> None:
-        self._syncing = None
-        try:
-            upto = syncing.result()
-        except (OSError, JournalError) as exc:
-            self._journal_failed(exc)
-        else:
-            if self.journal is not None:
-                self.journal.mark_synced(upto)
+    def _synced(self, outcome: int | Exception) -> None:
+        """The syncing thread is done with the journal: what it covered is durable, and
+        the frames that waited for it go out."""
+        self._syncing = False
+        closing, self._close_after_sync = self._close_after_sync, None
+        if closing is not None:
+            closing.close()
+        idle, self._sync_idle = self._sync_idle, None
+        if idle is not None and not idle.done():
+            idle.set_result(None)
+        if isinstance(outcome, Exception):
+            self._journal_failed(outcome)
+        elif self.journal is not None:
+            self.journal.mark_synced(outcome)
         self._release()
         self._start_sync()  # what was written meanwhile: one sync for all of it
 
@@ -650,10 +654,10 @@ class Host(_Peer):
             return
         log.error("can't write the table's journal %s (%s): the game goes on, but it can no "
                   "longer be resumed after a crash", journal.path, exc)
-        if self._syncing is None:
+        if self._syncing:  # the syncing thread still has it: close it after
+            self._close_after_sync = journal
+        else:
             journal.close()
-        else:  # a worker thread still syncs it: close it after
-            self._syncing.add_done_callback(lambda _: journal.close())
         self._release()
 
     def _after_input(self) -> None:
