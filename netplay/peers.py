@@ -30,7 +30,7 @@ from engine.actions import Action
 from engine.games import AnyAction, TableBot, searches
 from engine.state import State
 from engine.wire import prepare_codecs
-from netplay.aio import cancel_and_wait
+from netplay.aio import Alarm, Alarms, cancel_and_wait
 from netplay.host import BotTurn, HostSession, HostSettings
 from netplay.hosts import matches, split_pin
 from netplay.identity import Identity
@@ -113,10 +113,10 @@ class _Peer:
         self._waiter: asyncio.Future[None] | None = None
         self._due = True
         """The loop has a turn to run before it waits (something came or was queued)."""
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at = float("inf")
-        """The timer that wakes the loop at its next deadline, and when: kept from one wait
-        to the next while the deadline stays (most waits end on a message, not on it)."""
+        self._alarm: Alarm | None = None
+        """What wakes the loop at its next deadline (on the event loop's one timer for
+        all its peers, ``netplay.aio.Alarms``), while it drives: kept from one wait to the
+        next while the deadline stays (most waits end on a message, not on it)."""
         self._stopped = asyncio.Event()
         self._parked_for = -math.inf
         """The deadline the parked driver waits for (its timer's), kept up to date by a
@@ -235,8 +235,9 @@ class _Peer:
             self._wake()
             return
         self._parked_for = deadline
-        if deadline != self._timer_at:
-            self._set_timer(loop, deadline)
+        alarm = self._alarm
+        if alarm is not None and deadline != alarm.when:
+            alarm.set(deadline)
 
     def _take(self, arrived: list[tuple[str, bytes]], now: float) -> None:
         """A turn's messages: each to the session, then what they call for sent."""
@@ -265,6 +266,7 @@ class _Peer:
         transport.on_arrival = self._arrived
         transport.on_read_done = self._read_done
         session = self.session
+        alarm = self._alarm = Alarms.of(loop).alarm(self._ring)
         # The next deadline when the turn that just ended worked it out (it skipped the
         # timers), and the deadline this turn was waited for (-inf: not known).
         known: float | None = None
@@ -278,8 +280,8 @@ class _Peer:
                     deadline = known if known is not None else min(
                         session.next_deadline(), self._deadline())
                     self._parked_for = deadline
-                    if deadline != self._timer_at:
-                        self._set_timer(loop, deadline)
+                    if deadline != alarm.when:
+                        alarm.set(deadline)
                     waiter = self._waiter = loop.create_future()
                     try:
                         await waiter
@@ -319,17 +321,11 @@ class _Peer:
         finally:
             transport.on_arrival = None
             transport.on_read_done = None
-            self._set_timer(loop, float("inf"))
-
-    def _set_timer(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer_at = deadline
-        self._timer = None if deadline == float("inf") else loop.call_at(deadline, self._ring)
+            alarm.set(float("inf"))
+            self._alarm = None
 
     def _ring(self) -> None:
-        """The timer of the next deadline fired: the loop runs a turn."""
-        self._timer, self._timer_at = None, float("inf")
+        """The next deadline came: the loop runs a turn."""
         self._wake()
 
     async def _published(self) -> None:
