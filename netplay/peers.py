@@ -360,10 +360,10 @@ class Host(_Peer):
     publishes no frame made after an entry before that entry is durable (see
     ``netplay.journal``), so the table can be brought back with :meth:`resume` after a
     crash. A fast disk is synced on the loop's thread just before the frames go out, when
-    this is the process's only table (see :data:`INLINE_SYNC`); otherwise in a worker
-    thread, started as soon as the entry is written, while the session seals and signs
-    the frames and the loop goes on. Entries written while a sync runs go to disk
-    together in the next one.
+    this is the process's only table (see :data:`INLINE_SYNC`); otherwise in the
+    process's syncing thread (``netplay.syncs``), started as soon as the entry is
+    written, while the session seals and signs the frames and the loop goes on. Entries
+    written while a sync runs go to disk together in the next one.
     """
 
     _live: ClassVar[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int]] = (
@@ -557,7 +557,7 @@ class Host(_Peer):
 
     def _write_journal(self) -> None:
         """Write the session's new entries now; a slow journal starts syncing them at
-        once, in its worker thread (no waiting), a fast one at :meth:`_flush`."""
+        once, in the syncing thread (no waiting), a fast one at :meth:`_flush`."""
         journal = self.journal
         entries = self.host.journal_to_write()
         if not entries or journal is None:
