@@ -361,7 +361,7 @@ class Host(_Peer):
     ``netplay.journal``), so the table can be brought back with :meth:`resume` after a
     crash. A fast disk is synced on the loop's thread just before the frames go out, when
     this is the process's only table (see :data:`INLINE_SYNC`); otherwise in the
-    process's syncing thread (``netplay.syncs``), started as soon as the entry is
+    process's syncing threads (``netplay.syncs``), started as soon as the entry is
     written, while the session seals and signs the frames and the loop goes on. Entries
     written while a sync runs go to disk together in the next one.
     """
@@ -413,9 +413,9 @@ class Host(_Peer):
         self._held: deque[tuple[int, Outgoing]] = deque()
         """Frames waiting for the journal: (bytes of it that must be durable, frame)."""
         self._syncing = False
-        """The journal's sync is in the syncing thread (``netplay.syncs``)."""
+        """The journal's sync is in a syncing thread (``netplay.syncs``)."""
         self._sync_idle: asyncio.Future[None] | None = None
-        """Set when the sync in the thread is done (a closing host waits for it)."""
+        """Set when the sync in a thread is done (a closing host waits for it)."""
         self._close_after_sync: JournalFile | None = None
         """A journal given up while the thread synced it: closed once it is done."""
         self.sync_average = 0.0
@@ -510,7 +510,7 @@ class Host(_Peer):
         if loop is not None:
             Host._live[loop] -= 1
         await super().close()
-        while self._syncing:  # the syncing thread still has the file: let it finish
+        while self._syncing:  # a syncing thread still has the file: let it finish
             idle = self._sync_idle = asyncio.get_running_loop().create_future()
             await idle
         if self.journal is not None:
@@ -557,7 +557,7 @@ class Host(_Peer):
 
     def _write_journal(self) -> None:
         """Write the session's new entries now; a slow journal starts syncing them at
-        once, in the syncing thread (no waiting), a fast one at :meth:`_flush`."""
+        once, in a syncing thread (no waiting), a fast one at :meth:`_flush`."""
         journal = self.journal
         entries = self.host.journal_to_write()
         if not entries or journal is None:
@@ -617,7 +617,7 @@ class Host(_Peer):
         SYNCS.submit(loop, self._timed_sync, self._synced)
 
     def _synced(self, outcome: int | Exception) -> None:
-        """The syncing thread is done with the journal: what it covered is durable, and
+        """A syncing thread is done with the journal: what it covered is durable, and
         the frames that waited for it go out."""
         self._syncing = False
         closing, self._close_after_sync = self._close_after_sync, None
@@ -650,7 +650,7 @@ class Host(_Peer):
             return
         log.error("can't write the table's journal %s (%s): the game goes on, but it can no "
                   "longer be resumed after a crash", journal.path, exc)
-        if self._syncing:  # the syncing thread still has it: close it after
+        if self._syncing:  # a syncing thread still has it: close it after
             self._close_after_sync = journal
         else:
             journal.close()
