@@ -78,13 +78,13 @@ class Alarm:
         self.when = when
         if when == INF:
             self._seq = -1
-            return
-        seq = self._seq = next(alarms.numbers)
-        heapq.heappush(alarms.heap, (when, seq, self))
-        if when < alarms.armed:
-            alarms.arm(when)
-        elif alarms.stale > COMPACT_AT and alarms.stale * 2 > len(alarms.heap):
-            alarms.compact()
+        else:
+            seq = self._seq = next(alarms.numbers)
+            heapq.heappush(alarms.heap, (when, seq, self))
+            if when < alarms.armed:
+                alarms.arm(when)
+        if alarms.stale > COMPACT_AT and alarms.stale * 2 > len(alarms.heap):
+            alarms.compact()  # (a stale entry also keeps its peer alive until it is due)
 
 
 COMPACT_AT = 64
