@@ -2,7 +2,8 @@
 
 The host session (``netplay.host``) hands its driver journal entries, like frames; the
 driver writes them here as they come and makes them durable (``fdatasync``: on the loop's
-thread for a fast disk, in a worker thread for a slow one, see ``netplay.peers.Host``)
+thread for a fast disk, in one of the process's syncing threads for a slow one or a process of
+several tables, see ``netplay.peers.Host`` and ``netplay.syncs``)
 *before* it publishes the frames that depend on them (a seat's welcome, a batch). So
 whatever a peer has seen, the journal holds, and ``stacks host --resume TABLE`` rebuilds
 the table from it.
@@ -33,7 +34,7 @@ import platformdirs
 
 from netplay.errors import NetplayError
 from netplay.identity import APP_NAME
-from netplay.record import from_json, to_json
+from netplay.record import from_json
 
 log = logging.getLogger("netplay.journal")
 
@@ -76,8 +77,22 @@ def default_record_path(table: str, game: str) -> Path:
     return records_dir() / f"{name}-{stamp}.json"
 
 
+def _hex(value: Any) -> Any:
+    """Bytes as ``{"hex": ...}`` (``netplay.record.to_json``), for the encoder; anything
+    else it can't encode is an error, as with ``json.dumps``."""
+    if isinstance(value, bytes):
+        return {"hex": value.hex()}
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"), default=_hex)
+"""The journal's line encoder: ``json.dumps(to_json(entry))``'s bytes, made by the C
+encoder in one pass (the host writes an entry per action; the copy ``to_json`` made of
+every entry first was most of the cost)."""
+
+
 def encode_entry(entry: Entry) -> bytes:
-    return (json.dumps(to_json(entry), separators=(",", ":")) + "\n").encode()
+    return (_ENCODER.encode(entry) + "\n").encode()
 
 
 def read_entries(path: Path) -> tuple[list[Entry], int]:

@@ -22,7 +22,6 @@ import time
 import weakref
 from collections import deque
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar, Protocol, Self
@@ -31,7 +30,7 @@ from engine.actions import Action
 from engine.games import AnyAction, TableBot, searches
 from engine.state import State
 from engine.wire import prepare_codecs
-from netplay.aio import cancel_and_wait
+from netplay.aio import Alarm, Alarms, cancel_and_wait
 from netplay.host import BotTurn, HostSession, HostSettings
 from netplay.hosts import matches, split_pin
 from netplay.identity import Identity
@@ -51,6 +50,7 @@ from netplay.player import (
 )
 from netplay.probe import PROBE_KEEPALIVE, Probe, go_silent, probe_deadline
 from netplay.record import write_new_record, write_record
+from netplay.syncs import SYNCS
 from netplay.transport import (
     KEEPALIVE,
     PRESENCE_KEEPALIVE,
@@ -113,10 +113,10 @@ class _Peer:
         self._waiter: asyncio.Future[None] | None = None
         self._due = True
         """The loop has a turn to run before it waits (something came or was queued)."""
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at = float("inf")
-        """The timer that wakes the loop at its next deadline, and when: kept from one wait
-        to the next while the deadline stays (most waits end on a message, not on it)."""
+        self._alarm: Alarm | None = None
+        """What wakes the loop at its next deadline (on the event loop's one timer for
+        all its peers, ``netplay.aio.Alarms``), while it drives: kept from one wait to the
+        next while the deadline stays (most waits end on a message, not on it)."""
         self._stopped = asyncio.Event()
         self._parked_for = -math.inf
         """The deadline the parked driver waits for (its timer's), kept up to date by a
@@ -235,8 +235,9 @@ class _Peer:
             self._wake()
             return
         self._parked_for = deadline
-        if deadline != self._timer_at:
-            self._set_timer(loop, deadline)
+        alarm = self._alarm
+        if alarm is not None and deadline != alarm.when:
+            alarm.set(deadline)
 
     def _take(self, arrived: list[tuple[str, bytes]], now: float) -> None:
         """A turn's messages: each to the session, then what they call for sent."""
@@ -265,6 +266,7 @@ class _Peer:
         transport.on_arrival = self._arrived
         transport.on_read_done = self._read_done
         session = self.session
+        alarm = self._alarm = Alarms.of(loop).alarm(self._ring)
         # The next deadline when the turn that just ended worked it out (it skipped the
         # timers), and the deadline this turn was waited for (-inf: not known).
         known: float | None = None
@@ -278,8 +280,8 @@ class _Peer:
                     deadline = known if known is not None else min(
                         session.next_deadline(), self._deadline())
                     self._parked_for = deadline
-                    if deadline != self._timer_at:
-                        self._set_timer(loop, deadline)
+                    if deadline != alarm.when:
+                        alarm.set(deadline)
                     waiter = self._waiter = loop.create_future()
                     try:
                         await waiter
@@ -319,17 +321,11 @@ class _Peer:
         finally:
             transport.on_arrival = None
             transport.on_read_done = None
-            self._set_timer(loop, float("inf"))
-
-    def _set_timer(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer_at = deadline
-        self._timer = None if deadline == float("inf") else loop.call_at(deadline, self._ring)
+            alarm.set(float("inf"))
+            self._alarm = None
 
     def _ring(self) -> None:
-        """The timer of the next deadline fired: the loop runs a turn."""
-        self._timer, self._timer_at = None, float("inf")
+        """The next deadline came: the loop runs a turn."""
         self._wake()
 
     async def _published(self) -> None:
@@ -342,10 +338,6 @@ class _Peer:
         """Hook for subclasses: when the peer itself next needs to run."""
         return float("inf")
 
-
-_SYNCS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="journal-sync")
-"""Where slow journals are synced: ``fdatasync`` releases the GIL, so the loop goes on (the
-host seals and signs its frames, other tables of the process play) while the disk works."""
 
 INLINE_SYNC = 0.002
 """Seconds a journal's syncs take on average, at most, to be made on the loop's thread
@@ -368,10 +360,10 @@ class Host(_Peer):
     publishes no frame made after an entry before that entry is durable (see
     ``netplay.journal``), so the table can be brought back with :meth:`resume` after a
     crash. A fast disk is synced on the loop's thread just before the frames go out, when
-    this is the process's only table (see :data:`INLINE_SYNC`); otherwise in a worker
-    thread, started as soon as the entry is written, while the session seals and signs
-    the frames and the loop goes on. Entries written while a sync runs go to disk
-    together in the next one.
+    this is the process's only table (see :data:`INLINE_SYNC`); otherwise in the
+    process's syncing threads (``netplay.syncs``), started as soon as the entry is
+    written, while the session seals and signs the frames and the loop goes on. Entries
+    written while a sync runs go to disk together in the next one.
     """
 
     _live: ClassVar[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int]] = (
@@ -420,7 +412,12 @@ class Host(_Peer):
         self._thinking: asyncio.Task[None] | None = None
         self._held: deque[tuple[int, Outgoing]] = deque()
         """Frames waiting for the journal: (bytes of it that must be durable, frame)."""
-        self._syncing: asyncio.Future[int] | None = None
+        self._syncing = False
+        """The journal's sync is in a syncing thread (``netplay.syncs``)."""
+        self._sync_idle: asyncio.Future[None] | None = None
+        """Set when the sync in a thread is done (a closing host waits for it)."""
+        self._close_after_sync: JournalFile | None = None
+        """A journal given up while the thread synced it: closed once it is done."""
         self.sync_average = 0.0
         """Seconds a journal sync took, a running average (inline or in the thread)."""
         self._counted: asyncio.AbstractEventLoop | None = None
@@ -513,10 +510,9 @@ class Host(_Peer):
         if loop is not None:
             Host._live[loop] -= 1
         await super().close()
-        syncing = self._syncing
-        if syncing is not None:  # the worker thread still has the file: let it finish
-            with contextlib.suppress(Exception):
-                await asyncio.shield(syncing)
+        while self._syncing:  # a syncing thread still has the file: let it finish
+            idle = self._sync_idle = asyncio.get_running_loop().create_future()
+            await idle
         if self.journal is not None:
             self.journal.close()
 
@@ -528,7 +524,7 @@ class Host(_Peer):
             for out in self.host.frames_to_send():  # each out before the next is made
                 publish(out)
             return
-        if self._syncing is None and not self._held and self._sync_inline():
+        if not self._syncing and not self._held and self._sync_inline():
             # The frames that go first (the acting player's batch) are made already; the
             # disk is synced, they go out, and only then are the others made.
             first = self.host.urgent_to_send()
@@ -539,7 +535,7 @@ class Host(_Peer):
                 publish(out)
             return
         self._hold(self.session.data_to_send())
-        if self._syncing is None and self._sync_inline():
+        if not self._syncing and self._sync_inline():
             self._sync_here()
         else:
             self._start_sync()
@@ -561,7 +557,7 @@ class Host(_Peer):
 
     def _write_journal(self) -> None:
         """Write the session's new entries now; a slow journal starts syncing them at
-        once, in its worker thread (no waiting), a fast one at :meth:`_flush`."""
+        once, in a syncing thread (no waiting), a fast one at :meth:`_flush`."""
         journal = self.journal
         entries = self.host.journal_to_write()
         if not entries or journal is None:
@@ -610,26 +606,30 @@ class Host(_Peer):
 
     def _start_sync(self) -> None:
         journal = self.journal
-        if journal is None or self._syncing is not None or not journal.unsynced:
+        if journal is None or self._syncing or not journal.unsynced:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # driven from outside a loop: sync here and now
             self._sync_here()
             return
-        syncing = loop.run_in_executor(_SYNCS, self._timed_sync)
-        self._syncing = syncing
-        syncing.add_done_callback(self._synced)
+        self._syncing = True
+        SYNCS.submit(loop, self._timed_sync, self._synced)
 
-    def _synced(self, syncing: asyncio.Future[int]) -> None:
-        self._syncing = None
-        try:
-            upto = syncing.result()
-        except (OSError, JournalError) as exc:
-            self._journal_failed(exc)
-        else:
-            if self.journal is not None:
-                self.journal.mark_synced(upto)
+    def _synced(self, outcome: int | Exception) -> None:
+        """A syncing thread is done with the journal: what it covered is durable, and
+        the frames that waited for it go out."""
+        self._syncing = False
+        closing, self._close_after_sync = self._close_after_sync, None
+        if closing is not None:
+            closing.close()
+        idle, self._sync_idle = self._sync_idle, None
+        if idle is not None and not idle.done():
+            idle.set_result(None)
+        if isinstance(outcome, Exception):
+            self._journal_failed(outcome)
+        elif self.journal is not None:
+            self.journal.mark_synced(outcome)
         self._release()
         self._start_sync()  # what was written meanwhile: one sync for all of it
 
@@ -650,10 +650,10 @@ class Host(_Peer):
             return
         log.error("can't write the table's journal %s (%s): the game goes on, but it can no "
                   "longer be resumed after a crash", journal.path, exc)
-        if self._syncing is None:
+        if self._syncing:  # a syncing thread still has it: close it after
+            self._close_after_sync = journal
+        else:
             journal.close()
-        else:  # a worker thread still syncs it: close it after
-            self._syncing.add_done_callback(lambda _: journal.close())
         self._release()
 
     def _after_input(self) -> None:

@@ -19,7 +19,7 @@ from netplay.journal import (
     read_entries,
 )
 from netplay.player import Applied, Joined, Verified
-from netplay.record import from_json, write_new_record
+from netplay.record import from_json, to_json, write_new_record
 from tests.netplay.harness import SHORT, Table
 
 
@@ -142,6 +142,22 @@ def test_a_journal_that_does_not_replay_is_refused_in_words() -> None:
 
 
 # -- the file -----------------------------------------------------------------------------------
+
+
+def test_an_entry_is_written_as_the_same_json_line_as_ever() -> None:
+    # Resume reads journals written by older hosts, and older hosts' readers read new
+    # ones: a line is ``json.dumps(to_json(entry))`` exactly (bytes as {"hex": ...},
+    # tuples as lists, no spaces, ASCII only).
+    entry: Entry = {"t": "batch", "n": 3, "frame": b"\x00\xffab", "at": 12.5,
+                    "seats": (1, None, True), "nested": {"keys": [b"", {"k": b"\x01"}]},
+                    "name": "Zoë 🂡", 7: -0.0}
+    line = encode_entry(entry)
+    assert line == (json.dumps(to_json(entry), separators=(",", ":")) + "\n").encode()
+    assert line == (b'{"t":"batch","n":3,"frame":{"hex":"00ff6162"},"at":12.5,'
+                    b'"seats":[1,null,true],"nested":{"keys":[{"hex":""},{"k":{"hex":"01"}}]},'
+                    b'"name":"Zo\\u00eb \\ud83c\\udca1","7":-0.0}\n')
+    with pytest.raises(TypeError):
+        encode_entry({"t": "x", "bad": bytearray(b"1")})
 
 
 def test_a_torn_last_entry_is_dropped_with_a_log_line_and_cut_off(
