@@ -361,10 +361,10 @@ class HostSession:
         self.game: TableGame | None = None
         self.batches: list[Batch] = []
         self._sent_at: dict[int, float] = {}
-        self._waiting_since: dict[Seat, float] = {}
-        """Since when the game waits for each seat it waits for (see :meth:`_away_from`)."""
         """When this process published each of its last batches (see :data:`IN_FLIGHT`);
         a batch not there (replayed from the journal, or long ago) is not in flight."""
+        self._waiting_since: dict[Seat, float] = {}
+        """Since when the game waits for each seat it waits for (see :meth:`_away_from`)."""
         self.races: list[Race] = []
         self.race: Race | None = None
         self.verdicts: dict[str, dict[str, Any]] = {}

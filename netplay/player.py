@@ -65,7 +65,7 @@ away only after ``idle_away_after`` (20 s) without one. The moment the table wai
 the seat beats every :data:`HEARTBEAT` again, the next beat within that much, and the host
 counts it away after ``away_after`` (10 s) from the later of its last frame and the moment
 it began to wait for it. At a table of four acting every 2 s a seat acts every 8 s, and
-its actions stand for its beats: 1.6 beats an action went to nearly none (issue #28;
+its actions stand for most of its beats: 1.6 beats an action went to 0.6 (issue #28;
 docs/protocol.md, *Presence*)."""
 HOST_SILENT = 5.0
 """Seconds without a frame from the host (it heartbeats at least every 2 s) before it
@@ -657,11 +657,13 @@ class PlayerSession:
         """Seconds between this peer's heartbeats now: :data:`HEARTBEAT` while the table
         waits for this seat, has no game going yet (the deal's rounds wait for every seat)
         or for a spectator; :data:`IDLE_HEARTBEAT` while it waits for others."""
+        return self.heartbeat_every if self._waited() else self.idle_heartbeat_every
+
+    def _waited(self) -> bool:
+        """Whether the table may be waiting for this peer (see :meth:`beat_every`)."""
         view = self.view
-        if self.seat is None or view is None or self.facts is None \
-                or self.seat in self.definition.to_move(view):
-            return self.heartbeat_every
-        return self.idle_heartbeat_every
+        return self.seat is None or view is None or self.facts is None \
+            or self.seat in self.definition.to_move(view)
 
     def _answered_lately(self, now: float, every: float) -> bool:
         """Whether this beat would tell the host nothing: an action went to it since the
@@ -1145,7 +1147,7 @@ class PlayerSession:
         while self.view is not None and (batch := pending.batches.pop(self.applied + 1, None)):
             if not self._apply(batch):
                 return
-        if self.joined and self.beat_every() < self.idle_heartbeat_every:
+        if self.joined and self._waited():
             # The table waits for this seat now: its next beat within HEARTBEAT (the host
             # counts its silence from the later of its last frame and this moment).
             self._next_heartbeat = min(self._next_heartbeat,
