@@ -76,6 +76,10 @@ RATINGS_PENDING = "ratings-pending"
 """The journals of the tables the server holds, in the data directory: apart from
 ``stacks host``'s, since the server resumes these itself."""
 MAX_NAME = 24
+UNDRAWN_GRACE = 60.0
+"""Seconds a session may stay without a key while its program has not drawn anything yet
+(the idle timeout counts from the program's first output; a program that never draws
+still ends)."""
 DEFAULT_TERM = "xterm-256color"
 
 #: Variables of the server's own environment that describe the server's terminal or
@@ -433,6 +437,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         """The last table its program hosted or joined (the log says it when it leaves)."""
         self.size: WindowSize | None = None  # the latest the client gave
         self.last_input = time.monotonic()
+        self.drawn = False  # the program wrote nothing yet
         self.reason: str | None = None  # why the server ends this session
         self.gone = False  # the client is not there any more
         self.ended = asyncio.Event()
@@ -529,6 +534,9 @@ class _Session(asyncssh.SSHServerSession[bytes]):
             self.chan.exit(status)
 
     def _output(self, data: bytes) -> None:
+        if not self.drawn:  # the idle clock counts from the program's first output
+            self.drawn = True
+            self.last_input = max(self.last_input, time.monotonic())
         if self.chan is not None and not self.gone:
             with contextlib.suppress(Exception):
                 self.chan.write(data)
@@ -678,14 +686,18 @@ class _Session(asyncssh.SSHServerSession[bytes]):
         if timeout <= 0:
             return
         while True:
-            left = self.last_input + timeout - time.monotonic()
+            # Nobody is idle before the game is on their screen (a loaded server may take
+            # seconds to draw it): until the program writes, a minute at least; its first
+            # output starts the clock again (_output).
+            allowed = timeout if self.drawn else max(timeout, UNDRAWN_GRACE)
+            left = self.last_input + allowed - time.monotonic()
             if left <= 0:
                 minutes = timeout / 60
                 self.end(f"No key pressed for {minutes:g} minute{'s' if minutes != 1 else ''}: "
                          "disconnected. Connect again with your key to take up where "
                          "you were.")
                 return
-            await asyncio.sleep(left + 0.05)
+            await asyncio.sleep(min(left, timeout) + 0.05)
 
 
 class GameServer:

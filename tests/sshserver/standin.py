@@ -2,7 +2,8 @@
 
 Prints its arguments, TERM and terminal size, a new size on every SIGWINCH, and every
 key typed (as ``key: <repr>``); ``q`` quits with status 0, ``x`` with status 3. With
-``--ignore-hup`` it ignores SIGHUP (a hung program the server must SIGKILL). Its pid
+``--ignore-hup`` it ignores SIGHUP (a hung program the server must SIGKILL); with
+``--quiet-for SECONDS`` it writes nothing for that long first (a program slow to draw). Its pid
 goes to ``$STANDIN_PIDS`` (a folder) so tests can follow it.
 """
 
@@ -13,6 +14,7 @@ import shutil
 import signal
 import sys
 import termios
+import time
 import tty
 
 
@@ -42,6 +44,8 @@ def main() -> int:
     if "--ignore-hup" in sys.argv:
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGWINCH, lambda *_: say("RESIZED " + size()))
+    if "--quiet-for" in sys.argv:
+        time.sleep(float(sys.argv[sys.argv.index("--quiet-for") + 1]))
     old = termios.tcgetattr(0)
     tty.setraw(0)
     try:

@@ -186,6 +186,20 @@ def test_idle_sessions_are_hung_up_with_a_message(
     eventually(lambda: not alive(pid), "the idle program to end")
 
 
+def test_the_idle_clock_starts_when_the_program_first_draws(
+    serve: ServerFactory, keys: Keys, tmux: Tmux
+) -> None:
+    """A program slow to draw (a loaded server) does not cost the player the session:
+    nobody can press a key at a screen that is not there yet."""
+    server = serve("--idle-timeout", "0.05", "--session-command",
+                   f"{_standin()} --quiet-for 4", authorized=keys.public("alice"))
+    tmux.open("a", server.ssh_argv(keys.path("alice"), "alice"))
+    # Silent for 4 s, past the 3 s timeout counted from the connection: still there.
+    tmux.wait_for("a", "READY")
+    assert tmux.wait_exit("a") == 1
+    assert "No key pressed for 0.05 minutes" in tmux.screen("a")
+
+
 def test_the_same_key_again_takes_over_and_a_stop_hangs_up_everyone(
     serve: ServerFactory, keys: Keys, tmux: Tmux
 ) -> None:
