@@ -82,8 +82,9 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
                      help="let any ssh key in (a LAN party); passwords are still never asked")
     serve.add_argument("--idle-timeout", type=minutes, default=DEFAULT_IDLE_MINUTES,
                        metavar="MINUTES",
-                       help=f"hang up a player who pressed no key for this long "
-                       f"({DEFAULT_IDLE_MINUTES:g}; 0: never)")
+                       help=f"hang up a player who pressed no key for this long, counted "
+                       f"from the first screen the game drew ({DEFAULT_IDLE_MINUTES:g}; "
+                       f"0: never)")
     serve.add_argument("--max-sessions", type=_sessions, default=DEFAULT_MAX_SESSIONS,
                        help=f"connections served at once; more are turned away "
                        f"({DEFAULT_MAX_SESSIONS})")
