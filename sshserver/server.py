@@ -536,7 +536,7 @@ class _Session(asyncssh.SSHServerSession[bytes]):
     def _output(self, data: bytes) -> None:
         if not self.drawn:  # the idle clock counts from the program's first output
             self.drawn = True
-            self.last_input = max(self.last_input, time.monotonic())
+            self.last_input = time.monotonic()
         if self.chan is not None and not self.gone:
             with contextlib.suppress(Exception):
                 self.chan.write(data)
