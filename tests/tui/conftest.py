@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -30,5 +32,17 @@ async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str,
     deadline = loop.time() + timeout
     while not condition():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what}; {shown(pilot)}")
         await pilot.pause(0.02)
+
+
+def shown(pilot: Pilot[None]) -> str:
+    """What the app shows (its screen and the text on it), for a failure's message."""
+    app = pilot.app
+    try:
+        svg = app.export_screenshot()
+    except Exception as exc:  # a failure's message must not fail itself
+        return f"the screen is {type(app.screen).__name__} (no screenshot: {exc!r})"
+    lines = re.findall(r"<text[^>]*>(.*?)</text>", svg)
+    text = html.unescape("".join(lines)).replace("\xa0", " ")
+    return f"the screen is {type(app.screen).__name__}, showing: {' '.join(text.split())}"
