@@ -196,9 +196,11 @@ async def wait_for_text(page: Page, pattern: str, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     seen: str | None = None
     while time.monotonic() < deadline:
-        seen = await page.screen()
-        if seen is not None and re.search(pattern, seen):
-            return seen
+        # Between two documents (a click that navigates) the page can't be asked.
+        with contextlib.suppress(CdpError):
+            seen = await page.screen()
+            if seen is not None and re.search(pattern, seen):
+                return seen
         await asyncio.sleep(0.1)
     raise AssertionError(f"the page's terminal never showed {pattern!r}; last seen:\n{seen}")
 
