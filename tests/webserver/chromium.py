@@ -22,6 +22,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -193,26 +194,23 @@ class Chromium:
 
 async def wait_for_text(page: Page, pattern: str, timeout: float) -> str:
     """The terminal's text once it matches ``pattern`` (a regular expression)."""
+    return await _wait_for(page.screen, pattern, timeout, "the page's terminal never showed")
+
+
+async def wait_for_body(page: Page, pattern: str, timeout: float) -> str:
+    """The page's text (not the terminal's) once it matches ``pattern``."""
+    return await _wait_for(page.body_text, pattern, timeout, "the page never said")
+
+
+async def _wait_for(read: Callable[[], Awaitable[str | None]], pattern: str, timeout: float,
+                    failure: str) -> str:
     deadline = time.monotonic() + timeout
     seen: str | None = None
     while time.monotonic() < deadline:
         # Between two documents (a click that navigates) the page can't be asked.
         with contextlib.suppress(CdpError):
-            seen = await page.screen()
+            seen = await read()
             if seen is not None and re.search(pattern, seen):
                 return seen
         await asyncio.sleep(0.1)
-    raise AssertionError(f"the page's terminal never showed {pattern!r}; last seen:\n{seen}")
-
-
-async def wait_for_body(page: Page, pattern: str, timeout: float) -> str:
-    """The page's text (not the terminal's) once it matches ``pattern``."""
-    deadline = time.monotonic() + timeout
-    seen = ""
-    while time.monotonic() < deadline:
-        with contextlib.suppress(CdpError):  # between two documents
-            seen = await page.body_text()
-            if re.search(pattern, seen):
-                return seen
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"the page never said {pattern!r}; last seen:\n{seen}")
+    raise AssertionError(f"{failure} {pattern!r}; last seen:\n{seen}")
