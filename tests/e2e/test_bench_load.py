@@ -33,7 +33,9 @@ def test_a_few_tables_at_once_all_finish_and_verify() -> None:
     # What issue #28 cuts: the peers' CPU per action, and the set-up per table.
     assert report["peer_cpu_ms_per_action"] > 0
     assert report["setup_ms_per_table"] > 0 and report["setup_cpu_ms_per_table"] > 0
-    assert report["setup_seconds"] * 1000 >= report["setup_ms_per_table"] * 3 * 0.99
+    # Both say the same wall time: the whole set-up (rounded to 10 ms) and a third of it
+    # (rounded to 0.01 ms). A 1 % slack was not enough for the rounding of a 0.30 s set-up.
+    assert abs(report["setup_seconds"] * 1000 - report["setup_ms_per_table"] * 3) <= 5.0 + 0.015
 
 
 def test_the_load_benchs_tables_do_not_act_in_step() -> None:
