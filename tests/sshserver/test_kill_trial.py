@@ -90,10 +90,6 @@ def _noted_id(note: Path) -> str | None:
         return None
 
 
-def _noted_ids(notes: list[Path]) -> set[str]:
-    return {game for game in map(_noted_id, notes) if game is not None}
-
-
 # -- players over ssh ----------------------------------------------------------------------------
 
 
@@ -179,6 +175,8 @@ def _trial(serve: ServerFactory, keys: Keys, players: Players, broker: str, url:
     server.proc.wait(TIMEOUT)
     data = server.home / "data"
     pending = list((data / "ratings-pending").glob("*.pending"))
+    # Read now: the new server removes each note once its game is stored.
+    noted = [_noted_id(note) for note in pending]
     before = set(stored_ids(url))
     on_disk = set(record_ids(data / "records"))
     print(f"\n[{moment}] killed with {len(before)} games stored, {len(pending)} noted, "
@@ -198,7 +196,7 @@ def _trial(serve: ServerFactory, keys: Keys, players: Players, broker: str, url:
     # A kill between a game's storing and its note's removal leaves a note for a stored
     # game (the server counts it once): the ended games are the stored ones and the
     # noted ones, each game once.
-    ended = len(before | _noted_ids(pending)) + sum(1 for p in pending if _noted_id(p) is None)
+    ended = len(before | {game for game in noted if game is not None}) + noted.count(None)
     _until(lambda: len(set(stored_ids(url))) >= ended, "the finished games to be stored",
            server, again)
     ended_s = time.monotonic() - started
