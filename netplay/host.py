@@ -1205,6 +1205,14 @@ class HostSession:
         seat = self.seat_of(key)
         if seat is None and key not in self.spectators:
             raise FrameError("resync from a peer that has not joined")
+        if body.get("start") is True:
+            # Its start was lost: the facts first, on its own channel (a spectator had
+            # them in its welcome, delay or not), then what it asked for.
+            if not self._afford(key, 1):
+                return
+            self.sender.send(self.topics.inbox(peer_id(key)), "start", self.facts())
+            if seat is None:
+                self._history_asked[key] = self.now  # behind: the host waits for it at the end
         if snapshot:
             self._snapshot(key, seat)
             return

@@ -449,6 +449,9 @@ class PlayerSession:
         """The highest batch number the host is known to have published."""
         self._chunk: tuple[int, int, float] | None = None
         """A chunk of history asked for: first and last batch, when."""
+        self._no_start_since: float | None = None
+        """Since when this peer has been in, with the game begun, and without its start
+        (the facts): a lost ``start`` is asked for again (:meth:`_start_missing`)."""
         self._history: tuple[int, int] | None = None
         self.waits: tuple[float, list[Wait]] = (now, [])
         """Whom the table waits for, as the host's last heartbeat said, and when it came."""
@@ -581,6 +584,8 @@ class PlayerSession:
         resync_allowed = pending.last_resync + RESYNC_EVERY
         if pending.gap_since is not None:
             times.append(max(pending.gap_since + GAP_WAIT, resync_allowed))
+        if self._no_start_since is not None:
+            times.append(max(self._no_start_since + GAP_WAIT, resync_allowed))
         if self.secret is not None and self.verdict is None and self._chunk is None \
                 and self.total is not None and self.applied >= self.total:
             times.append(resync_allowed)  # history still missing: asked for again then
@@ -637,6 +642,8 @@ class PlayerSession:
                 self._catch_up(again=True)
         if pending.gap_since is not None and now >= pending.gap_since + GAP_WAIT:
             self._request_resync(self.applied + 1, snapshot=False, reason="gap")
+        if self._no_start_since is not None and now >= self._no_start_since + GAP_WAIT:
+            self._request_resync(self.applied + 1, snapshot=False, reason="start")
         if self.secret is not None and self.verdict is None:
             self._try_verify()  # asks again for history that has not come
         if self._watching_host() and self.host_heard is not None \
@@ -703,6 +710,11 @@ class PlayerSession:
         except Exception:  # a bug must cost one message, never the session
             log.exception("internal error handling a message on %r", topic)
             self.dropped.append("internal error (logged)")
+        if self._start_missing():
+            if self._no_start_since is None:
+                self._no_start_since = now
+        else:
+            self._no_start_since = None
 
     def _receive(self, topic: str, payload: bytes) -> None:
         t = self.topics
@@ -1250,7 +1262,21 @@ class PlayerSession:
             return
         pending.last_resync = self.now
         pending.gap_since = None
-        self._to_host("resync", {"from": start, "snapshot": snapshot, "reason": reason})
+        body: dict[str, Any] = {"from": start, "snapshot": snapshot, "reason": reason}
+        if self.facts is None:
+            body["start"] = True  # the game's facts first: without them nothing applies
+        self._to_host("resync", body)
+
+    def _start_missing(self) -> bool:
+        """Whether this peer is in, the game has begun, and its ``start`` (the facts every
+        batch is applied on) has not come: lost on the way (a frame without a number is
+        found missing so), or overtaken by the batches. Asked for again with the next
+        ``resync`` (``start``), a short while after it was found missing."""
+        if not self.joined or self.facts is not None:
+            return False
+        status = (self.announce or {}).get("status")
+        return self.known > 0 or bool(self.pending.batches) or self.host_over \
+            or status == "playing"
 
     def _snapshot(self, body: dict[str, Any]) -> None:
         n = required(body, "n", int)
