@@ -4,10 +4,12 @@ Seen on RabbitMQ in CI: a spectator in from the lobby printed not one event of t
 and, when the host closed the ended table, exited 3 ("the host closed table 'matrix'
 after its game ended, before this peer had seen the end"). A lost ``start`` is the one way
 found there: it carries no number, so nothing found it missing, every batch after it
-waited for facts that never came, and the resends it asked for were batches again. A peer that is in, with the game begun
-(batches come, the host says it has some, or announces the game playing or over), and
-without the facts now sends its next ``resync`` with ``start``, and the host answers with
-the ``start`` on its own channel before the batches.
+waited for facts that never came, and the resends it asked for were batches again.
+
+A peer that is in, with the game begun (batches come, the host says it has some, or
+announces the game playing or over), and without the facts now sends its next ``resync``
+with ``start``, and the host answers with the ``start`` on its own channel before the
+batches.
 """
 
 from __future__ import annotations
