@@ -1274,9 +1274,12 @@ class PlayerSession:
         ``resync`` (``start``), a short while after it was found missing."""
         if not self.joined or self.facts is not None:
             return False
-        status = (self.announce or {}).get("status")
-        return self.known > 0 or bool(self.pending.batches) or self.host_over \
-            or status == "playing"
+        if self.known > 0 or self.pending.batches:
+            return True
+        announce = self.announce or {}
+        if self.seat is None and announce.get("spectator_delay") not in (None, 0):
+            return False  # behind a spectator delay the start comes when it is released
+        return self.host_over or announce.get("status") == "playing"
 
     def _snapshot(self, body: dict[str, Any]) -> None:
         n = required(body, "n", int)

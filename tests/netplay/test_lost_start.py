@@ -126,3 +126,15 @@ def test_the_start_is_asked_for_again_once_a_second_at_most() -> None:
     assert asks and all(a["start"] is True for a in asks), asks
     assert len(asks) <= (table.clock - began) / player_module.RESYNC_EVERY + 1
     assert watcher.view is None and not table.notices_of(watcher, Applied)
+
+
+def test_nobody_asks_for_a_start_that_came_delay_or_not() -> None:
+    for seed, delay in ((10, 0.0), (11, 5.0)):
+        table, watcher = _lobby(seed, spectator_delay=delay)
+        mark = len(table.broker.log)
+        _seat_everyone(table)
+        _until_verified(table, watcher, *table.players)
+        for session in table.players:
+            asks = table.sent(table.out_topic(session), "resync", since=mark)
+            assert not [a for a in asks if a.body.get("start")], (delay, session.name)
+        assert watcher.verdict is not None and watcher.verdict.ok
