@@ -15,6 +15,7 @@ game is stored, and each identity's rating counts each of its games once.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -30,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from netplay.record import read_record
+from ratings.store import Store
 from tests.postgres import Cluster
 from tests.ratings.conftest import postgres  # noqa: F401  (the cluster fixture)
 from tests.sshserver.conftest import (
@@ -88,6 +90,36 @@ def _noted_id(note: Path) -> str | None:
         return None if not record else read_record(Path(record))["commit"].hex()
     except (OSError, ValueError, KeyError):
         return None
+
+
+@contextlib.contextmanager
+def _stores_held(url: str) -> Iterator[None]:
+    """Within the block, a writer of the test's own holds the database (made first, as
+    the server would make it), so every store of a finished game waits for it: a game's
+    note then stays on disk until the kill, however fast the database (on SQLite a store
+    took less than the 0.1 s between two looks, and the note was never seen)."""
+
+    async def made() -> None:
+        await (await Store.open(url)).close()
+
+    asyncio.run(made())
+    if url.startswith("sqlite:///"):
+        with contextlib.closing(sqlite3.connect(url[len("sqlite:///"):], timeout=30,
+                                                isolation_level=None)) as conn:
+            conn.execute("BEGIN IMMEDIATE")  # WAL: readers go on, writers wait
+            try:
+                yield
+            finally:
+                conn.rollback()
+        return
+    import psycopg
+
+    with psycopg.connect(url) as writer:
+        writer.execute("LOCK TABLE games IN SHARE ROW EXCLUSIVE MODE")  # reads go on
+        try:
+            yield
+        finally:
+            writer.rollback()
 
 
 # -- players over ssh ----------------------------------------------------------------------------
@@ -170,9 +202,11 @@ def _trial(serve: ServerFactory, keys: Keys, players: Players, broker: str, url:
     for table in names:
         _until(lambda t=table: f"opened table {t} " in server.output(),  # type: ignore[misc]
                f"table {table} to open", server)
-    _until(_moment(moment, server, url), moment, server)
-    os.kill(server.pid, signal.SIGKILL)
-    server.proc.wait(TIMEOUT)
+    # The first note's moment is short: the stores wait for the test until the kill.
+    with _stores_held(url) if moment == "first note" else contextlib.nullcontext():
+        _until(_moment(moment, server, url), moment, server)
+        os.kill(server.pid, signal.SIGKILL)
+        server.proc.wait(TIMEOUT)
     data = server.home / "data"
     pending = list((data / "ratings-pending").glob("*.pending"))
     # Read now: the new server removes each note once its game is stored.
