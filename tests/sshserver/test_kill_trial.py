@@ -74,11 +74,16 @@ def stored_ids(url: str) -> list[str]:
     return [str(r[0]) for r in _rows(url, "SELECT id FROM games")]
 
 
+def _game_id(record: Path) -> str:
+    """The game of a record on disk: its commitment, hex (the database's id)."""
+    return str(read_record(record)["commit"].hex())
+
+
 def record_ids(records: Path) -> dict[str, list[Path]]:
-    """The games of the records on disk: id (commitment, hex) → the files holding it."""
+    """The games of the records on disk: id → the files holding it."""
     found: dict[str, list[Path]] = {}
     for path in sorted(records.glob("*.json")):
-        found.setdefault(read_record(path)["commit"].hex(), []).append(path)
+        found.setdefault(_game_id(path), []).append(path)
     return found
 
 
@@ -87,7 +92,7 @@ def _noted_id(note: Path) -> str | None:
     and reads; ``None`` when it was not (that game ends again at its resumed table)."""
     try:
         record = json.loads(note.read_text()).get("record")
-        return None if not record else read_record(Path(record))["commit"].hex()
+        return None if not record else _game_id(Path(record))
     except (OSError, ValueError, KeyError):
         return None
 
