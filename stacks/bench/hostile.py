@@ -127,7 +127,7 @@ def _many_keys(count: int, table: str) -> tuple[list[tuple[str, bytes]],
         sender = Sender(key, table)
         asks.append((topics.outbox(key.peer_id), sender.frame("heartbeat", {"at": 0})))
         asks.append((topics.outbox(key.peer_id), sender.frame("resync", {
-            "from": 1, "snapshot": False, "reason": "gap"})))
+            "from": 1, "snapshot": False, "reason": "gap", "start": True})))
     return joins, asks[: max(0, count - len(joins))]
 
 
@@ -142,8 +142,9 @@ def _frames(kind: str, count: int, table: str, rogue: Identity) -> list[tuple[st
         if what == "heartbeat":
             frames.append((out, sender.frame("heartbeat", {"at": 0})))
         elif what == "resync":
+            # The dearest resync: the start asked for again, then the batches from 1.
             frames.append((out, sender.frame("resync", {"from": 1, "snapshot": False,
-                                                        "reason": "gap"})))
+                                                        "reason": "gap", "start": True})))
         elif what == "join":
             frames.append(_join(Identity.generate(), table, f"r{i}"))
         elif what == "chat":
