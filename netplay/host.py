@@ -41,7 +41,14 @@ from netplay.batch import Batch
 from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.clock import TurnClock, Wait, next_beat
 from netplay.codec import TABLE_PROTOCOL, Frame, ReplayGuard, decode
-from netplay.entropy import COMMIT, REVEAL, DealRound, bot_entropy, entropy_commitment
+from netplay.entropy import (
+    COMMIT,
+    REVEAL,
+    REVEAL_WAIT,
+    DealRound,
+    bot_entropy,
+    entropy_commitment,
+)
 from netplay.errors import FrameError
 from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
@@ -70,6 +77,10 @@ behind trigger no resend of their own (the chunk is on its way)."""
 REVEAL_AGAIN = 2.0
 """Seconds between the reveals sent again to a peer that, after the game, has not said it
 verified (its heartbeats show it still waiting)."""
+ROUND_AGAIN = 2.0
+"""Seconds between the deal's rounds sent again to a seat the round still waits for whose
+heartbeats come (the round, or its answer, was lost), and after the round went out to
+everyone (a beat that crossed it)."""
 SEALED_TO_HOST = frozenset({"action", "heartbeat", "resync", "verified"})
 """What a peer may send the host sealed (an action must be): what only the host reads, and
 a peer sends often, goes sealed, a box costing either end a fraction of a signature."""
@@ -336,6 +347,8 @@ class HostSession:
         """When each peer last asked for a chunk of history (catch-up)."""
         self._revealed_to: dict[bytes, float] = {}
         """When the game's reveal was last sent again to a peer that had not verified."""
+        self._round_to: dict[Seat, tuple[int, str, float]] = {}
+        """The deal's round (number, phase) last sent again to a seat, and when."""
         self.clock = TurnClock(settings.turn_clock)
         self._timed_out: tuple[int, Seat] | None = None
         """The turn whose clock ran out: the stand-in bot plays it for the seat."""
@@ -878,6 +891,7 @@ class HostSession:
         if self.seat_of(key) is None and key not in self.spectators:
             raise FrameError("heartbeat from a peer that has not joined")
         if self.game is None:
+            self._round_again(key)
             return
         if not self.over:
             if 0 <= at < len(self.batches):
@@ -1010,14 +1024,38 @@ class HostSession:
         self._send_round()
 
     def _send_round(self) -> None:
-        commits = [info.commit if info else None for info in self.seats]
+        body = self._round_body()
         if self.round.phase == REVEAL and self.reveal_commits is None:
             # What the start must carry: no commitment changes once anyone can reveal.
-            self.reveal_commits = commits
-        self._send_events("entropy_round", {
-            "round": self.round.number, "phase": self.round.phase, "commits": commits,
+            self.reveal_commits = body["commits"]
+        self._send_events("entropy_round", body)
+
+    def _round_body(self) -> dict[str, Any]:
+        return {
+            "round": self.round.number, "phase": self.round.phase,
+            "commits": [info.commit if info else None for info in self.seats],
             "held": [s for s, info in enumerate(self.seats) if info is not None and info.held],
-        })
+        }
+
+    def _round_again(self, key: bytes) -> None:
+        """A seat the deal's round waits for is still there (it beat): the round, or the
+        seat's answer, may have been lost (a frame without a number: nothing else finds it
+        missing, and the seat would lose its place when the round's time is up). The round
+        goes again to that seat alone, on its own channel, at most every
+        :data:`ROUND_AGAIN` seconds and not sooner than that after it went to everyone."""
+        round_ = self.round
+        seat = self.seat_of(key)
+        if seat is None or seat not in round_.waiting or round_.phase is None \
+                or round_.deadline is None:
+            return
+        last = round_.deadline - REVEAL_WAIT
+        sent = self._round_to.get(seat)
+        if sent is not None and sent[:2] == (round_.number, round_.phase):
+            last = max(last, sent[2])
+        if self.now - last < ROUND_AGAIN:
+            return
+        self._round_to[seat] = (round_.number, round_.phase, self.now)
+        self.sender.send(self.topics.inbox(peer_id(key)), "entropy_round", self._round_body())
 
     def _entropy(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
         seat = self.seat_of(key)

@@ -295,6 +295,8 @@ _ON_INBOX: dict[str, str] = {
     "snapshot": "_snapshot",
     "rejected": "_rejected",
     "reveal": "_reveal",
+    # The deal's round sent again to a seat it waits for (it may have lost it):
+    "entropy_round": "_entropy_round",
 }
 """The session's handler (a method's name) of each frame type on the peer's own ``in``:
 a method is looked up for the one frame, not a map of them made for each."""
