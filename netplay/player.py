@@ -78,6 +78,13 @@ REST_QUIET = 10.0
 """Seconds a resting host may be silent: "host not responding" is said only past them."""
 JOIN_RETRY = 3.0
 """Seconds before an unanswered join is sent again."""
+ACTION_AGAIN = 3.0
+"""Seconds before an action the host has neither applied (no batch carries its proof) nor
+rejected is sent again: the same signed frame, sealed anew. The host takes each signed
+action once (its own order, ``ACTION_ORDER``), so one that did arrive is not played twice."""
+ACTION_TRIES = 4
+"""How many times an action goes out in all before the peer stops sending it (a host gone
+for good, or one that applied it while this peer was brought forward by a snapshot)."""
 SETTLE = 1.0
 """Seconds a peer given a bare table name (no pin, no remembered host) listens to the
 table's announcements before its first join. A rogue's retained announcement is on the
@@ -451,6 +458,8 @@ class PlayerSession:
         """The highest batch number the host is known to have published."""
         self._chunk: tuple[int, int, float] | None = None
         """A chunk of history asked for: first and last batch, when."""
+        self._unanswered: list[list[Any]] = []
+        """Actions sent and not answered yet: [signed frame, when last sent, times sent]."""
         self._no_start_since: float | None = None
         """Since when this peer has been in, with the game begun, and without its start
         (the facts): a lost ``start`` is asked for again (:meth:`_start_missing`)."""
@@ -588,6 +597,8 @@ class PlayerSession:
             times.append(max(pending.gap_since + GAP_WAIT, resync_allowed))
         if self._no_start_since is not None:
             times.append(max(self._no_start_since + GAP_WAIT, resync_allowed))
+        if self._unanswered:
+            times.append(self._unanswered[0][1] + ACTION_AGAIN)
         if self.secret is not None and self.verdict is None and self._chunk is None \
                 and self.total is not None and self.applied >= self.total:
             times.append(resync_allowed)  # history still missing: asked for again then
@@ -612,11 +623,39 @@ class PlayerSession:
         signed = self.sender.frame("action", {"action": action.to_wire(), "at": self.applied})
         self.sender.send_sealed(self.topics.outbox(self.peer_id), self.host_key, "action",
                                 {"signed": signed})
+        self._unanswered.append([signed, self.now, 1])
         self._acted_at = self.now
         self._answered_at = None  # the answer to this action is still to come
         # The action stands for a beat: the next one a whole interval from now (it is
         # sent then only if the host did not answer meanwhile: _answered_lately).
         self._next_heartbeat = max(self._next_heartbeat, next_beat(self.now, self.beat_every()))
+
+    def _act_again(self) -> None:
+        """The oldest unanswered action goes again (it, or the host's answer, may have been
+        lost with a connection the broker dropped): the same signed frame, so the host
+        plays it at most once."""
+        oldest = self._unanswered[0]
+        if oldest[2] >= ACTION_TRIES or self.host_key is None:
+            del self._unanswered[0]
+            return
+        log.info("table %s: no answer to an action in %.0f s: sending it again",
+                 self.table, self.now - oldest[1])
+        self.sender.send_sealed(self.topics.outbox(self.peer_id), self.host_key, "action",
+                                {"signed": oldest[0]})
+        oldest[1] = self.now
+        oldest[2] += 1
+
+    def _answered(self, proof: bytes | None) -> None:
+        """A batch with ``proof`` applied (``None``: an action rejected): the action it
+        answers, and any sent before it (the host takes them in order), are answered."""
+        unanswered = self._unanswered
+        if proof is None:
+            del unanswered[:1]
+            return
+        for index, entry in enumerate(unanswered):
+            if entry[0] == proof:
+                del unanswered[:index + 1]
+                return
 
     def chat(self, text: str) -> None:
         text = clean_text(text, MAX_CHAT)
@@ -646,6 +685,8 @@ class PlayerSession:
             self._request_resync(self.applied + 1, snapshot=False, reason="gap")
         if self._no_start_since is not None and now >= self._no_start_since + GAP_WAIT:
             self._request_resync(self.applied + 1, snapshot=False, reason="start")
+        if self._unanswered and now >= self._unanswered[0][1] + ACTION_AGAIN:
+            self._act_again()
         if self.secret is not None and self.verdict is None:
             self._try_verify()  # asks again for history that has not come
         if self._watching_host() and self.host_heard is not None \
@@ -1233,12 +1274,15 @@ class PlayerSession:
         self.view = trial
         self.applied = batch.n
         self.received[batch.n] = batch
+        if self._unanswered and batch.proof is not None:
+            self._answered(batch.proof)
         ours = self.definition.public_hash(self.view)
         if ours != batch.hash:
             self._desync(batch, ours, "hash differs")
             return False
         self.notices.append(Applied(batch.n, batch.action, batch.events, batch.standin))
         if self.view.outcome is not None:
+            self._unanswered.clear()
             self.notices.append(GameEnded(self.view.outcome))
         return True
 
@@ -1303,6 +1347,7 @@ class PlayerSession:
             low = before + 1 if self._history is None else min(self._history[0], before + 1)
             self._history = (low, n)
         self.pending.batches = {k: b for k, b in self.pending.batches.items() if k > n}
+        self._unanswered.clear()  # made on a view now gone: not sent again
         self.notices.append(Resynced(n, "snapshot"))
         if state.outcome is not None:
             self.notices.append(GameEnded(state.outcome))
@@ -1418,6 +1463,7 @@ class PlayerSession:
         self.notices.append(Impostor(what, key if key is not None and len(key) == 32 else None))
 
     def _rejected(self, body: dict[str, Any]) -> None:
+        self._answered(None)
         self.notices.append(Rejected(clean_text(required(body, "reason", str), 300)))
 
     def _public_race(self, body: dict[str, Any]) -> None:
