@@ -51,3 +51,27 @@ def test_a_verified_player_is_not_sent_the_reveal_again() -> None:
     again = [topic for topic, payload in table.broker.log[mark:]
              if observe(payload).type == "reveal"]
     assert again == []
+
+
+def test_a_lost_verdict_is_said_again_and_the_host_has_it() -> None:
+    # The reveal came, the player verified, and its "verified" was lost on the way: the
+    # host, with no verdict from it, sends the reveal again at its next beat; the player
+    # says its verdict again.
+    table = Table(2, seed=7, rules=SHORT)
+    player = table.at_seat(0)
+    out = table.out_topic(player)
+    dropped: list[str] = []
+
+    def first_verdict(receiver: Session, topic: str, payload: bytes) -> bool:
+        if dropped or receiver is not table.host or topic != out \
+                or table.read(topic, payload).type != "verified":
+            return False
+        dropped.append(topic)
+        return True
+
+    table.filters.append(first_verdict)
+    table.run(lambda: table.host.over)
+    table.run(lambda: "seat 0" in table.host.verdicts, max_seconds=60.0)
+    assert dropped, "no verdict was lost: the test proves nothing"
+    assert table.host.verdicts["seat 0"]["ok"] is True
+    assert player.verdict is not None and player.verdict.ok
