@@ -320,6 +320,16 @@ _ON_STREAM: dict[str, str] = {
 """The handler of each frame type on the table's stream (``table`` or ``events``)."""
 
 
+@dataclass(slots=True)
+class _Unanswered:
+    """An action sent and not answered yet (no batch with it as proof, no rejection)."""
+
+    signed: bytes
+    """The signed action frame: the same bytes go again (the host plays them once)."""
+    sent_at: float
+    tries: int = 1
+
+
 @dataclass
 class _Pending:
     """Things waiting for the game to be known or complete."""
@@ -458,8 +468,8 @@ class PlayerSession:
         """The highest batch number the host is known to have published."""
         self._chunk: tuple[int, int, float] | None = None
         """A chunk of history asked for: first and last batch, when."""
-        self._unanswered: list[list[Any]] = []
-        """Actions sent and not answered yet: [signed frame, when last sent, times sent]."""
+        self._unanswered: list[_Unanswered] = []
+        """Actions sent and not answered yet, oldest first."""
         self._no_start_since: float | None = None
         """Since when this peer has been in, with the game begun, and without its start
         (the facts): a lost ``start`` is asked for again (:meth:`_start_missing`)."""
@@ -598,7 +608,7 @@ class PlayerSession:
         if self._no_start_since is not None:
             times.append(max(self._no_start_since + GAP_WAIT, resync_allowed))
         if self._unanswered:
-            times.append(self._unanswered[0][1] + ACTION_AGAIN)
+            times.append(self._unanswered[0].sent_at + ACTION_AGAIN)
         if self.secret is not None and self.verdict is None and self._chunk is None \
                 and self.total is not None and self.applied >= self.total:
             times.append(resync_allowed)  # history still missing: asked for again then
@@ -623,7 +633,7 @@ class PlayerSession:
         signed = self.sender.frame("action", {"action": action.to_wire(), "at": self.applied})
         self.sender.send_sealed(self.topics.outbox(self.peer_id), self.host_key, "action",
                                 {"signed": signed})
-        self._unanswered.append([signed, self.now, 1])
+        self._unanswered.append(_Unanswered(signed, self.now))
         self._acted_at = self.now
         self._answered_at = None  # the answer to this action is still to come
         # The action stands for a beat: the next one a whole interval from now (it is
@@ -635,15 +645,15 @@ class PlayerSession:
         lost with a connection the broker dropped): the same signed frame, so the host
         plays it at most once."""
         oldest = self._unanswered[0]
-        if oldest[2] >= ACTION_TRIES or self.host_key is None:
+        if oldest.tries >= ACTION_TRIES or self.host_key is None:
             del self._unanswered[0]
             return
         log.info("table %s: no answer to an action in %.0f s: sending it again",
-                 self.table, self.now - oldest[1])
+                 self.table, self.now - oldest.sent_at)
         self.sender.send_sealed(self.topics.outbox(self.peer_id), self.host_key, "action",
-                                {"signed": oldest[0]})
-        oldest[1] = self.now
-        oldest[2] += 1
+                                {"signed": oldest.signed})
+        oldest.sent_at = self.now
+        oldest.tries += 1
 
     def _answered(self, proof: bytes | None) -> None:
         """A batch with ``proof`` applied (``None``: an action rejected): the action it
@@ -653,7 +663,7 @@ class PlayerSession:
             del unanswered[:1]
             return
         for index, entry in enumerate(unanswered):
-            if entry[0] == proof:
+            if entry.signed == proof:
                 del unanswered[:index + 1]
                 return
 
@@ -685,7 +695,7 @@ class PlayerSession:
             self._request_resync(self.applied + 1, snapshot=False, reason="gap")
         if self._no_start_since is not None and now >= self._no_start_since + GAP_WAIT:
             self._request_resync(self.applied + 1, snapshot=False, reason="start")
-        if self._unanswered and now >= self._unanswered[0][1] + ACTION_AGAIN:
+        if self._unanswered and now >= self._unanswered[0].sent_at + ACTION_AGAIN:
             self._act_again()
         if self.secret is not None and self.verdict is None:
             self._try_verify()  # asks again for history that has not come
