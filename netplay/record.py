@@ -86,9 +86,17 @@ def write_new_record(path: Path, record: dict[str, Any]) -> Path:
 
 def read_record(path: Path) -> dict[str, Any]:
     try:
-        data = from_json(json.loads(path.read_text()))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"can't read game record {path}: {exc}") from exc
+        text = path.read_text()
+    except (OSError, ValueError) as exc:  # (a file that is not text: UnicodeDecodeError)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+            "not a sequence-stacks game record (not text)" if isinstance(exc, ValueError) \
+            else str(exc)
+        raise ValueError(f"can't read game record {path}: {why}") from exc
+    try:
+        data = from_json(json.loads(text))
+    except ValueError as exc:
+        raise ValueError(f"can't read game record {path}: not a sequence-stacks game record "
+                         f"(not JSON: {exc})") from exc
     if not isinstance(data, dict) or data.get("format") not in FORMATS:
         raise ValueError(f"{path} is not a sequence-stacks game record")
     return data

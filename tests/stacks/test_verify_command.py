@@ -20,7 +20,7 @@ def verify(path: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("content", "status", "words"),
     [
-        ("not json at all", 2, "can't read game record"),
+        ("not json at all", 2, "not a sequence-stacks game record (not JSON"),
         (json.dumps([1, 2, 3]), 2, "is not a sequence-stacks game record"),
         (json.dumps({"format": "sequence-stacks-record"}), 1, "malformed"),
         (json.dumps({"format": "sequence-stacks-record", "players": 2, "table": "t",
@@ -43,4 +43,17 @@ def test_bad_records_get_a_clear_answer(
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     result = verify(tmp_path / "nope.json")
     assert result.returncode == 2
-    assert "nope.json" in result.stderr and "Traceback" not in result.stderr
+    assert "nope.json: No such file or directory" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_binary_file_or_a_folder_is_named_for_what_it_is(tmp_path: Path) -> None:
+    binary = tmp_path / "game.bin"
+    binary.write_bytes(bytes(range(256)) * 4)
+    result = verify(binary)
+    assert result.returncode == 2
+    assert "not a sequence-stacks game record (not text)" in result.stderr, result.stderr
+    result = verify(tmp_path)
+    assert result.returncode == 2
+    assert f"{tmp_path}: Is a directory" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
