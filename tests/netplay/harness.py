@@ -4,7 +4,8 @@ Everything runs on a fake clock (``Table.clock``) and in one thread: frames a se
 queues are published on the broker, deliveries are queued and handed to the receiving
 session one at a time, in order. A test can
 
-- drop or hold deliveries (``Table.filters``; ``Peer.deaf`` drops all of one session's),
+- drop or hold deliveries (``Table.filters``, ``Table.drop`` for frames of some kinds;
+  ``Peer.deaf`` drops all of one session's),
 - inject raw frames on any topic (``Table.inject``) or hand them to the host alone
   (``Table.to_host``); ``forge`` builds frames with every field under control,
 - pause a player (``Peer.paused``: no ticks, no actions) or stop its bot
@@ -291,6 +292,27 @@ class Table:
     def out_topic(self, peer: PlayerSession | Identity) -> str:
         """The ``peer/<id>/out`` topic of a session or identity."""
         return self.topics.outbox(peer.peer_id)
+
+    def drop(self, *kinds: str, to: Session | None = None, topic: str | None = None,
+             count: int | None = None) -> list[tuple[str, str]]:
+        """From now on, drop the frames of ``kinds`` delivered to ``to`` (anyone) on
+        ``topic`` (any), the first ``count`` of them (all). Returns the list the dropped
+        ones go into, as (topic, kind), for the test to check that something was lost."""
+        dropped: list[tuple[str, str]] = []
+
+        def match(receiver: Session, at: str, payload: bytes) -> bool:
+            if (count is not None and len(dropped) >= count) \
+                    or (to is not None and receiver is not to) \
+                    or (topic is not None and at != topic):
+                return False
+            kind = self.read(at, payload).type
+            if kind not in kinds:
+                return False
+            dropped.append((at, kind))
+            return True
+
+        self.filters.append(match)
+        return dropped
 
     def send_action(self, session: PlayerSession, action: Action) -> None:
         session.act(action)

@@ -17,7 +17,7 @@ from engine.state import Phase
 from netplay import player as player_module
 from netplay.player import PlayerSession, Rejected
 
-from .harness import SHORT, Session, Table
+from .harness import SHORT, Table
 
 AGAIN = player_module.ACTION_AGAIN
 
@@ -27,19 +27,6 @@ def _table(seed: int) -> Table:
     table = Table(2, seed=seed, rules=SHORT)
     table.run(lambda: len(table.host.batches) >= 4 and table.state.phase == Phase.PLAY)
     return table
-
-
-def _drop_first(table: Table, kind: str, *, to: Session, topic: str) -> list[str]:
-    dropped: list[str] = []
-
-    def match(receiver: Session, at: str, payload: bytes) -> bool:
-        if dropped or receiver is not to or at != topic or table.read(at, payload).type != kind:
-            return False
-        dropped.append(at)
-        return True
-
-    table.filters.append(match)
-    return dropped
 
 
 def _actor(table: Table) -> PlayerSession:
@@ -53,7 +40,7 @@ def _proofs(table: Table) -> list[bytes]:
 def test_an_action_lost_on_its_way_goes_again_and_is_played() -> None:
     table = _table(31)
     actor = _actor(table)
-    dropped = _drop_first(table, "action", to=table.host, topic=table.out_topic(actor))
+    dropped = table.drop("action", to=table.host, topic=table.out_topic(actor), count=1)
     before = len(table.host.batches)
     started = table.clock
     table.run(lambda: len(table.host.batches) > before)
@@ -73,7 +60,7 @@ def test_an_action_whose_answer_was_lost_is_played_once() -> None:
         peer.auto = False
     before = len(table.host.batches)
     # The host's answer (the actor's box of the batch) is lost; the actor sends again.
-    dropped = _drop_first(table, "boxes", to=actor, topic=table.topics.table_stream)
+    dropped = table.drop("boxes", to=actor, topic=table.topics.table_stream, count=1)
     legal = table.settings.definition.legal_actions(actor.view, actor.seat)
     actor.act(legal[0])
     table.flush()

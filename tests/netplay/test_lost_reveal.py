@@ -8,31 +8,13 @@ make the host send the reveal again.
 
 from __future__ import annotations
 
-from netplay.player import PlayerSession
-
-from .harness import SHORT, Session, Table, observe
-
-
-def _drop_reveals(table: Table, to: PlayerSession, count: int) -> list[str]:
-    """Drop the next ``count`` reveal frames delivered to ``to``; returns their topics."""
-    dropped: list[str] = []
-
-    def reveal_to_player(receiver: Session, topic: str, payload: bytes) -> bool:
-        if receiver is not to or len(dropped) >= count:
-            return False
-        if observe(payload).type != "reveal":
-            return False
-        dropped.append(topic)
-        return True
-
-    table.filters.append(reveal_to_player)
-    return dropped
+from .harness import SHORT, Table, observe
 
 
 def test_a_lost_reveal_is_sent_again_and_the_player_verifies() -> None:
     table = Table(2, seed=5, rules=SHORT)
     player = table.at_seat(0)
-    dropped = _drop_reveals(table, player, count=2)
+    dropped = table.drop("reveal", to=player, count=2)
     table.run(lambda: table.host.over)
     table.run(lambda: player.verdict is not None, max_seconds=60.0)
     assert dropped, "the test dropped no reveal: it proves nothing"
@@ -59,17 +41,7 @@ def test_a_lost_verdict_is_said_again_and_the_host_has_it() -> None:
     # says its verdict again.
     table = Table(2, seed=7, rules=SHORT)
     player = table.at_seat(0)
-    out = table.out_topic(player)
-    dropped: list[str] = []
-
-    def first_verdict(receiver: Session, topic: str, payload: bytes) -> bool:
-        if dropped or receiver is not table.host or topic != out \
-                or table.read(topic, payload).type != "verified":
-            return False
-        dropped.append(topic)
-        return True
-
-    table.filters.append(first_verdict)
+    dropped = table.drop("verified", to=table.host, topic=table.out_topic(player), count=1)
     table.run(lambda: table.host.over)
     table.run(lambda: "seat 0" in table.host.verdicts, max_seconds=60.0)
     assert dropped, "no verdict was lost: the test proves nothing"

@@ -13,25 +13,7 @@ from __future__ import annotations
 from netplay.entropy import REVEAL_WAIT
 from netplay.player import PlayerSession, Refused
 
-from .harness import SHORT, Session, Table
-
-
-def _drop_first(table: Table, kind: str, *, to: Session | None = None,
-                topic: str | None = None) -> list[str]:
-    """Drop the first frame of ``kind`` delivered to ``to`` (or on ``topic``)."""
-    dropped: list[str] = []
-
-    def match(receiver: Session, at: str, payload: bytes) -> bool:
-        if dropped or (to is not None and receiver is not to) \
-                or (topic is not None and at != topic):
-            return False
-        if table.read(at, payload).type != kind:
-            return False
-        dropped.append(at)
-        return True
-
-    table.filters.append(match)
-    return dropped
+from .harness import SHORT, Table
 
 
 def _until_dealt(table: Table) -> None:
@@ -54,18 +36,19 @@ def _dealt_fairly(table: Table, seat: PlayerSession) -> None:
 def test_a_seat_that_lost_the_reveal_round_reveals_and_keeps_its_seat() -> None:
     table = Table(2, seed=21, rules=SHORT, join=False)
     first = table.add_player("p0")
-    dropped = _drop_first(table, "entropy_round", to=first)
+    dropped = table.drop("entropy_round", to=first, count=1)
     table.add_player("p1")
     table.pump()
     _until_dealt(table)
-    assert dropped == [table.topics.table_stream], "no round was lost: the test proves nothing"
+    assert dropped == [(table.topics.table_stream, "entropy_round")], \
+        "no round was lost: the test proves nothing"
     _dealt_fairly(table, first)
 
 
 def test_a_seat_whose_reveal_was_lost_reveals_again_and_keeps_its_seat() -> None:
     table = Table(2, seed=22, rules=SHORT, join=False)
     first = table.add_player("p0")
-    dropped = _drop_first(table, "entropy", topic=table.out_topic(first))
+    dropped = table.drop("entropy", topic=table.out_topic(first), count=1)
     table.add_player("p1")
     table.pump()
     _until_dealt(table)

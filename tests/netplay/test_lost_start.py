@@ -17,24 +17,7 @@ from __future__ import annotations
 from netplay import player as player_module
 from netplay.player import Applied, PlayerSession
 
-from .harness import SHORT, Session, Table
-
-
-def _drop(table: Table, to: PlayerSession, topic: str, *kinds: str) -> list[str]:
-    """Drop every frame of ``kinds`` delivered to ``to`` on ``topic``; returns their kinds."""
-    dropped: list[str] = []
-
-    def match(receiver: Session, at: str, payload: bytes) -> bool:
-        if receiver is not to or at != topic:
-            return False
-        kind = table.read(at, payload).type
-        if kind not in kinds:
-            return False
-        dropped.append(kind)
-        return True
-
-    table.filters.append(match)
-    return dropped
+from .harness import SHORT, Table
 
 
 def _lobby(seed: int, **settings: object) -> tuple[Table, PlayerSession]:
@@ -63,10 +46,10 @@ def _until_verified(table: Table, *sessions: PlayerSession) -> None:
 
 def test_a_spectator_that_lost_the_start_sees_every_batch_and_verifies() -> None:
     table, watcher = _lobby(5)
-    dropped = _drop(table, watcher, table.topics.events, "start")
+    dropped = table.drop("start", to=watcher, topic=table.topics.events)
     _seat_everyone(table)
     _until_verified(table, watcher)
-    assert dropped == ["start"], "the test dropped no start: it proves nothing"
+    assert [kind for _, kind in dropped] == ["start"], "no start was lost: it proves nothing"
     numbers = [n.n for n in table.notices_of(watcher, Applied)]
     assert numbers == list(range(1, len(table.host.batches) + 1))
     assert watcher.verdict is not None and watcher.verdict.ok, watcher.verdict
@@ -77,10 +60,11 @@ def test_a_spectator_that_heard_nothing_of_the_game_gets_it_all_after_the_end() 
     # The start and every live batch lost: the host's heartbeats and its announcement of
     # the game (playing, then over) are all the spectator hears of it.
     table, watcher = _lobby(6)
-    dropped = _drop(table, watcher, table.topics.events, "start", "events", "reveal")
+    dropped = table.drop("start", "events", "reveal", to=watcher, topic=table.topics.events)
     _seat_everyone(table)
     table.run(lambda: table.host.over)
-    assert watcher.applied == 0 and "start" in dropped and "events" in dropped
+    kinds = {kind for _, kind in dropped}
+    assert watcher.applied == 0 and {"start", "events"} <= kinds
     _until_verified(table, watcher)
     numbers = [n.n for n in table.notices_of(watcher, Applied)]
     assert numbers == list(range(1, len(table.host.batches) + 1))
@@ -89,10 +73,10 @@ def test_a_spectator_that_heard_nothing_of_the_game_gets_it_all_after_the_end() 
 
 def test_a_spectator_behind_a_delay_that_lost_the_start_sees_the_whole_game() -> None:
     table, watcher = _lobby(7, spectator_delay=5.0)
-    dropped = _drop(table, watcher, table.topics.events, "start")
+    dropped = table.drop("start", to=watcher, topic=table.topics.events)
     _seat_everyone(table)
     _until_verified(table, watcher)
-    assert dropped == ["start"]
+    assert [kind for _, kind in dropped] == ["start"]
     numbers = [n.n for n in table.notices_of(watcher, Applied)]
     assert numbers == list(range(1, len(table.host.batches) + 1))
     assert watcher.verdict is not None and watcher.verdict.ok, watcher.verdict
@@ -101,11 +85,11 @@ def test_a_spectator_behind_a_delay_that_lost_the_start_sees_the_whole_game() ->
 def test_a_seated_player_that_lost_the_start_plays_on_and_verifies() -> None:
     table = Table(2, seed=8, rules=SHORT, join=False)
     first = table.add_player("p0")
-    dropped = _drop(table, first, table.topics.table_stream, "start")
+    dropped = table.drop("start", to=first, topic=table.topics.table_stream)
     table.add_player("p1")
     table.pump()
     _until_verified(table, *table.players)
-    assert dropped == ["start"]
+    assert [kind for _, kind in dropped] == ["start"]
     assert first.verdict is not None and first.verdict.ok, first.verdict
     assert table.host.verdicts["seat 0"]["ok"] is True
     table.assert_in_step()
@@ -114,8 +98,7 @@ def test_a_seated_player_that_lost_the_start_plays_on_and_verifies() -> None:
 def test_the_start_is_asked_for_again_once_a_second_at_most() -> None:
     # A host that never answers (an older program's): the ask is repeated, paced.
     table, watcher = _lobby(9)
-    _drop(table, watcher, table.topics.events, "start")
-    _drop(table, watcher, table.topics.inbox(watcher.peer_id), "start")
+    table.drop("start", to=watcher)  # on events and, asked again, on its own channel
     mark = len(table.broker.log)
     _seat_everyone(table)
     began = table.clock
