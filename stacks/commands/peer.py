@@ -58,7 +58,9 @@ it followed neither, and the user pins one (``TABLE@FINGERPRINT``)."""
 
 
 CLOSED_GRACE = 3.0
-"""Seconds a peer still waits for its verdict after the host closed an ended table."""
+"""Seconds a peer still waits for its verdict after the host closed an ended table, from
+the close or from the last batch that came since (the tail still on its way on a busy
+machine: a peer that still receives the game is not cut off)."""
 
 
 def outcome_words(
@@ -202,6 +204,23 @@ def wait_words(seconds: float) -> str:
     return f"{seconds / 3600:.0f} h"
 
 
+class AfterClose:
+    """The grace a peer gives a table its host closed after the game ended: the end and
+    the verdict may still be on their way. :data:`CLOSED_GRACE` from the close, or from
+    the last batch that came since: a peer still receiving the game is not cut off."""
+
+    def __init__(self, closed: float, applied: int) -> None:
+        self.since = closed
+        self.applied = applied
+
+    def over(self, now: float, applied: int) -> bool:
+        """Whether the grace has run out at ``now``, this peer having applied ``applied``
+        batches."""
+        if applied != self.applied:
+            self.applied, self.since = applied, now
+        return now - self.since > CLOSED_GRACE
+
+
 async def follow(
     peer: Player, who: str, table: str, host_timeout: float | None,
     handle: Callable[[Notice], int | None],
@@ -214,7 +233,7 @@ async def follow(
     unannounced_limit = TABLE_TIMEOUT if host_timeout is None else host_timeout
     loop = asyncio.get_running_loop()
     started = loop.time()
-    closed_at: float | None = None
+    after_close: AfterClose | None = None
 
     remembered = peer.player.trust.remembered
     if remembered is not None:
@@ -223,7 +242,7 @@ async def follow(
               f"(another one: pin it, {table}@FINGERPRINT)", file=sys.stderr, flush=True)
 
     async def notices() -> int:
-        nonlocal closed_at
+        nonlocal after_close
         async for notice in peer.notices():
             if isinstance(notice, UnexpectedHost):
                 print(f"{who}: {notice.words()}", file=sys.stderr, flush=True)
@@ -254,7 +273,7 @@ async def follow(
                     return EXIT_CLOSED
                 # Over: the verdict may still be on its way, and to a spectator behind the
                 # delay the end itself (a host releases it all before it closes).
-                closed_at = loop.time()
+                after_close = AfterClose(loop.time(), peer.player.applied)
             result = handle(notice)
             if result is not None:
                 return result
@@ -265,7 +284,7 @@ async def follow(
             await asyncio.sleep(0.25)
             now = loop.time()
             session = peer.player
-            if closed_at is not None and now - closed_at > CLOSED_GRACE:
+            if after_close is not None and after_close.over(now, session.applied):
                 view = session.view
                 if view is None or view.outcome is None:
                     print(f"{who}: the host closed table {table!r} after its game ended, "
