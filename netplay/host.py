@@ -86,6 +86,8 @@ SEALED_TO_HOST = frozenset({"action", "heartbeat", "resync", "verified"})
 a peer sends often, goes sealed, a box costing either end a fraction of a signature."""
 ACTION_ORDER = "sealed-actions"
 """The replay guard's name for the order of the action frames inside sealed ones."""
+KEPT_REJECTIONS = 4
+"""Rejections kept per player, to answer an action sent again whose rejection was lost."""
 REST_HEARTBEAT = 10.0
 """The longest the host stays silent to its seats while its presence rests on the broker
 (:attr:`HostSession.resting`): a frozen host is found by its last will then, and a beat
@@ -349,6 +351,11 @@ class HostSession:
         """When the game's reveal was last sent again to a peer that had not verified."""
         self._round_to: dict[Seat, tuple[int, str, float]] = {}
         """The deal's round (number, phase) last sent again to a seat, and when."""
+        self._acting: int | None = None
+        """The seq of the signed action being handled (its rejection is kept by it)."""
+        self._rejections: dict[bytes, dict[int, dict[str, Any]]] = {}
+        """Each player's last few rejections, by the seq of the signed action they
+        answered: an action sent again (its rejection lost) gets its rejection again."""
         self.clock = TurnClock(settings.turn_clock)
         self._timed_out: tuple[int, Seat] | None = None
         """The turn whose clock ran out: the stand-in bot plays it for the seat."""
@@ -804,7 +811,11 @@ class HostSession:
         name = _ON_OUTBOX.get(frame.type)
         if name is None:
             raise FrameError(f"unexpected message type {frame.type!r}")
-        getattr(self, name)(frame.sender, frame.body, frame.raw)
+        self._acting = frame.seq if frame.type == "action" else None
+        try:
+            getattr(self, name)(frame.sender, frame.body, frame.raw)
+        finally:
+            self._acting = None
         if frame.type == "join":
             joined = conn_of(frame.body)
             if joined is not None:
@@ -825,6 +836,12 @@ class HostSession:
         inner = decode(required(outer.body, "signed", bytes))
         if inner.sender != outer.sender or inner.table != outer.table or inner.type != "action":
             raise FrameError("a sealed action that is not the sender's own signed action")
+        rejection = self._rejections.get(inner.sender, {}).get(inner.seq)
+        if rejection is not None:
+            # The player sent it again: the rejection it had was lost on its way.
+            self.sender.send_sealed(self.topics.inbox(peer_id(inner.sender)), inner.sender,
+                                    "rejected", rejection)
+            raise FrameError("an action rejected already: its rejection sent again")
         # The inner frames have their own order: a resumed host knows them from the journal
         # (the proofs), so an old action sealed anew is still a replay.
         self.guard.check(inner, ACTION_ORDER)
@@ -1229,11 +1246,14 @@ class HostSession:
 
     def _reject(self, key: bytes, action: AnyAction, reason: str) -> None:
         log.info("rejected %s: %s", action, reason)
+        body = {"reason": reason, "action": action.to_wire()}
+        if self._acting is not None:
+            kept = self._rejections.setdefault(key, {})
+            kept[self._acting] = body
+            while len(kept) > KEPT_REJECTIONS:
+                del kept[next(iter(kept))]
         # Sealed: a refused action may name a card in the player's hand.
-        self.sender.send_sealed(
-            self.topics.inbox(peer_id(key)), key,
-            "rejected", {"reason": reason, "action": action.to_wire()},
-        )
+        self.sender.send_sealed(self.topics.inbox(peer_id(key)), key, "rejected", body)
 
     def _resync(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:
         start = required(body, "from", int)

@@ -119,3 +119,28 @@ def test_an_action_nobody_answers_goes_out_four_times_in_all() -> None:
         table.advance(0.5)
     sent = table.sent(table.out_topic(actor), "action", since=mark)
     assert len(sent) == player_module.ACTION_TRIES
+
+
+def test_an_action_whose_rejection_was_lost_gets_its_rejection_when_sent_again() -> None:
+    table = _table(36)
+    for peer in table.peers:
+        peer.auto = False
+    waiting = table.at_seat(1 - table.state.current)  # not its turn: rejected
+    legal = table.settings.definition.legal_actions(
+        table.host.game.state, table.state.current)  # type: ignore[union-attr]
+    dropped = table.drop("rejected", to=waiting, count=1)
+    before = len(table.host.batches)
+    waiting.act(dataclasses.replace(legal[0], seat=waiting.seat))
+    table.flush()
+    table.pump()
+    assert dropped and not table.notices_of(waiting, Rejected)
+    table.advance(AGAIN + 0.1)
+    table.pump()
+    [rejected] = table.notices_of(waiting, Rejected)
+    assert rejected.reason, rejected
+    assert len(table.host.batches) == before
+    # Answered: not sent a third time.
+    mark = len(table.broker.log)
+    table.advance(3 * AGAIN)
+    table.pump()
+    assert table.sent(table.out_topic(waiting), "action", since=mark) == []
