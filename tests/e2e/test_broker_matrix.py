@@ -149,7 +149,8 @@ def _a_full_game(nodes: list[str], tmp_path: Path, table: str) -> None:
         # Found from the node farthest from the host: retained announcement or live answer.
         entry = _listed(watch_url, table, 30 * SCALE)
         assert entry["players"] == 4 and entry["free"] == 2 and entry["status"] == "lobby"
-        watcher = _spawn("watch", table, "--headless", "--broker", watch_url)
+        # Verbose: should it fail, its log says what it heard (stdout stays JSON lines).
+        watcher = _spawn("watch", table, "--headless", "--broker", watch_url, "--verbose")
         bots = [_spawn("bot", table, "--broker", url, "--name", f"peer{i}")
                 for i, url in enumerate(bot_urls)]
         timeout = 120 * SCALE
@@ -168,7 +169,7 @@ def _a_full_game(nodes: list[str], tmp_path: Path, table: str) -> None:
         assert rc == 0, out + err
         assert "deal verified" in out, out
         hashes |= set(HASH.findall(out))
-    assert watch_rc == 0, watch_out[-2000:] + watch_err
+    assert watch_rc == 0, watch_out[-2000:] + watch_err[-6000:]
     lines = [json.loads(line) for line in watch_out.splitlines()]
     batches = sorted({line["batch"] for line in lines if "event" in line})
     # From where it came in (a snapshot if it joined after the deal) to the end, no gap.
