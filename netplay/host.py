@@ -519,6 +519,17 @@ class HostSession:
             and f"spectator {self.spectators[key]}" not in self.verdicts
         )
 
+    def end_settled(self, now: float) -> bool:
+        """Whether a host whose game is over has nothing more to wait for before it may
+        close: every seated player's verdict, the spectators still catching up on the
+        history, the last Block race told, and the verdicts of the spectators watching
+        now (but not, with a spectator delay, while the tail is held back from them:
+        :meth:`spectators_unverified` is waited for once it is out)."""
+        return (self.all_seats_verified()
+                and not self.spectators_catching_up(now)
+                and self.race is None
+                and (self.catching_up or not self.spectators_unverified(now)))
+
     def spectators_catching_up(self, now: float) -> int:
         """Spectators that asked for a chunk of history lately and have not verified: the
         host stays a moment longer for them before it closes the table."""

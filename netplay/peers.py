@@ -691,16 +691,13 @@ class Host(_Peer):
 
     async def finished(self, *, verify_wait: float = 5.0) -> None:
         """Wait for the game's end and every human's verification, for spectators still
-        catching up on the history, and for the last Block race to be told (it settles
-        ``race_settle`` after its window closed, when that window ended the game: after
-        the end) -- at most ``verify_wait`` seconds."""
+        catching up on the history or (without a spectator delay) still to verify, and
+        for the last Block race to be told (it settles ``race_settle`` after its window
+        closed, when that window ended the game: after the end) -- at most
+        ``verify_wait`` seconds (``HostSession.end_settled``)."""
         await self._over.wait()
         deadline = self.loop_time + verify_wait
-        while self.loop_time < deadline and (
-            not self.host.all_seats_verified()
-            or self.host.spectators_catching_up(self.loop_time)
-            or self.host.race is not None
-        ):
+        while self.loop_time < deadline and not self.host.end_settled(self.loop_time):
             await asyncio.sleep(0.05)
         self._flush()  # the verdicts that came in
         self.write_record()

@@ -8,6 +8,8 @@ make the host send the reveal again.
 
 from __future__ import annotations
 
+from netplay import host as host_module
+
 from .harness import SHORT, Table, observe
 
 
@@ -47,3 +49,38 @@ def test_a_lost_verdict_is_said_again_and_the_host_has_it() -> None:
     assert dropped, "no verdict was lost: the test proves nothing"
     assert table.host.verdicts["seat 0"]["ok"] is True
     assert player.verdict is not None and player.verdict.ok
+
+
+def test_a_host_may_close_only_once_the_spectator_watching_has_its_verdict() -> None:
+    # The spectator's reveals are lost: the host's end is not settled (it would close, and
+    # the spectator never see the end) until a reveal sent again brought its verdict.
+    table = Table(2, seed=8, rules=SHORT, join=False)
+    watcher = table.add_player("w", watch=True)
+    table.pump()
+    dropped = table.drop("reveal", to=watcher)
+    table.add_player("p0")
+    table.add_player("p1")
+    table.pump()
+    table.run(lambda: table.host.over and table.host.all_seats_verified()
+              and table.host.race is None)
+    assert dropped, "no reveal was lost: the test proves nothing"
+    assert watcher.verdict is None
+    assert not table.host.end_settled(table.clock)
+    table.filters.clear()
+    table.run(lambda: "spectator w" in table.host.verdicts, max_seconds=60.0)
+    assert table.host.end_settled(table.clock)
+    assert watcher.verdict is not None and watcher.verdict.ok
+
+
+def test_a_spectator_gone_silent_is_not_waited_for() -> None:
+    table = Table(2, seed=9, rules=SHORT, join=False)
+    watcher = table.add_player("w", watch=True)
+    table.pump()
+    table.peers[0].deaf = table.peers[0].paused = True  # its process froze
+    table.add_player("p0")
+    table.add_player("p1")
+    table.pump()
+    table.run(lambda: table.host.over and table.host.all_seats_verified()
+              and table.host.race is None)
+    table.advance(host_module.SPECTATOR_HEARD + 0.1)
+    assert watcher.verdict is None and table.host.end_settled(table.clock)
