@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from engine.games import AnyAction
 from engine.state import Phase
 from netplay import player as player_module
 from netplay.player import PlayerSession, Rejected
@@ -31,6 +32,16 @@ def _table(seed: int) -> Table:
 
 def _actor(table: Table) -> PlayerSession:
     return table.at_seat(table.state.current)
+
+
+def _out_of_turn(table: Table) -> tuple[PlayerSession, AnyAction]:
+    """The bots stopped; the seat whose turn it is not, and a move it can't make now (the
+    mover's first legal one, in its name): the host rejects it."""
+    for peer in table.peers:
+        peer.auto = False
+    waiting = table.at_seat(1 - table.state.current)
+    legal = table.settings.definition.legal_actions(table.state, table.state.current)
+    return waiting, dataclasses.replace(legal[0], seat=waiting.seat)
 
 
 def _proofs(table: Table) -> list[bytes]:
@@ -80,13 +91,9 @@ def test_an_action_whose_answer_was_lost_is_played_once() -> None:
 
 def test_a_rejected_action_is_not_sent_again() -> None:
     table = _table(33)
-    for peer in table.peers:
-        peer.auto = False
-    waiting = table.at_seat(1 - table.state.current)  # not its turn: rejected
-    legal = table.settings.definition.legal_actions(
-        table.host.game.state, table.state.current)  # type: ignore[union-attr]
+    waiting, wrong = _out_of_turn(table)
     mark = len(table.broker.log)
-    waiting.act(dataclasses.replace(legal[0], seat=waiting.seat))
+    waiting.act(wrong)
     table.flush()
     table.pump()
     assert table.notices_of(waiting, Rejected)
@@ -123,14 +130,10 @@ def test_an_action_nobody_answers_goes_out_four_times_in_all() -> None:
 
 def test_an_action_whose_rejection_was_lost_gets_its_rejection_when_sent_again() -> None:
     table = _table(36)
-    for peer in table.peers:
-        peer.auto = False
-    waiting = table.at_seat(1 - table.state.current)  # not its turn: rejected
-    legal = table.settings.definition.legal_actions(
-        table.host.game.state, table.state.current)  # type: ignore[union-attr]
+    waiting, wrong = _out_of_turn(table)
     dropped = table.drop("rejected", to=waiting, count=1)
     before = len(table.host.batches)
-    waiting.act(dataclasses.replace(legal[0], seat=waiting.seat))
+    waiting.act(wrong)
     table.flush()
     table.pump()
     assert dropped and not table.notices_of(waiting, Rejected)
