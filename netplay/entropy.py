@@ -89,11 +89,18 @@ class DealRound:
     deadline: float | None = None
     waiting: set[int] = field(default_factory=set)
     """Seats the current phase still waits for."""
+    began: float = 0.0
+    """When the current phase went out to everyone."""
+    again: dict[int, float] = field(default_factory=dict)
+    """When the current phase last went again to each seat (its round, or its answer,
+    lost on the way)."""
 
     def begin(self, phase: str, seats: set[int], now: float) -> None:
         self.phase = phase
         self.waiting = set(seats)
         self.deadline = now + REVEAL_WAIT
+        self.began = now
+        self.again = {}
 
     def void(self) -> None:
         """A seat failed: this round's entropies are spent; the next round starts afresh."""
@@ -101,3 +108,4 @@ class DealRound:
         self.phase = None
         self.deadline = None
         self.waiting = set()
+        self.again = {}

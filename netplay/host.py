@@ -41,14 +41,7 @@ from netplay.batch import Batch
 from netplay.budget import SNAPSHOT_COST, Bucket, HostBudgets
 from netplay.clock import TurnClock, Wait, next_beat
 from netplay.codec import TABLE_PROTOCOL, Frame, ReplayGuard, decode
-from netplay.entropy import (
-    COMMIT,
-    REVEAL,
-    REVEAL_WAIT,
-    DealRound,
-    bot_entropy,
-    entropy_commitment,
-)
+from netplay.entropy import COMMIT, REVEAL, DealRound, bot_entropy, entropy_commitment
 from netplay.errors import FrameError
 from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
@@ -349,8 +342,6 @@ class HostSession:
         """When each peer last asked for a chunk of history (catch-up)."""
         self._revealed_to: dict[bytes, float] = {}
         """When the game's reveal was last sent again to a peer that had not verified."""
-        self._round_to: dict[Seat, tuple[int, str, float]] = {}
-        """The deal's round (number, phase) last sent again to a seat, and when."""
         self._acting: int | None = None
         """The seq of the signed action being handled (its rejection is kept by it)."""
         self._rejections: dict[bytes, dict[int, dict[str, Any]]] = {}
@@ -1076,13 +1067,9 @@ class HostSession:
         if seat is None or seat not in round_.waiting or round_.phase is None \
                 or round_.deadline is None:
             return
-        last = round_.deadline - REVEAL_WAIT
-        sent = self._round_to.get(seat)
-        if sent is not None and sent[:2] == (round_.number, round_.phase):
-            last = max(last, sent[2])
-        if self.now - last < ROUND_AGAIN:
+        if self.now - round_.again.get(seat, round_.began) < ROUND_AGAIN:
             return
-        self._round_to[seat] = (round_.number, round_.phase, self.now)
+        round_.again[seat] = self.now
         self.sender.send(self.topics.inbox(peer_id(key)), "entropy_round", self._round_body())
 
     def _entropy(self, key: bytes, body: dict[str, Any], raw: bytes) -> None:

@@ -87,11 +87,11 @@ def write_new_record(path: Path, record: dict[str, Any]) -> Path:
 def read_record(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text()
-    except (OSError, ValueError) as exc:  # (a file that is not text: UnicodeDecodeError)
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
-            "not a sequence-stacks game record (not text)" if isinstance(exc, ValueError) \
-            else str(exc)
-        raise ValueError(f"can't read game record {path}: {why}") from exc
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"can't read game record {path}: not a sequence-stacks game record "
+                         "(not text)") from exc
+    except OSError as exc:
+        raise ValueError(f"can't read game record {path}: {exc.strerror or exc}") from exc
     try:
         data = from_json(json.loads(text))
     except ValueError as exc:
