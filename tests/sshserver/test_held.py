@@ -111,10 +111,25 @@ def _bobs_turn(alice: Player, bob: Player) -> bool:
 
 
 def _hand(player: Player) -> Counter[str]:
-    """The cards of the hand line, without the positions and cues around them (which
-    change with whose turn it is)."""
-    words = (re.sub(r"[^A-Za-z0-9]", "", word) for word in player.hand().split())
-    return Counter(word for word in words if word and not word.isdigit())
+    """The cards of the hand line (each its key, its playable mark and its label, two
+    spaces between cards), without the keys and cues around them (which change with
+    whose turn it is). A label may be two words ("Steal chip"): one card."""
+    return Counter(_card_labels(player.hand()))
+
+
+def _card_labels(line: str) -> list[str]:
+    labels = []
+    for chunk in re.split(r"\s{2,}", line.strip()):
+        label = re.sub(r"^\W*\d+\s*", "", chunk)  # its key (and a selection's ▸)
+        label = re.sub(r"[^A-Za-z0-9 ]", "", label).strip()
+        if label:
+            labels.append(label)
+    return labels
+
+
+def test_a_hand_line_reads_as_its_cards() -> None:
+    assert _card_labels("1 B4  2 R1  3 Steal chip  ▸4 R2◂") == \
+        ["B4", "R1", "Steal chip", "R2"]
 
 
 def test_a_table_opened_over_ssh_is_held_by_the_server_and_its_creator_comes_back(
