@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.hang import hang_report
+from tests.support import SCALE
 
-SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 SLOW_TIMEOUT_S = 3 * 60 * 60.0
 """Per-test timeout of the ``slow`` trials (``-m slow``: soaks and fuzz runs that may run
 for an hour or more, longer with their size variables raised); the others have the

@@ -11,10 +11,11 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
+
+from tests.support import free_port
 
 
 def _bin(tool: str) -> str:
@@ -26,13 +27,6 @@ def _bin(tool: str) -> str:
     return found[-1]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 class Cluster:
     """``start()`` makes and starts the cluster; ``url(db)`` names a database in it;
     ``create()`` makes a fresh database; ``stop()`` stops it and removes its files."""
@@ -42,7 +36,7 @@ class Cluster:
         self.data = self.root / "data"
         self.sock = self.root / "sock"
         self.log = self.root / "server.log"
-        self.port = _free_port()
+        self.port = free_port()
         self.as_root = os.geteuid() == 0
         self.count = 0
 

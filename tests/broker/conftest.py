@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest_asyncio
 
 from broker.embedded import EmbeddedBroker
+from tests.support import SCALE as SCALE  # the suite's one factor, as these tests import it
+from tests.support import wait_until_async
 
-#: One factor scales every timeout (raise it on a slow CI machine).
-SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 #: Generous bound for anything that should happen "at once" on a loaded 2-core machine.
 TIMEOUT = 10.0 * SCALE
 LOOPBACK = "127.0.0.1"
@@ -36,12 +35,11 @@ async def locked_broker() -> AsyncIterator[EmbeddedBroker]:
         yield b
 
 
-async def eventually(condition: object, timeout: float = TIMEOUT) -> None:
-    """Wait until ``condition()`` is true (polling), or fail after `timeout`."""
+async def eventually(condition: object, timeout: float = TIMEOUT,
+                     what: str = "the condition to hold") -> None:
+    """`tests.support.wait_until_async` with this folder's timeouts (scaled already)."""
     assert callable(condition)
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.02)
+    await wait_until_async(condition, what, timeout / SCALE)
 
 
 # -- a raw MQTT 3.1.1 client, byte by byte (independent of the code under test) ----------

@@ -2,40 +2,33 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from broker.mosquitto_runner import render_config
+from tests.support import SCALE as SCALE  # the suite's one factor, as the e2e tests import it
+from tests.support import free_port as free_port
+from tests.support import listening, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
-SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout * SCALE
-    while time.monotonic() < deadline:
+    """Until something listens on 127.0.0.1:``port``; an error at once if ``proc`` (the
+    server meant to) ends first."""
+
+    def up() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"broker exited with {proc.returncode} before listening")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
+        return listening(port)
+
+    wait_until(up, f"something to listen on 127.0.0.1:{port}", timeout)
 
 
 def stacks_command(*args: str) -> list[str]:

@@ -14,25 +14,15 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
+
+from tests.support import free_ports, wait_until
 
 SERVER = Path("/usr/lib/rabbitmq/bin/rabbitmq-server")
 
 
 def rabbitmq_available() -> bool:
     return SERVER.exists()
-
-
-def _free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for sock in sockets:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
 
 
 def _mqtt_accepts(port: int) -> bool:
@@ -49,7 +39,7 @@ class RabbitNode:
     def __init__(self) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="stacks-rabbitmq-")
         self.folder = Path(self._dir.name)
-        self.amqp, self.mqtt, self.dist = _free_ports(3)
+        self.amqp, self.mqtt, self.dist = free_ports(3)
         self.url = f"mqtt://127.0.0.1:{self.mqtt}"
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -79,13 +69,23 @@ class RabbitNode:
         # Its own process group: stopping it stops the Erlang VM and its helpers too.
         self._proc = subprocess.Popen([str(SERVER)], env=env, cwd=folder, stdout=log,
                                       stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while not _mqtt_accepts(self.mqtt):
-            if self._proc.poll() is not None or time.monotonic() > deadline:
-                tail = (folder / "server.out").read_text(errors="replace")[-2000:]
-                self.stop()
-                raise RuntimeError(f"RabbitMQ did not take MQTT clients: {tail}")
-            time.sleep(0.25)
+        proc = self._proc
+
+        def taking_clients() -> bool:
+            if proc.poll() is not None:
+                raise RuntimeError(f"RabbitMQ ended with {proc.returncode} before taking "
+                                   f"MQTT clients: {self._tail()}")
+            return _mqtt_accepts(self.mqtt)
+
+        try:
+            wait_until(taking_clients, "RabbitMQ to take MQTT clients", timeout, interval=0.25,
+                       diagnostics=self._tail)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _tail(self) -> str:
+        return (self.folder / "server.out").read_text(errors="replace")[-2000:]
 
     def log_text(self) -> str:
         return "\n".join(p.read_text(errors="replace")

@@ -49,7 +49,7 @@ def rabbitmq() -> Iterator[str]:
     if not rabbitmq_available():
         pytest.skip("rabbitmq-server is not installed (.ci/run installs it)")
     node = RabbitNode()
-    node.start(timeout=90 * SCALE)
+    node.start(timeout=90)  # seconds, scaled by the wait
     try:
         yield node.url
     finally:

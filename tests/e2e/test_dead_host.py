@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from tests.e2e.conftest import ROOT, SCALE, stacks_command
+from tests.support import wait_until
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -45,15 +46,6 @@ def _tables(tmp_path: Path, url: str) -> list[dict[str, object]]:
                           capture_output=True, text=True, env=_env(tmp_path),
                           timeout=30 * SCALE, check=True)
     return [json.loads(line) for line in done.stdout.splitlines()]
-
-
-def _wait_for(what: str, check: object, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout * SCALE
-    while time.monotonic() < deadline:
-        if callable(check) and check():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"never: {what}")
 
 
 def _line_with(proc: subprocess.Popen[str], words: str, timeout: float) -> str:
@@ -111,7 +103,7 @@ def test_a_killed_host_is_listed_offline_and_its_bot_and_spectator_give_up(
             rows[:] = _tables(tmp_path, mosquitto)
             return bool(rows) and rows[0]["status"] == "offline"
 
-        _wait_for("the table listed offline", offline)
+        wait_until(offline, "the table listed offline", interval=0.1)
         assert rows[0]["free"] == 0 and rows[0]["seated"] == [] and rows[0]["players"] == 2
 
         bot_rc, _, bot_err = _finish(bot, 60)
@@ -141,7 +133,7 @@ def test_a_table_closed_by_its_host_makes_bot_and_spectator_exit_3(
             rows = _tables(tmp_path, mosquitto)
             return bool(rows) and rows[0]["seated"] != []
 
-        _wait_for("the bot seated", seated)
+        wait_until(seated, "the bot seated", interval=0.1)
         _line_with(host, "watching", 30)  # the host says when a spectator has joined
         host.send_signal(signal.SIGTERM)  # a clean stop: the host takes the table down
         _finish(host, 30)
@@ -177,7 +169,7 @@ def test_a_frozen_host_is_listed_offline_before_any_will_and_its_bot_gives_up(
             rows = _tables(tmp_path, mosquitto)
             return bool(rows) and rows[0]["status"] == "playing"
 
-        _wait_for("the game on", playing)
+        wait_until(playing, "the game on", interval=0.1)
         os.kill(host.pid, signal.SIGSTOP)  # no will until the broker's keepalive (15 s)
         frozen_at = time.monotonic()
         rows = _tables(tmp_path, mosquitto)  # its heartbeats stopped: offline

@@ -35,6 +35,7 @@ import pytest
 from broker.mosquitto_runner import render_config
 from netplay.record import read_record, verify_record
 from tests.e2e.conftest import ROOT, SCALE, free_port, mosquitto_exe, stacks_command, wait_for_port
+from tests.support import wait_until
 
 GAME_TIMEOUT = 120.0 * SCALE
 HASH = re.compile(r"final public hash: ([0-9a-f]{32})")
@@ -104,13 +105,10 @@ class Proc:
 
 
 def _wait(condition: object, what: str, procs: list[Proc], timeout: float = GAME_TIMEOUT) -> None:
+    """`wait_until` (``timeout`` scaled already), saying what every program did on a failure."""
     assert callable(condition)
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}\n"
-                                 + "\n".join(p.describe() for p in procs))
-        time.sleep(0.03)
+    wait_until(condition, what, timeout / SCALE, interval=0.03,
+               diagnostics=lambda: "\n".join(p.describe() for p in procs))
 
 
 def _batches(text: str) -> list[int]:

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 
 from tests.e2e.conftest import ROOT, SCALE
 from tests.e2e.test_tmux_ui import TMUX, Tmux, _wait_for
+from tests.support import wait_until
 from tests.tmux_env import tmux_env
 
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install tmux)")
@@ -73,13 +73,18 @@ def test_a_lan_game_counts_once_on_the_host_s_machine_and_on_the_joiner_s(
                   {"STACKS_HOME": str(joiner_home), "TERM": "xterm-256color",
                    "PYTHONPATH": str(ROOT)})
         _wait_for(mux, "bo", "lanrated · turn ", 90)
-        deadline = time.monotonic() + 600 * SCALE
-        while "Game over" not in (screen := mux.screen("bo")):
-            assert time.monotonic() < deadline, f"no end in time:\n{screen}"
+
+        def over_or_moved() -> bool:
+            screen = mux.screen("bo")
+            if "Game over" in screen:
+                return True
             assert "[exited]" not in screen, screen
             mux.keys("bo", "b" if "Block?" in screen else "i")
             mux.keys("bo", "Enter")
-            time.sleep(0.3)
+            return False
+
+        wait_until(over_or_moved, "the game's end", 600, interval=0.3,
+                   diagnostics=lambda: mux.screen("bo"))
         # The start of the line only: where the game-over box wraps it depends on how long
         # the record's path above it is (the test's own folder); the ratings below are
         # the substance.

@@ -12,13 +12,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, SCALE
+from tests.e2e.conftest import ROOT
+from tests.support import wait_until
 from tests.tmux_env import tmux_env
 
 TMUX = shutil.which("tmux")
@@ -57,16 +57,16 @@ class Terminals:
             .strip() == "1"
 
     def wait_for(self, name: str, text: str, timeout: float = 60) -> str:
-        deadline = time.monotonic() + timeout * SCALE
-        while time.monotonic() < deadline:
+        def shown() -> str | None:
             screen = self.screen(name)
             if text in screen:
                 return screen
             if "[exited]" in screen and text != "[exited]":
                 raise AssertionError(f"{name}'s program ended:\n{screen}")
-            time.sleep(0.2)
-        raise AssertionError(f"{text!r} never showed on {name}'s terminal:\n"
-                             f"{self.screen(name)}")
+            return None
+
+        return wait_until(shown, f"{text!r} on {name}'s terminal", timeout, interval=0.2,
+                          diagnostics=lambda: self.screen(name))
 
     def kill(self) -> None:
         assert TMUX is not None
@@ -148,10 +148,7 @@ def test_the_bell_rings_when_a_networked_table_turns_to_you_and_not_with_no_bell
 ) -> None:
     t = terminals
     _host_and_bot(t, tmp_path, embedded, "belltable")
-    deadline = time.monotonic() + 30 * SCALE
-    while not t.rang("belltable"):
-        assert time.monotonic() < deadline, "no bell at your turn"
-        time.sleep(0.1)
+    wait_until(lambda: t.rang("belltable"), "the bell at your turn", 30, interval=0.1)
 
     _host_and_bot(t, tmp_path, embedded, "quiettable", "--no-bell")
     # The BEL would have come before the frame that shows YOUR TURN, on the same stream.

@@ -13,14 +13,14 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, SCALE
+from tests.e2e.conftest import ROOT
 from tests.e2e.test_plain import answer
+from tests.support import wait_until
 from tests.tmux_env import tmux_env
 
 TMUX = shutil.which("tmux")
@@ -84,13 +84,15 @@ def test_plain_mode_plays_a_whole_game_in_a_terminal(terminal: Terminal, tmp_pat
                     "--bots", "easy", "--seed", "11", "--bot-delay", "0", "--name", "Ana",
                     "--rule", "win_chips=3", "--rule", "win_min_each_colour=1"], env)
     answered = 0  # the number of the last line answered
-    deadline = time.monotonic() + 240 * SCALE
     typed = 0
-    while True:
+    shown: list[str] = []
+
+    def ended_or_answered() -> bool:
+        """Whether the program ended; else every new numbered line answered."""
+        nonlocal shown, answered, typed
         shown = terminal.lines()
         if any(line.startswith("[exited") for line in shown):
-            break
-        assert time.monotonic() < deadline, "the game never ended:\n" + "\n".join(shown[-30:])
+            return True
         for line in shown:
             match = NUMBERED.match(line)
             if match is None or int(match.group(1)) <= answered:
@@ -100,7 +102,10 @@ def test_plain_mode_plays_a_whole_game_in_a_terminal(terminal: Terminal, tmp_pat
             if reply is not None:
                 terminal.type(reply)
                 typed += 1
-        time.sleep(0.1)
+        return False
+
+    wait_until(ended_or_answered, "the game's end", 240, interval=0.1,
+               diagnostics=lambda: "\n".join(shown[-30:]))
     texts = [m.group(2) for line in shown if (m := NUMBERED.match(line))]
     assert "[exited 0]" in shown, "\n".join(shown[-30:])
     assert typed > 3

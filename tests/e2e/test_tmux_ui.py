@@ -15,13 +15,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, SCALE
+from tests.e2e.conftest import ROOT
+from tests.support import wait_until
 from tests.tmux_env import tmux_env
 
 TMUX = shutil.which("tmux")
@@ -70,15 +70,16 @@ def tmux() -> Iterator[Tmux]:
 
 
 def _wait_for(tmux: Tmux, name: str, text: str, timeout: float) -> str:
-    deadline = time.monotonic() + timeout * SCALE
-    while time.monotonic() < deadline:
+    def shown() -> str | None:
         screen = tmux.screen(name)
         if text in screen:
             return screen
         if "[exited]" in screen:
             raise AssertionError(f"{name}'s program ended:\n{screen}")
-        time.sleep(0.2)
-    raise AssertionError(f"{text!r} never showed on {name}'s terminal:\n{tmux.screen(name)}")
+        return None
+
+    return wait_until(shown, f"{text!r} on {name}'s terminal", timeout, interval=0.2,
+                      diagnostics=lambda: tmux.screen(name))
 
 
 def test_two_terminals_join_one_table_and_play_it_to_the_end(
@@ -102,12 +103,12 @@ def test_two_terminals_join_one_table_and_play_it_to_the_end(
     _wait_for(tmux, "ana", "tmuxe2e · turn ", 60)
     _wait_for(tmux, "bo", "tmuxe2e · turn ", 60)
 
-    deadline = time.monotonic() + 600 * SCALE
     over: dict[str, str] = {}
     rounds = 0
-    while len(over) < 2:
-        assert time.monotonic() < deadline, "no end in time:\n" + "\n".join(
-            tmux.screen(n) for n in ("ana", "bo"))
+
+    def both_over() -> bool:
+        """One round of keys to whoever is still playing; whether both games are over."""
+        nonlocal rounds
         for name in ("ana", "bo"):
             if name in over:
                 continue
@@ -122,7 +123,10 @@ def test_two_terminals_join_one_table_and_play_it_to_the_end(
                     continue
             tmux.keys(name, "i", "Enter")
         rounds += 1
-        time.sleep(0.1)
+        return len(over) == 2
+
+    wait_until(both_over, "the game's end on both terminals", 600, interval=0.1,
+               diagnostics=lambda: "\n".join(tmux.screen(n) for n in ("ana", "bo")))
 
     for name in over:
         screen = _wait_for(tmux, name, "Fair deal: ✓ verified", 60)

@@ -6,26 +6,24 @@ STACKS_HOME. Every wait is generous (a loaded 2-core machine) and scaled by
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from tests.support import SCALE, free_port, wait_until
+from tests.support import listening as port_open
 from tests.tmux_env import tmux_env
 
 ROOT = Path(__file__).resolve().parents[2]
-SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 TIMEOUT = 30.0 * SCALE
 SSH = shutil.which("ssh") or "/usr/bin/ssh"
 TMUX = shutil.which("tmux") or "/usr/bin/tmux"
@@ -42,19 +40,9 @@ def need_tools() -> None:
     pytest.importorskip("asyncssh")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def eventually(condition: Callable[[], object], what: str, timeout: float = TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
+    """`tests.support.wait_until` with this folder's timeouts, which are scaled already."""
+    wait_until(condition, what, timeout / SCALE, interval=0.1)
 
 
 # -- processes, from /proc ---------------------------------------------------------------------
@@ -247,9 +235,7 @@ class ServerFactory:
         def listening() -> bool:
             if proc.poll() is not None:
                 raise AssertionError(f"stacks serve exited {proc.returncode}:\n{server.output()}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
-                return True
-            return False
+            return port_open(port, connect_timeout=0.5)
 
         eventually(listening, "stacks serve to listen")
         return server
@@ -372,10 +358,8 @@ class Tmux:
             shown = self.screen(name)
             return text in shown
 
-        try:
-            eventually(there, f"{text!r} in window {name}", timeout)
-        except AssertionError:
-            raise AssertionError(f"{text!r} never showed in {name}; the screen:\n{shown}") from None
+        wait_until(there, f"{text!r} in window {name}", timeout / SCALE, interval=0.1,
+                   diagnostics=lambda: f"the screen:\n{shown}")
         return shown
 
     def wait_exit(self, name: str, timeout: float = TIMEOUT) -> int:
@@ -443,9 +427,7 @@ def broker(tmp_path: Path) -> Iterator[str]:
     try:
         def listening() -> bool:
             assert proc.poll() is None, "stacks broker exited"
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
-                return True
-            return False
+            return port_open(port, connect_timeout=0.5)
 
         eventually(listening, "the broker")
         yield f"mqtt://127.0.0.1:{port}"

@@ -8,7 +8,6 @@ import os
 import re
 import shlex
 import signal
-import time
 from collections import Counter
 from collections.abc import Callable
 
@@ -22,6 +21,7 @@ from tests.sshserver.conftest import (
     eventually,
 )
 from tests.sshserver.test_play import GAME_TIMEOUT, MENU, Player, _play_until
+from tests.support import SCALE, wait_until
 
 FORM = "Open a table on this server"
 
@@ -84,18 +84,17 @@ def _as(server: Server, keys: Keys, user: str, command: list[str]) -> list[str]:
 def _play_to(players: list[Player], done: Callable[[], bool], what: str) -> None:
     """Play until ``done()``, judged on fresh screens before every move (so that the
     game is still at that point when this returns: nobody has moved since)."""
-    deadline = time.monotonic() + GAME_TIMEOUT
-    while True:
+    def done_or_moved() -> bool:
         for player in players:
             for everyone in players:
                 everyone.look()
             if done():
-                return
-            if time.monotonic() > deadline:
-                shown = "\n\n".join(p.screen for p in players)
-                raise AssertionError(f"timed out playing until {what}; the screens:\n{shown}")
+                return True
             player.step()
-        time.sleep(0.2)
+        return False
+
+    wait_until(done_or_moved, f"play to reach {what}", GAME_TIMEOUT / SCALE, interval=0.2,
+               diagnostics=lambda: "the screens:\n" + "\n\n".join(p.screen for p in players))
 
 
 STEAL = "from alice's hand"

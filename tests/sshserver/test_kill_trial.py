@@ -39,9 +39,9 @@ from tests.sshserver.conftest import (
     Keys,
     Server,
     ServerFactory,
-    eventually,
 )
 from tests.sshserver.test_play import GAME_TIMEOUT
+from tests.support import SCALE, wait_until
 
 HELD_BOT = Path(__file__).with_name("held_bot.py")
 
@@ -185,12 +185,9 @@ def _moment(name: str, server: Server, url: str) -> Callable[[], bool]:
 def _until(condition: Callable[[], object], what: str, *servers: Server) -> None:
     """Wait for ``condition`` (generously: a loaded machine); on a timeout, the servers'
     logs say what they were doing."""
-    try:
-        eventually(condition, what, GAME_TIMEOUT)
-    except AssertionError:
-        logs = "\n\n".join(server.output() for server in servers)
-        raise AssertionError(f"timed out waiting for {what}; the servers' logs:\n{logs}") \
-            from None
+    wait_until(condition, what, GAME_TIMEOUT / SCALE, interval=0.1,
+               diagnostics=lambda: "the servers' logs:\n"
+               + "\n\n".join(server.output() for server in servers))
 
 
 def _trial(serve: ServerFactory, keys: Keys, players: Players, broker: str, url: str,

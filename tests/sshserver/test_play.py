@@ -20,6 +20,7 @@ from tests.sshserver.conftest import (
     descendants,
     eventually,
 )
+from tests.support import SCALE, wait_until
 
 MENU = "Play against bots"
 GAME_TIMEOUT = 10 * TIMEOUT
@@ -130,14 +131,15 @@ class Player:
 
 
 def _play_until(players: list[Player], done: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + GAME_TIMEOUT
-    while not done():
-        if time.monotonic() > deadline:
-            shown = "\n\n".join(p.screen for p in players)
-            raise AssertionError(f"timed out playing until {what}; the screens:\n{shown}")
+    def done_or_moved() -> bool:
+        if done():
+            return True
         for player in players:
             player.step()
-        time.sleep(0.2)
+        return False
+
+    wait_until(done_or_moved, f"play to reach {what}", GAME_TIMEOUT / SCALE, interval=0.2,
+               diagnostics=lambda: "the screens:\n" + "\n\n".join(p.screen for p in players))
 
 
 def _at_the_table(

@@ -15,6 +15,7 @@ from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Player
 from sshserver.tables import Caller, KeeperSettings, TableKeeper
+from tests.support import wait_until_async
 from tests.tui.conftest import TIMEOUT
 from tui.serve_link import LinkError, ServeLink, serve_link
 
@@ -33,15 +34,6 @@ def _keeper(broker: AsyncMemoryBroker, tmp_path: Path, **settings: Any) -> Table
                          record_path=lambda table, game: tmp_path / f"{table}.json")
     keeper.news = news  # type: ignore[attr-defined]
     return keeper
-
-
-async def _eventually(condition: Any, what: str) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + TIMEOUT
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
 
 
 @pytest.mark.parametrize(("request_", "words"), [
@@ -89,10 +81,10 @@ async def test_the_server_hosts_the_table_and_only_its_creator_fills_or_closes_i
             assert "no table named 'nope'" in (await keeper.handle(
                 ALICE, {"op": op, "table": "nope"}))["error"]
         async with Player(Identity.generate(), "friday", "alice", broker=broker) as alice:
-            await _eventually(lambda: alice.seat == 0, "alice's seat")
+            await wait_until_async(lambda: alice.seat == 0, "alice's seat")
             assert (await keeper.handle(ALICE, {"op": "fill", "table": "friday"})) == {
                 "ok": True, "bots": 1}
-            await _eventually(lambda: alice.view is not None, "the game to start")
+            await wait_until_async(lambda: alice.view is not None, "the game to start")
             mid = await keeper.handle(ALICE, {"op": "close", "table": "friday"})
             assert "ends with its game" in mid["error"]
             assert "friday" in keeper.tables
@@ -107,11 +99,11 @@ async def test_the_creator_closes_the_lobby_and_the_announcement_goes(tmp_path: 
     keeper = _keeper(broker, tmp_path)
     await keeper.handle(ALICE, {"op": "open", "table": "friday", "players": 2})
     topic = "sstacks/v1/friday/announce"
-    await _eventually(lambda: broker.retained.get(topic), "the table's announcement")
+    await wait_until_async(lambda: broker.retained.get(topic), "the table's announcement")
     assert (await keeper.handle(ALICE, {"op": "close", "table": "friday"})) == {"ok": True}
     assert keeper.tables == {}
-    await _eventually(lambda: decode(broker.retained[topic]).body["status"] == "closed",
-                      "the table's closed announcement")
+    await wait_until_async(lambda: decode(broker.retained[topic]).body["status"] == "closed",
+                           "the table's closed announcement")
     assert "table friday closed: closed by alice" in keeper.news  # type: ignore[attr-defined]
 
 
@@ -124,8 +116,10 @@ async def test_a_lobby_nobody_sits_in_closes_after_the_timeout_but_not_while_som
         await keeper.handle(ALICE, {"op": "open", "table": "friday", "players": 3})
         table = keeper.tables["friday"]
         async with Player(Identity.generate(), "friday", "alice", broker=broker) as alice:
-            await _eventually(lambda: alice.seat == 0, "alice's seat")
-            await asyncio.sleep(2.5)  # longer than the timeout, with alice there
+            await wait_until_async(lambda: alice.seat == 0, "alice's seat")
+            # The thing under test is an absence: nothing closes the table for longer than
+            # its lobby timeout (1.5 s) while alice sits there; no state to wait for.
+            await asyncio.sleep(2.5)
             assert "friday" in keeper.tables
         # Alice has gone (her seat stays hers): nobody is there any more.
         await asyncio.wait_for(table.ended.wait(), TIMEOUT)
@@ -204,9 +198,9 @@ async def test_a_stopped_server_s_table_comes_back_with_its_bots_and_plays_to_th
     key = table.host.identity.key
     alice = BotPeer(Identity.generate(), "friday", broker=broker, name="alice", think=0.05)
     async with alice:
-        await _eventually(lambda: alice.seat == 0, "alice's seat")
+        await wait_until_async(lambda: alice.seat == 0, "alice's seat")
         assert (await first.handle(ALICE, {"op": "fill", "table": "friday"}))["bots"] == 1
-        await _eventually(lambda: len(table.host.host.batches) >= 4, "a few batches")
+        await wait_until_async(lambda: len(table.host.host.batches) >= 4, "a few batches")
         await first.stop()  # the server stops mid-game: the table is kept, not ended
         played = len(table.host.host.batches)
         assert "table friday stopped: the server stopped" in " ".join(first.news)  # type: ignore[attr-defined]
@@ -263,16 +257,18 @@ async def test_after_a_restart_an_absent_player_gets_the_whole_grace_before_a_st
                                "block_window": 0.2, "bot_delay": 0})
     table = first.tables["duel"]
     async with Player(Identity.generate(), "duel", "alice", broker=broker) as alice:
-        await _eventually(lambda: alice.view is not None, "the game to start")
-        await _eventually(lambda: table.host.host.game is not None
-                          and table.host.host.game.state.current == 0, "alice's turn")
+        await wait_until_async(lambda: alice.view is not None, "the game to start")
+        await wait_until_async(lambda: table.host.host.game is not None
+                               and table.host.host.game.state.current == 0, "alice's turn")
         await first.stop()
     second = _keeper(broker, tmp_path, journals=journals)
     try:
         assert await second.resume_all() == ["duel"]
         back = second.tables["duel"]
         played = len(back.host.host.batches)
-        await asyncio.sleep(1.5)  # alice is away; her turn waits (grace 20 s), not a bot
+        # The thing under test is an absence: alice is away and for a while (1.5 s of her
+        # 20 s grace) her turn waits, no bot takes her seat; no state to wait for.
+        await asyncio.sleep(1.5)
         assert back.host.host.seats[0] is not None and back.host.host.seats[0].standin is None
         assert len(back.host.host.batches) == played
     finally:
@@ -288,7 +284,7 @@ async def test_the_creator_asks_for_the_next_game_at_a_finished_table(tmp_path: 
         await keeper.handle(ALICE, request)
         first = keeper.tables["duel"]
         async with BotPeer(Identity.generate(), "duel", broker=broker, name="alice"):
-            await _eventually(lambda: first.host.host.over, "the game's end")
+            await wait_until_async(lambda: first.host.host.over, "the game's end")
         assert "already open" in (await keeper.handle(BOB, request))["error"]
         assert (await keeper.handle(ALICE, request))["ok"]
         second = keeper.tables["duel"]
@@ -311,14 +307,14 @@ async def test_a_host_that_dies_on_a_bug_is_brought_back_from_its_journal(
     try:
         async with BotPeer(Identity.generate(), "duel", broker=broker, name="alice",
                            think=0.02) as alice:
-            await _eventually(lambda: len(first.host.host.batches) >= 3, "a few batches")
+            await wait_until_async(lambda: len(first.host.host.batches) >= 3, "a few batches")
 
             def boom(now: float) -> None:
                 raise RuntimeError("a bug in the host")
 
             first.host.host.tick = boom  # type: ignore[method-assign]
-            await _eventually(lambda: keeper.tables.get("duel") not in (None, first),
-                              "the table to come back")
+            await wait_until_async(lambda: keeper.tables.get("duel") not in (None, first),
+                                   "the table to come back")
             back = keeper.tables["duel"]
             assert back.restarts == 1 and back.host.identity.key == first.host.identity.key
             assert "a bug in the host" in first.why

@@ -19,6 +19,7 @@ import pytest_asyncio
 from sshserver.pty import PtyProcess, WindowSize
 from sshserver.zygote import ForkServer
 from tests.sshserver.conftest import TIMEOUT, alive, cmdline
+from tests.support import wait_until_async
 
 pytestmark = pytest.mark.asyncio
 
@@ -63,17 +64,6 @@ class Screen:
 
 def _env(**extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), **extra}
-
-
-async def _eventually(condition: object, what: str) -> None:
-    async def check() -> None:
-        while not condition():  # type: ignore[operator]
-            await asyncio.sleep(0.05)
-
-    try:
-        await asyncio.wait_for(check(), TIMEOUT)
-    except TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
 
 
 def _parent(pid: int) -> int:
@@ -160,10 +150,10 @@ async def test_a_dead_fork_server_is_restarted_and_its_children_live_on(
     await old.wait_for("READY")
 
     os.kill(first, signal.SIGKILL)
-    await _eventually(lambda: any("fork server died" in line for line in said),
-                      "the death to be noticed")
-    await _eventually(lambda: server.ready and server.pid not in (None, first),
-                      "a new fork server")
+    await wait_until_async(lambda: any("fork server died" in line for line in said),
+                           "the death to be noticed")
+    await wait_until_async(lambda: server.ready and server.pid not in (None, first),
+                           "a new fork server")
     assert alive(old.proc.pid or 0)
     old.proc.write(b"k")
     await old.wait_for("key: b'k'")  # the orphan still plays

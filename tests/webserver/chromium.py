@@ -21,12 +21,13 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+
+from tests.support import SCALE, wait_until, wait_until_async
 
 CHROMIUM_FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -156,16 +157,20 @@ class Chromium:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )
         port_file = self.folder / "DevToolsActivePort"
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                raise CdpError(f"chromium exited with {self.proc.returncode}")
+        proc = self.proc
+
+        def devtools_port() -> int | None:
+            if proc.poll() is not None:
+                raise CdpError(f"chromium exited with {proc.returncode}")
             with contextlib.suppress(OSError, ValueError, IndexError):
-                self.port = int(port_file.read_text().split()[0])
-                break
-            if time.monotonic() > deadline:
-                raise CdpError("chromium did not open its DevTools port")
-            time.sleep(0.1)
+                return int(port_file.read_text().split()[0])
+            return None
+
+        try:
+            self.port = wait_until(devtools_port, "chromium's DevTools port", timeout / SCALE,
+                                   interval=0.1)
+        except AssertionError as e:
+            raise CdpError(f"chromium did not open its DevTools port ({e})") from None
 
     async def new_page(self) -> Page:
         """A new tab, with the terminal catcher installed before any page script."""
@@ -194,23 +199,27 @@ class Chromium:
 
 async def wait_for_text(page: Page, pattern: str, timeout: float) -> str:
     """The terminal's text once it matches ``pattern`` (a regular expression)."""
-    return await _wait_for(page.screen, pattern, timeout, "the page's terminal never showed")
+    return await _wait_for(page.screen, pattern, timeout, "the page's terminal")
 
 
 async def wait_for_body(page: Page, pattern: str, timeout: float) -> str:
     """The page's text (not the terminal's) once it matches ``pattern``."""
-    return await _wait_for(page.body_text, pattern, timeout, "the page never said")
+    return await _wait_for(page.body_text, pattern, timeout, "the page's text")
 
 
 async def _wait_for(read: Callable[[], Awaitable[str | None]], pattern: str, timeout: float,
-                    failure: str) -> str:
-    deadline = time.monotonic() + timeout
+                    what: str) -> str:
+    """`read()`'s first text that matches ``pattern``, within ``timeout`` (scaled already)."""
     seen: str | None = None
-    while time.monotonic() < deadline:
+
+    async def matched() -> str | None:
+        nonlocal seen
         # Between two documents (a click that navigates) the page can't be asked.
         with contextlib.suppress(CdpError):
             seen = await read()
             if seen is not None and re.search(pattern, seen):
                 return seen
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{failure} {pattern!r}; last seen:\n{seen}")
+        return None
+
+    return await wait_until_async(matched, f"{what} to match {pattern!r}", timeout / SCALE,
+                                  interval=0.1, diagnostics=lambda: f"last seen:\n{seen}")

@@ -6,14 +6,14 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, SCALE, _stop, free_port, mosquitto, stacks_command
+from tests.e2e.conftest import ROOT, _stop, mosquitto, stacks_command
+from tests.support import SCALE, free_port, wait_until
 from tests.webserver.chromium import Chromium, chromium_exe
 
 __all__ = ["mosquitto"]
@@ -62,14 +62,15 @@ class Web:
         return self.log.read_text(errors="replace").splitlines()
 
     def wait_line(self, pattern: str, timeout: float = TIMEOUT) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def found() -> str | None:
             for line in self.lines():
                 if re.search(pattern, line):
                     return line
             assert self.proc.poll() is None, "\n".join(self.lines())
-            time.sleep(0.1)
-        raise AssertionError(f"no log line {pattern!r} in:\n" + "\n".join(self.lines()))
+            return None
+
+        return wait_until(found, f"a log line {pattern!r}", timeout / SCALE, interval=0.1,
+                          diagnostics=lambda: "the log:\n" + "\n".join(self.lines()))
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import pytest
 from stacks.bench.ssh import tree
 from stacks.bench.web import _Client
 from tests.e2e.conftest import ROOT, SCALE, mosquitto_exe, stacks_command
+from tests.support import wait_until
 
 TIMEOUT = 240 * SCALE
 
@@ -73,12 +74,17 @@ def test_an_interrupted_bench_stops_every_process_it_started() -> None:
     )
     started: list[int] = []
     try:
-        deadline = time.monotonic() + TIMEOUT
-        while not _kiosk_among(started):  # broker, web server, host, its kiosk
+
+        def a_view_open() -> bool:
+            nonlocal started
             assert bench.poll() is None, bench.communicate()
-            assert time.monotonic() < deadline, "the bench never opened a view"
-            time.sleep(0.2)
             started = tree(bench.pid)[1:]
+            return _kiosk_among(started)
+
+        wait_until(a_view_open, "the bench to open a view (broker, web server, host, kiosk)",
+                   TIMEOUT / SCALE, interval=0.2)
+        # Not a wait for a state: a moment more for whatever else the bench starts to be in
+        # the tree read below; every process read there must be gone after the interrupt.
         time.sleep(1.0)
         started = tree(bench.pid)[1:]
         bench.send_signal(signal.SIGTERM)

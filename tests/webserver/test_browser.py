@@ -16,6 +16,7 @@ import aiohttp
 from rich.text import Text
 
 from engine.events import Event
+from tests.support import SCALE, wait_until_async
 from tests.webserver.chromium import Chromium, Page, wait_for_body, wait_for_text
 from tests.webserver.conftest import TIMEOUT, Table, Web, spawn
 from tui.words import Narrator
@@ -53,15 +54,17 @@ def _shows_in_order(screen: str, lines: list[str]) -> bool:
 
 async def _seated(url: str, table: str) -> list[str]:
     async with aiohttp.ClientSession() as http:
-        deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
+
+        async def seated() -> list[str] | None:
             async with http.get(url + "tables.json") as reply:
                 data = await reply.json()
             for row in data["tables"]:
                 if row["table"] == table and row["status"] == "playing":
                     return list(row["seated"])
-            await asyncio.sleep(0.5)
-    raise AssertionError(f"{table} never listed as playing")
+            return None
+
+        return await wait_until_async(seated, f"{table} to be listed as playing",
+                                      TIMEOUT / SCALE, interval=0.5)
 
 
 def test_the_page_lists_the_table_and_follows_it_like_a_headless_spectator(
@@ -105,10 +108,11 @@ def test_the_page_lists_the_table_and_follows_it_like_a_headless_spectator(
 
 
 async def _follows(page: Page, headless_out: Path, names: list[str]) -> None:
-    deadline = time.monotonic() + TIMEOUT
     screen: str | None = ""
     last: list[str] = []
-    while time.monotonic() < deadline:
+
+    async def caught_up() -> bool:
+        nonlocal screen, last
         told = _told(headless_out, names)
         if len(told) >= 2:
             last = told[-2:]
@@ -117,6 +121,9 @@ async def _follows(page: Page, headless_out: Path, names: list[str]) -> None:
             if screen is not None and _shows_in_order(screen, last) \
                     and _told(headless_out, names)[-2:] == last:
                 assert "Say something" not in screen  # a kiosk has no chat field
-                return
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"the browser never showed {last!r}; its screen:\n{screen}")
+                return True
+        return False
+
+    await wait_until_async(caught_up, "the browser to show the headless spectator's last lines",
+                           TIMEOUT / SCALE, interval=0.2,
+                           diagnostics=lambda: f"last lines {last!r}; its screen:\n{screen}")

@@ -4,12 +4,12 @@ views closed, one log line per visitor, and the words a visitor reads on the pag
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import aiohttp
 
+from tests.support import SCALE, wait_until_async
 from tests.webserver.chromium import Chromium, wait_for_body, wait_for_text
 from tests.webserver.conftest import TIMEOUT, Table, Web
 
@@ -68,10 +68,9 @@ def test_a_full_page_turns_visitors_away_in_words_and_an_idle_view_is_closed(
             assert "Reload the page to watch again" in words
             server.wait_line(rf"web visitor from 127\.0\.0\.1 watched table {table.name} "
                              r"for \d+ s: closed as idle \(0 of 1 now\)")
-            deadline = time.monotonic() + TIMEOUT
-            while _kiosks(table.broker):  # its program is gone too
-                assert time.monotonic() < deadline, "the idle visitor's program still runs"
-                await asyncio.sleep(0.1)
+            await wait_until_async(lambda: not _kiosks(table.broker),  # its program is gone too
+                                   "the idle visitor's program to end", TIMEOUT / SCALE,
+                                   interval=0.1)
             # The place is free again: the second visitor gets in.
             await second.open(page_url)
             await wait_for_text(second, r"Players|Seats", TIMEOUT)

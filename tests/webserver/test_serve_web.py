@@ -3,8 +3,6 @@ ssh port (the page itself is `stacks web`'s, tested in Chromium in test_browser.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 
 import aiohttp
@@ -12,6 +10,7 @@ import pytest
 
 from sshserver.server import GameServer, ServeSettings
 from sshserver.tables import Caller
+from tests.support import SCALE, wait_until_async
 from tests.webserver.conftest import TIMEOUT
 
 pytestmark = pytest.mark.asyncio
@@ -34,14 +33,14 @@ async def test_the_web_page_lists_the_held_tables_and_opens_them(
             reply_ = await server.tables.handle(ALICE, {"op": "open", "table": "held",
                                                         "players": 2, "bots": 1})
             assert reply_["ok"], reply_
-            deadline = time.monotonic() + TIMEOUT
-            while True:
-                await asyncio.sleep(0.5)
+
+            async def listed() -> list[dict[str, object]]:
                 async with http.get(url + "tables.json") as reply:
-                    rows = (await reply.json())["tables"]
-                if rows:
-                    break
-                assert time.monotonic() < deadline, "the held table was never listed"
+                    rows: list[dict[str, object]] = (await reply.json())["tables"]
+                    return rows
+
+            rows = await wait_until_async(listed, "the held table to be listed", TIMEOUT / SCALE,
+                                          interval=0.5)
             assert [(r["table"], r["status"], r["free"]) for r in rows] == [("held", "lobby", 1)]
             async with http.get(url) as reply:
                 assert 'href="table/held"' in await reply.text()
