@@ -18,6 +18,7 @@ from netplay.identity import Identity
 from netplay.lobby import list_tables, table_from_announcement
 from netplay.peers import Host
 from netplay.topics import Topics
+from tests.support import wait_until_async
 
 
 @pytest.mark.asyncio
@@ -60,7 +61,10 @@ async def test_stacks_tables_lists_a_brokers_tables() -> None:
     async with EmbeddedBroker("127.0.0.1", 0) as broker, Host(
         HostSettings("cli-table", 2), broker=broker.url
     ) as host:
-        await asyncio.sleep(0.3)
+        async def listed() -> bool:
+            return any(t.table == "cli-table" for t in await list_tables(broker.url, 0.3))
+
+        await wait_until_async(listed, "the host's announcement of cli-table")
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "stacks.cli", "tables", "--broker", broker.url,
             "--timeout", "1.5", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -87,9 +91,7 @@ async def test_a_stopped_advertiser_has_said_goodbye_and_left_nothing_running() 
         advertiser = Advertiser(1883, name="goodbye", addresses=("127.0.0.1",))
         await advertiser.start()
         if settle:
-            for _ in range(200):
-                if not _announcing():
-                    break
-                await asyncio.sleep(0.05)
+            await wait_until_async(lambda: not _announcing(), "the announcements to be sent",
+                                   10, interval=0.05)
         await advertiser.stop()
         assert _announcing() == []

@@ -43,7 +43,7 @@ async def tcp_server(handler: Handler) -> AsyncIterator[int]:
 
 
 async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    await asyncio.sleep(3600)
+    await asyncio.sleep(3600)  # the server under test that never answers
 
 
 async def http_like(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -60,7 +60,7 @@ async def short_reply(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     await reader.read(100)
     writer.write(b"\x20\x02")  # the start of a CONNACK, then nothing
     await writer.drain()
-    await asyncio.sleep(3600)
+    await asyncio.sleep(3600)  # the server under test that never answers
 
 
 @pytest.mark.asyncio

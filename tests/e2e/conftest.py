@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -29,6 +30,20 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.
         return listening(port)
 
     wait_until(up, f"something to listen on 127.0.0.1:{port}", timeout)
+
+
+def wait_for_table(url: str, table: str, host: subprocess.Popen[str], timeout: float = 30.0,
+                   ) -> None:
+    """Until the broker at ``url`` lists ``table`` (its host announced it); an error at
+    once if the ``host`` program ends first."""
+    from netplay.lobby import list_tables
+
+    def listed() -> bool:
+        if host.poll() is not None:
+            raise AssertionError(f"the host of {table} ended with {host.returncode}")
+        return any(t.table == table for t in asyncio.run(list_tables(url, 0.3)))
+
+    wait_until(listed, f"table {table} to be announced on {url}", timeout, interval=0.1)
 
 
 def stacks_command(*args: str) -> list[str]:

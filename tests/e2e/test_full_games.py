@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, SCALE, stacks_command
+from tests.e2e.conftest import ROOT, SCALE, stacks_command, wait_for_table
 
 HASH = re.compile(r"final public hash: ([0-9a-f]{32})")
 
@@ -43,7 +42,7 @@ def play_table(url: str, players: int, tmp_path: Path, table: str) -> dict[str, 
     host = _spawn("host", "--headless", "--players", str(players), "--table", table,
                   "--broker", url, "--block-window", "0.5", "--record", str(record),
                   "--verify-wait", str(10 * SCALE))
-    time.sleep(0.5)
+    wait_for_table(url, table, host)
     watcher = _spawn("watch", table, "--headless", "--broker", url)
     bots = [_spawn("bot", table, "--broker", url, "--name", f"bot{i}") for i in range(players)]
     timeout = 120 * SCALE

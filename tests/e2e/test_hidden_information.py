@@ -81,6 +81,8 @@ async def test_a_subscriber_to_every_topic_sees_no_hidden_card(mosquitto: str) -
             await peer.__aenter__()
         try:
             await asyncio.wait_for(host.finished(verify_wait=10 * SCALE), 120 * SCALE)
+            # Not a wait for a state: a moment more for the frames still on their way to
+            # the eavesdropper, so that what it checks below holds them too.
             await asyncio.sleep(0.3)
         finally:
             for peer in peers:

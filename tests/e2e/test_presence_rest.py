@@ -22,6 +22,7 @@ from netplay.identity import Identity
 from netplay.peers import BotPeer, Host
 from netplay.player import HostOffline
 from tests.e2e.conftest import ROOT, SCALE, stacks_command
+from tests.support import wait_until_async
 
 SHORT = RulesConfig(win_chips=3, win_min_each_colour=1)
 TIMEOUT = 30.0 * SCALE
@@ -47,21 +48,11 @@ def _end(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-async def _until(what: str, check: object, timeout: float = TIMEOUT) -> None:
-    assert callable(check)
-    try:
-        async with asyncio.timeout(timeout):
-            while not check():
-                await asyncio.sleep(0.05)
-    except TimeoutError:
-        raise AssertionError(f"never: {what}") from None
-
-
 @pytest.mark.asyncio
 async def test_a_host_on_mosquitto_finds_it_fires_wills_and_rests(mosquitto: str) -> None:
     settings = HostSettings("probed", 2, bots=("medium",), rules=SHORT)
     async with Host(settings, broker=mosquitto) as host:
-        await _until("the probe's will", lambda: host.host.resting)
+        await wait_until_async(lambda: host.host.resting, "the probe's will")
 
 
 @pytest.mark.asyncio
@@ -69,15 +60,18 @@ async def test_a_host_on_amqtt_finds_it_does_not_fire_a_silent_clients_will_in_t
     async with EmbeddedBroker("127.0.0.1", 0) as broker:
         settings = HostSettings("amqtt", 2, bots=("medium",), rules=SHORT)
         async with Host(settings, broker=broker.url) as host:
-            await _until("the probe under way", lambda: host.host.probe_until is not None)
-            await _until("the probe over", lambda: host.host.probe_until is None)
+            await wait_until_async(lambda: host.host.probe_until is not None, "the probe under way")
+            await wait_until_async(lambda: host.host.probe_until is None, "the probe over")
             assert not host.host.resting
             # And the table beats as before: a seat joins and hears no ``rest``.
             async with BotPeer(Identity.generate(), "amqtt", broker=broker.url,
                                think=0.2) as seat:
-                await _until("a beat or two", lambda: seat.player.host_heard is not None
-                             and seat.player.joined, timeout=10 * SCALE)
-                await asyncio.sleep(2.5)  # at least one host beat (every 2 s)
+                await wait_until_async(lambda: seat.player.host_heard is not None
+                                       and seat.player.joined, "the seat joined", 10)
+                # A host beat (every 2 s) heard after joining: it would say ``rest``.
+                beat_before = seat.player.waits[0]
+                await wait_until_async(lambda: seat.player.waits[0] > beat_before,
+                                       "a host beat after joining", 10)
                 assert not seat.player.resting
 
 
@@ -89,16 +83,16 @@ async def test_a_frozen_seat_at_a_resting_table_is_found_away_and_a_stand_in_pla
                             grace=1.0, bot_delay=0.2)
     async with Host(settings, broker=mosquitto) as host:
         session = host.host
-        await _until("the probe's will", lambda: session.resting)
+        await wait_until_async(lambda: session.resting, "the probe's will")
         seat = _spawn(tmp_path, "bot", "frozenseat", "--broker", mosquitto, "--think",
                       "0.2", "--profile", "seat")
         try:
-            await _until("the game on", lambda: len(session.batches) >= 4)
+            await wait_until_async(lambda: len(session.batches) >= 4, "the game on")
             info = session.seats[0]
             assert info is not None and info.key is not None
             os.kill(seat.pid, signal.SIGSTOP)
             frozen = time.monotonic()
-            await _until("the seat found away", lambda: session._away(info))
+            await wait_until_async(lambda: session._away(info), "the seat found away")
             # Its beats stopped (and, later, its will comes): it counts away away_after
             # after the later of the freeze and its turn coming (protocol 8: while the
             # table was not waiting for it, the host gave it idle_away_after). The host's
@@ -110,8 +104,8 @@ async def test_a_frozen_seat_at_a_resting_table_is_found_away_and_a_stand_in_pla
                 (away_from - frozen, waited - frozen)
             assert away_from <= frozen + settings.idle_away_after * SCALE + 0.5
             since = len(session.batches)
-            await _until("a stand-in plays", lambda: any(
-                b.standin for b in session.batches[since:]))
+            await wait_until_async(lambda: any(b.standin for b in session.batches[since:]),
+                                   "a stand-in to play")
         finally:
             _end(seat)
 
@@ -127,7 +121,7 @@ async def test_a_frozen_host_is_seen_offline_by_its_seats(
         async with BotPeer(Identity.generate(), "frozenhost", broker=mosquitto,
                            think=0.3) as seat:
             player = seat.player
-            await _until("the table resting", lambda: player.resting)
+            await wait_until_async(lambda: player.resting, "the table resting")
             os.kill(host.pid, signal.SIGSTOP)
             frozen = time.monotonic()
             gone: list[HostOffline] = []
@@ -140,7 +134,7 @@ async def test_a_frozen_host_is_seen_offline_by_its_seats(
 
             watching = asyncio.create_task(watch())
             try:
-                await _until("the host seen offline", lambda: bool(gone))
+                await wait_until_async(lambda: bool(gone), "the host seen offline")
             finally:
                 watching.cancel()
             # Its will (its keepalive is 2 s) came before a seat's silence limit (14 s).

@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, SCALE, stacks_command
+from tests.e2e.conftest import ROOT, SCALE, stacks_command, wait_for_table
 from tests.e2e.test_full_games import HASH
 from tests.e2e.test_full_games import _finish as finish
 from tests.e2e.test_full_games import _spawn as spawn
@@ -31,7 +30,7 @@ def test_bot_processes_play_classic_sequence_and_everyone_verifies(
     host = spawn("host", "--headless", "--game", "sequence", "--players", str(players),
                   "--bots", str(host_bots), "--table", table, "--broker", mosquitto,
                   "--record", str(record), "--verify-wait", str(10 * SCALE))
-    time.sleep(0.5)
+    wait_for_table(mosquitto, table, host)
     watcher = spawn("watch", table, "--headless", "--broker", mosquitto)
     strategies = ["medium", "easy", "greedy"]  # greedy: a Stacks name, plays medium here
     bots = [spawn("bot", table, "--broker", mosquitto, "--name", f"bot{i}",

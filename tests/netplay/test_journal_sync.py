@@ -37,7 +37,7 @@ class SlowDisk(JournalFile):
 
     def sync_written(self) -> int:
         if self.delay:
-            time.sleep(self.delay)
+            time.sleep(self.delay)  # the slow disk under test, not a wait
         upto = super().sync_written()
         with self.lock:
             self.durable = max(self.durable, upto)

@@ -55,6 +55,7 @@ async def test_a_burst_of_frames_of_every_size_arrives_whole_once_and_in_order()
 
         await eventually(all_in)
         await asyncio.wait_for(sender.flushed(), TIMEOUT)  # every QoS 1 frame acknowledged
+        # Under test is an absence too (nothing comes twice): a moment more for a duplicate.
         await asyncio.sleep(0.1)
         received.extend(receiver.ready(len(sent)))
     finally:

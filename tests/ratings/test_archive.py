@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +23,7 @@ from netplay.record import read_record, write_record
 from ratings.archive import Archive
 from ratings.store import Store
 from sshserver.tables import Caller, KeeperSettings, TableKeeper
+from tests.support import SCALE, free_port, wait_until_async
 from tests.tui.conftest import TIMEOUT
 
 from .games import stacks_records
@@ -110,10 +110,7 @@ def _dead_url(database: str, tmp_path: Path) -> str:
     if database.startswith("sqlite"):
         (tmp_path / "blocked").write_text("a file where the database's folder should be")
         return f"sqlite:///{tmp_path / 'blocked' / 'ratings.sqlite'}"
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"postgresql://postgres@127.0.0.1:{port}/nothing"  # nobody listens there
+    return f"postgresql://postgres@127.0.0.1:{free_port()}/nothing"  # nobody listens there
 
 
 async def test_a_database_that_is_down_keeps_the_games_and_takes_them_when_back(
@@ -179,10 +176,8 @@ async def test_the_players_of_a_held_table_are_told_when_the_database_is_down(
         async with BotPeer(Identity.generate(), "duel", broker=broker, name="alice"):
             info = await keeper.handle(ALICE, {"op": "info", "table": "duel"})
             assert info["rated"] == ""  # nothing to say while the game is on
-            deadline = asyncio.get_running_loop().time() + 10 * TIMEOUT
-            while not table.rated:
-                assert asyncio.get_running_loop().time() < deadline, "no word on the rating"
-                await asyncio.sleep(0.05)
+            await wait_until_async(lambda: table.rated, "word on the rating",
+                                   10 * TIMEOUT / SCALE, interval=0.05)
         # What a player's program asks over its link (tui/follow.py shows it).
         info = await keeper.handle(ALICE, {"op": "info", "table": "duel"})
         assert info["rated"].startswith("The server's ratings database is down (")
@@ -223,6 +218,15 @@ async def test_a_full_database_keeps_the_game_tells_the_players_and_takes_it_whe
     broker = AsyncMemoryBroker()
     news: list[str] = []
     archive = Archive(database, tmp_path / "pending", say=news.append)
+    retries = 0  # the archive's tries again, each every RETRY_S
+    drain_now = archive.drain_now
+
+    async def counted_drain_now() -> None:
+        nonlocal retries
+        await drain_now()
+        retries += 1
+
+    monkeypatch.setattr(archive, "drain_now", counted_drain_now)
 
     async def where() -> AsyncMemoryBroker:
         return broker
@@ -237,10 +241,9 @@ async def test_a_full_database_keeps_the_game_tells_the_players_and_takes_it_whe
                                         "rules": {"win_chips": 3, "win_min_each_colour": 1}})
             table = keeper.tables["duel"]
             async with BotPeer(Identity.generate(), "duel", broker=broker, name="alice"):
-                deadline = asyncio.get_running_loop().time() + 10 * TIMEOUT
-                while not table.rated:  # the game went on to its end
-                    assert asyncio.get_running_loop().time() < deadline, "no word on it"
-                    await asyncio.sleep(0.05)
+                await wait_until_async(lambda: table.rated,  # the game went on to its end
+                                       "word on the rating", 10 * TIMEOUT / SCALE,
+                                       interval=0.05)
             # The player is told in words, and the game is kept: its record and its note.
             info = await keeper.handle(ALICE, {"op": "info", "table": "duel"})
             assert info["rated"].startswith("The server's ratings database is full ("), info
@@ -251,13 +254,14 @@ async def test_a_full_database_keeps_the_game_tells_the_players_and_takes_it_whe
             assert any("can't store games now (" in n and "disk is full" in n
                        and n.endswith("stored when there is room again") for n in news), news
             assert await stored(database) == set()
-            await asyncio.sleep(0.5)  # retries meanwhile find it full still
+            since = retries
+            await wait_until_async(lambda: retries >= since + 2, "two retries while it is full",
+                                   10 * TIMEOUT / SCALE, interval=0.05)
             assert len(archive.pending()) == 1 and await stored(database) == set()
         # Room again: the archive's next try stores it, once, and says so.
-        deadline = asyncio.get_running_loop().time() + 10 * TIMEOUT
-        while archive.pending():
-            assert asyncio.get_running_loop().time() < deadline, news
-            await asyncio.sleep(0.05)
+        await wait_until_async(lambda: not archive.pending(), "the kept game to be stored",
+                               10 * TIMEOUT / SCALE, interval=0.05,
+                               diagnostics=lambda: f"what the archive said: {news}")
         assert any("has room again: finished games are stored again" in n
                    for n in news), news
     finally:
