@@ -64,16 +64,20 @@ def wait_until(condition: Callable[[], T | None], what: str, timeout: float = DE
 @overload
 async def wait_until_async(condition: Callable[[], Awaitable[T | None]], what: str,
                            timeout: float = ..., *, interval: float = ...,
-                           diagnostics: Callable[[], str] | None = ...) -> T: ...
+                           diagnostics: Callable[[], str] | None = ...,
+                           pause: Callable[[float], Awaitable[object]] = ...) -> T: ...
 @overload
 async def wait_until_async(condition: Callable[[], T | None], what: str,
                            timeout: float = ..., *, interval: float = ...,
-                           diagnostics: Callable[[], str] | None = ...) -> T: ...
+                           diagnostics: Callable[[], str] | None = ...,
+                           pause: Callable[[float], Awaitable[object]] = ...) -> T: ...
 async def wait_until_async(condition: Callable[[], T | Awaitable[T | None] | None], what: str,
                            timeout: float = DEFAULT_TIMEOUT, *, interval: float = 0.02,
-                           diagnostics: Callable[[], str] | None = None) -> T:
-    """`wait_until` in a coroutine: the event loop runs between the asks. ``condition``
-    may be a plain function or return an awaitable (a coroutine function)."""
+                           diagnostics: Callable[[], str] | None = None,
+                           pause: Callable[[float], Awaitable[object]] = asyncio.sleep) -> T:
+    """`wait_until` in a coroutine: the event loop runs between the asks (``pause``, by
+    default `asyncio.sleep`: a Textual test gives its pilot's). ``condition`` may be a
+    plain function or return an awaitable (a coroutine function)."""
     loop = asyncio.get_running_loop()
     limit = timeout * SCALE
     deadline = loop.time() + limit
@@ -85,7 +89,7 @@ async def wait_until_async(condition: Callable[[], T | Awaitable[T | None] | Non
             return value
         if loop.time() >= deadline:
             raise _failure(what, limit, diagnostics)
-        await asyncio.sleep(interval)
+        await pause(interval)
 
 
 def free_ports(count: int, host: str = LOOPBACK) -> list[int]:

@@ -7,7 +7,8 @@ import asyncio
 import pytest
 
 from broker.autostart import start_meeting_point
-from broker.embedded import EmbeddedBroker, free_port, probe_mqtt
+from broker.embedded import EmbeddedBroker, probe_mqtt
+from tests.support import free_port
 
 
 @pytest.mark.asyncio

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from broker.cli import BindAddress, add_arguments, parse_bind
-from broker.embedded import EmbeddedBroker, free_port, probe_mqtt
+from broker.embedded import EmbeddedBroker, probe_mqtt
+from tests.support import free_port
 
 from .conftest import LOOPBACK, TIMEOUT
 

@@ -11,9 +11,9 @@ import asyncio
 import aiomqtt
 import pytest
 
-from broker.embedded import free_port
 from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
 from tests.broker.conftest import LOOPBACK, TIMEOUT
+from tests.support import free_port
 
 CONNECTIONS = 200
 LONG_ID = "x" * 8000

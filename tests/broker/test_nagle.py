@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from broker.embedded import free_port
 from broker.mosquitto_runner import find_mosquitto, render_config
 from netplay.nagle import SLOW_MS, probe
 from tests.e2e.conftest import ROOT, SCALE, stacks_command, wait_for_port
+from tests.support import free_port
 
 STOCK = "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
 

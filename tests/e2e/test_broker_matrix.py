@@ -30,6 +30,7 @@ from netplay.transport import BrokerAddress
 from tests.e2e.conftest import ROOT, SCALE, free_port, mosquitto_exe, stacks_command, wait_for_port
 from tests.e2e.rabbitmq import RabbitNode, rabbitmq_available
 from tests.e2e.test_full_games import HASH, _finish, _spawn
+from tests.support import wait_until
 
 BROKERS = ["embedded", "mosquitto", "nats", "nats-cluster", "rabbitmq"]
 
@@ -96,9 +97,10 @@ def nodes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
 def _listed(url: str, table: str, timeout: float) -> dict[str, object]:
     """`stacks tables --broker url --json`'s line for ``table``, once it shows up."""
-    deadline = time.monotonic() + timeout
     seen = ""
-    while time.monotonic() < deadline:
+
+    def listed() -> dict[str, object] | None:
+        nonlocal seen
         done = subprocess.run(stacks_command("tables", "--broker", url, "--json",
                                              "--timeout", "1.5"),
                               cwd=ROOT, capture_output=True, text=True, timeout=60 * SCALE)
@@ -107,7 +109,11 @@ def _listed(url: str, table: str, timeout: float) -> dict[str, object]:
             entry = json.loads(line)
             if entry["table"] == table:
                 return dict(entry)
-    raise AssertionError(f"table {table!r} never listed on {url}: {seen}")
+        return None
+
+    # Each ask takes its --timeout: no pause between two.
+    return wait_until(listed, f"table {table!r} listed on {url}", timeout / SCALE, interval=0,
+                      diagnostics=lambda: f"it said: {seen}")
 
 
 _NATS: dict[tuple[str, ...], NatsServers] = {}

@@ -36,7 +36,6 @@ import aiomqtt
 import pytest
 import pytest_asyncio
 
-from broker.embedded import free_port
 from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
 from engine.actions import Block
 from engine.config import RulesConfig, TwoPlayerDeck
@@ -73,6 +72,7 @@ from stacks.bench.hostile import (
 )
 from tests.e2e.conftest import ROOT, stacks_command
 from tests.netplay.test_grinding_host import GrindingHost
+from tests.support import free_port, wait_until_async
 
 SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 FLOOD = int(os.environ.get("STACKS_HOSTILE_FLOOD", "1000"))
@@ -178,16 +178,14 @@ async def _hijacked_table(url: str, table: str, payload: bytes | None) -> None:
         for player in players:
             await player.__aenter__()
         try:
-            async with asyncio.timeout(30 * SCALE):
-                while len(host.host.batches) < 5:
-                    await asyncio.sleep(0.02)
+            await wait_until_async(lambda: len(host.host.batches) >= 5, "a few batches", 30)
             seconds, restored = await hijack_restore_time(url, table, rogue_payload=payload)
             assert seconds < 1.0 * SCALE
             assert decode(restored).sender == host.identity.key
             # The players were told, and nobody took the empty payload for a close.
-            async with asyncio.timeout(10 * SCALE):
-                while not all(any(isinstance(n, Impostor) for n in p.heard) for p in players):
-                    await asyncio.sleep(0.02)
+            await wait_until_async(
+                lambda: all(any(isinstance(n, Impostor) for n in p.heard) for p in players),
+                "every player told of the impostor", 10)
             for player in players:
                 assert not any(isinstance(n, TableClosed) for n in player.heard)
             # A late spectator and a returning player (a new process, same key) follow the
@@ -253,7 +251,7 @@ async def _sustained_hijack(url: str, table: str, stop: asyncio.Event, sent: lis
         while not stop.is_set():
             await client.publish(Topics(table).announce, payload, qos=1, retain=True)
             sent[0] += 1
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.01)  # the rogue's pace
 
 
 @pytest.mark.asyncio
@@ -273,33 +271,27 @@ async def test_a_returning_bot_gets_its_seat_back_under_a_sustained_hijack(
         sent = [0]
         rogue: asyncio.Task[None] | None = None
         try:
-            async with asyncio.timeout(30 * SCALE):
-                while len(host.host.batches) < 5:
-                    await asyncio.sleep(0.02)
+            await wait_until_async(lambda: len(host.host.batches) >= 5, "a few batches", 30)
             assert KnownHosts(memory).get(table) == host.identity.key
             rogue = asyncio.create_task(_sustained_hijack(mosquitto, table, stop, sent))
             gone = players[0]
             seat = gone.seat
             await gone.close()
-            async with asyncio.timeout(30 * SCALE):
-                while sent[0] < 30:  # past the host's burst of restorations
-                    await asyncio.sleep(0.02)
+            await wait_until_async(lambda: sent[0] >= 30,
+                                   "the rogue past the host's burst of restorations", 30)
             back = Listening(gone.identity, table, broker=mosquitto, name="p0",
                              known=KnownHosts(memory))
             await back.__aenter__()
             players[0] = back
-            async with asyncio.timeout(30 * SCALE):
-                while back.player.seat is None:
-                    await asyncio.sleep(0.02)
+            await wait_until_async(lambda: back.player.seat is not None,
+                                   "the bot back in its seat", 30)
             assert back.player.seat == seat and back.player.host_key == host.identity.key
             # The rogue kept at it while the bot came back: still running, and publishing
             # after it (counted on, not timed: a quick return may fall between two of its
             # publishes, which share this loop).
             assert not rogue.done()
             returned = sent[0]
-            async with asyncio.timeout(30 * SCALE):
-                while sent[0] <= returned:
-                    await asyncio.sleep(0.02)
+            await wait_until_async(lambda: sent[0] > returned, "the rogue still publishing", 30)
             await asyncio.wait_for(host.finished(verify_wait=10), 180 * SCALE)
             await asyncio.wait_for(back.verified.wait(), 30 * SCALE)
             assert back.player.verdict is not None and back.player.verdict.ok
@@ -333,16 +325,13 @@ async def test_stacks_bot_killed_and_started_again_under_a_sustained_hijack_play
                 *command, cwd=ROOT, stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL)
             procs.append(first)
-            async with asyncio.timeout(30 * SCALE):
-                while len(host.host.batches) < 5:
-                    await asyncio.sleep(0.02)
+            await wait_until_async(lambda: len(host.host.batches) >= 5, "a few batches", 30)
             first.send_signal(signal.SIGKILL)
             await first.wait()
             assert KnownHosts(profile).get(table) == host.identity.key
             rogue = asyncio.create_task(_sustained_hijack(mosquitto, table, stop, sent))
-            async with asyncio.timeout(30 * SCALE):
-                while sent[0] < 30:  # past the host's burst of restorations
-                    await asyncio.sleep(0.02)
+            await wait_until_async(lambda: sent[0] >= 30,
+                                   "the rogue past the host's burst of restorations", 30)
             again = await asyncio.create_subprocess_exec(
                 *command, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE)
@@ -613,12 +602,12 @@ async def test_a_joiner_that_reveals_another_entropy_is_caught_and_nothing_is_de
     with caplog.at_level(logging.WARNING, logger="netplay.host"):
         async with Host(settings, broker=mosquitto) as host, \
                 Listening(Identity.generate(), table, broker=mosquitto, name="honest") as honest:
-            async with asyncio.timeout(30 * SCALE):
-                while host.host.seats[0] is None:
-                    await asyncio.sleep(0.02)
-                await _rogue_joiner(mosquitto, table, os.urandom(32), seen)
-                while not any(isinstance(n, Unseated) for n in honest.heard):
-                    await asyncio.sleep(0.02)
+            await wait_until_async(lambda: host.host.seats[0] is not None,
+                                   "the honest player seated", 30)
+            await asyncio.wait_for(_rogue_joiner(mosquitto, table, os.urandom(32), seen),
+                                   30 * SCALE)
+            await wait_until_async(lambda: any(isinstance(n, Unseated) for n in honest.heard),
+                                   "the honest player told it was unseated", 30)
             frames = []
             while not seen.empty():
                 frames.append(seen.get_nowait())
@@ -633,9 +622,8 @@ async def test_a_joiner_that_reveals_another_entropy_is_caught_and_nothing_is_de
             assert honest.player.facts is None
             # An honest player takes the seat: everyone commits afresh, and it deals.
             async with BotPeer(Identity.generate(), table, broker=mosquitto, name="next") as nxt:
-                async with asyncio.timeout(60 * SCALE):
-                    while honest.player.facts is None or nxt.player.facts is None:
-                        await asyncio.sleep(0.02)
+                await wait_until_async(lambda: honest.player.facts is not None
+                                       and nxt.player.facts is not None, "both players dealt", 60)
                 assert host.host.round.number == 1
                 facts = honest.player.facts
                 assert all(c is None or entropy_commitment(e) == c
@@ -691,9 +679,8 @@ async def test_a_host_grinding_the_deal_through_a_puppet_seat_is_caught(
         puppet = BotPeer(Identity.generate(), table, broker=mosquitto, name="puppet")
         try:
             await honest.__aenter__()
-            async with asyncio.timeout(30 * SCALE):
-                while session.seats[0] is None:  # the honest player sits first: seat 0
-                    await asyncio.sleep(0.02)
+            await wait_until_async(lambda: session.seats[0] is not None,  # sits first: seat 0
+                                   "the honest player seated", 30)
             await puppet.__aenter__()
             async with asyncio.timeout(120 * SCALE):
                 await honest.verified.wait()

@@ -30,7 +30,6 @@ import aiomqtt
 import pytest
 import pytest_asyncio
 
-from broker.embedded import free_port
 from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
 from netplay.aio import cancel_and_wait
 from netplay.codec import TABLE_PROTOCOL, decode
@@ -46,8 +45,8 @@ from stacks.bench.hostile import host_process
 from stacks.commands.peer import EXIT_CHOOSE_HOST
 from tests.e2e.conftest import ROOT, stacks_command
 from tests.hang import task_stack
+from tests.support import SCALE, free_port, wait_until_async
 
-SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
 LISTINGS = int(os.environ.get("STACKS_HOSTILE_LISTINGS", "10"))
 """Listings of the slow trial, each answered by the rogue."""
 FRESH = int(os.environ.get("STACKS_HOSTILE_FRESH", "10"))
@@ -329,9 +328,8 @@ async def _sustained_hijack_trial(url: str, profiles: int, logs: Path) -> dict[s
         async with _real_host(url, table, logs / f"host-{tables}.log") as key, \
                 _rogue(url, table, answer=True, hijack=True) as rogue:
             tables += 1
-            async with asyncio.timeout(30 * SCALE):
-                while rogue.announced < 30:
-                    await asyncio.sleep(0.02)
+            await wait_until_async(lambda: rogue.announced >= 30,
+                                   "the rogue past the host's burst of restorations", 30)
             while (done := sum(outcomes.values())) < profiles:
                 before = rogue.announced
                 result = await _fresh_bot(url, table, f"fresh-{done}", rogue)

@@ -8,11 +8,11 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import IO
 
 from tests.e2e.conftest import ROOT, SCALE, stacks_command
+from tests.support import wait_until
 
 
 def _spawn(tmp_path: Path, *args: str, out: IO[str] | None = None) -> subprocess.Popen[str]:
@@ -53,10 +53,12 @@ def test_late_and_restarted_spectators_print_the_whole_game_once_in_order(
                  "--profile", "bot")
     procs = [host, early, bot]
     try:
-        deadline = time.monotonic() + 60 * SCALE
-        while len(early_file.read_text().splitlines()) < 30:  # well into the game
-            assert time.monotonic() < deadline and early.poll() is None
-            time.sleep(0.05)
+
+        def well_into_the_game() -> bool:
+            assert early.poll() is None, f"the early spectator ended with {early.returncode}"
+            return len(early_file.read_text().splitlines()) >= 30
+
+        wait_until(well_into_the_game, "30 lines from the early spectator", 60, interval=0.05)
         restarted = _spawn(tmp_path, "watch", "late", "--headless", "--broker", mosquitto,
                            "--profile", "late")
         procs.append(restarted)

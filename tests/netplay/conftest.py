@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from broker.embedded import free_port
 from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
 from tests.broker.conftest import LOOPBACK
+from tests.support import free_port
 
 
 @pytest_asyncio.fixture

@@ -16,6 +16,7 @@ from netplay import peers
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Player
+from tests.support import wait_until_async
 
 
 class _SlowAcks:
@@ -54,9 +55,13 @@ async def _closing(connected: bool) -> tuple[asyncio.Task[None], _SlowAcks]:
 @pytest.mark.asyncio
 async def test_a_connected_peer_waits_past_the_first_wait_for_its_last_frames() -> None:
     closing, slow = await _closing(connected=True)
-    while slow.waits < 2:  # the first wait ran out and it is waiting again
+
+    def waiting_again() -> bool:
         assert not closing.done(), "it closed without its last frames acknowledged"
-        await asyncio.sleep(0.01)
+        return slow.waits >= 2
+
+    await wait_until_async(waiting_again, "the first wait to run out and another to begin",
+                           interval=0.01)
     slow.acked.set()
     await asyncio.wait_for(closing, 5.0)
 

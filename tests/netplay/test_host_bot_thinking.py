@@ -13,7 +13,6 @@ import asyncio
 import math
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
 
@@ -26,6 +25,7 @@ from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Host, Player
 from netplay.player import Applied
+from tests.support import wait_until_async
 
 pytestmark = pytest.mark.asyncio
 
@@ -69,15 +69,6 @@ class HeldSearch:
             self.moves += 1
 
 
-async def _until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
-
-
 async def test_the_host_answers_while_its_hard_bot_searches() -> None:
     broker = AsyncMemoryBroker()
     settings = HostSettings(table="thinking", players=2, bots=("hard",), heartbeat=0.05,
@@ -106,16 +97,19 @@ async def test_the_host_answers_while_its_hard_bot_searches() -> None:
 
             player = asyncio.create_task(play())
             try:
-                await _until(held.searching.is_set, "the host's bot to search")
+                await wait_until_async(held.searching.is_set, "the host's bot to search", 60,
+                                       interval=0.01)
                 mark = me.player.waits[0]
                 moves_before = len(bot_moves)
-                await _until(lambda: me.player.waits[0] > mark, "a heartbeat from the host")
+                await wait_until_async(lambda: me.player.waits[0] > mark,
+                                       "a heartbeat from the host", 60, interval=0.01)
                 # The host answered while its bot was still searching: nothing of the
                 # bot's was published in between, and its search was still running.
                 assert held.in_search, "the heartbeat came only after the search had ended"
                 assert len(bot_moves) == moves_before
                 held.release.set()
-                await _until(lambda: len(bot_moves) > moves_before, "the bot's move")
+                await wait_until_async(lambda: len(bot_moves) > moves_before, "the bot's move",
+                                       60, interval=0.01)
                 assert held.moves >= 1
             finally:
                 held.release.set()

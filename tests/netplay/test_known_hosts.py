@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import stat
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -168,15 +167,6 @@ def test_an_explicit_pin_of_another_host_forgets_the_remembered_one(tmp_path: Pa
     known.remember("friday", old)
     bot = BotPeer(Identity.generate(), "friday", broker=AsyncMemoryBroker(), known=known)
     assert bot.player.trust.remembered == old  # no pin: the remembered one holds
-
-
-async def _until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 class _Recording(KnownHosts):

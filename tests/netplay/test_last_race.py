@@ -16,6 +16,7 @@ from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Host
 from netplay.player import Notice, RaceResult
 from tests.netplay.harness import SHORT
+from tests.support import wait_until_async
 
 
 class Listener(BotPeer):
@@ -50,12 +51,8 @@ async def test_the_race_of_the_window_that_ended_the_game_is_told() -> None:
             # Told before the host finished: the publication is out of the host.
             assert host.host.race is None
             told = len(host.host.races)
-            await asyncio.wait_for(_heard(ana, told), 10)
+            await wait_until_async(lambda: len(ana.races) >= told,  # noqa: B023  (awaited here)
+                                   "ana told of the race", 10, interval=0.01)
             assert ana.races[-1].pile == host.host.races[-1].pile
             return
     pytest.fail("40 games, none ended on a Block window")
-
-
-async def _heard(listener: Listener, count: int) -> None:
-    while len(listener.races) < count:
-        await asyncio.sleep(0.01)

@@ -105,8 +105,8 @@ def test_ctrl_c_on_a_headless_host_in_its_lobby_says_no_game_was_played() -> Non
     import signal
     import subprocess
 
-    from broker.embedded import free_port
     from tests.e2e.conftest import ROOT, SCALE, stacks_command
+    from tests.support import free_port
 
     port = free_port()
     host = subprocess.Popen(

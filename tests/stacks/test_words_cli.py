@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from stacks.cli import build_parser
+from tests.support import wait_until_async
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,13 +88,13 @@ async def test_the_headless_host_says_who_joins_and_when_the_game_starts(
     out = ""
 
     async def printed(line: str) -> None:
-        nonlocal out
-        for _ in range(1000):
+        def there() -> bool:
+            nonlocal out
             out += capsys.readouterr().out
-            if line in out:
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError(f"{line!r} not in {out!r}")
+            return line in out
+
+        await wait_until_async(there, f"{line!r} printed", 10, interval=0.01,
+                               diagnostics=lambda: f"printed: {out!r}")
 
     try:
         await asyncio.sleep(0)  # the reporter takes its first look at the seats

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import html
-import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,8 +10,8 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-#: One factor scales every timeout (raise it on a slow machine).
-SCALE = float(os.environ.get("STACKS_TEST_TIMEOUT_SCALE", "1"))
+from tests.support import SCALE, wait_until_async
+
 TIMEOUT = 20.0 * SCALE
 
 
@@ -28,12 +26,8 @@ def stacks_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
 async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str,
                 timeout: float = TIMEOUT) -> None:
     """Let the app run until ``condition()`` holds; fail with ``what`` after ``timeout``."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}; {shown(pilot)}")
-        await pilot.pause(0.02)
+    await wait_until_async(condition, what, timeout / SCALE, pause=pilot.pause,
+                           diagnostics=lambda: shown(pilot))
 
 
 def shown(pilot: Pilot[None]) -> str:

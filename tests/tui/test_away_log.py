@@ -3,7 +3,6 @@ away and what its stand-in played (the Missed notices of netplay, summed up by t
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from engine.events import TurnEnded
 from netplay.host import HostSettings
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Host
+from tests.support import SCALE, wait_until_async
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain
 from tui.app import make_app
@@ -44,12 +44,10 @@ async def test_a_player_back_at_the_table_reads_what_its_stand_in_did_meanwhile(
             await until(pilot, lambda: isinstance(first.screen, TableScreen)
                         and session.game is not None, "the game", timeout=TIMEOUT * 2)
         # Bo's program is gone: on Bo's turn the stand-in plays for the seat.
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + TIMEOUT * 2
-        while not any(b.standin and any(isinstance(e, TurnEnded) for e in b.events)
-                      for b in session.batches):
-            assert loop.time() < deadline, "no stand-in move"
-            await asyncio.sleep(0.05)
+        await wait_until_async(
+            lambda: any(b.standin and any(isinstance(e, TurnEnded) for e in b.events)
+                        for b in session.batches),
+            "a stand-in move", TIMEOUT * 2 / SCALE, interval=0.05)
         assert session.game is not None and not session.game.over
         back = make_app(launch, profiles=stacks_home, memory=broker)
         async with back.run_test(size=(120, 40)) as pilot:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from broker.embedded import free_port
 from netplay import nagle
 from tests.broker.test_nagle import STOCK, _mosquitto
+from tests.support import free_port
 from tests.tui.conftest import until
 from tests.tui.showcase import notes, plain
 from tui.app import make_app

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from broker.embedded import free_port
 from netplay.host import HostSettings
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import Host
 from netplay.player import HOST_SILENT, Desynced, Resynced
+from tests.support import free_port
 from tests.tui import states
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import notes, plain, show_table

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from broker.embedded import free_port
+from tests.support import free_port
 from tui.app import make_app
 from tui.discovery import find_tables
 from tui.launch import Launch

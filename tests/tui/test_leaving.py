@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from broker.embedded import free_port
+from tests.support import free_port
 from tests.tui.conftest import until
 from tests.tui.showcase import notes
 from tui.app import make_app

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from stacks.bench.ui import Terminal
+from tests.support import SCALE, wait_until
 from tests.tui.conftest import TIMEOUT
 from tui.app import make_app
 from tui.driver import LoopDriver
@@ -88,15 +89,17 @@ def test_a_program_at_rest_does_not_wake(menu: Terminal) -> None:
     """A hundred sessions at their menus cost nothing: none of their threads wakes while
     nobody types (Textual's input thread looks at the terminal ten times a second)."""
     pid = menu.proc.pid
-    deadline = time.monotonic() + TIMEOUT
     woke: list[int] = []
-    while time.monotonic() < deadline:  # start-up work may still be going on at first
+
+    def a_quiet_second() -> bool:
         before = _switches(pid)
-        menu.drain(1.0)
+        menu.drain(1.0)  # a second's watch
         woke.append(_switches(pid) - before)
-        if woke[-1] <= 2:
-            return
-    raise AssertionError(f"the program woke in every second: {woke} times")
+        return woke[-1] <= 2
+
+    # Start-up work may still be going on at first.
+    wait_until(a_quiet_second, "a second in which the program does not wake",
+               TIMEOUT / SCALE, interval=0, diagnostics=lambda: f"it woke {woke} times")
 
 
 def test_keys_move_the_highlight_and_escape_alone_is_a_key(menu: Terminal) -> None:
@@ -120,12 +123,16 @@ def test_a_terminal_that_stops_reading_does_not_stop_the_program(menu: Terminal)
         rows = 30 - n % 2
         fcntl.ioctl(menu.master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, 100, 0, 0))
         os.killpg(pid, signal.SIGWINCH)
-        time.sleep(0.03)
-    time.sleep(0.5)
-    with open(f"/proc/{pid}/wchan") as wchan:
-        waiting_in = wchan.read()
-    if waiting_in not in ("", "0"):  # the kernel names it (a hardened one may not)
-        assert "poll" in waiting_in, f"the program waits in {waiting_in}, not for events"
+        time.sleep(0.03)  # the stimulus: resizes one after the other, as a person's drag
+
+    def waiting_in() -> str:
+        with open(f"/proc/{pid}/wchan") as wchan:
+            return wchan.read()
+
+    # The kernel names where the program waits (a hardened one may not): for events.
+    wait_until(lambda: waiting_in() in ("", "0") or "poll" in waiting_in(),
+               "the program to wait for events", interval=0.05,
+               diagnostics=lambda: f"it waits in {waiting_in()}")
     offset = len(menu.output)
     _press(menu, b"\x1b[B", b"Host a table")
     assert menu.proc.poll() is None

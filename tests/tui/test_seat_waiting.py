@@ -5,7 +5,6 @@ broker (Mosquitto on a free loopback port): the lookup lists the broker's tables
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from textual.widgets import OptionList
 from netplay.host import HostSettings
 from netplay.peers import Host
 from tests.e2e.conftest import mosquitto  # noqa: F401 - the fixture
+from tests.support import SCALE, wait_until_async
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain
 from tui.app import StacksApp, make_app
@@ -77,14 +77,12 @@ async def test_a_player_back_in_the_menu_is_offered_its_seat_and_sits_down_with_
 
 async def _profile_free(base: Path, profile: str, timeout: float = TIMEOUT) -> None:
     """Wait until no session of this process holds ``profile`` any more."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
+
+    def free() -> bool:
         lock = ProfileLock(base)
         got = lock.acquire(profile, exact=True) == profile and lock.held
         lock.release()
-        if got:
-            return
-        if loop.time() > deadline:
-            raise AssertionError(f"profile {profile!r} still held after {timeout:g} s")
-        await asyncio.sleep(0.05)
+        return got
+
+    await wait_until_async(free, f"profile {profile!r} to be free", timeout / SCALE,
+                           interval=0.05)

@@ -22,6 +22,7 @@ from stacks.commands.peer import EXIT_CLOSED, follow
 from tests.e2e.conftest import mosquitto  # noqa: F401  (a fixture)
 from tests.e2e.timed import Timed, spectator_saw_every_batch_once
 from tests.netplay.harness import SHORT
+from tests.support import SCALE, wait_until_async
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.driver import play_to_the_end
 from tui.app import StacksApp, make_app
@@ -54,7 +55,7 @@ async def _game_over(app: StacksApp) -> float:
         host = session.host if session is not None else None
         if host is not None and host.host.over:
             return host.host._sent_at[len(host.host.batches)]
-        await asyncio.sleep(0.005)
+        await asyncio.sleep(0.005)  # a close watch that takes the moment, not a wait
 
 
 async def _finished(proc: Timed) -> int:
@@ -184,11 +185,9 @@ async def test_a_table_held_by_the_server_stays_until_its_spectators_have_seen_t
         last = spectator_saw_every_batch_once(watcher, tmp_path / "held.json")
         assert last - over >= delay - SLACK, (last - over, watcher.text())
         assert "closed" not in "\n".join(line for _, line in watcher.err), watcher.text()
-        for _ in range(int(10 * TIMEOUT / 0.05)):
-            if "table held closed: its game is over" in news:
-                break
-            await asyncio.sleep(0.05)
-        assert "table held closed: its game is over" in news, news
+        await wait_until_async(lambda: "table held closed: its game is over" in news,
+                               "the table's closing words", 10 * TIMEOUT / SCALE,
+                               interval=0.05, diagnostics=lambda: f"what it said: {news}")
     finally:
         await keeper.stop()
         for proc in (watcher, bot):
@@ -248,7 +247,7 @@ async def test_playing_again_can_wait_for_the_spectators_of_the_last_game(
 
             async def next_game() -> float:
                 while not isinstance(app.screen, TableScreen) or app.screen is first:
-                    await asyncio.sleep(0.005)
+                    await asyncio.sleep(0.005)  # a close watch that takes the moment
                 return time.monotonic()
 
             opened = asyncio.create_task(next_game())
@@ -280,11 +279,9 @@ async def test_a_spectator_says_whether_the_host_closed_before_or_after_the_game
     async with watcher:
         followed = asyncio.create_task(
             follow(watcher, "stacks watch old", "old", 60.0, lambda notice: None))
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + TIMEOUT
-        while not watcher.player.joined or (ended and not host.host.over):
-            assert loop.time() < deadline, "the game never got there"
-            await asyncio.sleep(0.01)
+        await wait_until_async(lambda: watcher.player.joined and (not ended or host.host.over),
+                               "the spectator joined" + (" and the game over" if ended else ""),
+                               TIMEOUT / SCALE, interval=0.01)
         assert not host.host.over or ended
         await host.close()
         assert await asyncio.wait_for(followed, TIMEOUT) == EXIT_CLOSED
