@@ -240,7 +240,7 @@ async def _register_accounts(home: Path, keys: list[tuple[str, asyncssh.SSHKey]]
     from netplay.hosts import fingerprint
     from netplay.identity import load_profile
     from ratings.store import Store, default_database
-    from sshserver.server import profile_for_key
+    from sshserver.request import profile_for_key
 
     store = await Store.open(default_database(home / "data"))
     try:

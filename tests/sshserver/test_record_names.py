@@ -13,7 +13,8 @@ import pytest
 from netplay.identity import Identity
 from netplay.journal import records_dir
 from netplay.peers import BotPeer
-from sshserver.server import GameServer, ServeSettings
+from sshserver.server import GameServer
+from sshserver.settings import ServeSettings
 from sshserver.tables import Caller, KeeperSettings
 from tests.tui.conftest import TIMEOUT
 
