@@ -27,7 +27,7 @@ samples of the same information) and, with a fixed count, only tops it up.
 
 What a game brings is :class:`Game`: the determinizer, whose decision it is, action keys,
 priors, a step, the playout policy and the evaluation. Sequence Stacks' is in
-:mod:`engine.bots.search`, classic Sequence's in :mod:`engine.classic.bots`.
+:mod:`engine.bots.search`, classic Sequence's in :mod:`engine.classic.search`.
 """
 
 from __future__ import annotations
