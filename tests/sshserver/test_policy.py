@@ -106,7 +106,7 @@ def test_the_command_line_of_each_session() -> None:
                          broker=None)
     assert watch == [*STACKS, "watch", "t", "--profile", "ssh-1-w", "--name", "ann"]
     # Each parses as the `stacks` command line it is meant to be.
-    from stacks.cli import build_parser
+    from stacks.parser import build_parser
 
     for argv in (menu, join, watch):
         words = argv[len(STACKS):]

@@ -111,8 +111,8 @@ async def test_a_frozen_host_is_said_not_responding_in_the_status_line(
 async def test_the_clock_is_off_against_bots_and_on_by_default_at_networked_tables(
     stacks_home: Path,
 ) -> None:
-    from stacks.cli import build_parser
     from stacks.commands.ui import launch_from
+    from stacks.parser import build_parser
 
     assert build_parser("host").parse_args(["host", "--headless"]).turn_clock == 60.0
     hosted, _, _ = launch_from(build_parser("host").parse_args(["host"]))
