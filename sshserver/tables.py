@@ -41,10 +41,12 @@ from typing import Any
 from engine.errors import ConfigError
 from engine.games import DEFAULT_GAME, game_def
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.journal import JournalError, JournalFile, list_tables, mark
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Broker, Host
+from netplay.peer import Broker
+from netplay.player_peer import BotPeer
 from netplay.topics import check_table_name
 from ratings.archive import Archive
 from tui.plural import counted

@@ -27,12 +27,14 @@ from engine.rng import derive_seed
 from netplay.codec import decode
 from netplay.errors import FrameError, ProfileError
 from netplay.host import HostSession, HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity, load_profile, profiles_dir
 from netplay.journal import Entry, JournalError, JournalFile, list_tables, mark
 from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Broker, Host, Player
+from netplay.peer import Broker
 from netplay.player import Applied, GameEnded, Notice, Resynced, TableClosed, Verified
+from netplay.player_peer import BotPeer, Player
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing

@@ -33,12 +33,13 @@ import aiomqtt
 from netplay.codec import TABLE_PROTOCOL, decode
 from netplay.errors import FrameError
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.listing import QUERY, query_reply_topic
 from netplay.lobby import list_tables
 from netplay.names import is_table_name
-from netplay.peers import BotPeer, Host, Spectator
 from netplay.player import Applied, Impostor
+from netplay.player_peer import BotPeer, Spectator
 from netplay.topics import Topics
 from netplay.wire import Sender
 from stacks.rules_args import rule_words

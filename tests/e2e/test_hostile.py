@@ -46,9 +46,9 @@ from netplay.codec import TABLE_PROTOCOL, decode
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity, profiles_dir
 from netplay.known import KnownHosts
-from netplay.peers import BotPeer, Host, Player, Spectator
 from netplay.player import (
     Applied,
     Impostor,
@@ -59,6 +59,7 @@ from netplay.player import (
     UnexpectedHost,
     Unseated,
 )
+from netplay.player_peer import BotPeer, Player, Spectator
 from netplay.record import verify_record
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress

@@ -9,8 +9,9 @@ import asyncio
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from netplay.transport import MqttTransport
 from netplay.wire import Outgoing
 from tests.broker.conftest import LOOPBACK, TIMEOUT, eventually

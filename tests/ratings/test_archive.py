@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer
+from netplay.player_peer import BotPeer
 from netplay.record import read_record, write_record
 from ratings.archive import Archive
 from ratings.store import Store

@@ -12,7 +12,7 @@ import pytest
 
 from netplay.identity import Identity
 from netplay.journal import records_dir
-from netplay.peers import BotPeer
+from netplay.player_peer import BotPeer
 from sshserver.server import GameServer
 from sshserver.settings import ServeSettings
 from sshserver.tables import Caller, KeeperSettings

@@ -12,9 +12,10 @@ from engine.classic.config import SequenceConfig
 from engine.classic.state import SequenceState
 from engine.state import Phase
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from sshserver.tables import RequestRefused, TableKeeper, host_settings
 from stacks.cli import main
 from stacks.commands.ui import launch_from

@@ -10,8 +10,8 @@ import pytest
 
 from broker.embedded import free_port
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from netplay.player import HOST_SILENT, Desynced, Resynced
 from tests.tui import states
 from tests.tui.conftest import TIMEOUT, until

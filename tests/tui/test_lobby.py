@@ -10,10 +10,11 @@ from textual.widgets import Input, Select
 
 from netplay.codec import decode
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from tests.tui.conftest import until
 from tests.tui.showcase import plain
 from tui.app import make_app

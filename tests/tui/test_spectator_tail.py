@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host, Spectator
+from netplay.player_peer import Spectator
 from sshserver.tables import Caller, KeeperSettings, TableKeeper
 from stacks.commands.peer import EXIT_CLOSED, follow
 from tests.e2e.conftest import mosquitto  # noqa: F401  (a fixture)

@@ -9,8 +9,8 @@ import pytest
 
 from engine.state import Phase
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from netplay.player import Applied, Notice
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain
