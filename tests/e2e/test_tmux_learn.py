@@ -1,4 +1,4 @@
-"""Issue #24 in a real terminal (tmux): ``stacks learn`` to its end, and the bell when a
+"""In a real terminal (tmux): ``stacks learn`` to its end, and the bell when a
 networked table turns to you (tmux marks a window that rang: ``#{window_bell_flag}``).
 
 Each test runs its own tmux server (``-L``), from an environment without ``$TMUX``, so it
