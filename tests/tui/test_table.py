@@ -393,10 +393,9 @@ def _piles_named_without_keys(views: list[SlotView]) -> None:
 async def test_a_five_card_pile_reads_complete_in_a_replay_step_before_its_window(
     stacks_home: Path,
 ) -> None:
+    from engine.cards import FACES
     from engine.state import Pile
     from tui.widgets.piles import Slot
-
-    from engine.cards import FACES
 
     red = [next(c for c, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == rank)
            for rank in range(1, 6)]
