@@ -193,7 +193,8 @@ LESSONS: tuple[Lesson, ...] = (
         "ready", "You're ready",
         "You played a number card and a wild, completed a pile, stole a chip and a card, "
         "Blocked a pile, skipped a turn and reversed the play: every card of the game. "
-        "First to 5 chips (2 of each colour) wins. [b]Enter[/] goes back to the menu: [b]p[/] plays against bots. "
+        "First to 5 chips (2 of each colour) wins. [b]Enter[/] goes back to the menu: "
+        "[b]p[/] plays against bots. "
         "[b]?[/] lists the keys, [b]F1[/] the rules.",
         _never,
         "The lesson is over: [b]Enter[/] goes back to the menu.",
