@@ -382,6 +382,7 @@ async def serve(settings: ServeSettings, out: TextIO, err: TextIO) -> int:
     except ServeError as exc:
         print(f"stacks serve: {exc}", file=err)
         return 2
+    checked = asyncio.create_task(_check_broker(server))
     try:
         if out.isatty():
             await _live_status(server, stop, out)
@@ -391,9 +392,27 @@ async def serve(settings: ServeSettings, out: TextIO, err: TextIO) -> int:
             status.changed(server)
             await stop.wait()
     finally:
+        checked.cancel()
         await server.stop()
     print("ssh server stopped.", file=out, flush=True)
     return 0
+
+
+async def _check_broker(server: GameServer) -> None:
+    """Does the broker of the held tables hold small messages back (Nagle)? Measured once
+    beside the serving and said in the server's log: its operator can fix the broker's
+    config, its players can't (``netplay.nagle``)."""
+    from netplay.nagle import holds_back, slow_words
+
+    url = server.settings.broker
+    if not url:
+        return
+    try:
+        delay = await asyncio.wait_for(holds_back(url), 20)
+    except (TimeoutError, OSError):
+        return
+    if delay is not None:
+        server.status.event(f"warning: {slow_words(url, delay)}")
 
 
 async def _live_status(server: GameServer, stop: asyncio.Event, out: TextIO) -> None:

@@ -408,22 +408,30 @@ class Following:
 
         link = self.app.link
         assert link is not None
-        for _ in range(RATED_ASKS):
+        shown = ""
+        for ask in range(RATED_ASKS + KEPT_ASKS):
             try:
                 info = await link.request("info", table=table)
             except LinkError:
                 return
-            if not info.get("held"):
-                return
             words = info.get("rated")
-            if isinstance(words, str) and words:
+            if isinstance(words, str) and words and words != shown:
+                shown = words
                 self.app.post_message(Rated(words[:300]))
+            if shown and info.get("rated_final", True):
+                return  # stored (or refused for good): the last word
+            if not shown and (not info.get("held") or ask >= RATED_ASKS):
                 return
-            await asyncio.sleep(RATED_EVERY)
+            # Not known yet, or kept while the server's database is down: asked again
+            # until it is stored, so the box never keeps saying "down" after it is back.
+            await asyncio.sleep(RATED_EVERY if not shown else KEPT_EVERY)
 
 
 RATED_ASKS = 60
 RATED_EVERY = 1.0
+KEPT_ASKS = 360
+KEPT_EVERY = 5.0
+"""A game kept while the server's database is down: asked after for half an hour."""
 
 
 def _refused_advice(reason: str) -> str:

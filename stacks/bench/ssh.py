@@ -63,7 +63,7 @@ IDLE_S = 3.0
 ARRIVAL_WAIT_S = 60.0
 """The same while many connections arrive at once."""
 TARGET_FIRST_FRAME_S = 0.3
-"""p50 of connect to first frame, one connection after another (issue 28)."""
+"""p50 of connect to first frame, one connection after another."""
 TARGET_SESSION_MIB = 20.0
 """PSS a session, its share of the fork server included."""
 TARGET_REPAINT_MS = 50.0

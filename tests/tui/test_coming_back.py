@@ -1,4 +1,4 @@
-"""Issue #24, part C: the help of the screen you are on first, the mouse on every hand,
+"""Coming back to the interface: the help of the screen you are on first, the mouse on every hand,
 the theme from the menu (kept in the profile's settings), the bell at a networked table."""
 
 from __future__ import annotations

@@ -217,7 +217,7 @@ async def test_no_footer_key_reads_twice() -> None:
 
 
 async def test_every_menu_entry_is_one_line_at_80x24(stacks_home: Path) -> None:
-    """Issue #24 (words at 80x24): "Learn to play  a first game ... step" / "by step"."""
+    """Words at 80x24: "Learn to play  a first game ... step" / "by step"."""
     from tests.tui.showcase import screen_lines
     from tui.screens.menu import ITEMS
 

@@ -1,4 +1,4 @@
-"""A table hosted in the interface with a spectator delay (#27), on a real Mosquitto with a
+"""A table hosted in the interface with a spectator delay, on a real Mosquitto with a
 real `stacks watch --headless`: leaving after the game asks whether to wait for the
 spectators or close now, and either way the spectator sees every batch once, the outcome
 and the deal check (waiting: at its pace, the last batch at least the delay after the
