@@ -16,7 +16,7 @@ from pathlib import Path
 from netplay.record import read_record
 from tests.e2e.conftest import ROOT, SCALE
 from tui.history import History
-from tui.plain import PlainTable
+from tui.plain.table import PlainTable
 from tui.replay import replay_record
 
 NUMBERED = re.compile(r"^(\d+)\. (.*)$")

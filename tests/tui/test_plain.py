@@ -1,4 +1,4 @@
-"""Plain mode (tui/plain.py): the typed commands, and the table told in numbered lines."""
+"""Plain mode (tui/plain/): the typed commands, and the table told in numbered lines."""
 
 from __future__ import annotations
 
@@ -27,7 +27,9 @@ from engine.events import (
 from engine.game import Game
 from engine.state import NEW_PILE, Phase, Zone
 from netplay.player import Applied, ChatLine, GameStarted, Joined, Rejected
-from tui.plain import Command, CommandError, PlainTable, parse, plain
+from tui.plain.commands import Command, CommandError, parse
+from tui.plain.table import PlainTable
+from tui.plain.words import plain
 
 
 def card(code: str) -> int:
