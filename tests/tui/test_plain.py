@@ -252,16 +252,17 @@ def _window(view: Any, hand: list[int]) -> None:
     view.window = BlockWindow(pile, 1, False, (0,))
 
 
-def test_a_block_window_asks_a_player_holding_a_block_and_block_blocks() -> None:
+def test_a_block_window_asks_a_player_holding_a_block_once_and_block_blocks() -> None:
+    """The completion is said once, as the question, the question first."""
     from engine.actions import Block
 
     told = Told()
     view = _stacks_table(told)
     block = kind(Kind.BLOCK)
     _window(view, [card("B2"), block])
+    told.lines.clear()
     told.table.notice(Applied(1, None, (PileCompleted(1, 0, False, (0,)),)), view)
-    assert told.words()[-1] == ("Bob completed Red pile a (R1 R2 R3 R4 R5). Block it? Type "
-                                "block or pass within 3 s.")
+    assert told.words() == ["Block Bob's Red pile a? block or pass, 3 s"]
     told.table.line("play 1 on new")
     assert told.words()[-1] == "Wait: the Block window on Bob's Red pile a is open."
     told.table.line("block")
@@ -274,8 +275,9 @@ def test_a_block_window_passes_by_itself_for_a_player_without_a_block() -> None:
     told = Told()
     view = _stacks_table(told)
     _window(view, [card("B2")])
+    told.lines.clear()
     told.table.notice(Applied(1, None, (PileCompleted(1, 0, False, (0,)),)), view)
-    assert not any("Block it?" in w for w in told.words())
+    assert told.words() == ["Bob completed pile a — Block window open"]  # nothing to ask
     assert len(told.sent) == 1 and told.sent[0][0] == "later"
     told.sent[0][1]()  # the short pause is over
     assert told.sent[-1] == PassBlock(0)

@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.actions import Block, PassBlock
 from engine.classic.state import SequenceState, team_name
+from engine.events import PileCompleted
 from engine.games import AnyAction, game_def
 from engine.state import Phase, PileId, Seat, State
 from netplay.player import (
@@ -42,7 +43,6 @@ from netplay.player import (
     Unseated,
     Verified,
 )
-from tui import words
 from tui.classic_words import ClassicNarrator
 from tui.history import History, Line, Step
 from tui.plain.commands import Command, CommandError, parse
@@ -190,9 +190,17 @@ class PlainTable:
         history = self.history
         if history is None:
             return
+        # A Block window for you: its question says the completion (once, in its place).
+        ask = self._window_question()
         for line in history.add(Step.of(notice.n, notice.action, notice.events,
                                         notice.standin)):
-            self._said(line)
+            if ask is not None and isinstance(line.event, PileCompleted):
+                self.say(ask)
+                ask = None
+            else:
+                self._said(line)
+        if ask is not None:
+            self.say(ask)
         self._after_change(notice.action)
 
     @_told.register
@@ -312,7 +320,9 @@ class PlainTable:
         if view is None or me is None or view.outcome is not None or self.over:
             return
         if isinstance(view, State) and view.phase == Phase.BLOCK_WINDOW:
-            self._block_window(view)
+            ask = self._window_question()
+            if ask is not None:
+                self.say(ask)
             return
         if view.phase != Phase.PLAY or view.current != me:
             return
@@ -329,18 +339,23 @@ class PlainTable:
             self.tell_hand()
             self.tell_moves()
 
-    def _block_window(self, view: State) -> None:
+    def _window_question(self) -> str | None:
+        """The question a Block window just opened for you asks, once (``None``: nothing
+        to ask; without a Block in hand you pass by yourself, after a short pause)."""
+        view, me = self.view, self.me
+        if not isinstance(view, State) or view.phase != Phase.BLOCK_WINDOW or me is None \
+                or view.outcome is not None or self.over:
+            return None
         window = view.window
-        me = self.me
-        if window is None or me is None or me == window.seat or me in window.passed:
-            return
+        if window is None or me == window.seat or me in window.passed:
+            return None
         if self._window_told == window.pile.id:
-            return
+            return None
         legal = self.legal()
         blocks = [a for a in legal if isinstance(a, Block)]
         passes = [a for a in legal if isinstance(a, PassBlock)]
         if not blocks and not passes:
-            return
+            return None
         self._window_told = window.pile.id
         if not blocks:
             low, high = AUTO_PASS
@@ -348,11 +363,11 @@ class PlainTable:
                 high = max(low, min(high, self.block_window * 0.6))
             pile = window.pile.id
             self.later(random.uniform(low, high), lambda: self._auto_pass(pile))
-            return
-        cards = " ".join(words.card_code(c) for c in window.pile.cards)
-        seconds = f" within {self.block_window:g} s" if self.block_window else ""
-        self.say(f"{escaped(self.name(window.seat))} completed {window.pile.colour.title} pile "
-                 f"{window.pile.name} ({cards}). Block it? Type block or pass{seconds}.")
+            return None
+        seconds = f", {self.block_window:g} s" if self.block_window else ""
+        whose = f"{self.name(window.seat)}'s"
+        return escaped(f"Block {whose} {window.pile.colour.title} pile {window.pile.name}? "
+                       f"block or pass{seconds}")
 
     def _auto_pass(self, pile: PileId) -> None:
         view = self.view
