@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import sys
 import threading
 from typing import Any, TextIO
@@ -22,6 +23,9 @@ from tui.plain.table import PlainTable
 from tui.plain.words import escaped
 
 log = logging.getLogger("tui.plain")
+
+INTERRUPTED = 130
+"""The exit status after Ctrl-C (the shell's, for SIGINT)."""
 
 
 def _read_lines(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None],
@@ -41,7 +45,8 @@ async def play_plain(launch: Any, *, stdin: TextIO | None = None,
                      stdout: TextIO | None = None, profiles: Any = None,
                      memory: Any = None) -> int:
     """Run one table in plain mode until the game is over (and checked) or the user
-    quits; the exit status (0 done, 1 the table could not be opened or refused us)."""
+    quits; the exit status (0 done, 1 the table could not be opened or refused us, 130
+    Ctrl-C)."""
     from tui.messages import (
         BrokerNote,
         Health,
@@ -157,6 +162,17 @@ async def play_plain(launch: Any, *, stdin: TextIO | None = None,
                 finish(0)
                 return
 
+    def interrupted() -> None:
+        """Ctrl-C leaves the table as quit does (a second one, while it closes, stops
+        at once)."""
+        with contextlib.suppress(Exception):
+            loop.remove_signal_handler(signal.SIGINT)
+        finish(INTERRUPTED)
+
+    caught = False
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGINT, interrupted)  # the main thread, on Unix
+        caught = True
     typing = asyncio.create_task(typed())
     try:
         code = await done
@@ -165,7 +181,12 @@ async def play_plain(launch: Any, *, stdin: TextIO | None = None,
         running.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await running
-    if code == 1 and not table.failed and not table.over:
+        if caught:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(signal.SIGINT)
+    if code == INTERRUPTED:
+        table.say("Left the table.")
+    elif code == 1 and not table.failed and not table.over:
         table.say("The table closed.")
     return code
 
@@ -174,5 +195,5 @@ def run_plain(launch: Any) -> int:
     """``stacks play --plain`` and the others: the exit status."""
     try:
         return asyncio.run(play_plain(launch))
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # a second Ctrl-C while the table closed
+        return INTERRUPTED
