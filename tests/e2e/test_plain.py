@@ -220,3 +220,16 @@ def test_ctrl_c_in_plain_mode_says_it_left_and_leaves_cleanly(tmp_path: Path) ->
     assert left and left[-1] == "Left the table.", left
     assert "Traceback" not in errors and "KeyboardInterrupt" not in errors, errors
     assert code == 130
+
+
+def test_plain_mode_says_how_to_get_help_once(tmp_path: Path) -> None:
+    plain = Plain(tmp_path, *GAME)
+    try:
+        plain.until("Turn 1: ")
+        plain.type("quit")
+        left, errors, code = plain.end()
+    finally:
+        plain.kill()
+    said = plain.said + left
+    assert sum("Type help" in line for line in said) == 1, said
+    assert said[-1] == "Leaving the table. Goodbye." and code == 0, (said, errors)

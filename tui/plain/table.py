@@ -183,7 +183,6 @@ class PlainTable:
                     f"{team_name(t)}: " + escaped(", ".join(self.name(s) for s in
                                                             view.members(t)))
                     for t in range(view.teams)) + ".")
-        self.say("Type help for the commands.")
 
     @_told.register
     def _applied(self, notice: Applied) -> None:
