@@ -233,3 +233,17 @@ def test_plain_mode_says_how_to_get_help_once(tmp_path: Path) -> None:
     said = plain.said + left
     assert sum("Type help" in line for line in said) == 1, said
     assert said[-1] == "Leaving the table. Goodbye." and code == 0, (said, errors)
+
+
+def test_your_chat_comes_back_as_yours(tmp_path: Path) -> None:
+    plain = Plain(tmp_path, *GAME)
+    try:
+        plain.until("The game of Sequence Stacks starts")
+        plain.type("say good luck")
+        said = plain.until("You say: ")
+        plain.type("quit")
+        plain.end()
+    finally:
+        plain.kill()
+    assert said == "You say: good luck"
+    assert not any(line.endswith("says: good luck") for line in plain.said), plain.said

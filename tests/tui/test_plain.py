@@ -145,6 +145,23 @@ def test_every_event_is_said_once_in_order_each_line_numbered() -> None:
     assert "You sit in seat 1. Waiting for the game to start." in said
 
 
+def test_your_own_chat_comes_back_as_yours_not_under_the_os_users_name() -> None:
+    said: list[str] = []
+    told = Told()
+    told.table.say_chat = said.append
+    game = Game.new(2, b"plain", RulesConfig())
+    told.table.notice(Joined(0))
+    told.table.notice(GameStarted(("root", "Bob")), game.view(0))
+    told.table.line("say well played [b]!")
+    assert said == ["well played [b]!"]
+    told.table.notice(ChatLine("root", "well played [b]!"))  # the table's echo of it
+    assert told.words()[-1] == "You say: well played [b]!"
+    told.table.notice(ChatLine("Bob", "well played [b]!"))
+    assert told.words()[-1] == "Bob says: well played [b]!"
+    told.table.notice(ChatLine("root", "well played [b]!"))  # said once: no echo pending
+    assert told.words()[-1] == "root says: well played [b]!"
+
+
 def _my_turn(view: Any, hand: list[int]) -> None:
     view.phase = Phase.PLAY
     view.current = 0

@@ -22,6 +22,7 @@ from engine.classic.state import SequenceState, team_name
 from engine.events import PileCompleted
 from engine.games import AnyAction, game_def
 from engine.state import Phase, PileId, Seat, State
+from netplay.messages import MAX_CHAT, clean_text
 from netplay.player import (
     Applied,
     ChatLine,
@@ -63,6 +64,8 @@ from tui.words import Narrator, short_name
 AUTO_PASS = (0.4, 1.2)
 """Without a Block in hand you pass at once, after a short random pause (as the table
 screen does: the speed of a pass says little about your hand)."""
+CHAT_ECHOES = 20
+"""Our chat lines kept until their echo comes back (a lost one is forgotten after these)."""
 
 
 @dataclass
@@ -100,6 +103,8 @@ class PlainTable:
     _away_next: int = 0
     _health: str = ""
     _desynced: bool = False
+    _chat_sent: list[str] = field(default_factory=list)
+    """What we said at the table whose echo has not come back yet."""
 
     def __post_init__(self) -> None:
         self.moves = PlainMoves(self, self.send)
@@ -259,7 +264,26 @@ class PlainTable:
 
     @_told.register
     def _chat(self, notice: ChatLine) -> None:
+        if self._mine(notice):
+            self._chat_sent.remove(notice.text)
+            self.say(f"You say: {escaped(notice.text)}")
+            return
         self.say(f"{escaped(notice.name)} says: {escaped(notice.text)}")
+
+    def _mine(self, notice: ChatLine) -> bool:
+        """Our own chat line, back from the table (under our seat's name, which may be the
+        computer's user name: "You" reads better)."""
+        if notice.text not in self._chat_sent:
+            return False
+        if self.me is None or not 0 <= self.me < len(self.names):
+            return True  # no seat's name to check yet (or watching): the words are ours
+        return short_name(notice.name) == self.names[self.me]
+
+    def speak(self, text: str) -> None:
+        """Say ``text`` at the table (chat); its echo is said as ours."""
+        self._chat_sent.append(clean_text(text, MAX_CHAT))  # as the table will echo it
+        del self._chat_sent[:-CHAT_ECHOES]
+        self.say_chat(text)
 
     @_told.register
     def _ended(self, notice: GameEnded) -> None:
@@ -458,7 +482,7 @@ class PlainTable:
             else:
                 self.tell_moves()
         elif verb == "say":
-            self.say_chat(command.text)
+            self.speak(command.text)
         elif (why := self._not_now(verb)) is not None:
             self.say(why)
         else:
