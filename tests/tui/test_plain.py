@@ -162,6 +162,45 @@ def test_your_own_chat_comes_back_as_yours_not_under_the_os_users_name() -> None
     assert told.words()[-1] == "root says: well played [b]!"
 
 
+def test_the_end_says_each_seats_chips_by_colour_the_winner_first() -> None:
+    from engine.events import GameOver
+    from engine.state import Outcome, Termination
+
+    told = Told()
+    game = Game.new(3, b"plain", RulesConfig())
+    view = game.view(0)
+    told.table.notice(Joined(0))
+    told.table.notice(GameStarted(("Ana", "Bob", "Cy")), view)
+    view.chips = [[2, 1], [0, 0], [3, 2]]
+    view.outcome = Outcome(Termination.WIN, 2)
+    told.lines.clear()
+    told.table.notice(Applied(1, None, (GameOver(Termination.WIN, 2),)), view)
+    assert told.words() == [
+        "Game over: Cy wins",
+        "Chips, the winner first:",
+        "Cy: 3 red, 2 blue (the winner).",
+        "You: 2 red, 1 blue.",
+        "Bob: no chips.",
+    ]
+
+
+def test_the_end_of_classic_sequence_says_each_teams_sequences_the_winner_first() -> None:
+    from engine.classic.events import GameOver
+    from engine.state import Outcome, Termination
+
+    told = Told("sequence")
+    view = SequenceGame.new(2, b"plain", None).view(0)
+    told.table.notice(Joined(0))
+    told.table.notice(GameStarted(("Ana", "Bob")), view)
+    view.outcome = Outcome(Termination.WIN, 1)
+    told.lines.clear()
+    told.table.notice(Applied(1, None, (GameOver(Termination.WIN, 1),)), view)
+    said = told.words()
+    assert said[1] == "Sequences, the winner first:", said
+    assert said[2].endswith("(Bob): 0 of 2 sequences (the winner)."), said
+    assert said[3].endswith("(You): 0 of 2 sequences."), said
+
+
 def _my_turn(view: Any, hand: list[int]) -> None:
     view.phase = Phase.PLAY
     view.current = 0

@@ -58,6 +58,7 @@ from tui.plain.words import (
     piles_line,
     plain,
     seat_lines,
+    standings_lines,
 )
 from tui.words import Narrator, short_name
 
@@ -103,6 +104,7 @@ class PlainTable:
     _away_next: int = 0
     _health: str = ""
     _desynced: bool = False
+    _standings_told: bool = False
     _chat_sent: list[str] = field(default_factory=list)
     """What we said at the table whose echo has not come back yet."""
 
@@ -205,6 +207,7 @@ class PlainTable:
                 self._said(line)
         if ask is not None:
             self.say(ask)
+        self._tell_standings()
         self._after_change(notice.action)
 
     @_told.register
@@ -285,8 +288,18 @@ class PlainTable:
         del self._chat_sent[:-CHAT_ECHOES]
         self.say_chat(text)
 
+    def _tell_standings(self) -> None:
+        """Once the game is over: the chips (the sequences), the winner first."""
+        view = self.view
+        if view is None or view.outcome is None or self._standings_told or not self.started:
+            return
+        self._standings_told = True
+        for line in standings_lines(view, self.name):
+            self.say(line)
+
     @_told.register
     def _ended(self, notice: GameEnded) -> None:
+        self._tell_standings()
         self.over = True
         self.moves.question = None
         self.say("The game is over. Checking the deal…")

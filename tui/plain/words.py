@@ -210,6 +210,38 @@ def move_list(view: Any, me: Seat | None, legal: Sequence[Any], name: Names) -> 
     return list(dict.fromkeys(out))
 
 
+def standings_lines(view: Any, name: Names) -> list[str]:
+    """The end: each seat's chips by colour (classic Sequence: each team's sequences),
+    the winner first, then the most."""
+    outcome = view.outcome
+    winner = outcome.winner if outcome is not None else None
+    if isinstance(view, SequenceState):
+        teams = sorted(range(view.teams),
+                       key=lambda t: (t != winner, -view.sequence_count(t), t))
+        lines = ["Sequences, the winner first:" if winner is not None else "Sequences:"]
+        for team in teams:
+            made = view.sequence_count(team)
+            members = escaped(", ".join(name(s) for s in view.members(team)))
+            tail = " (the winner)" if team == winner else ""
+            lines.append(f"{team_name(team)} team ({members}): {made} of {view.to_win} "
+                         f"sequences{tail}.")
+        return lines
+
+    def chips(seat: Seat) -> tuple[int, int]:
+        red, blue = view.chips[seat]
+        return int(red), int(blue)
+
+    seats = sorted(range(view.players),
+                   key=lambda s: (s != winner, -sum(chips(s)), -min(chips(s)), s))
+    lines = ["Chips, the winner first:" if winner is not None else "Chips:"]
+    for seat in seats:
+        red, blue = chips(seat)
+        held = f"{red} red, {blue} blue" if red or blue else "no chips"
+        tail = " (the winner)" if seat == winner else ""
+        lines.append(f"{escaped(name(seat))}: {held}{tail}.")
+    return lines
+
+
 def help_line(game: str) -> str:
     """The commands of ``game``'s table."""
     if game == "sequence":
