@@ -201,6 +201,18 @@ def test_the_end_of_classic_sequence_says_each_teams_sequences_the_winner_first(
     assert said[3].endswith("(You): 0 of 2 sequences."), said
 
 
+def test_a_card_played_from_a_discard_says_whose_discard() -> None:
+    told = Told()
+    view = _stacks_table(told)
+    told.lines.clear()
+    told.table.notice(Applied(1, None, (
+        CardPlayed(1, card("R1"), Zone.DISCARD, 0, True),
+        CardPlayed(0, card("R2"), Zone.DISCARD, 0, False),
+    )), view)
+    assert told.words()[:2] == ["Bob started Red pile a with R1 from Bob's discard",
+                                "You played R2 on Red pile a from your discard"]
+
+
 def _my_turn(view: Any, hand: list[int]) -> None:
     view.phase = Phase.PLAY
     view.current = 0
