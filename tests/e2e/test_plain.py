@@ -247,3 +247,20 @@ def test_your_chat_comes_back_as_yours(tmp_path: Path) -> None:
         plain.kill()
     assert said == "You say: good luck"
     assert not any(line.endswith("says: good luck") for line in plain.said), plain.said
+
+
+def test_a_huge_typed_line_gets_a_short_answer_and_the_game_goes_on(tmp_path: Path) -> None:
+    plain = Plain(tmp_path, *GAME)
+    try:
+        plain.until("The game of Sequence Stacks starts")
+        plain.type("play " + "7" * 20_000_000)  # 20 MB on one line
+        answer = plain.until("That line is too long")
+        plain.type("seats")
+        plain.until("Seat 1, You")
+        plain.type("quit")
+        left, errors, code = plain.end()
+    finally:
+        plain.kill()
+    assert len(answer) < 200, answer[:300]
+    assert all(len(line) < 1000 for line in plain.said + left)
+    assert code == 0 and "Traceback" not in errors, errors[-2000:]

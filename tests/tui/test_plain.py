@@ -80,6 +80,42 @@ def test_a_line_that_is_no_command_gets_a_sentence(line: str, words: str) -> Non
         parse(line)
 
 
+@pytest.mark.parametrize(("line", "words"), [
+    ("play ²", "Play which card? Give its number"),  # str.isdigit takes it, int refuses
+    ("discard ¹", "Discard which card? Give its number"),
+    ("play \uff11\uff12", "Play which card? Give its number"),  # full-width digits
+    ("play " + "5" * 5000, "There is no card 5555…: a card's number is its place"),
+    ("x" * 3000, "I don't know 'xxxxxxxxxxxxxxxxxxxx…'."),
+], ids=["superscript-two", "superscript-one", "full-width", "5000-digits", "a-long-word"])
+def test_a_number_that_is_no_card_number_gets_a_short_sentence(line: str, words: str) -> None:
+    with pytest.raises(CommandError) as caught:
+        parse(line)
+    assert str(caught.value).startswith(words) and len(str(caught.value)) < 200, caught.value
+
+
+def test_an_odd_number_typed_at_the_table_is_answered_in_words() -> None:
+    told = Told()
+    view = _stacks_table(told)
+    _my_turn(view, [card("R1"), kind(Kind.STEAL_CARD)])
+    for line in ("play ²", "discard ¹", "play 2 from ²", "play 2 from seat " + "9" * 5000,
+                 "play " + "1" * 5000):
+        told.lines.clear()
+        assert told.table.line(line) is True
+        said = told.words()
+        assert said and all(len(w) < 200 and "went wrong" not in w for w in said), said
+
+
+def test_a_line_too_long_is_refused_unread_and_the_next_line_is_read() -> None:
+    import io
+
+    from tui.plain.run import MAX_LINE, LongLine, typed_lines
+
+    lines = list(typed_lines(io.StringIO("hand\n" + "x" * (MAX_LINE * 300) + "\nseats\n"
+                                         + "y" * MAX_LINE + "\n" + "z" * (MAX_LINE + 1))))
+    assert lines == ["hand\n", LongLine(MAX_LINE * 300), "seats\n", "y" * MAX_LINE + "\n",
+                     LongLine(MAX_LINE + 1)]
+
+
 def test_plain_takes_the_markup_and_the_card_padding_off() -> None:
     from tui import words
 

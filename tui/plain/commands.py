@@ -26,6 +26,25 @@ _PLACE = ("on", "onto", "at", "to", "in")
 _FILLER = ("the", "steal", "card", "chip", "pile", "space", "and", "with", "of", "s",
            "take", "takes", "top")
 _CELL = re.compile(r"[a-j](10|[1-9])")
+_NUMBER = re.compile(r"[0-9]+")
+"""A number as typed: ASCII digits (``str.isdigit`` takes ``²`` too, which ``int`` refuses)."""
+MAX_DIGITS = 3
+"""No hand holds a card numbered higher than a three-digit number."""
+SHOWN = 20
+"""Characters of a typed word said back before "…"."""
+
+
+def number(word: str) -> int | None:
+    """The number a typed word is (ASCII digits, at most :data:`MAX_DIGITS` of them
+    after leading zeros), else ``None``."""
+    if not _NUMBER.fullmatch(word) or len(word.lstrip("0")) > MAX_DIGITS:
+        return None
+    return int(word)
+
+
+def shown(word: str) -> str:
+    """A typed word to say back: its start only, if long."""
+    return word if len(word) <= SHOWN else word[:SHOWN] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +75,7 @@ def parse(line: str) -> Command:
     first = parts[0].lower()
     verb = ALIASES.get(first, first)
     if verb not in VERBS:
-        raise CommandError(f"I don't know {parts[0]!r}. Type help for the commands.")
+        raise CommandError(f"I don't know {shown(parts[0])!r}. Type help for the commands.")
     if verb == "say":
         text = line.strip()[len(parts[0]):].strip()
         if not text:
@@ -66,10 +85,13 @@ def parse(line: str) -> Command:
         if len(parts) > 1:
             raise CommandError(f"{verb} needs nothing after it: type just {verb}.")
         return Command(verb)
-    if len(parts) < 2 or not parts[1].isdigit():
+    if len(parts) < 2 or not _NUMBER.fullmatch(parts[1]):
         raise CommandError(f"{verb.capitalize()} which card? Give its number as your hand "
                            f"lists it, e.g. {verb} 3 (hand lists them).")
-    card = int(parts[1])
+    card = number(parts[1])
+    if card is None:
+        raise CommandError(f"There is no card {parts[1][:MAX_DIGITS + 1]}…: a card's number "
+                           "is its place in your hand (hand lists them).")
     rest = [w for w in (re.sub(r"[^\w]+", " ", p.lower()).strip() for p in parts[2:]) if w]
     if verb != "play" and rest:
         raise CommandError(f"{verb.capitalize()} takes only the card's number: {verb} {card}.")

@@ -38,7 +38,7 @@ from engine.errors import EngineError
 from engine.games import AnyAction
 from engine.state import NEW_PILE, Phase, PileId, Seat, State, Zone
 from tui import classic_words, words
-from tui.plain.commands import Command, Question
+from tui.plain.commands import Command, Question, number, shown
 from tui.plain.words import LIST_CELLS, either, escaped
 
 
@@ -308,14 +308,14 @@ class PlainMoves:
         for seat in others:
             if self.table.names[seat].lower() == said:
                 return seat
-        digits = said.removeprefix("seat ").strip()
-        if digits.isdigit() and int(digits) - 1 in others:
-            return int(digits) - 1
+        given = number(said.removeprefix("seat ").strip())
+        if given is not None and given - 1 in others:
+            return given - 1
         starts = [s for s in others if self.table.names[s].lower().startswith(said)]
         if len(starts) == 1:
             return starts[0]
         if not quiet:
-            self.say(escaped(f"Nobody called {said!r} here: "
+            self.say(escaped(f"Nobody called {shown(said)!r} here: "
                              f"{either([self.table.names[s] for s in others])}."))
         return None
 

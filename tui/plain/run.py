@@ -14,6 +14,8 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from engine.games import AnyAction, game_def
@@ -28,12 +30,37 @@ INTERRUPTED = 130
 """The exit status after Ctrl-C (the shell's, for SIGINT)."""
 
 
-def _read_lines(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None],
-                stream: TextIO) -> None:
+MAX_LINE = 4096
+"""The longest typed line read, in characters (a command, or a chat line of at most 500)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LongLine:
+    """A typed line longer than :data:`MAX_LINE`, skipped unread: only its length is kept."""
+
+    length: int
+
+
+def typed_lines(stream: TextIO, limit: int = MAX_LINE) -> Iterator[str | LongLine]:
+    """Every line of ``stream``; a line longer than ``limit`` characters as a
+    :class:`LongLine`, read past a piece at a time (never held whole)."""
+    while line := stream.readline(limit + 1):
+        if len(line) <= limit or line.endswith("\n"):
+            yield line
+            continue
+        length = len(line)
+        while (rest := stream.readline(limit + 1)) and not rest.endswith("\n"):
+            length += len(rest)
+        length += len(rest.rstrip("\n"))
+        yield LongLine(length)
+
+
+def _read_lines(loop: asyncio.AbstractEventLoop,
+                queue: asyncio.Queue[str | LongLine | None], stream: TextIO) -> None:
     """A thread: every line of ``stream`` onto ``queue``, then ``None`` at its end. A
     thread reads a pipe, a file and a terminal alike without blocking the loop."""
     try:
-        for line in stream:
+        for line in typed_lines(stream):
             loop.call_soon_threadsafe(queue.put_nowait, line)
     except (OSError, ValueError):
         pass
@@ -140,7 +167,7 @@ async def play_plain(launch: Any, *, stdin: TextIO | None = None,
     session = TableSession(launch, post, profiles=profiles, memory=memory)
     running = asyncio.create_task(session.run())
     running.add_done_callback(lambda _task: finish(0 if table.over else 1))
-    lines: asyncio.Queue[str | None] = asyncio.Queue()
+    lines: asyncio.Queue[str | LongLine | None] = asyncio.Queue()
     reader = threading.Thread(target=_read_lines, args=(loop, lines, stdin or sys.stdin),
                               name="plain-stdin", daemon=True)
     reader.start()
@@ -151,6 +178,10 @@ async def play_plain(launch: Any, *, stdin: TextIO | None = None,
             if line is None:  # the end of the input leaves, as quit does
                 finish(0)
                 return
+            if isinstance(line, LongLine):
+                table.say(f"That line is too long ({line.length:,} characters; a command "
+                          f"or a chat line has at most {MAX_LINE:,}): nothing was done.")
+                continue
             try:
                 going_on = table.line(line)
             except Exception:
