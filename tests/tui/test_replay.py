@@ -15,6 +15,7 @@ from tests.netplay.harness import SHORT, Table
 from tests.tui.conftest import until
 from tests.tui.showcase import plain
 from tui.app import make_app
+from tui.follow import Following
 from tui.model import TableModel
 from tui.replay import ReplayError, replay_file, replay_game
 from tui.screens.choice import ChoiceScreen
@@ -95,10 +96,10 @@ async def test_v_at_game_over_replays_the_game_with_every_hand(stacks_home: Path
     app = make_app(profiles=stacks_home, frozen=True)
     async with app.run_test(size=(80, 24)) as pilot:
         control = app.control
-        control.model = TableModel(table="t1", me=me.seat, names=me.names, view=me.view,
-                                   players=3)
+        model = TableModel(table="t1", me=me.seat, names=me.names, view=me.view, players=3)
+        control.following = Following(control, model)
         control.session = SimpleNamespace(player=SimpleNamespace(player=me))  # type: ignore[assignment]
-        await control.show(GameOverScreen(control.model, hosting=False))
+        await control.show(GameOverScreen(model, hosting=False))
         await pilot.press("v")
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
         screen = app.screen

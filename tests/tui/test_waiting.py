@@ -76,8 +76,9 @@ async def test_the_board_of_a_new_turn_never_shows_the_last_turns_countdown(
     handle = control.notice
 
     async def notice(notice: Notice) -> None:
-        if isinstance(notice, Applied) and notice.standin and control.table is not None:
-            shown.append(control.table.waiting)  # what the board shows with the batch
+        table = control.following.table if control.following is not None else None
+        if isinstance(notice, Applied) and notice.standin and table is not None:
+            shown.append(table.waiting)  # what the board shows with the batch
         await handle(notice)
 
     monkeypatch.setattr(control, "notice", notice)
