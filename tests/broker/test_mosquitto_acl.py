@@ -16,8 +16,9 @@ import pytest
 from broker.acl import render_acl
 from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from netplay.topics import Topics
 from tests.support import free_port, wait_until_async
 

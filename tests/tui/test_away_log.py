@@ -10,8 +10,8 @@ import pytest
 
 from engine.events import TurnEnded
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from tests.support import SCALE, wait_until_async
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain
