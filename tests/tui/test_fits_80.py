@@ -1,0 +1,54 @@
+"""At 80 columns every screen's words fit: nothing is cut inside a word (a path, a name, a
+key in the footer, the waiting line, the board's legend); what does not fit is said
+shorter, or goes on a line of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.tui import states
+from tests.tui.showcase import screen_lines, show_game_over
+from tui.app import make_app
+
+pytestmark = pytest.mark.asyncio
+
+SIZE = (80, 24)
+
+
+def _boxed(lines: list[str]) -> list[str]:
+    """The text inside a box's edges, line by line."""
+    return [line.strip().strip("║│").strip() for line in lines]
+
+
+@pytest.mark.parametrize("where", ["home", "elsewhere"])
+async def test_the_game_record_path_breaks_only_after_a_slash_and_its_file_name_is_whole(
+    stacks_home: Path, monkeypatch: pytest.MonkeyPatch, where: str,
+) -> None:
+    home = Path("/home/someone-with-a-long-name")
+    monkeypatch.setenv("HOME", str(home))
+    name = "stacks-friday-night-20261207-1137.json"
+    if where == "home":
+        folder = home / ".local/share/sequence-stacks/records"
+    else:  # no home to shorten: longer than the box is wide
+        folder = Path("/srv/games/sequence-stacks/shared-records/friday-night-club/2026")
+    record = str(folder / name)
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show_game_over(app, states.finished())
+        screen.record = record
+        await pilot.pause()
+        await pilot.pause()
+        lines = _boxed(screen_lines(app))
+    start = next(i for i, line in enumerate(lines) if line.startswith("Game record:"))
+    end = next(i for i, line in enumerate(lines) if line.endswith("FILE)"))
+    shown = lines[start:end + 1]
+    assert any(name in line for line in shown), shown  # the file name whole, on one line
+    text = "".join(shown)
+    expected = f"~/{folder.relative_to(home)}/{name}" if where == "home" else record
+    assert expected in text.replace(" (", "(").replace("Game record:", ""), shown
+    # Each line ends after a "/" (or with the whole file name): no folder is cut.
+    for line in shown[:-1]:
+        path_part = line.removeprefix("Game record:").strip()
+        assert not path_part or path_part.endswith("/") or path_part.endswith(name), shown
