@@ -1,13 +1,16 @@
 """Words made to fit a width without cutting a word in two: a path folded only after a
-``/``, its file name whole.
+``/`` (its file name whole), a list of names cut at a whole name ("+2 more").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.cells import cell_len
+
+ELLIPSIS = "…"
 
 
 def home_path(path: str) -> str:
@@ -38,3 +41,35 @@ def fold_path(lead: str, path: str, tail: str, width: int) -> list[str]:
             line += piece
     lines.append(line.rstrip())
     return lines
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` if it fits ``width`` cells, else as much of it as fits, then "…" (for a
+    single name with no room: what else the line says matters as much)."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 0:
+        return ""
+    kept = ""
+    for char in text:
+        if cell_len(kept + char) > width - 1:
+            break
+        kept += char
+    return kept.rstrip() + ELLIPSIS
+
+
+def fit_names(names: Sequence[str], width: int) -> str:
+    """``names`` joined with commas, as many whole names as ``width`` cells hold, then
+    "+2 more" for the rest: never a name cut half-way, unless even the first one alone
+    is wider than the room (then it ends in "…")."""
+    total = len(names)
+    for shown in range(total, 0, -1):
+        text = ", ".join(names[:shown])
+        if shown < total:
+            text += f", +{total - shown} more"
+        if cell_len(text) <= width:
+            return text
+    if not names:
+        return ""
+    rest = f", +{total - 1} more" if total > 1 else ""
+    return cut(names[0], max(1, width - cell_len(rest))) + rest

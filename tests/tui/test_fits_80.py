@@ -52,3 +52,46 @@ async def test_the_game_record_path_breaks_only_after_a_slash_and_its_file_name_
     for line in shown[:-1]:
         path_part = line.removeprefix("Game record:").strip()
         assert not path_part or path_part.endswith("/") or path_part.endswith(name), shown
+
+
+async def test_your_games_rows_fit_80_columns_with_whole_names(stacks_home: Path) -> None:
+    from netplay.hosts import fingerprint
+    from ratings.local import local_database
+    from ratings.store import Store
+    from tests.netplay.harness import identity_for
+    from tests.ratings.games import stacks_records
+    from tests.tui.conftest import until
+    from tui.launch import Launch
+    from tui.screens.ratings import RatingsScreen
+
+    ann = identity_for(0, "ann")  # the player of the stored games, as this profile
+    folder = stacks_home / "ann"
+    folder.mkdir(parents=True)
+    (folder / "identity.key").write_text(bytes(ann.signing_key).hex() + "\n")
+    records = stacks_records()
+    store = await Store.open(local_database())
+    for record in records:
+        await store.add_record(record)
+    await store.close()
+    app = make_app(defaults=Launch("play", profile="ann"), profiles=stacks_home, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("k")
+        await until(pilot, lambda: isinstance(app.screen, RatingsScreen), "the rankings")
+        await pilot.press("y")
+        await until(pilot, lambda: sum(" vs " in line for line in screen_lines(app))
+                    == len(records), "your games, one line each")
+        store = await Store.open(local_database())
+        games = await store.games_of(fingerprint(ann.key), 100)
+        await store.close()
+        names = {name for game in games for name in game.others}
+        lines = [line for line in screen_lines(app) if " vs " in line]
+        # Wider: the names fitted again, all of them now.
+        await pilot.resize_terminal(120, 30)
+        await until(pilot, lambda: any("Bot 4 (medium)" in line
+                                       for line in screen_lines(app)), "every name")
+    assert "Bot 4 (medium)" in names  # a table of four: three others
+    for line in lines:
+        others = line.split(" vs ", 1)[1].strip(" ▎▊│▏▌▐█▁▂▃▄▅▆▇").rstrip()
+        for part in others.split(", "):
+            assert part in names or (part.startswith("+") and part.endswith(" more")), line
+
