@@ -95,3 +95,22 @@ async def test_your_games_rows_fit_80_columns_with_whole_names(stacks_home: Path
         for part in others.split(", "):
             assert part in names or (part.startswith("+") and part.endswith(" more")), line
 
+
+
+async def test_the_menu_footer_shows_every_key_it_offers_whole(stacks_home: Path) -> None:
+    from textual.binding import Binding
+
+    from tests.tui.conftest import until
+    from tui.screens.menu import MenuScreen
+
+    app = make_app(profiles=stacks_home)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        await pilot.pause()
+        footer = screen_lines(app)[-1]
+    shown = [b for b in MenuScreen.BINDINGS if isinstance(b, Binding) and b.show]
+    assert len(shown) >= 4, shown  # the main ways to play, at least
+    for binding in shown:
+        assert f"{binding.key} {binding.description}" in footer, footer
+    assert "q Quit" in footer, footer
+    assert footer.rstrip().endswith(("palette", "Quit", "Help")), footer
