@@ -1,5 +1,6 @@
 """Words made to fit a width without cutting a word in two: a path folded only after a
-``/`` (its file name whole), a list of names cut at a whole name ("+2 more").
+``/`` (its file name whole), a list of names cut at a whole name ("+2 more"), a line
+said in the shortest of its forms that fits, or cut at a word's end.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.cells import cell_len
+from textual.content import Content
 
 ELLIPSIS = "…"
 
@@ -73,3 +75,26 @@ def fit_names(names: Sequence[str], width: int) -> str:
         return ""
     rest = f", +{total - 1} more" if total > 1 else ""
     return cut(names[0], max(1, width - cell_len(rest))) + rest
+
+
+def fit_line(forms: Sequence[str], width: int) -> str:
+    """The first of ``forms`` (markup, the fullest first, each shorter than the one
+    before) that fits ``width`` cells; if none does, the last one cut at the end of a
+    word, then "…" (never inside a word). No width yet (``width <= 0``): the first."""
+    if not forms:
+        return ""
+    if width <= 0:
+        return forms[0]
+    for form in forms:
+        if Content.from_markup(form).cell_length <= width:
+            return form
+    content = Content.from_markup(forms[-1])
+    text = content.plain
+    room = width - cell_len(ELLIPSIS)
+    end = 0  # the end of the last word that fits, ellipsis and all
+    for match in re.finditer(r"\S+", text):
+        if cell_len(text[:match.end()]) > room:
+            break
+        end = match.end()
+    kept = content[:end] if end else content[:max(room, 0)]
+    return (kept.rstrip(" ·—;,") + ELLIPSIS).markup

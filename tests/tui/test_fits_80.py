@@ -114,3 +114,34 @@ async def test_the_menu_footer_shows_every_key_it_offers_whole(stacks_home: Path
         assert f"{binding.key} {binding.description}" in footer, footer
     assert "q Quit" in footer, footer
     assert footer.rstrip().endswith(("palette", "Quit", "Help")), footer
+
+
+@pytest.mark.parametrize("game", ["stacks", "sequence"])
+async def test_the_status_line_says_whom_the_table_waits_for_in_whole_words(
+    stacks_home: Path, game: str,
+) -> None:
+    from tests.tui import board_states
+    from tests.tui.showcase import show_board, show_table
+
+    one = "waiting for Bobby — 25 s left, then a bot plays"
+    many = "; ".join([one, "waiting for Cyrille — away 12 s, bot plays in 8 s",
+                      "waiting for Dominique — away 30 s, a bot plays for them"])
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        if game == "sequence":
+            screen: object = await show_board(app, board_states.mid_game())
+        else:
+            screen = await show_table(app, states.mid_game())
+        screen.waiting = one  # type: ignore[attr-defined]
+        await pilot.pause()
+        await pilot.pause()
+        status = screen_lines(app)[0].strip()
+        assert status.endswith(one), status  # whole: what matters now, said in full
+        screen.waiting = many  # type: ignore[attr-defined]
+        await pilot.pause()
+        await pilot.pause()
+        status = screen_lines(app)[0].strip()
+    assert status.endswith("…"), status  # too long for one line: cut, but at a word
+    words = status.removesuffix("…").split()
+    assert words[-1] in many.replace(";", " ").split(), status
+    assert "waiting for Bobby — 25 s left, then a bot plays" in status, status
