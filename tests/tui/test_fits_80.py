@@ -145,3 +145,23 @@ async def test_the_status_line_says_whom_the_table_waits_for_in_whole_words(
     words = status.removesuffix("…").split()
     assert words[-1] in many.replace(";", " ").split(), status
     assert "waiting for Bobby — 25 s left, then a bot plays" in status, status
+
+
+async def test_the_board_legend_reads_in_whole_words_at_80_columns(stacks_home: Path) -> None:
+    from tests.tui import board_states
+    from tests.tui.showcase import show_board
+
+    app = make_app(profiles=stacks_home, frozen=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await show_board(app, board_states.mid_game())
+        await pilot.pause()
+        await pilot.pause()
+        board = [line[:54].rstrip() for line in screen_lines(app)]  # the board's column
+    below = next(i for i, line in enumerate(board) if line.startswith("10 ")) + 1
+    legend = " ".join(board[below:next(i for i, line in enumerate(board)
+                                       if line.startswith("─You"))])
+    for words in ("QHB Blue chip", "[..] sequence", "** free corner", "+ your card fits",
+                  "× your jack removes it"):
+        assert words in legend, board
+    assert "…" not in legend, board
+    assert any(line.startswith("Last:") for line in board), board  # nothing pushed off
