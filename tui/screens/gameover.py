@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 from textual._context import NoActiveAppError
@@ -18,8 +19,22 @@ from textual.widgets import Footer, Static
 from engine.cards import Colour
 from engine.classic.state import SequenceState
 from tui import classic_words, words
+from tui.fit import fold_path, home_path
 from tui.messages import LeaveTable, Rematch
 from tui.model import TableModel
+
+
+class RecordLine:
+    """"Game record: PATH (stacks verify FILE)", folded to the width it is given only after
+    a ``/`` of the path (the home folder written ``~``): the file name is never cut."""
+
+    def __init__(self, path: str) -> None:
+        self.path = home_path(path)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in fold_path("Game record: ", self.path, "(stacks verify FILE)",
+                              options.max_width):
+            yield Text(line, style="dim", overflow="fold")
 
 
 class GameOverScreen(Screen[None]):
@@ -52,6 +67,7 @@ class GameOverScreen(Screen[None]):
             yield Static(self._headline(), id="over-headline")
             yield Static(self._table(), id="over-table")
             yield Static(id="over-verdict")
+            yield Static(id="over-record")
             yield Static(self._keys(), id="over-keys")
         yield Footer(compact=True)
 
@@ -137,12 +153,13 @@ class GameOverScreen(Screen[None]):
             text = f"[b]Fair deal: ✓ verified.[/] [dim]{escape(verdict[1])}[/]"
         else:
             text = f"[b]Fair deal: ✗ NOT verified:[/] {escape(verdict[1])}"
-        if self.record:
-            text += f"\n[dim]Game record: {escape(self.record)} (stacks verify FILE)[/]"
         if self.rated:
             text += f"\n{escape(self.rated)}"
         for static in self.query("#over-verdict").results(Static):
             static.update(text)
+        for static in self.query("#over-record").results(Static):
+            static.display = bool(self.record)
+            static.update(RecordLine(self.record) if self.record else "")
 
     def _kiosk(self) -> bool:
         """Whether a browser visitor watches (``stacks web``): no menu behind this screen
