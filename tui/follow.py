@@ -171,9 +171,12 @@ class Following:
 
     @notice.register
     async def _refused(self, notice: Refused) -> None:
+        launch = self.owner.launch
+        table = launch.table if launch is not None else "TABLE"
         await self.owner.failed(Problem(
             "The table refused you.", notice.reason.capitalize() + ".",
-            _refused_advice(notice.reason), severe=True,
+            _refused_advice(notice.reason, table), severe=True,
+            watch=launch is not None and _watchable(notice.reason),
         ))
 
     @notice.register
@@ -508,14 +511,20 @@ KEPT_EVERY = 5.0
 """A game kept while the server's database is down: asked after for half an hour."""
 
 
-def _refused_advice(reason: str) -> str:
+def _watchable(reason: str) -> bool:
+    """A refusal for want of a seat: the table can be watched instead."""
+    return "full" in reason or "started" in reason
+
+
+def _refused_advice(reason: str, table: str) -> str:
     if "password" in reason:
         return "Ask the host for the password and join again with --password."
     if "full" in reason:
-        return "Every seat is taken: watch instead (stacks watch TABLE)."
+        return f"Every seat is taken: w watches it (or: stacks watch {table})."
     if "started" in reason:
-        return "The game is on: watch it (stacks watch TABLE) or wait for the next one."
+        return (f"The game is on: w watches it (or: stacks watch {table}), or wait for "
+                "the next one.")
     if "can't show" in reason:
-        return ("Follow it with stacks watch TABLE --headless, or seat a bot there: "
-                "stacks bot TABLE.")
+        return (f"Follow it with stacks watch {table} --headless, or seat a bot there: "
+                f"stacks bot {table}.")
     return "Esc goes back to the menu."
