@@ -415,7 +415,12 @@ class Control:
     async def failed(self, problem: Problem) -> None:
         from tui.screens.problem import ProblemScreen
 
-        async def back(_: None) -> None:
+        launch = self.launch
+
+        async def back(choice: str | None) -> None:
+            if choice == "watch" and launch is not None:
+                await self.start(replace(launch, role="watch", held=False))
+                return
             await self.menu()
 
         await self.stop()

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Static
 
 from engine.cards import Colour
 from engine.classic.state import SequenceState
+from engine.results import SeatResult
 from tui import classic_words, words
 from tui.fit import fold_path, home_path
 from tui.messages import LeaveTable, Rematch
@@ -51,6 +52,8 @@ class GameOverScreen(Screen[None]):
     ]
 
     verdict: reactive[tuple[bool, str] | None] = reactive(None)
+    results: reactive[tuple[SeatResult, ...] | None] = reactive(None)
+    """The game's end in numbers (``engine.results``), the same for every peer."""
     record: reactive[str] = reactive("")
     rated: reactive[str] = reactive("")
     """What became of the game in the ratings (stored, or kept while the database is
@@ -61,6 +64,7 @@ class GameOverScreen(Screen[None]):
         self.model = model
         self.hosting = hosting
         self.set_reactive(GameOverScreen.verdict, model.verdict)
+        self.set_reactive(GameOverScreen.results, model.results)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="over-box"):
@@ -76,6 +80,10 @@ class GameOverScreen(Screen[None]):
 
     def watch_verdict(self) -> None:
         self._show_verdict()
+
+    def watch_results(self) -> None:
+        for static in self.query("#over-table").results(Static):
+            static.update(self._table())
 
     def watch_record(self) -> None:
         self._show_verdict()
@@ -108,20 +116,21 @@ class GameOverScreen(Screen[None]):
             table.add_column(column, justify=justify)  # type: ignore[arg-type]
         if view is None:
             return table
-        model.stats.ensure(view.players)
         winner = view.outcome.winner if view.outcome else None
+        results = self.results
         for seat in range(view.players):
-            stats = model.stats.seats[seat]
             name = "You" if seat == model.me else model.name(seat)
             if seat == winner:
                 name = f"★ {name}"
             red, blue = view.chips[seat][Colour.RED], view.chips[seat][Colour.BLUE]
             chips = Text.from_markup(words.chips(red, blue))
-            table.add_row(
-                Text(name, style="bold" if seat == winner else ""), chips,
-                f"{stats.chips_won[0] + stats.chips_won[1]}", str(stats.completed),
-                str(stats.blocked), str(stats.steals), str(stats.cards_played),
-            )
+            if results is not None and seat < len(results):
+                mine = results[seat]
+                counts = [str(mine.chips_won), str(mine.completed), str(mine.blocked),
+                          str(mine.steals), str(mine.cards_played)]
+            else:  # batches still on their way: counted once the fair-deal check has them
+                counts = ["…"] * 5
+            table.add_row(Text(name, style="bold" if seat == winner else ""), chips, *counts)
         return table
 
     def _board_table(self, view: SequenceState) -> Table:
