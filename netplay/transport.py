@@ -15,14 +15,10 @@ in flight when the link dropped, soon after it went out, on :data:`POISON_DROPS`
 connections in a row, is dropped as the likely cause; both are said once, as a warning.
 Receivers recover a lost frame by its number (docs/protocol.md).
 
-paho's internals this module relies on (pinned paho-mqtt 2.x; a test of each path fails
-should one change): ``Client._sock``, ``_in_packet`` (its ``command`` and ``packet``),
-``_handle_publish``, ``_handle_pubackcomp``, ``_on_message_filtered``, ``_out_packet``
-(and the dictionaries queued there), ``_out_messages``, ``_out_message_mutex``,
-``_inflight_messages``, ``_max_inflight_messages``, ``_update_inflight``,
-``_mid_generate``, ``_last_msg_out``, ``_last_bytes_received``, ``_registered_write``,
-``MQTTMessageInfo._set_as_published``; aiomqtt's ``Client._client``, ``_disconnected``
-and ``_misc_loop``.
+How a frame reaches paho's socket and how paho's reads are taken is in
+:mod:`netplay.mqtt_packets`, the client aiomqtt makes per attempt in
+:mod:`netplay.mqtt_client`; both work on internals of paho-mqtt and aiomqtt, listed with
+the versions they were tested with in :mod:`netplay.upstream`.
 """
 
 from __future__ import annotations
@@ -35,7 +31,7 @@ import ssl
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit
@@ -43,11 +39,21 @@ from urllib.parse import unquote, urlsplit
 import aiomqtt
 import paho.mqtt.client as mqtt
 from aiomqtt.exceptions import MqttConnectError
-from paho.mqtt.matcher import MQTTMatcher
 from paho.mqtt.reasoncodes import ReasonCode
 
 from netplay.aio import cancel_and_wait
 from netplay.memory import AsyncMemoryBroker
+from netplay.mqtt_client import Client
+from netplay.mqtt_packets import (
+    NoFilters,
+    ReadAhead,
+    Sent,
+    fast_puback,
+    fast_publish,
+    fast_reader,
+    fast_sender,
+    read_socket,
+)
 from netplay.names import publish_topic_problem
 from netplay.wire import Outgoing
 
@@ -168,7 +174,7 @@ def _granted(codes: Sequence[object]) -> bool:
 
 class _Info(Protocol):
     """What the transport asks of a frame handed to the broker: paho's
-    ``MQTTMessageInfo``, or a :class:`_Sent`."""
+    ``MQTTMessageInfo``, or a :class:`Sent`."""
 
     def is_published(self) -> bool: ...
 
@@ -280,24 +286,6 @@ class _Outbox:
             self.ready.set()
 
 
-class _NoFilters(MQTTMatcher):
-    """paho's per-topic callbacks, of which a peer has none.
-
-    paho asks its matcher for the callbacks of every message it receives, and
-    ``MQTTMatcher.iter_match`` builds a recursive closure for that, a reference cycle (a
-    function, its cells, a list and a tuple) per message, which only the cyclic garbage
-    collector frees. A process of many peers (``stacks bench load``: a hundred tables)
-    then collected its young objects every ~700 messages, 2.5 ms a time, its older ones
-    every ten of those, 25 ms, and all of them every few seconds, up to 0.4 s, holding up
-    every table of the process each time."""
-
-    def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
-
-    def iter_match(self, topic: str) -> Iterator[Any]:
-        return iter(())
-
-
 class Arrivals:
     """Messages received and not taken yet, oldest first; each arrival is told to the
     listener (a peer's driver), and :meth:`get` waits for one."""
@@ -355,369 +343,6 @@ class _Receiving:
     def ready(self, limit: int) -> list[tuple[str, bytes]]:
         """Up to ``limit`` messages already received, without waiting."""
         return self._incoming.take(limit)
-
-
-READ_AHEAD = 65536
-"""Bytes asked of the broker's socket at once (see :class:`_ReadAhead`)."""
-
-
-class _ReadAhead:
-    """The broker's (plain TCP) socket, read ahead into a buffer.
-
-    paho reads a packet in three or four ``recv`` calls (its first byte, each byte of its
-    length, the rest) and one packet per call of ``loop_read``: each frame a peer
-    received cost four system calls and a turn of the event loop of its own. Here one
-    ``recv`` takes whatever the kernel holds (many frames, under load) and paho's small
-    reads are served from it; :meth:`pending` tells the reader to go on while bytes are
-    left, as it does for TLS (whose socket decrypts ahead likewise). Everything else is
-    the socket's own."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self._buffer = b""
-        self._at = 0
-        self.send = sock.send
-        self.fileno = sock.fileno
-        self.close = sock.close
-
-    def recv(self, size: int) -> bytes:
-        buffer, at = self._buffer, self._at
-        if at >= len(buffer):
-            buffer = self.sock.recv(READ_AHEAD)  # BlockingIOError when nothing is there
-            if not buffer:
-                return buffer  # the broker closed the link
-            self._buffer, at = buffer, 0
-        out = buffer[at:at + size]
-        self._at = at + len(out)
-        return out
-
-    def pending(self) -> int:
-        return len(self._buffer) - self._at
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.sock, name)
-
-
-def _fast_publish(paho: mqtt.Client, deliver: Callable[[str, bytes], None]) -> Callable[[], int]:
-    """paho's handling of a received PUBLISH, for the QoS 0 ones (every frame a peer
-    receives: it subscribes at QoS 0) in a few lines: topic and payload straight to
-    ``deliver``, without paho's message object, its debug log line, its callback lock and
-    its topic matcher (of which a peer has none). A PUBLISH of QoS 1 or 2 (a broker that
-    ignores the subscription's QoS) goes paho's own way, acknowledged by it. A topic
-    that is not UTF-8 is dropped (paho would raise in the callback)."""
-    own = paho._handle_publish
-    success = int(mqtt.MQTT_ERR_SUCCESS)
-    protocol = int(mqtt.MQTT_ERR_PROTOCOL)
-
-    def handle_publish() -> int:
-        packet = paho._in_packet
-        if packet["command"] & 0x06:
-            return own()
-        data = packet["packet"]
-        size = int.from_bytes(data[:2], "big")
-        if size == 0 or len(data) < 2 + size:
-            return protocol  # malformed: paho drops the link, as it would itself
-        try:
-            topic = data[2:2 + size].decode()
-        except UnicodeDecodeError:
-            log.info("dropped a message whose topic is not UTF-8")
-            return success
-        deliver(topic, bytes(data[2 + size:]))
-        return success
-
-    return handle_publish
-
-
-def _fast_puback(paho: mqtt.Client, fast: dict[int, _Sent]) -> Callable[[str], int]:
-    """paho's handling of a PUBACK (MQTT 3.1.1: two bytes, the packet id), which a peer
-    gets for every frame it publishes at QoS 1, without the reason code and properties
-    objects paho makes for it (MQTT 5's, empty here) and its debug log line: the frame
-    is marked published and the next waiting one sent, as paho does. We take no
-    ``on_publish`` callback (see ``MqttTransport._hook``). Anything else (a PUBCOMP, a
-    PUBACK of another length) goes paho's own way. The PUBACK of a frame
-    :func:`_fast_sender` sent (kept in ``fast``) marks its :class:`_Sent`."""
-    own = paho._handle_pubackcomp
-    success = int(mqtt.MQTT_ERR_SUCCESS)
-
-    def handle_pubackcomp(cmd: str) -> int:
-        data = paho._in_packet["packet"]
-        if cmd != "PUBACK" or len(data) != 2 or paho.on_publish is not None:
-            return own(cmd)  # type: ignore[arg-type]
-        mid = int.from_bytes(data, "big")
-        sent = fast.pop(mid, None)
-        if sent is not None:
-            sent.published = True
-            return success
-        with paho._out_message_mutex:
-            message = paho._out_messages.pop(mid, None)
-            if message is None:
-                return success
-            message.info._set_as_published()
-            if message.qos > 0:
-                paho._inflight_messages -= 1
-                if paho._max_inflight_messages > 0:
-                    return int(paho._update_inflight())
-        return success
-
-    return handle_pubackcomp
-
-
-class _Sent:
-    """A frame :func:`_fast_sender` handed to the socket: what paho's ``MQTTMessageInfo``
-    would tell of it (whether the broker has it), without its lock and condition."""
-
-    __slots__ = ("mid", "published")
-
-    def __init__(self, mid: int) -> None:
-        self.mid = mid
-        self.published = False
-
-    def is_published(self) -> bool:
-        return self.published
-
-    def _set_as_published(self) -> None:
-        """What paho's ``_packet_write`` calls once it wrote a QoS 0 frame's last bytes."""
-        self.published = True
-
-
-_PUBLISH = 0x30
-_MAX_REMAINING = 268_435_455
-"""MQTT's largest remaining length (four bytes of it)."""
-
-
-def _fast_sender(
-    paho: mqtt.Client, want_writer: Callable[[], None], fast: dict[int, _Sent],
-) -> Callable[[Outgoing], _Sent | None]:
-    """paho's ``publish`` of a frame, for a plain TCP link, in a few lines: the PUBLISH
-    packet (MQTT 3.1.1) made here and written to the socket at once, without paho's
-    ``MQTTMessage``, its ``MQTTMessageInfo`` (a lock and a condition each), its debug log
-    lines and its out-packet queue: 0.1 ms a frame of a peer's CPU, a host publishing
-    a frame or more per action and every seat one per action (issue #28).
-
-    A QoS 1 frame takes its packet id from paho (``_mid_generate``, so none is given
-    twice with paho's own) and waits in ``fast`` for its PUBACK (:func:`_fast_puback`).
-    What the socket would not take is queued where paho queues its own, and the loop's
-    writer asked for (``want_writer``): paho writes the rest as it writes its own. The
-    sender answers ``None``, and the frame goes paho's own way, whenever that way could
-    matter: paho holds bytes not written yet or frames over its in-flight limit (the
-    frame goes after them, in order), as many frames of ours wait for a PUBACK as paho
-    would let be in flight, a TLS link (its socket's partial writes are paho's to
-    handle), or a frame of a size or QoS it would not make."""
-    out_packets = paho._out_packet
-    out_messages = paho._out_messages
-    limit = paho._max_inflight_messages or 1 << 30
-
-    def send(out: Outgoing) -> _Sent | None:
-        sock = paho._sock
-        qos = out.qos
-        payload = out.payload
-        if (not isinstance(sock, _ReadAhead) or out_packets or qos not in (0, 1)
-                or len(out_messages) != paho._inflight_messages or len(fast) >= limit
-                or type(payload) is not bytes):
-            return None
-        topic = out.topic.encode()
-        remaining = 2 + len(topic) + len(payload) + 2 * qos
-        if remaining > _MAX_REMAINING or len(topic) > 0xFFFF:
-            return None
-        header = bytearray((_PUBLISH | qos << 1 | bool(out.retain),))
-        while remaining > 0x7F:
-            header.append(remaining & 0x7F | 0x80)
-            remaining >>= 7
-        header.append(remaining)
-        header += len(topic).to_bytes(2, "big")
-        header += topic
-        mid = 0
-        if qos:
-            mid = paho._mid_generate()
-            header += mid.to_bytes(2, "big")
-        packet = bytes(header) + payload
-        sent = _Sent(mid)
-        if qos:
-            fast[mid] = sent
-        try:
-            written = sock.send(packet)
-        except OSError:  # full (BlockingIOError), or a broken link the reader will notice
-            written = 0
-        paho._last_msg_out = time.monotonic()  # paho's keepalive: no PINGREQ while busy
-        if written < len(packet):
-            out_packets.append({"command": packet[0], "mid": mid, "qos": qos, "pos": written,
-                                "to_process": len(packet) - written, "packet": packet,
-                                "info": sent})  # type: ignore[typeddict-item]
-            want_writer()
-        elif not qos:
-            sent.published = True
-        return sent
-
-    return send
-
-
-_READ_NOTHING, _READ_ALL, _READ_PAHO = 0, 1, 2
-"""What :func:`_fast_reader`'s reader did: the socket had nothing; it took every whole
-packet that was read and nothing is left; it stopped at bytes for paho to read."""
-
-
-def _fast_reader(
-    paho: mqtt.Client, sock: _ReadAhead, deliver: Callable[[str, bytes], None],
-    fast: dict[int, _Sent],
-) -> Callable[[], int]:
-    """paho's reading of the packets a peer gets most, for a plain TCP link: a QoS 0
-    PUBLISH (every frame a peer receives) and the PUBACK of a frame :func:`_fast_sender`
-    sent, taken whole from what :class:`_ReadAhead` read, without paho's byte-at-a-time
-    reads of each packet's header, its in-packet dictionary and its dispatch (0.05 ms a
-    packet of a peer's CPU, issue #28). It stops at the first packet that is anything
-    else, not whole yet, or malformed, and paho reads that one (from the same buffer),
-    as it reads everything on a TLS link: what paho would do with it, it still does.
-    Only called between packets (paho holds none half read)."""
-    success = _READ_ALL
-
-    def take() -> int:
-        buffer, at = sock._buffer, sock._at
-        if at >= len(buffer):
-            try:
-                buffer = sock.sock.recv(READ_AHEAD)
-            except BlockingIOError:
-                return _READ_NOTHING
-            except OSError:
-                return _READ_PAHO  # paho's own read meets the error and says so
-            sock._buffer, sock._at, at = buffer, 0, 0
-            if not buffer:
-                return _READ_PAHO  # the broker closed the link: paho's read sees the end
-        end = len(buffer)
-        result = _READ_PAHO
-        taken = at
-        while True:
-            if at >= end:
-                result = success
-                break
-            command = buffer[at]
-            if command & 0xF6 != 0x30 and command != 0x40:
-                break  # not a QoS 0 PUBLISH nor a PUBACK: paho's
-            length, shift, i = 0, 0, at + 1
-            while i < end and shift <= 21:
-                byte = buffer[i]
-                i += 1
-                length |= (byte & 0x7F) << shift
-                if not byte & 0x80:
-                    break
-                shift += 7
-            else:
-                break  # the length is not all here (or too long: paho refuses it)
-            start, stop = i, i + length
-            if stop > end:
-                break  # not whole yet
-            if command == 0x40:
-                if length != 2:
-                    break
-                sent = fast.pop(int.from_bytes(buffer[start:stop], "big"), None)
-                if sent is None:
-                    break  # one of paho's own frames: paho does its bookkeeping
-                sent.published = True
-            else:
-                size = int.from_bytes(buffer[start:start + 2], "big")
-                if length < 2 or size == 0 or length < 2 + size:
-                    break  # malformed: paho drops the link, as it would
-                try:
-                    topic = buffer[start + 2:start + 2 + size].decode()
-                except UnicodeDecodeError:
-                    log.info("dropped a message whose topic is not UTF-8")
-                else:
-                    sock._at = stop
-                    deliver(topic, buffer[start + 2 + size:stop])
-            at = sock._at = stop
-        if at != taken:
-            paho._last_bytes_received = time.monotonic()  # as paho's read would mark it
-        return result
-
-    return take
-
-
-def _read(paho: mqtt.Client, take: Callable[[], int] | None) -> None:
-    """Read what the socket holds: the usual packets by ``take`` (:func:`_fast_reader`,
-    on a plain TCP link), the others by paho, until nothing that was read is left."""
-    while True:
-        if take is not None and paho._in_packet["command"] == 0 and take() != _READ_PAHO:
-            return
-        paho.loop_read()
-        pending = getattr(paho._sock, "pending", None)  # TLS: decoded bytes left
-        if pending is None or pending() <= 0:
-            return
-
-
-HOUSEKEEPING_EVERY = 1.0
-"""Seconds between two rounds of paho's housekeeping (``loop_misc``: the keepalive's
-PINGREQ, and giving up on a broker that stopped answering them), as aiomqtt does it."""
-
-
-class _Housekeeping:
-    """paho's housekeeping for every client of one event loop, on one timer.
-
-    aiomqtt gives each client a task that wakes every second to call ``loop_misc``: a
-    process running the peers of a hundred tables (a host and its seats each) woke a few
-    hundred times a second for it, each wake a task step, a sleep and a timer in the
-    loop's heap: ~3% of the peers' CPU in a cProfile of ``stacks bench load``, and 8%
-    less CPU per action without them, measured (issue #28, docs/deploy.md). Here one
-    timer a second calls ``loop_misc`` for all of them, in the same order of events: a
-    client's first round when it connects, then every :data:`HOUSEKEEPING_EVERY`, until
-    ``loop_misc`` fails (the link is gone) or its client disconnects."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.clients: dict[mqtt.Client, asyncio.Future[None]] = {}
-        self._timer: asyncio.TimerHandle | None = None
-
-    @classmethod
-    async def keep(cls, paho: mqtt.Client) -> None:
-        """Until ``paho``'s ``loop_misc`` fails (or this is cancelled: its client
-        disconnects), as aiomqtt's own ``_misc_loop`` would run."""
-        if paho.loop_misc() != mqtt.MQTT_ERR_SUCCESS:
-            return
-        loop = asyncio.get_running_loop()
-        keeper = _KEEPERS.get(loop)
-        if keeper is None:
-            keeper = _KEEPERS[loop] = cls(loop)
-        done = keeper.clients[paho] = loop.create_future()
-        if keeper._timer is None:
-            keeper._timer = loop.call_later(HOUSEKEEPING_EVERY, keeper._round)
-        try:
-            await done
-        finally:
-            keeper._forget(paho)
-
-    def _forget(self, paho: mqtt.Client) -> None:
-        self.clients.pop(paho, None)
-        if not self.clients:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-            if _KEEPERS.get(self.loop) is self:
-                del _KEEPERS[self.loop]
-
-    def _round(self) -> None:
-        self._timer = None
-        for paho, done in list(self.clients.items()):
-            if done.done():
-                continue
-            try:
-                ok = paho.loop_misc() == mqtt.MQTT_ERR_SUCCESS
-            except Exception as exc:  # that client's task ends on it, as before
-                done.set_exception(exc)
-                continue
-            if not ok:
-                done.set_result(None)
-        if any(not done.done() for done in self.clients.values()):
-            self._timer = self.loop.call_later(HOUSEKEEPING_EVERY, self._round)
-
-
-_KEEPERS: dict[asyncio.AbstractEventLoop, _Housekeeping] = {}
-"""The housekeeping of each event loop that has connected clients."""
-
-
-class _Client(aiomqtt.Client):
-    """aiomqtt's client, its per-client housekeeping task replaced by :class:`_Housekeeping`
-    (should aiomqtt rename its ``_misc_loop``, its own runs instead: the same work, dearer)."""
-
-    async def _misc_loop(self) -> None:
-        await _Housekeeping.keep(self._client)
 
 
 class MqttTransport(_Receiving):
@@ -787,8 +412,8 @@ class MqttTransport(_Receiving):
         self._writer_fd: int | None = None
         """The socket whose writer is registered with the loop, while one is."""
         self._add_writer: Callable[[], None] = lambda: None
-        self._fast_send: Callable[[Outgoing], _Sent | None] = lambda out: None
-        """Publishes a frame paho's way around, while connected (:func:`_fast_sender`)."""
+        self._fast_send: Callable[[Outgoing], Sent | None] = lambda out: None
+        """Publishes a frame paho's way around, while connected (:func:`fast_sender`)."""
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"mqtt-{self.client_name}")
@@ -878,7 +503,7 @@ class MqttTransport(_Receiving):
         if last is not None:
             will = aiomqtt.Will(last.topic, last.payload, qos=last.qos, retain=last.retain)
         tls = ssl.create_default_context() if self.address.tls else None
-        return _Client(
+        return Client(
             self.address.host,
             self.address.port,
             username=self.username,
@@ -1026,7 +651,7 @@ class MqttTransport(_Receiving):
 
         def on_message(_client: object, _userdata: object, message: mqtt.MQTTMessage) -> None:
             # Straight into our queue from paho's callback: one hop less than aiomqtt's
-            # own queue and message iterator. (QoS 0 frames come by _fast_publish.)
+            # own queue and message iterator. (QoS 0 frames come by fast_publish.)
             deliver(message.topic, bytes(message.payload))
 
         def writable() -> None:
@@ -1057,7 +682,7 @@ class MqttTransport(_Receiving):
             # aiomqtt's reader, and the acknowledgements the read queued written at once.
             self._writing = self.reading = True
             try:
-                _read(paho, take)
+                read_socket(paho, take)
             except Exception as exc:  # a broken link: the client is disconnected
                 failed(exc)
             else:
@@ -1075,20 +700,20 @@ class MqttTransport(_Receiving):
             # The CONNECT said ``keepalive``; paho's housekeeping pings (and gives up on a
             # silent broker) on its own copy of it, sooner (PRESENCE_PING).
             paho._keepalive = min(self.ping_every, self.keepalive)
-        paho._on_message_filtered = _NoFilters()
+        paho._on_message_filtered = NoFilters()
         paho.on_message = on_message
-        paho._handle_publish = _fast_publish(paho, deliver)  # type: ignore[method-assign,assignment]
-        fast: dict[int, _Sent] = {}
-        paho._handle_pubackcomp = _fast_puback(paho, fast)  # type: ignore[method-assign,assignment]
+        paho._handle_publish = fast_publish(paho, deliver)  # type: ignore[method-assign,assignment]
+        fast: dict[int, Sent] = {}
+        paho._handle_pubackcomp = fast_puback(paho, fast)  # type: ignore[method-assign,assignment]
         if isinstance(paho._sock, socket.socket) and not isinstance(paho._sock, ssl.SSLSocket):
-            paho._sock = _ReadAhead(paho._sock)
-            take = _fast_reader(paho, paho._sock, deliver, fast)
+            paho._sock = ReadAhead(paho._sock)
+            take = fast_reader(paho, paho._sock, deliver, fast)
 
         def want_writer() -> None:
             if self._writer_fd is None:
                 add_writer()
 
-        self._fast_send = _fast_sender(paho, want_writer, fast)
+        self._fast_send = fast_sender(paho, want_writer, fast)
         paho.on_publish = None  # we never await aiomqtt's publish: no callback per frame
         paho.on_socket_register_write = register_write
         paho.on_socket_unregister_write = unregister_write
