@@ -1,14 +1,19 @@
 """aiomqtt's client as the transport uses it: paho's housekeeping for every client of a
-loop on one timer (:class:`Housekeeping`), and the broker's socket watched by the loop
-only while it is open (:class:`Client`).
+loop on one timer (:class:`Housekeeping`), and a new socket watched by the loop whatever
+it still remembers of a closed one (:class:`Client`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import socket
+from typing import Any
 
 import aiomqtt
 import paho.mqtt.client as mqtt
+
+log = logging.getLogger("netplay.transport")
 
 HOUSEKEEPING_EVERY = 1.0
 """Seconds between two rounds of paho's housekeeping (``loop_misc``: the keepalive's
@@ -79,9 +84,77 @@ KEEPERS: dict[asyncio.AbstractEventLoop, Housekeeping] = {}
 """The housekeeping of each event loop that has connected clients."""
 
 
+def forget_closed(loop: asyncio.AbstractEventLoop, fd: int) -> bool:
+    """Drop whatever ``loop`` still watches on descriptor ``fd``; whether it watched any.
+
+    Called for a socket just made, so anything watched on its number was watched on a
+    closed socket that had the same number: the loop's selector remembers it, while the
+    kernel forgot it with the socket, and watching the new socket would fail
+    (``FileNotFoundError`` from ``add_reader``: the selector asks the kernel to change a
+    registration it no longer has; the selector drops its record then, as here)."""
+    stale = False
+    for remove in (loop.remove_writer, loop.remove_reader):
+        try:
+            stale = remove(fd) or stale
+        except OSError:
+            stale = True
+    return stale
+
+
 class Client(aiomqtt.Client):
     """aiomqtt's client, its per-client housekeeping task replaced by :class:`Housekeeping`
-    (should aiomqtt rename its ``_misc_loop``, its own runs instead: the same work, dearer)."""
+    (should aiomqtt rename its ``_misc_loop``, its own runs instead: the same work, dearer),
+    and the new socket watched safely.
+
+    aiomqtt asks the loop to watch a new socket from the thread it connects in, by a
+    callback (``add_reader``) that no one can catch an error of: one the loop still had a
+    closed socket's registration for (a link that dropped under load) put a traceback on
+    stderr, and the connection, its CONNACK never read, hung until its timeout. Here
+    the loop first forgets the closed socket, says so in a line, and watches the new
+    one; should watching it fail all the same, the attempt fails at once (the transport
+    connects again)."""
 
     async def _misc_loop(self) -> None:
         await Housekeeping.keep(self._client)
+
+    def _on_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+        self._loop.call_soon_threadsafe(self._watch, client, sock)
+
+    def _watch(self, client: mqtt.Client, sock: socket.socket) -> None:
+        """On the loop's thread: read ``sock`` when it is readable, and run the
+        housekeeping, as aiomqtt's ``_on_socket_open`` does."""
+        if client.socket() is not sock:  # closed already, in the connecting thread
+            self._fail("the link to the broker closed before the loop watched it")
+            return
+        fd = sock.fileno()
+        if forget_closed(self._loop, fd):
+            log.info("%s: the event loop still watched a closed socket with the new one's "
+                     "number (%d), from a link that dropped; forgotten", self.identifier, fd)
+        try:
+            self._loop.add_reader(fd, self._readable, client)
+        except OSError as exc:
+            log.info("%s: the event loop can't watch the new socket (%s); connecting again",
+                     self.identifier, exc)
+            self._fail(f"the event loop can't watch the socket: {exc}")
+            return
+        self._misc_task = self._loop.create_task(self._misc_loop())
+
+    def _readable(self, client: mqtt.Client) -> None:
+        """aiomqtt's reader (until the transport puts its own in place): paho reads, and
+        on a TLS link goes on while decoded bytes are left; an error ends the link."""
+        try:
+            while True:
+                client.loop_read()
+                pending = getattr(client.socket(), "pending", None)
+                if pending is None or pending() <= 0:
+                    return
+        except Exception as exc:  # a broken link
+            if not self._disconnected.done():
+                self._disconnected.set_exception(exc)
+
+    def _fail(self, why: str) -> None:
+        """Fail the connection attempt now rather than at its timeout."""
+        connected = self._connected
+        if not connected.done():
+            connected.set_exception(aiomqtt.MqttError(why))
+            connected.exception()  # retrieved: the attempt may have timed out already

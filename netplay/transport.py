@@ -665,6 +665,10 @@ class MqttTransport(_Receiving):
             if sock is None:
                 return
             self._writer_fd = sock.fileno()
+            # paho lets the writer go (``unregister_write``) once its queue is written and
+            # when it closes the socket, if it knows of it: else the loop would call
+            # ``writable`` at every turn, and keep the writer of a closed socket.
+            paho._registered_write = True
             loop.add_writer(self._writer_fd, writable)
 
         def register_write(_paho: mqtt.Client, _userdata: object, _sock: object) -> None:
@@ -695,6 +699,15 @@ class MqttTransport(_Receiving):
                 if done is not None:
                     done()  # what the read brought is taken (by the peer's driver)
 
+        aiomqtt_closed = paho.on_socket_close
+
+        def closed(_paho: mqtt.Client, userdata: object, sock: Any) -> None:
+            # Whatever paho knows: the loop must not watch a closed socket (the next one
+            # gets its number, and watching that would fail).
+            unregister_write(_paho, userdata, sock)
+            if aiomqtt_closed is not None:
+                aiomqtt_closed(_paho, userdata, sock)
+
         self._add_writer = add_writer
         if self.ping_every is not None:
             # The CONNECT said ``keepalive``; paho's housekeeping pings (and gives up on a
@@ -717,6 +730,7 @@ class MqttTransport(_Receiving):
         paho.on_publish = None  # we never await aiomqtt's publish: no callback per frame
         paho.on_socket_register_write = register_write
         paho.on_socket_unregister_write = unregister_write
+        paho.on_socket_close = closed
         sock = paho.socket()
         if sock is not None:
             loop.add_reader(sock.fileno(), readable)  # in place of aiomqtt's
