@@ -259,31 +259,20 @@ class _Outbox:
 
     def __init__(self) -> None:
         self.queue: deque[Outgoing] = deque()
-        self.ready = asyncio.Event()
-        self.idle = asyncio.Event()
-        self.idle.set()
 
     def put(self, out: Outgoing) -> None:
         self.queue.append(out)
-        self.ready.set()
-        self.idle.clear()
 
     def take_all(self) -> list[Outgoing]:
         items = list(self.queue)
         self.queue.clear()
-        self.ready.clear()
         return items
 
     def take_first(self) -> Outgoing:
-        item = self.queue.popleft()
-        if not self.queue:
-            self.ready.clear()
-        return item
+        return self.queue.popleft()
 
     def put_back(self, items: Sequence[Outgoing]) -> None:
         self.queue.extendleft(reversed(items))
-        if self.queue:
-            self.ready.set()
 
 
 class Arrivals:
@@ -381,8 +370,7 @@ class MqttTransport(_Receiving):
         self.failures = 0
         self.last_error: str | None = None
         self.frames_in = 0
-        self.frames_out = 0
-        """Frames received and handed to the broker (for the benchmarks)."""
+        """Frames received (for the benchmarks)."""
         self.refused_frames = 0
         """Frames dropped unsent (a topic no broker takes, or refused by paho) or dropped
         after they took the link down :data:`POISON_DROPS` times in a row."""
@@ -407,6 +395,8 @@ class MqttTransport(_Receiving):
         """The client while connected: frames go straight to it."""
         self._unacked: deque[tuple[_Info, Outgoing, float]] = deque()
         """Frames handed to the broker and not acknowledged yet, with when they went."""
+        self._progress = asyncio.Event()
+        """Set whenever frames go out or are acknowledged (:meth:`_moved`)."""
         self._writing = False
         """Inside a publish or a read, which writes what it queued itself when done."""
         self._writer_fd: int | None = None
@@ -473,11 +463,11 @@ class MqttTransport(_Receiving):
 
     def _handed(self, info: _Info, out: Outgoing) -> None:
         """``out`` is with the client library: kept until the broker has it."""
-        self.frames_out += 1
         unacked = self._unacked
         unacked.append((info, out, time.monotonic()))
         while unacked and unacked[0][0].is_published():
             unacked.popleft()
+        self._moved()
 
     def _write_now(self, paho: mqtt.Client) -> None:
         """Write what paho holds for the socket, here and now; register the loop's writer
@@ -486,10 +476,24 @@ class MqttTransport(_Receiving):
             paho.loop_write()
         if paho.want_write() and self._writer_fd is None:
             self._add_writer()
+        self._moved()
 
     async def flushed(self) -> None:
-        while self._outbox.queue or any(not i.is_published() for i, _, _ in self._unacked):
-            await asyncio.sleep(0.01)
+        await self._until(lambda: not self._outbox.queue and self._all_acknowledged())
+
+    def _all_acknowledged(self) -> bool:
+        return all(info.is_published() for info, _, _ in self._unacked)
+
+    def _moved(self) -> None:
+        """Frames went out or were acknowledged (a read, a write): whoever waits for
+        that (:meth:`_until`) looks again."""
+        self._progress.set()
+
+    async def _until(self, done: Callable[[], bool]) -> None:
+        """Wait until ``done()``, looked at again each time frames move."""
+        while not done():
+            self._progress.clear()
+            await self._progress.wait()
 
     def _client(self) -> aiomqtt.Client:
         client = self._new_client()
@@ -624,7 +628,6 @@ class MqttTransport(_Receiving):
         again = [o for topic, o in self._retained.items() if topic not in waiting]
         if again:
             self._outbox.put_back(again)
-            self._outbox.idle.clear()
             log.info("%s published %d retained frame(s) again", self.client_name, len(again))
 
     def _hook(self, client: aiomqtt.Client) -> None:
@@ -659,6 +662,7 @@ class MqttTransport(_Receiving):
                 paho.loop_write()
             except Exception as exc:  # a broken pipe: the link is gone
                 failed(exc)
+            self._moved()
 
         def add_writer() -> None:
             sock = paho.socket()
@@ -695,6 +699,7 @@ class MqttTransport(_Receiving):
                     self._write_now(paho)
             finally:
                 self._writing = self.reading = False
+                self._moved()  # acknowledgements came, or frames went out
                 done = self.on_read_done
                 if done is not None:
                     done()  # what the read brought is taken (by the peer's driver)
@@ -745,10 +750,10 @@ class MqttTransport(_Receiving):
         try:
             await self._send_waiting(client)
             self._live = client
-            async for message in client.messages:
-                # Nothing comes this way once hooked; the iterator ends when the link drops.
-                if isinstance(message.payload, bytes | bytearray):
-                    self._incoming.put((message.topic.value, bytes(message.payload)))
+            # Messages come by the callbacks of _hook, none through aiomqtt's iterator: it
+            # is only waited on, for the MqttError it ends with when the link drops.
+            async for _ in client.messages:
+                pass
         finally:
             self._live = None
             self._requeue_unacked()
@@ -779,8 +784,7 @@ class MqttTransport(_Receiving):
     async def _acknowledged(self) -> None:
         """Wait until the broker acknowledged every frame handed to it (rare: only after a
         link dropped just after a frame went out)."""
-        while any(not info.is_published() for info, _, _ in self._unacked):
-            await asyncio.sleep(0.002)
+        await self._until(self._all_acknowledged)
 
     def _requeue_unacked(self) -> None:
         """Frames the broker had not acknowledged go out again after the reconnect, but for
@@ -812,7 +816,6 @@ class MqttTransport(_Receiving):
         self._unacked.clear()
         if again:
             self._outbox.put_back(again)
-            self._outbox.idle.clear()
 
     def _refuse(self, out: Outgoing, why: str) -> None:
         """Drop ``out`` for good, and say so once per topic (a warning)."""
@@ -836,13 +839,15 @@ class MemoryTransport(_Receiving):
         self.broker = broker
         self.subscriptions = list(subscriptions)
         self.will = will
-        self._will: Outgoing | None = None
+        """Made at the connect as :class:`MqttTransport` makes it (a will takes its place
+        in its peer's sequence); nothing in one process vanishes, so it is never sent."""
         self.on_connect: Callable[[], None] | None = None
         self.connected = asyncio.Event()
         self._incoming = Arrivals()
 
     async def start(self) -> None:
-        self._will = self.will() if callable(self.will) else self.will
+        if callable(self.will):
+            self.will()
         put = self._incoming.put
         for pattern in self.subscriptions:
             self.broker.subscribe(self, pattern, lambda t, p: put((t, p)))
@@ -853,12 +858,6 @@ class MemoryTransport(_Receiving):
     async def stop(self) -> None:
         self.broker.unsubscribe_all(self)
         self.connected.clear()
-
-    def vanish(self) -> None:
-        """Drop off like a killed process: the broker publishes the last will."""
-        self.broker.unsubscribe_all(self)
-        if self._will is not None:
-            self.broker.publish(self._will.topic, self._will.payload, self._will.retain)
 
     def publish(self, out: Outgoing) -> None:
         self.broker.publish(out.topic, out.payload, out.retain)
