@@ -13,6 +13,10 @@ from typing import Any
 import aiomqtt
 import paho.mqtt.client as mqtt
 
+from netplay.upstream import AIOMQTT, require
+
+require(AIOMQTT, aiomqtt.__version__)
+
 log = logging.getLogger("netplay.transport")
 
 HOUSEKEEPING_EVERY = 1.0

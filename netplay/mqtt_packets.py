@@ -18,10 +18,14 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import paho.mqtt
 import paho.mqtt.client as mqtt
 from paho.mqtt.matcher import MQTTMatcher
 
+from netplay.upstream import PAHO, require
 from netplay.wire import Outgoing
+
+require(PAHO, paho.mqtt.__version__)
 
 log = logging.getLogger("netplay.transport")
 
