@@ -6,9 +6,10 @@ it still remembers of a closed one (:class:`Client`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
-from typing import Any
+from typing import Any, Self
 
 import aiomqtt
 import paho.mqtt.client as mqtt
@@ -18,6 +19,9 @@ from netplay.upstream import AIOMQTT, require
 require(AIOMQTT, aiomqtt.__version__)
 
 log = logging.getLogger("netplay.transport")
+
+DISCONNECT = b"\xe0\x00"
+"""An MQTT 3.1.1 DISCONNECT packet."""
 
 HOUSEKEEPING_EVERY = 1.0
 """Seconds between two rounds of paho's housekeeping (``loop_misc``: the keepalive's
@@ -117,6 +121,27 @@ class Client(aiomqtt.Client):
     the loop first forgets the closed socket, says so in a line, and watches the new
     one; should watching it fail all the same, the attempt fails at once (the transport
     connects again)."""
+
+    async def __aenter__(self) -> Self:
+        try:
+            return await super().__aenter__()
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _abandon(self) -> None:
+        """Close the socket of an attempt that failed or was cancelled. aiomqtt leaves it
+        open and watched: a CONNACK that came after the attempt gave up (a broker slow
+        under load) was read all the same, and the connection lived on, pinging, beside
+        the next attempt's, its will armed, until the process ended."""
+        paho = self._client
+        sock = paho.socket()
+        if sock is None:
+            return
+        if not paho.want_write():  # the CONNECT is out whole: a DISCONNECT may follow it
+            with contextlib.suppress(OSError):
+                sock.send(DISCONNECT)  # the broker forgets the attempt's will
+        paho._sock_close()
 
     async def _misc_loop(self) -> None:
         await Housekeeping.keep(self._client)

@@ -100,11 +100,11 @@ PAHO = Upstream(
             "_handle_pubackcomp", "_handle_publish", "_in_packet", "_inflight_messages",
             "_keepalive", "_last_bytes_received", "_last_msg_out", "_max_inflight_messages",
             "_mid_generate", "_on_message_filtered", "_out_message_mutex", "_out_messages",
-            "_out_packet", "_registered_write", "_sock", "_update_inflight",
+            "_out_packet", "_registered_write", "_sock", "_sock_close", "_update_inflight",
         ),
         "paho.mqtt.client.MQTTMessageInfo": ("_set_as_published",),
     },
-    used_by=("netplay/mqtt_packets.py", "netplay/transport.py"),
+    used_by=("netplay/mqtt_packets.py", "netplay/mqtt_client.py", "netplay/transport.py"),
 )
 AIOMQTT = Upstream(
     "aiomqtt", since="2.5", below="2.6",

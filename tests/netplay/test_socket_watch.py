@@ -34,8 +34,15 @@ class SlowBroker:
     fills; then it drops the link at the frame on ``x/last`` (``drop``) or never answers a
     ping. Later links answer everything."""
 
-    def __init__(self, *, drop: bool) -> None:
+    def __init__(self, *, drop: bool, hold_connack: bool = False) -> None:
         self.drop = drop
+        self.connack = asyncio.Event()
+        """Set: the first link gets its CONNACK (at once, unless ``hold_connack``)."""
+        if not hold_connack:
+            self.connack.set()
+        self.ended: Counter[int] = Counter()
+        """Links whose client closed them, and (``disconnects``) said DISCONNECT first."""
+        self.disconnects: Counter[int] = Counter()
         self.links = 0
         self.paused = asyncio.Event()
         self.resume = asyncio.Event()
@@ -82,6 +89,8 @@ class SlowBroker:
                 body = await reader.readexactly(length)
                 kind = first & 0xF0
                 if kind == 0x10:  # CONNECT
+                    if link == 1:
+                        await self.connack.wait()
                     writer.write(b"\x20\x02\x00\x00")
                 elif kind == 0x80:  # SUBSCRIBE: granted at QoS 0
                     writer.write(b"\x90\x03" + body[:2] + b"\x00")
@@ -95,13 +104,13 @@ class SlowBroker:
                     if link == 1 and self.drop and body[2:2 + size] == b"x/last":
                         return
                 elif kind == 0xE0:  # DISCONNECT
-                    return
+                    self.disconnects[link] += 1
                 if link == 1 and not self.resume.is_set() and kind == (
                         0x80 if self.drop else 0xC0):
                     self.paused.set()
                     await self.resume.wait()
         except (asyncio.IncompleteReadError, ConnectionError):
-            pass
+            self.ended[link] += 1
         finally:
             writer.close()
 
@@ -208,3 +217,28 @@ async def test_a_closed_socket_the_loop_still_watches_is_said_in_a_line_and_the_
     assert "closed socket" in caplog.text
     assert _tracebacks(caplog) == []
     assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.asyncio
+async def test_a_connection_attempt_given_up_leaves_no_connection_behind(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A CONNACK that comes after the attempt gave up (a broker slow under load) found
+    the attempt's socket open and watched: paho took it, and the connection lived on,
+    pinging, beside the next one, its will armed, till the process ended."""
+    broker = SlowBroker(drop=False, hold_connack=True)
+    await broker.start()
+    transport = MqttTransport(BrokerAddress(LOOPBACK, broker.port), ["x/in"],
+                              client_name="late", connect_timeout=0.5)
+    await transport.start()
+    try:
+        await eventually(lambda: transport.failures >= 1)  # "Operation timed out"
+        broker.connack.set()  # too late for the first attempt
+        assert await transport.wait_connected(TIMEOUT)
+        await eventually(lambda: broker.ended[1] == 1)
+        assert broker.disconnects[1] == 1  # its will was dropped, not published
+        assert transport.connects == 1 and broker.ended[transport.failures + 1] == 0
+    finally:
+        await transport.stop()
+        await broker.stop()
+    assert _tracebacks(caplog) == []
