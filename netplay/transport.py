@@ -655,7 +655,12 @@ class MqttTransport(_Receiving):
         def on_message(_client: object, _userdata: object, message: mqtt.MQTTMessage) -> None:
             # Straight into our queue from paho's callback: one hop less than aiomqtt's
             # own queue and message iterator. (QoS 0 frames come by fast_publish.)
-            deliver(message.topic, bytes(message.payload))
+            try:
+                topic = message.topic
+            except UnicodeDecodeError:  # raised out of paho's read, it would end the link
+                log.info("dropped a message whose topic is not UTF-8")
+                return
+            deliver(topic, bytes(message.payload))
 
         def writable() -> None:
             try:

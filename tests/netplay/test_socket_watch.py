@@ -43,6 +43,8 @@ class SlowBroker:
         self.ended: Counter[int] = Counter()
         """Links whose client closed them, and (``disconnects``) said DISCONNECT first."""
         self.disconnects: Counter[int] = Counter()
+        self.after_suback = b""
+        """Bytes the broker sends after each SUBACK (packets for the peer)."""
         self.links = 0
         self.paused = asyncio.Event()
         self.resume = asyncio.Event()
@@ -93,7 +95,7 @@ class SlowBroker:
                         await self.connack.wait()
                     writer.write(b"\x20\x02\x00\x00")
                 elif kind == 0x80:  # SUBSCRIBE: granted at QoS 0
-                    writer.write(b"\x90\x03" + body[:2] + b"\x00")
+                    writer.write(b"\x90\x03" + body[:2] + b"\x00" + self.after_suback)
                 elif kind == 0xC0 and (link > 1 or self.drop):  # PINGREQ
                     writer.write(b"\xd0\x00")
                 elif kind == 0x30:
@@ -241,4 +243,24 @@ async def test_a_connection_attempt_given_up_leaves_no_connection_behind(
     finally:
         await transport.stop()
         await broker.stop()
+    assert _tracebacks(caplog) == []
+
+
+@pytest.mark.asyncio
+async def test_a_qos1_message_whose_topic_is_not_utf8_is_dropped_and_the_link_stays(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """paho raises reading the topic of such a message (a QoS 0 one the transport reads
+    itself, and drops): out of paho's read, that ended the link, each time it came."""
+    broker = SlowBroker(drop=True)
+    broker.resume.set()
+    broker.after_suback = (b"\x32\x09\x00\x02\xff\xfe\x00\x01" + b"bad"  # QoS 1, id 1
+                           + b"\x32\x0c\x00\x04x/in\x00\x02" + b"good")
+    caplog.set_level(logging.INFO)
+    async with _running(broker, keepalive=60) as transport:
+        assert await transport.wait_connected(TIMEOUT)
+        topic, payload = await asyncio.wait_for(transport.receive(), TIMEOUT)
+        assert (topic, payload, transport.connects) == ("x/in", b"good", 1)
+    assert "topic is not UTF-8" in caplog.text
+    assert "lost the broker" not in caplog.text
     assert _tracebacks(caplog) == []
