@@ -122,10 +122,13 @@ class Client(aiomqtt.Client):
     one; should watching it fail all the same, the attempt fails at once (the transport
     connects again)."""
 
+    _abandoned = False
+
     async def __aenter__(self) -> Self:
         try:
             return await super().__aenter__()
         except BaseException:
+            self._abandoned = True  # a socket opened later (cancelled mid-connect) too
             self._abandon()
             raise
 
@@ -154,6 +157,9 @@ class Client(aiomqtt.Client):
         housekeeping, as aiomqtt's ``_on_socket_open`` does."""
         if client.socket() is not sock:  # closed already, in the connecting thread
             self._fail("the link to the broker closed before the loop watched it")
+            return
+        if self._abandoned:
+            self._abandon()
             return
         fd = sock.fileno()
         if forget_closed(self._loop, fd):

@@ -264,3 +264,22 @@ async def test_a_qos1_message_whose_topic_is_not_utf8_is_dropped_and_the_link_st
     assert "topic is not UTF-8" in caplog.text
     assert "lost the broker" not in caplog.text
     assert _tracebacks(caplog) == []
+
+
+@pytest.mark.asyncio
+async def test_a_peer_stopped_while_it_waits_for_its_connack_leaves_no_connection_behind(
+) -> None:
+    broker = SlowBroker(drop=False, hold_connack=True)
+    await broker.start()
+    transport = MqttTransport(BrokerAddress(LOOPBACK, broker.port), ["x/in"],
+                              client_name="stopped", connect_timeout=600)
+    await transport.start()
+    try:
+        await eventually(lambda: broker.links == 1)
+        await transport.stop()
+        broker.connack.set()  # what a broker slow to answer sends after all
+        await eventually(lambda: broker.ended[1] == 1)
+        assert broker.links == 1
+    finally:
+        await transport.stop()
+        await broker.stop()
