@@ -9,6 +9,8 @@ descriptor and the loop's record of the old one made watching it fail, in a call
 one could catch, and the new connection never read its CONNACK. Checked here against a
 broker of a few lines that reads slowly (a frame goes out in parts) and then drops the
 link or stops answering pings, and against a record of a closed socket left in the loop.
+The same broker holds a CONNACK back (an attempt given up closes its socket) and sends a
+topic that is not UTF-8 (dropped, the link kept).
 """
 
 from __future__ import annotations
