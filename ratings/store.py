@@ -265,7 +265,9 @@ class Store:
         for seat in seats:
             name = f"Bot ({seat.fingerprint[len(BOT_PREFIX):]})" if seat.bot else seat.name
             if seat.fingerprint in known:
-                if not seat.bot:
+                # Only a name its player signed renames them (a record's names are
+                # anybody's edit otherwise).
+                if not seat.bot and seat.signed:
                     await conn.execute(update(players).where(
                         players.c.fingerprint == seat.fingerprint).values(name=name))
             else:
