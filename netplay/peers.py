@@ -924,7 +924,6 @@ class BotPeer(Player):
             chat=False, known=known, pin=pin,
         )
         self.strategy = strategy
-        self.player.bot_level = strategy  # its join says so: rated as its level
         self._bots: dict[str, TableBot] = {}
         self.think = think
         self._in_flight: float | None = None

@@ -5,18 +5,23 @@ leaderboard is the one they signed, whoever adds their games."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from netplay.identity import Identity
+from netplay.hosts import fingerprint
+from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer
 from netplay.record import verify_record
+from ratings.archive import Archive
 from ratings.results import result_of
 from ratings.store import Store
+from sshserver.tables import Caller, KeeperSettings, TableKeeper
 from tests.netplay.harness import SHORT, Table, identity_for
+from tests.tui.conftest import TIMEOUT
 
 def _with_bot_peer(seed: int, level: str) -> dict[str, Any]:
     """A game of ann against a bot peer whose key is this table's own."""
@@ -68,6 +73,43 @@ async def test_only_a_signed_name_renames_a_player(tmp_path: Path) -> None:
     assert names[result.seats[0].fingerprint] == "ann"
 
 
-def test_a_bot_peer_says_it_is_a_bot_when_it_joins() -> None:
-    bot = BotPeer(Identity.generate(), "t", broker="memory", strategy="hard")
-    assert bot.player.bot_level == "hard"
+@pytest.mark.asyncio
+async def test_a_held_tables_filled_bot_is_one_identity_across_tables(tmp_path: Path) -> None:
+    """Two tables of the server, a seat of each filled with its bot (Ctrl+B): one row,
+    ``bot-greedy``, a bot, two games; the player who sat with it under their own name."""
+    broker = AsyncMemoryBroker()
+    archive = Archive(f"sqlite:///{tmp_path / 'r.sqlite'}", tmp_path / "pending")
+
+    async def where() -> AsyncMemoryBroker:
+        return broker
+
+    keeper = TableKeeper(where, settings=KeeperSettings(linger=0.1, verify_wait=0.5),
+                         say=lambda _: None,
+                         record_path=lambda t, game: tmp_path / f"{t}.json", archive=archive)
+    alice = Caller("ssh-aaaaaaaaaaaaaaaa", "alice", "ssh -t -p 2222 game.example")
+    me = identity_for(0, "alice")
+    try:
+        for name in ("duel", "again"):
+            opened = await keeper.handle(alice, {
+                "op": "open", "table": name, "players": 2, "block_window": 0.2,
+                "bot_delay": 0, "rules": {"win_chips": 3, "win_min_each_colour": 1}})
+            assert opened["ok"], opened
+            table = keeper.tables[name]
+            async with BotPeer(me, name, broker=broker, name="alice"):
+                while not any(info is not None and info.key == me.key
+                              for info in table.host.host.seats):
+                    await asyncio.sleep(0.05)
+                filled = await keeper.handle(alice, {"op": "fill", "table": name})
+                assert filled == {"ok": True, "bots": 1}, filled
+                await asyncio.wait_for(table.ended.wait(), 10 * TIMEOUT)
+    finally:
+        await keeper.stop()
+        await archive.close()
+    store = await Store.open(archive.url)
+    try:
+        board = await store.leaderboard()
+    finally:
+        await store.close()
+    assert sorted((s.name, s.fingerprint, s.bot, s.games) for s in board) == [
+        ("Bot (greedy)", "bot-greedy", True, 2),
+        ("alice", fingerprint(me.key), False, 2)], board
