@@ -23,6 +23,7 @@ from sshserver.tables import Caller, KeeperSettings, TableKeeper
 from tests.netplay.harness import SHORT, Table, identity_for
 from tests.tui.conftest import TIMEOUT
 
+
 def _with_bot_peer(seed: int, level: str) -> dict[str, Any]:
     """A game of ann against a bot peer whose key is this table's own."""
     table = Table(2, seed=seed, join=False, rules=SHORT)
