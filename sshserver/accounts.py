@@ -101,6 +101,11 @@ class Accounts:
         in words."""
         op = request.get("op")
         try:
+            if login.problem is not None and op in ACCOUNT_OPS:
+                try:
+                    await self._look_again(login)
+                except (AccountsDown, DatabaseError) as exc:
+                    login.problem = str(exc)  # still down: said as it is
             if op == "account":
                 return self._reply(login)
             if op == "name":
@@ -118,6 +123,20 @@ class Accounts:
             return {"ok": False, "error": f"the server's database can't be used now ({exc}): "
                                           "try again later"}
         return {"ok": False, "error": f"unknown request {op!r}"}
+
+    async def _look_again(self, login: Login) -> None:
+        """A login made while the database was down looks its account up again: the
+        database may be back (`AccountsDown` if not)."""
+        store = await self._store()
+        account = await store.account_for_key(login.ssh_fingerprint)
+        if account is not None and account.profile != login.profile:
+            # This session plays with the key's own identity: the account's is for the
+            # next login.
+            login.problem = f"log in again to play as {account.name}"
+            return
+        login.problem = None
+        if account is not None:
+            login.account, login.name = account, account.name
 
     @staticmethod
     def _reply(login: Login) -> dict[str, Any]:

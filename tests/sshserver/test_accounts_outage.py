@@ -1,0 +1,100 @@
+"""A login while the server's database is down: it reaches the menu, told in words that
+ratings and accounts are unavailable (its seats are not), and accounts come back by
+themselves with the database; never a blank screen or "Task exception was never
+retrieved". PostgreSQL of the test's own, stopped in the middle of the test."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import asyncssh
+import pytest
+import pytest_asyncio
+
+from ratings.archive import Archive
+from sshserver.accounts import Accounts
+from sshserver.server import profile_for_key
+from tests.postgres import Cluster
+from tests.sshserver.conftest import Keys, ServerFactory
+from tests.sshserver.test_accounts_tmux import NAME_SCREEN, PrivateTmux, _type, mux
+from tests.sshserver.test_play import MENU
+
+__all__ = ["mux"]
+
+UNAVAILABLE = "ratings and accounts are unavailable"
+
+
+@pytest.fixture
+def cluster() -> Iterator[Cluster]:
+    made = Cluster()
+    try:
+        made.start()
+    except (RuntimeError, OSError) as exc:
+        made.stop()
+        pytest.fail(f"PostgreSQL for the test could not start: {exc}")
+    try:
+        yield made
+    finally:
+        made.stop()
+
+
+@pytest_asyncio.fixture
+async def archive(cluster: Cluster, tmp_path: Path,
+                  monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Archive]:
+    monkeypatch.setenv("STACKS_HOME", str(tmp_path / "home"))
+    made = Archive(cluster.create(), tmp_path / "pending")
+    try:
+        yield made
+    finally:
+        await made.close()
+
+
+@pytest.mark.asyncio
+async def test_a_login_during_an_outage_is_told_and_accounts_come_back(
+        cluster: Cluster, archive: Archive) -> None:
+    accounts = Accounts(archive)
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    fingerprint, profile = key.get_fingerprint("sha256"), profile_for_key(key.public_data)
+    login = await accounts.login(fingerprint, profile, "erin")
+    assert login.problem is None
+    assert (await accounts.request(login, {"op": "name", "name": "Erin"}))["ok"]
+
+    cluster.pause()
+    down = await accounts.login(fingerprint, profile, "erin")
+    assert down.problem and down.account is None and down.name == "erin", down
+    reply = await accounts.request(down, {"op": "name", "name": "Erin"})
+    assert not reply["ok"] and "can't be used now" in reply["error"], reply
+    assert not await accounts.key_allowed(fingerprint)
+
+    cluster.resume()
+    back = await accounts.login(fingerprint, profile, "erin")
+    assert back.problem is None and back.name == "Erin" and back.account is not None
+
+
+def test_an_ssh_login_during_an_outage_reaches_the_menu_in_words(
+        serve: ServerFactory, keys: Keys, mux: PrivateTmux, cluster: Cluster) -> None:
+    server = serve("--database", cluster.create(), authorized=keys.public("laptop"),
+                   accounts=False)
+    mux.open("first", server.ssh_argv(keys.path("laptop"), "erin"), 100, 32)
+    mux.wait_for("first", NAME_SCREEN)
+    _type(mux, "first", "Erin")
+    mux.wait_for("first", MENU)
+    mux.keys("first", "q")
+    assert mux.wait_exit("first") == 0
+
+    cluster.pause()
+    mux.open("down", server.ssh_argv(keys.path("laptop"), "erin"), 100, 32)
+    screen = mux.wait_for("down", UNAVAILABLE)
+    assert MENU in screen or MENU in mux.wait_for("down", MENU), screen
+    mux.keys("down", "q")
+    assert mux.wait_exit("down") == 0
+
+    cluster.resume()
+    mux.open("back", server.ssh_argv(keys.path("laptop"), "erin"), 100, 32)
+    mux.wait_for("back", MENU)
+    mux.keys("back", "q")
+    assert mux.wait_exit("back") == 0
+    said = server.output()
+    assert "never retrieved" not in said and "Traceback" not in said, said
+    assert "Erin connected" in said
