@@ -58,6 +58,19 @@ class Accounts:
 
     def __init__(self, archive: Archive) -> None:
         self.archive = archive
+        self._known: dict[str, Account] = {}
+        """Each key's account as last looked up: a key back while the database is down
+        keeps its account's identity (its seats), as the server last knew it."""
+
+    def _remember(self, ssh_fingerprint: str, account: Account | None) -> None:
+        if account is None:
+            self._known.pop(ssh_fingerprint, None)
+            return
+        for key in account.keys:
+            self._known[key] = account
+        for key, known in list(self._known.items()):
+            if known.id == account.id and key not in account.keys:
+                del self._known[key]  # removed from the account
 
     async def _store(self) -> Store:
         try:
@@ -74,7 +87,11 @@ class Accounts:
             account = await store.account_for_key(ssh_fingerprint)
         except (AccountsDown, DatabaseError) as exc:
             login.problem = str(exc)
+            known = self._known.get(ssh_fingerprint)
+            if known is not None:  # its identity (and seats) as last known; no changes
+                login.profile, login.name = known.profile, known.name
             return login
+        self._remember(ssh_fingerprint, account)
         if account is not None:
             login.account, login.profile, login.name = account, account.profile, account.name
             return login
@@ -110,12 +127,15 @@ class Accounts:
                 return self._reply(login)
             if op == "name":
                 await self._name(login, request.get("name"))
+                self._remember(login.ssh_fingerprint, login.account)
                 return self._reply(login)
             if op == "add_key":
                 note = await self._add_key(login, request.get("key"))
+                self._remember(login.ssh_fingerprint, login.account)
                 return {**self._reply(login), "note": note}
             if op == "remove_key":
                 note = await self._remove_key(login, request.get("key"))
+                self._remember(login.ssh_fingerprint, login.account)
                 return {**self._reply(login), "note": note}
         except Refused as exc:
             return {"ok": False, "error": str(exc)}

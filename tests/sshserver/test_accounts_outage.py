@@ -62,7 +62,9 @@ async def test_a_login_during_an_outage_is_told_and_accounts_come_back(
 
     cluster.pause()
     down = await accounts.login(fingerprint, profile, "erin")
-    assert down.problem and down.account is None and down.name == "erin", down
+    # Its name and identity as the server last knew them; no account changes meanwhile.
+    assert down.problem and down.account is None and down.name == "Erin", down
+    assert down.profile == login.profile
     reply = await accounts.request(down, {"op": "name", "name": "Erin"})
     assert not reply["ok"] and "can't be used now" in reply["error"], reply
     assert not await accounts.key_allowed(fingerprint)
@@ -70,6 +72,29 @@ async def test_a_login_during_an_outage_is_told_and_accounts_come_back(
     cluster.resume()
     back = await accounts.login(fingerprint, profile, "erin")
     assert back.problem is None and back.name == "Erin" and back.account is not None
+
+
+@pytest.mark.asyncio
+async def test_a_second_key_that_dropped_during_an_outage_gets_back_to_its_seat(
+        cluster: Cluster, archive: Archive) -> None:
+    """A player's second key plays with the account's identity (the first key's): back
+    during an outage, it is still that identity (its seat's), as the server last knew."""
+    accounts = Accounts(archive)
+    first, second = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    login = await accounts.login(first.get_fingerprint("sha256"),
+                                 profile_for_key(first.public_data), "erin")
+    await accounts.request(login, {"op": "name", "name": "Erin"})
+    line = second.export_public_key().decode().strip()
+    assert (await accounts.request(login, {"op": "add_key", "key": line}))["ok"]
+    here = await accounts.login(second.get_fingerprint("sha256"),
+                                profile_for_key(second.public_data), "erin")
+    assert here.profile == login.profile and here.name == "Erin"
+
+    cluster.pause()
+    again = await accounts.login(second.get_fingerprint("sha256"),
+                                 profile_for_key(second.public_data), "erin")
+    assert again.problem, again
+    assert again.profile == login.profile and again.name == "Erin", again
 
 
 def test_an_ssh_login_during_an_outage_reaches_the_menu_in_words(
