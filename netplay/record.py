@@ -163,8 +163,35 @@ def parse_record(text: str, where: str = "the record") -> dict[str, Any]:
 
 
 def known_fields(record: dict[str, Any]) -> dict[str, Any]:
-    """The record with only the fields a record has (what is stored of it)."""
+    """The record with only the fields a record has."""
     return {k: v for k, v in record.items() if k in _KNOWN}
+
+
+def stored_record(record: dict[str, Any]) -> dict[str, Any]:
+    """What is kept of a record that verified: its known fields, each batch as it
+    decodes (what a batch holds, nothing beside it), and the races and verdicts in their
+    shape only. It verifies as the record did."""
+    kept = known_fields(record)
+    game = game_def(record.get("game", DEFAULT_GAME))
+    kept["batches"] = [Batch.from_body(body, game).to_body() for body in record["batches"]]
+    kept["races"] = [{"pile": r.get("pile"), "winner": r.get("winner"),
+                      "presses": r.get("presses")}
+                     for r in record.get("races", []) if _race_shape(r)]
+    kept["verdicts"] = {
+        str(who)[:64]: {"ok": v.get("ok") is True, "detail": str(v.get("detail", ""))[:200]}
+        for who, v in record.get("verdicts", {}).items() if isinstance(v, dict)}
+    return kept
+
+
+def _race_shape(race: dict[str, Any]) -> bool:
+    presses = race.get("presses")
+    return (type(race.get("pile")) is int
+            and (race.get("winner") is None or type(race.get("winner")) is int)
+            and isinstance(presses, list) and len(presses) <= 64
+            and all(isinstance(p, list) and len(p) == 4
+                    and all(v is None or (isinstance(v, int | float | str) and
+                            (not isinstance(v, str) or len(v) <= 32)) for v in p)
+                    for p in presses))
 
 
 def _is_bytes_list(value: Any, players: int, *, none: bool, size: int | None = 32) -> bool:

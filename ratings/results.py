@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.classic.state import default_teams
 from netplay.hosts import fingerprint
-from netplay.record import known_fields, signed_joins, to_json, verify_record
+from netplay.record import signed_joins, stored_record, to_json, verify_record
 
 GAME_KINDS = ("stacks", "sequence")
 BOT_PREFIX = "bot-"
@@ -130,5 +130,5 @@ def result_of(record: dict[str, Any]) -> GameResult:
         seats=tuple(seats),
         winner=winner if isinstance(winner, int) else None,
         length=len(record["batches"]),
-        record_json=json.dumps(to_json(known_fields(record)), separators=(",", ":")),
+        record_json=json.dumps(to_json(stored_record(record)), separators=(",", ":")),
     )

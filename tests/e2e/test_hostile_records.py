@@ -155,6 +155,8 @@ def test_a_huge_record_is_refused_before_it_is_read_whole(tmp_path: Path) -> Non
 def test_only_a_records_known_fields_are_stored(tmp_path: Path) -> None:
     record = stacks_records()[3]
     record["junk"] = "x" * 1_000_000
+    record["batches"][0]["junk"] = "z" * 1_000_000
+    record["verdicts"]["spectator eve"] = {"ok": True, "detail": "v" * 1_000_000}
     path = _written(tmp_path, "padded.json", record)
     database = tmp_path / "r.sqlite"
     added = stacks("ratings", "add", str(path), "--database", f"sqlite:///{database}",
@@ -164,7 +166,12 @@ def test_only_a_records_known_fields_are_stored(tmp_path: Path) -> None:
     exported = tmp_path / "all.jsonl"
     stacks("ratings", "export", str(exported), "--database", f"sqlite:///{database}",
            home=tmp_path)
-    assert "junk" not in exported.read_text()
+    assert "junk" not in exported.read_text() and "v" * 300 not in exported.read_text()
+    # What is kept is the game, whole: it verifies as the record did.
+    again = tmp_path / "again.sqlite"
+    imported = stacks("ratings", "import", str(exported), "--database", f"sqlite:///{again}",
+                      home=tmp_path)
+    assert imported.returncode == 0 and "imported 1 games" in imported.stdout, imported.stdout
 
 
 def test_an_import_keeps_the_good_records_and_names_the_bad(tmp_path: Path) -> None:
