@@ -288,8 +288,9 @@ class Store:
             name = f"Bot ({seat.fingerprint[len(BOT_PREFIX):]})" if seat.bot else seat.name
             if seat.fingerprint in known:
                 # Only a name its player signed renames them (a record's names are
-                # anybody's edit otherwise).
-                if not seat.bot and seat.signed:
+                # anybody's edit otherwise), and only from a game as new as any of theirs.
+                if not seat.bot and seat.signed and await self._newest_of(
+                        conn, seat.fingerprint, when):
                     await conn.execute(update(players).where(
                         players.c.fingerprint == seat.fingerprint).values(name=name))
             else:
@@ -297,6 +298,15 @@ class Store:
                     fingerprint=seat.fingerprint, name=name, bot=seat.bot, key=seat.key,
                     first_seen=when or time.time()))
                 known.add(seat.fingerprint)
+
+    @staticmethod
+    async def _newest_of(conn: AsyncConnection, fingerprint: str, when: float) -> bool:
+        """Did no stored game of ``fingerprint`` end after ``when``?"""
+        latest = await conn.scalar(
+            select(func.max(games.c.ended_at))
+            .select_from(game_seats.join(games, games.c.id == game_seats.c.game_id))
+            .where(game_seats.c.fingerprint == fingerprint))
+        return latest is None or when >= latest
 
     async def _rate_next(self, conn: AsyncConnection, game: GameResult) -> None:
         who = sorted({s.fingerprint for s in game.seats})

@@ -24,10 +24,10 @@ from tests.netplay.harness import SHORT, Table, identity_for
 from tests.tui.conftest import TIMEOUT
 
 
-def _with_bot_peer(seed: int, level: str) -> dict[str, Any]:
-    """A game of ann against a bot peer whose key is this table's own."""
+def _with_bot_peer(seed: int, level: str, name: str = "ann") -> dict[str, Any]:
+    """A game of ann (under ``name``) against a bot peer whose key is this table's own."""
     table = Table(2, seed=seed, join=False, rules=SHORT)
-    table.add_player("ann", identity=identity_for(0, "ann"))
+    table.add_player(name, identity=identity_for(0, "ann"))
     bot = table.add_player("Bot 2", identity=identity_for(seed, "table-bot"), start=False)
     bot.bot_level = level
     bot.start(table.clock)
@@ -114,3 +114,18 @@ async def test_a_held_tables_filled_bot_is_one_identity_across_tables(tmp_path: 
     assert sorted((s.name, s.fingerprint, s.bot, s.games) for s in board) == [
         ("Bot (greedy)", "bot-greedy", True, 2),
         ("alice", fingerprint(me.key), False, 2)], board
+
+
+@pytest.mark.asyncio
+async def test_a_player_is_named_by_their_newest_game_whatever_order_games_come_in(
+        tmp_path: Path) -> None:
+    older, newer = _with_bot_peer(105, "greedy", "ann"), _with_bot_peer(106, "greedy", "Ann B")
+    older["ended_at"], newer["ended_at"] = time.time() - 5, time.time()
+    store = await Store.open(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    try:
+        await store.add_record(newer)
+        await store.add_record(older)  # added last, ended first: it renames nobody
+        names = {s.name for s in await store.leaderboard("stacks")}
+    finally:
+        await store.close()
+    assert "Ann B" in names and "ann" not in names, names
