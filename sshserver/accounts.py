@@ -104,14 +104,18 @@ class Accounts:
         return login
 
     async def key_allowed(self, ssh_fingerprint: str) -> bool:
-        """Is this key on an account (added by its holder)? ``False`` when the database
-        can't say (the key is refused then, as an unknown one)."""
+        """Is this key on an account (added by its holder)? When the database can't say:
+        whether it was when the server last looked (else it is refused, as an unknown
+        one)."""
         try:
             store = await self._store()
-            return await store.account_for_key(ssh_fingerprint) is not None
+            account = await store.account_for_key(ssh_fingerprint)
         except (AccountsDown, DatabaseError) as exc:
             log.warning("accounts can't be looked up for key %s: %s", ssh_fingerprint, exc)
-            return False
+            # A key the server last knew on an account still gets back to its seats.
+            return ssh_fingerprint in self._known
+        self._remember(ssh_fingerprint, account)
+        return account is not None
 
     async def request(self, login: Login, request: dict[str, Any]) -> dict[str, Any]:
         """One account request of the login's program: a reply, ``ok`` or an ``error``

@@ -67,7 +67,9 @@ async def test_a_login_during_an_outage_is_told_and_accounts_come_back(
     assert down.profile == login.profile
     reply = await accounts.request(down, {"op": "name", "name": "Erin"})
     assert not reply["ok"] and "can't be used now" in reply["error"], reply
-    assert not await accounts.key_allowed(fingerprint)
+    assert await accounts.key_allowed(fingerprint)  # on an account, as last known
+    stranger = asyncssh.generate_private_key("ssh-ed25519").get_fingerprint("sha256")
+    assert not await accounts.key_allowed(stranger)
 
     cluster.resume()
     back = await accounts.login(fingerprint, profile, "erin")
@@ -95,6 +97,7 @@ async def test_a_second_key_that_dropped_during_an_outage_gets_back_to_its_seat(
                                  profile_for_key(second.public_data), "erin")
     assert again.problem, again
     assert again.profile == login.profile and again.name == "Erin", again
+    assert await accounts.key_allowed(second.get_fingerprint("sha256"))
 
 
 def test_an_ssh_login_during_an_outage_reaches_the_menu_in_words(
