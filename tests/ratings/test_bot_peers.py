@@ -14,7 +14,7 @@ import pytest
 
 from netplay.hosts import fingerprint
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer
+from netplay.player_peer import BotPeer
 from netplay.record import verify_record
 from ratings.archive import Archive
 from ratings.results import result_of

@@ -14,7 +14,7 @@ import pytest_asyncio
 
 from ratings.archive import Archive
 from sshserver.accounts import Accounts
-from sshserver.server import profile_for_key
+from sshserver.request import profile_for_key
 from tests.postgres import Cluster
 from tests.sshserver.conftest import Keys, ServerFactory
 from tests.sshserver.test_accounts_tmux import NAME_SCREEN, PrivateTmux, _type, mux
