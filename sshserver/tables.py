@@ -232,6 +232,7 @@ class TableKeeper:
                       strategy="greedy", name=f"Bot {seat + 1}",
                       password=table.settings.password, think=table.settings.bot_delay,
                       pin=table.host.identity.peer_id)  # our host only, joined at once
+        bot.player.bot_level = "greedy"  # the server's own: rated as its level, not its key
         table.bots.append(bot)
         await table.stack.enter_async_context(bot)
 
