@@ -218,6 +218,8 @@ class SeatInfo:
     """The player's broker connection, as its newest ``online`` or join (by seq) names it:
     only that connection's last will marks the seat offline (protocol 7)."""
     conn_seq: int = 0
+    joined: bytes | None = None
+    """The player's signed join that seated them: the record's proof of their name."""
     ended: deque[bytes] = field(default_factory=lambda: deque(maxlen=ENDED_CONNS))
     """Connections whose ``offline`` was taken: an ``online`` naming one is a replay."""
 
@@ -994,7 +996,8 @@ class HostSession:
         if free is None:
             self.sender.send(inbox, "refused", {"reason": "the table is full"})
             return
-        self._seat(free, SeatInfo(name, key, b"", last_seen=self.now, commit=commit), None)
+        self._seat(free, SeatInfo(name, key, b"", last_seen=self.now, commit=commit,
+                                  joined=raw), None)
         log.info("%s takes seat %d", name, free)
         self._welcome(key, free)
         self._announce()
@@ -1162,6 +1165,10 @@ class HostSession:
             "rules": self.settings.rules.to_wire(),
             "names": [info.name for info in seats],
             "keys": [info.key for info in seats],
+            # Each player's signed join (their name's proof, kept in records); none at
+            # all when one is missing (a table resumed from an older journal).
+            "joins": None if any(info.key is not None and info.joined is None
+                                 for info in seats) else [info.joined for info in seats],
             "entropies": [info.entropy for info in seats],
             "entropy_commits": [info.commit for info in seats],
             "commit": self.commit,
@@ -1749,7 +1756,8 @@ class HostSession:
     def _seat(self, seat: Seat, info: SeatInfo, strategy: str | None) -> None:
         self.seats[seat] = info
         self._journal({"t": "seat", "seat": seat, "name": info.name, "key": info.key,
-                       "entropy": info.entropy, "commit": info.commit, "bot": strategy})
+                       "entropy": info.entropy, "commit": info.commit, "bot": strategy,
+                       "join": info.joined})
 
     def _restore_round(self, entry: Entry) -> None:
         """A commitment, a reveal, a lost seat or held ones, as journaled
@@ -1806,7 +1814,7 @@ class HostSession:
                     entry["name"], entry["key"], entry["entropy"], last_seen=self.now,
                     bot=None if strategy is None
                     else self.definition.make_bot(strategy, os.urandom(16)),
-                    commit=entry.get("commit"),
+                    commit=entry.get("commit"), joined=entry.get("join"),
                 )
             elif kind in ("commit", "reveal", "unseat", "hold"):
                 self._restore_round(entry)
@@ -1953,6 +1961,7 @@ class HostSession:
             "rules": facts["rules"],
             "names": facts["names"],
             "keys": facts["keys"],
+            "joins": facts["joins"],
             "entropies": facts["entropies"],
             "entropy_commits": facts["entropy_commits"],
             "reveal_commits": self.reveal_commits,

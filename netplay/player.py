@@ -388,6 +388,12 @@ class PlayerSession:
         self.seat: Seat | None = None
         self.facts: GameFacts | None = None
         self.names: tuple[str, ...] = ()
+        self.bot_level: str | None = None
+        """A bot peer's level: its join says so (signed), and its games are rated as the
+        level's (one identity per level, whatever key its table gave it)."""
+        self.joins: list[bytes | None] | None = None
+        """The players' signed joins, as the host's facts give them (a seat's record
+        keeps them: its names' proof)."""
         self.definition: GameDef[Any, Any, Any, Any] = STACKS
         """The table's game, as its announcement names it (``variant``)."""
         self.games: frozenset[str] | None = None
@@ -1029,7 +1035,7 @@ class PlayerSession:
             self.topics.outbox(self.peer_id), "join",
             {"name": self.name, "entropy_commit": entropy_commitment(self.entropy),
              "password": password, "watch": self.watch, "at": self.applied,
-             "conn": self.conn},
+             "conn": self.conn, **({"bot": self.bot_level} if self.bot_level else {})},
         )
         self._join_sent = True
         self._join_at = self.now
@@ -1105,6 +1111,11 @@ class PlayerSession:
             initial = definition.new_state(rules, players)
         except EngineError as exc:
             raise FrameError(f"an impossible table: {exc}") from None
+        joins = body.get("joins")
+        if joins is not None and (not isinstance(joins, list) or len(joins) != players
+                                  or not all(j is None or isinstance(j, bytes) for j in joins)):
+            raise FrameError("a signed join (or null) per seat")
+        self.joins = joins
         self.names = tuple(clean_text(n, 24) if isinstance(n, str) else "?" for n in names)
         self.facts = GameFacts(
             self.table, players, rules, tuple(keys), commit, tuple(entropies), dealer,
@@ -1533,6 +1544,7 @@ class PlayerSession:
             "rules": facts.rules.to_wire(),
             "names": list(self.names),
             "keys": list(facts.keys),
+            "joins": self.joins,
             "entropies": list(facts.entropies),
             "entropy_commits": None if facts.entropy_commits is None
             else list(facts.entropy_commits),

@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.classic.state import default_teams
 from netplay.hosts import fingerprint
-from netplay.record import to_json, verify_record
+from netplay.record import signed_joins, stored_record, to_json, verify_record
 
 GAME_KINDS = ("stacks", "sequence")
 BOT_PREFIX = "bot-"
@@ -36,6 +36,9 @@ class SeatResult:
     key: bytes | None
     team: int
     won: bool
+    signed: bool = True
+    """The name is the player's own (their signed join), or a bot's: a stored name may be
+    changed to it. ``False``: the record's word only (the name is then the identity)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ def result_of(record: dict[str, Any]) -> GameResult:
     players = int(record["players"])
     keys = record["keys"]
     names = record.get("names") or []
+    joins, _ = signed_joins(record)  # verified above
     if kind == "sequence":
         teams = record["rules"].get("teams") or default_teams(players)
     else:
@@ -94,15 +98,25 @@ def result_of(record: dict[str, Any]) -> GameResult:
     for seat in range(players):
         key = keys[seat] if seat < len(keys) else None
         raw_name = names[seat] if seat < len(names) else None
-        if isinstance(key, bytes):
+        signed = True
+        level = joins[seat]["bot"] if seat in joins else None
+        if isinstance(key, bytes) and level is not None:
+            # A bot peer of the host's own (a held table's, a filled seat's): rated as
+            # its level, whatever key its table gave it.
+            name = f"Bot {seat + 1} ({level})"
+            who = BOT_PREFIX + level.lower()
+            key = None
+        elif isinstance(key, bytes):
             who = fingerprint(key)
-            name = _clean_name(raw_name, who)
+            signed = seat in joins
+            name = _clean_name(raw_name, who) if signed else who
         else:
             name = _clean_name(raw_name, f"Bot {seat + 1}")
             who = bot_fingerprint(name)
             key = None
         team = seat % teams
-        seats.append(SeatResult(seat, who, name, key is None, key, team, winner == team))
+        seats.append(SeatResult(seat, who, name, key is None, key, team, winner == team,
+                                signed))
     people = [s.fingerprint for s in seats if not s.bot]
     if len(set(people)) != len(people):
         raise RecordRefused("one identity sits at two seats: the game can't be rated")
@@ -116,5 +130,5 @@ def result_of(record: dict[str, Any]) -> GameResult:
         seats=tuple(seats),
         winner=winner if isinstance(winner, int) else None,
         length=len(record["batches"]),
-        record_json=json.dumps(to_json(record), separators=(",", ":")),
+        record_json=json.dumps(to_json(stored_record(record)), separators=(",", ":")),
     )

@@ -12,15 +12,16 @@ computed again from the start, so the order records are added in changes nothing
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 import time
 import unicodedata
 import weakref
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import (
     Connection,
@@ -61,6 +62,27 @@ class DatabaseError(RuntimeError):
 
 class Refused(ValueError):
     """A name, key or account change that is refused; the words say why."""
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _in_words(call: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """A database call whose driver's errors (a database that went down since it was
+    opened, and is out of reach) are `DatabaseError` in words: what every caller catches.
+    Nothing is cached: the next call reconnects (the pool pings), so a database that is
+    back is used again by itself."""
+
+    @functools.wraps(call)
+    async def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await call(*args, **kwargs)
+        except (OperationalError, DBAPIError, OSError) as exc:
+            raise DatabaseError(f"the database can't be used now: {_reason(exc)}",
+                                full=_full(exc)) from None
+
+    return wrapped
 
 
 def database_url(url: str | Path) -> str:
@@ -268,7 +290,10 @@ class Store:
         for seat in seats:
             name = f"Bot ({seat.fingerprint[len(BOT_PREFIX):]})" if seat.bot else seat.name
             if seat.fingerprint in known:
-                if not seat.bot:
+                # Only a name its player signed renames them (a record's names are
+                # anybody's edit otherwise), and only from a game as new as any of theirs.
+                if not seat.bot and seat.signed and await self._newest_of(
+                        conn, seat.fingerprint, when):
                     await conn.execute(update(players).where(
                         players.c.fingerprint == seat.fingerprint).values(name=name))
             else:
@@ -276,6 +301,15 @@ class Store:
                     fingerprint=seat.fingerprint, name=name, bot=seat.bot, key=seat.key,
                     first_seen=when or time.time()))
                 known.add(seat.fingerprint)
+
+    @staticmethod
+    async def _newest_of(conn: AsyncConnection, fingerprint: str, when: float) -> bool:
+        """Did no stored game of ``fingerprint`` end after ``when``?"""
+        latest = await conn.scalar(
+            select(func.max(games.c.ended_at))
+            .select_from(game_seats.join(games, games.c.id == game_seats.c.game_id))
+            .where(game_seats.c.fingerprint == fingerprint))
+        return latest is None or when >= latest
 
     async def _rate_next(self, conn: AsyncConnection, game: GameResult) -> None:
         who = sorted({s.fingerprint for s in game.seats})
@@ -345,6 +379,7 @@ class Store:
 
     # -- reading -----------------------------------------------------------------------
 
+    @_in_words
     async def leaderboard(self, kind: str = "stacks", limit: int | None = None,
                           ) -> list[Standing]:
         score = ratings.c.mu - 3 * ratings.c.sigma
@@ -363,6 +398,7 @@ class Store:
         return [Standing(i + 1, r.name, r.fingerprint, bool(r.bot), r.games, r.wins, r.mu,
                          r.sigma) for i, r in enumerate(rows)]
 
+    @_in_words
     async def games_of(self, fingerprint: str, limit: int = 50) -> list[PlayedGame]:
         """The identity's games, newest first, with its result and rating change."""
         me = game_seats.alias("me")
@@ -389,11 +425,13 @@ class Store:
                            Skill(r.mu_after, r.sigma_after), tuple(others.get(r.id, ())))
                 for r in rows]
 
+    @_in_words
     async def record(self, game_id: str) -> dict[str, Any] | None:
         async with self._read() as conn:
             found = await conn.scalar(select(games.c.record).where(games.c.id == game_id))
         return None if found is None else dict(from_json(json.loads(found)))
 
+    @_in_words
     async def card(self, fingerprint: str) -> Card | None:
         """A player's card: name, standing per game kind, favourite opponents."""
         async with self._read() as conn:
@@ -424,6 +462,7 @@ class Store:
         return Card(player.name, fingerprint, kinds,
                     tuple((f.name, int(f.together)) for f in favourites))
 
+    @_in_words
     async def game_ids(self) -> set[str]:
         async with self._read() as conn:
             return set((await conn.execute(select(games.c.id))).scalars())
@@ -443,17 +482,20 @@ class Store:
 
     # -- accounts ----------------------------------------------------------------------
 
+    @_in_words
     async def account_for_key(self, ssh_fingerprint: str) -> Account | None:
         async with self._read() as conn:
             account_id = await conn.scalar(select(account_keys.c.account_id).where(
                 account_keys.c.ssh_fingerprint == ssh_fingerprint))
             return None if account_id is None else await _account(conn, account_id)
 
+    @_in_words
     async def accounts(self) -> list[Account]:
         async with self._read() as conn:
             ids = (await conn.execute(select(accounts.c.id).order_by(accounts.c.id))).scalars()
             return [await _account(conn, i) for i in list(ids)]
 
+    @_in_words
     async def create_account(self, name: str, ssh_fingerprint: str, profile: str,
                              fingerprint: str) -> Account:
         """A new account for a key not yet known; `Refused` for a bad or taken name."""
@@ -473,6 +515,7 @@ class Store:
                 ssh_fingerprint=ssh_fingerprint, account_id=account_id, added_at=time.time()))
             return await _account(conn, account_id)
 
+    @_in_words
     async def rename(self, account_id: int, name: str) -> Account:
         clean = check_account_name(name)
         async with self.engine.begin() as conn:
@@ -482,6 +525,7 @@ class Store:
                 name=clean, name_key=_name_key(clean)))
             return await _account(conn, account_id)
 
+    @_in_words
     async def add_key(self, account_id: int, ssh_fingerprint: str) -> Account:
         """Let another ssh key log in to the account; `Refused` if it is another's."""
         async with self.engine.begin() as conn:
@@ -496,6 +540,7 @@ class Store:
                     added_at=time.time()))
             return await _account(conn, account_id)
 
+    @_in_words
     async def remove_key(self, account_id: int, ssh_fingerprint: str) -> Account:
         """Stop an ssh key logging in to the account; `Refused` if it is not one of the
         account's keys, or the last one (an account keeps a key to log in with)."""
@@ -513,6 +558,7 @@ class Store:
                 account_keys.c.ssh_fingerprint == ssh_fingerprint))
             return await _account(conn, account_id)
 
+    @_in_words
     async def delete_account(self, name: str) -> bool:
         """Delete an account and its keys (its rated games stay: they are other players'
         games too). Returns whether there was one."""
@@ -527,6 +573,7 @@ class Store:
             await conn.execute(delete(accounts).where(accounts.c.id == account_id))
             return True
 
+    @_in_words
     async def import_account(self, data: dict[str, Any]) -> bool:
         """An exported account, unless its name, identity or a key is already here.
         Returns whether it was added."""

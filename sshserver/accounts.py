@@ -58,6 +58,19 @@ class Accounts:
 
     def __init__(self, archive: Archive) -> None:
         self.archive = archive
+        self._known: dict[str, Account] = {}
+        """Each key's account as last looked up: a key back while the database is down
+        keeps its account's identity (its seats), as the server last knew it."""
+
+    def _remember(self, ssh_fingerprint: str, account: Account | None) -> None:
+        if account is None:
+            self._known.pop(ssh_fingerprint, None)
+            return
+        for key in account.keys:
+            self._known[key] = account
+        for key, known in list(self._known.items()):
+            if known.id == account.id and key not in account.keys:
+                del self._known[key]  # removed from the account
 
     async def _store(self) -> Store:
         try:
@@ -74,7 +87,11 @@ class Accounts:
             account = await store.account_for_key(ssh_fingerprint)
         except (AccountsDown, DatabaseError) as exc:
             login.problem = str(exc)
+            known = self._known.get(ssh_fingerprint)
+            if known is not None:  # its identity (and seats) as last known; no changes
+                login.profile, login.name = known.profile, known.name
             return login
+        self._remember(ssh_fingerprint, account)
         if account is not None:
             login.account, login.profile, login.name = account, account.profile, account.name
             return login
@@ -87,30 +104,42 @@ class Accounts:
         return login
 
     async def key_allowed(self, ssh_fingerprint: str) -> bool:
-        """Is this key on an account (added by its holder)? ``False`` when the database
-        can't say (the key is refused then, as an unknown one)."""
+        """Is this key on an account (added by its holder)? When the database can't say:
+        whether it was when the server last looked (else it is refused, as an unknown
+        one)."""
         try:
             store = await self._store()
-            return await store.account_for_key(ssh_fingerprint) is not None
+            account = await store.account_for_key(ssh_fingerprint)
         except (AccountsDown, DatabaseError) as exc:
             log.warning("accounts can't be looked up for key %s: %s", ssh_fingerprint, exc)
-            return False
+            # A key the server last knew on an account still gets back to its seats.
+            return ssh_fingerprint in self._known
+        self._remember(ssh_fingerprint, account)
+        return account is not None
 
     async def request(self, login: Login, request: dict[str, Any]) -> dict[str, Any]:
         """One account request of the login's program: a reply, ``ok`` or an ``error``
         in words."""
         op = request.get("op")
         try:
+            if login.problem is not None and op in ACCOUNT_OPS:
+                try:
+                    await self._look_again(login)
+                except (AccountsDown, DatabaseError) as exc:
+                    login.problem = str(exc)  # still down: said as it is
             if op == "account":
                 return self._reply(login)
             if op == "name":
                 await self._name(login, request.get("name"))
+                self._remember(login.ssh_fingerprint, login.account)
                 return self._reply(login)
             if op == "add_key":
                 note = await self._add_key(login, request.get("key"))
+                self._remember(login.ssh_fingerprint, login.account)
                 return {**self._reply(login), "note": note}
             if op == "remove_key":
                 note = await self._remove_key(login, request.get("key"))
+                self._remember(login.ssh_fingerprint, login.account)
                 return {**self._reply(login), "note": note}
         except Refused as exc:
             return {"ok": False, "error": str(exc)}
@@ -118,6 +147,20 @@ class Accounts:
             return {"ok": False, "error": f"the server's database can't be used now ({exc}): "
                                           "try again later"}
         return {"ok": False, "error": f"unknown request {op!r}"}
+
+    async def _look_again(self, login: Login) -> None:
+        """A login made while the database was down looks its account up again: the
+        database may be back (`AccountsDown` if not)."""
+        store = await self._store()
+        account = await store.account_for_key(login.ssh_fingerprint)
+        if account is not None and account.profile != login.profile:
+            # This session plays with the key's own identity: the account's is for the
+            # next login.
+            login.problem = f"log in again to play as {account.name}"
+            return
+        login.problem = None
+        if account is not None:
+            login.account, login.name = account, account.name
 
     @staticmethod
     def _reply(login: Login) -> dict[str, Any]:

@@ -172,8 +172,11 @@ class TableKeeper:
                                          "rated_final": rated_final(rated)}
                 if table is not None and creator:
                     # Its creator coming back with `join TABLE` rematches with these, not
-                    # with the defaults of a join.
-                    reply["settings"] = open_request(table.settings)
+                    # with the defaults of a join; the bots it seated with ``fill`` too,
+                    # as the table's own in the next game (its own rematch does the same).
+                    settings = open_request(table.settings)
+                    settings["bots"] += len(table.bots)
+                    reply["settings"] = settings
                 return reply
             raise RequestRefused(f"unknown request {op!r}")
         except RequestRefused as exc:
@@ -229,6 +232,7 @@ class TableKeeper:
                       strategy="greedy", name=f"Bot {seat + 1}",
                       password=table.settings.password, think=table.settings.bot_delay,
                       pin=table.host.identity.peer_id)  # our host only, joined at once
+        bot.player.bot_level = "greedy"  # the server's own: rated as its level, not its key
         table.bots.append(bot)
         await table.stack.enter_async_context(bot)
 

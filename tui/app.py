@@ -130,9 +130,10 @@ class StacksApp(GameApp):
                         f"{self.defaults.display_name()}.", severity="warning", timeout=8)
             return False
         if reply.get("problem"):
-            self.notify(f"Accounts are out of reach now ({reply['problem']}): you play as "
-                        f"{self.defaults.display_name()} until they are back.",
-                        severity="warning", timeout=8)
+            self.notify(f"The server's database is out of reach ({reply['problem']}): "
+                        "ratings and accounts are unavailable for now; your seats are not. "
+                        f"You play as {self.defaults.display_name()}; they come back by "
+                        "themselves.", severity="warning", timeout=30)
             return False
         if reply.get("account"):
             self._named(str(reply.get("name") or ""))

@@ -488,6 +488,7 @@ class TableSession:
             name=f"Bot {seat + 1}", password=self.launch.password, think=self.launch.bot_delay,
             pin=own,
         )
+        bot.player.bot_level = level  # the host's own: rated as its level, not its key
         self._bots.append(bot)
         return bot
 

@@ -103,6 +103,9 @@ _TERMINAL_HEAD = """<link rel="stylesheet" href="../static/css/xterm.css">
 #closed { display: none; position: absolute; inset: 0; z-index: 10;
   align-items: center; justify-content: center; background: rgba(12, 24, 31, .92); }
 body.-closed #closed { display: flex; }
+#connecting { position: absolute; inset: 0; z-index: 5; display: flex;
+  align-items: center; justify-content: center; font-size: 1.2rem; color: #9fb3bf; }
+body.-connected #connecting, body.-closed #connecting { display: none; }
 #closed div { max-width: 40rem; padding: 2rem; background: #12232d; text-align: center; }
 </style>
 <script>
@@ -111,6 +114,10 @@ body.-closed #closed { display: flex; }
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
       super(url, protocols);
+      // "Connecting…" until the terminal's first frame (the view's program starts).
+      this.addEventListener("message", () => {
+        document.body.classList.add("-connected");
+      }, { once: true });
       this.addEventListener("close", (event) => {
         const words = document.getElementById("closed-words");
         if (words && event.reason) { words.textContent = event.reason; }
@@ -129,6 +136,7 @@ def terminal(table: str, *, font_size: int = 16, back: str | None = "../") -> st
     body = (
         f"<div id=\"terminal\" class=\"textual-terminal\" data-font-size=\"{font_size}\">"
         "</div>\n"
+        f"<div id=\"connecting\"><p>Connecting to table {escape(table)}…</p></div>\n"
         "<div id=\"closed\"><div><p class=\"words\" id=\"closed-words\">The view has "
         f"closed.</p><p><a href=\"\">Watch again</a></p>{link}</div></div>\n"
         "<script>\n(() => {\n"

@@ -22,6 +22,7 @@ import contextlib
 import itertools
 import json
 import logging
+import re
 import shlex
 import shutil
 import signal
@@ -34,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 import textual_serve
-from aiohttp import WSMsgType, web
+from aiohttp import ClientConnectionResetError, WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
@@ -56,8 +58,12 @@ MAX_MESSAGE = 64 * 1024
 """The largest message a browser may send (keys, sizes: a few bytes each)."""
 STOP_GRACE_S = 5.0
 """Seconds a visitor's program has to quit before it is killed."""
-MAX_SIZE = 1000
-"""The largest terminal width or height a browser may ask for."""
+MAX_WIDTH = 300
+MAX_HEIGHT = 100
+"""The largest terminal a browser may ask for (columns, rows): every screen the visitor's
+program draws is relayed to it, and a 1000x1000 one is 32 MB for 20 resizes."""
+RESIZE_EVERY_S = 0.5
+"""A visitor's resizes are applied at most this often (the newest one wins)."""
 
 CLOSE_ENDED = 4000
 CLOSE_FULL = 4001
@@ -145,6 +151,10 @@ class Visitor:
     """The server is closing its websocket (with words)."""
     why: str = "left"
     """How the visit ended: left, idle, ended, stopping."""
+    size: tuple[int, int] | None = None
+    """A resize asked for and not applied yet (`RESIZE_EVERY_S`)."""
+    resized_at: float = -1e9
+    resizing: asyncio.Task[None] | None = None
 
 
 class WebServer:
@@ -172,6 +182,9 @@ class WebServer:
         self._own_home = False
         self._downloads = DownloadManager()
         self._stopping = False
+        self._reserved = 0
+        """Places taken by visitors not yet in `visitors` (their table is being looked
+        up): counted by `full` from the moment the cap is checked."""
 
     # -- start and stop ----------------------------------------------------------------------
 
@@ -191,7 +204,7 @@ class WebServer:
             web.static("/static", static),
         ])
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None,
-                                     shutdown_timeout=1.0)
+                                     shutdown_timeout=1.0, logger=_RequestLog(self._line))
         await self._runner.setup()
         self._site = web.TCPSite(self._runner, settings.bind or None, settings.port)
         try:
@@ -205,10 +218,8 @@ class WebServer:
     @property
     def port(self) -> int:
         """The port it listens on (the one it got, when asked for 0)."""
-        server = self._site._server if self._site is not None else None
-        sockets = getattr(server, "sockets", None) or []
-        for sock in sockets:
-            return int(sock.getsockname()[1])
+        for address in self._runner.addresses if self._runner is not None else []:
+            return int(address[1])
         return self.settings.port
 
     @property
@@ -271,8 +282,13 @@ class WebServer:
         return counts
 
     @property
+    def used(self) -> int:
+        """Places in use: visitors watching, and those on their way in."""
+        return len(self.visitors) + self._reserved
+
+    @property
     def full(self) -> bool:
-        return len(self.visitors) >= self.settings.max_visitors
+        return self.used >= self.settings.max_visitors
 
     def _full_words(self) -> str:
         cap = self.settings.max_visitors
@@ -337,10 +353,16 @@ class WebServer:
         if self.full:
             self.refused += 1
             self._line(f"web visitor from {address} turned away from table {name}: full "
-                       f"({len(self.visitors)} of {self.settings.max_visitors})")
+                       f"({self.used} of {self.settings.max_visitors})")
             await ws.close(code=CLOSE_FULL, message=self._full_words().encode()[:120])
             return ws
-        info = await self._find(name) if is_table_name(name) else None
+        # The place is taken now, before anything is awaited: visitors arriving at the
+        # same moment each see it taken (the cap holds however many come at once).
+        self._reserved += 1
+        try:
+            info = await self._find(name) if is_table_name(name) else None
+        finally:
+            self._reserved -= 1
         broker = self._broker()
         if info is None or info.offline or broker is None:
             self._line(f"web visitor from {address} asked for table {name}: not open")
@@ -362,18 +384,23 @@ class WebServer:
                 close=lambda: self._program_ended(ws, visitor),
                 download_manager=self._downloads,
             )
-            width = _size(request.query.get("width"), 80)
-            height = _size(request.query.get("height"), 24)
+            width = _size(request.query.get("width"), 80, MAX_WIDTH)
+            height = _size(request.query.get("height"), 24, MAX_HEIGHT)
             await service.start(width, height)
+            visitor.resized_at = loop.time()
             if self.settings.idle_timeout > 0:
                 idle = asyncio.create_task(self._idle_watch(ws, visitor))
             await self._messages(ws, service, visitor)
+        except _GONE:  # the visitor went while something was on its way to them: they left
+            visitor.closing = True
         except Exception:
             log.exception("web visitor %d failed", visitor.number)
             visitor.why = "failed"
         finally:
             if idle is not None:
                 idle.cancel()
+            if visitor.resizing is not None:
+                visitor.resizing.cancel()
             await self._end_program(visitor)
             del self.visitors[visitor.number]
             seconds = time.monotonic() - started
@@ -381,7 +408,8 @@ class WebServer:
                        f"for {_duration(seconds)}: {_WHY.get(visitor.why, visitor.why)} "
                        f"({len(self.visitors)} of {self.settings.max_visitors} now)")
             if not ws.closed:
-                await ws.close()
+                with contextlib.suppress(*_GONE):
+                    await ws.close()
             visitor.done.set()
         return ws
 
@@ -415,14 +443,34 @@ class WebServer:
                 await service.send_bytes(data.encode("utf-8", "replace"))
             elif kind == "resize" and isinstance(data, dict):
                 visitor.last_input = loop.time()
-                await service.set_terminal_size(_size(data.get("width"), 80),
-                                                _size(data.get("height"), 24))
+                self._resize(service, visitor, _size(data.get("width"), 80, MAX_WIDTH),
+                             _size(data.get("height"), 24, MAX_HEIGHT))
             elif kind == "ping" and isinstance(data, str):
                 await ws.send_json(["pong", data[:32]])
             elif kind == "blur":
                 await service.blur()
             elif kind == "focus":
                 await service.focus()
+
+    def _resize(self, service: _Service, visitor: Visitor, width: int, height: int) -> None:
+        """Apply a visitor's new size, at most once per `RESIZE_EVERY_S` (each makes the
+        program draw its whole screen again): a newer size asked meanwhile replaces it."""
+        visitor.size = (width, height)
+        if visitor.resizing is None or visitor.resizing.done():
+            visitor.resizing = asyncio.create_task(self._apply_size(service, visitor))
+
+    async def _apply_size(self, service: _Service, visitor: Visitor) -> None:
+        loop = asyncio.get_running_loop()
+        while visitor.size is not None:
+            wait = visitor.resized_at + RESIZE_EVERY_S - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            size, visitor.size = visitor.size, None
+            if size is None:
+                return
+            visitor.resized_at = loop.time()
+            with contextlib.suppress(*_GONE):
+                await service.set_terminal_size(*size)
 
     async def _idle_watch(self, ws: web.WebSocketResponse, visitor: Visitor) -> None:
         loop = asyncio.get_running_loop()
@@ -476,12 +524,36 @@ _WHY = {
 }
 
 
-def _size(value: object, default: int) -> int:
+_GONE = (ConnectionResetError, ClientConnectionResetError, BrokenPipeError)
+"""What writing to a visitor who has gone raises (aiohttp: "Cannot write to closing
+transport")."""
+
+
+class _RequestLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """aiohttp's server log: a request it could not read (a line or header too long, not
+    HTTP) is answered 400 by aiohttp and said here in one line, not a traceback."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        super().__init__(logging.getLogger("aiohttp.server"), {})
+        self._say_line = say
+
+    def exception(self, msg: object, *args: object, exc_info: Any = True,
+                  **kwargs: Any) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            remote = args[0] if args else "?"
+            said = re.sub(r":\s*(bytearray\()?b['\"].*", "", str(exc_info.message))
+            reason = " ".join(said.split())[:120]  # not the bytes it was sent
+            self._say_line(f"web request from {remote} refused: {reason}")
+            return
+        super().exception(msg, *args, exc_info=exc_info, **kwargs)
+
+
+def _size(value: object, default: int, most: int) -> int:
     try:
-        number = int(str(value))
+        number = int(str(value)[:8])
     except ValueError:
         return default
-    return min(max(number, 10), MAX_SIZE)
+    return min(max(number, 10), most)
 
 
 def _duration(seconds: float) -> str:

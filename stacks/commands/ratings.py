@@ -10,11 +10,12 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from netplay.journal import data_dir
-from netplay.record import read_record, to_json
+from netplay.record import MAX_RECORD_BYTES, from_json, read_record, to_json
 from ratings.results import RecordRefused
 from ratings.schema import SchemaTooNew
 from ratings.store import DatabaseError, Store, default_database, shown
@@ -121,22 +122,30 @@ async def _import(args: argparse.Namespace) -> int:
     store = await _open(args)
     added = already = refused = accounts = 0
     try:
-        with Path(args.file).open() as source:
-            for number, line in enumerate(source, 1):
+        with Path(args.file).open(errors="replace") as source:
+            for number, line in enumerate(_lines(source), 1):
+                if line is None:
+                    print(f"line {number}: refused: too big for a game record (a record "
+                          f"is at most {MAX_RECORD_BYTES:,} bytes)")
+                    refused += 1
+                    continue
                 if not line.strip():
                     continue
                 try:
                     item: Any = json.loads(line)
+                except RecursionError:
+                    print(f"line {number}: refused: nested too deep")
+                    refused += 1
+                    continue
                 except ValueError as exc:
                     print(f"line {number}: not JSON ({exc})")
                     refused += 1
                     continue
                 if isinstance(item, dict) and isinstance(item.get("record"), dict):
-                    from netplay.record import from_json
-
                     try:
                         result = await store.add_record(from_json(item["record"]))
-                    except (RecordRefused, KeyError, TypeError, ValueError) as exc:
+                    except (RecordRefused, KeyError, TypeError, ValueError,
+                            RecursionError) as exc:
                         print(f"line {number}: refused: {exc}")
                         refused += 1
                         continue
@@ -152,6 +161,22 @@ async def _import(args: argparse.Namespace) -> int:
     print(f"imported {added} games ({already} already there, {refused} refused), "
           f"{accounts} accounts")
     return 1 if refused else 0
+
+
+def _lines(source: Any) -> Iterator[str | None]:
+    """The lines of an export, each at most a record's size plus its wrapping; ``None``
+    for a line over that (skipped without being held whole)."""
+    limit = MAX_RECORD_BYTES + 4096
+    while True:
+        line = source.readline(limit)
+        if not line:
+            return
+        if len(line) >= limit and not line.endswith("\n"):
+            while (rest := source.readline(limit)) and not rest.endswith("\n"):
+                pass
+            yield None
+            continue
+        yield line
 
 
 async def _delete_account(args: argparse.Namespace) -> int:

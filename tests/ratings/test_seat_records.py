@@ -8,6 +8,7 @@ import copy
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ def _game() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     table = _table(3, ("medium",), 91, rules=SHORT)
     table.run_to_end()
     host = table.host.record()
-    seats = [s.record(1_500_000.0) for s in table.players]
+    seats = [s.record(time.time()) for s in table.players]
     assert all(seat is not None for seat in seats)
     return host, [seat for seat in seats if seat is not None]
 

@@ -1,0 +1,206 @@
+"""The web page under attack: many visitors at the same moment get no more views than its
+cap; an over-long request is a 4xx and one line, never a traceback; a visitor's terminal
+size is bounded and its resizes rate-limited; a visitor who leaves in the middle of a ping
+has left (one line, no traceback); and the table page says it is connecting until the
+terminal draws."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import socket
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import aiohttp
+
+from tests.webserver.chromium import Chromium, wait_for_body, wait_for_text
+from tests.webserver.conftest import TIMEOUT, Table, Web
+
+CLOSE_FULL = 4001
+
+
+def _kiosks(broker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--kiosk" in argv and broker.encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
+async def _listed(http: aiohttp.ClientSession, server: Web, table: Table) -> None:
+    """Wait until the page lists the table (its host has announced it)."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        async with http.get(f"{server.url}tables.json") as reply:
+            if any(t["table"] == table.name and re.match(r"lobby|playing", t["status"])
+                   for t in (await reply.json())["tables"]):
+                return
+        assert time.monotonic() < deadline, "the table was never listed"
+        await asyncio.sleep(0.3)
+
+
+def _no_traceback(server: Web) -> None:
+    said = "\n".join(server.lines())
+    assert "Traceback" not in said and "Error handling request" not in said, said
+
+
+def test_visitors_at_the_same_moment_get_no_more_views_than_the_cap(
+        table: Table, web: Callable[..., Web]) -> None:
+    server = web("--broker", table.broker, "--max-spectators", "3")
+    url = f"{server.url}table/{table.name}/ws"
+
+    async def scenario() -> None:
+        async with aiohttp.ClientSession() as http:
+            await _listed(http, server, table)
+            await asyncio.sleep(3.5)  # the listing is old: each visitor waits for a new one
+            sockets = await asyncio.gather(*(http.ws_connect(url) for _ in range(10)))
+            try:
+                async def first(ws: aiohttp.ClientWebSocketResponse) -> bool:
+                    """Whether the visitor got a view (its first message is not the close)."""
+                    message = await ws.receive(TIMEOUT)
+                    if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                        assert ws.close_code == CLOSE_FULL, (ws.close_code, message)
+                        return False
+                    return True
+
+                views = await asyncio.gather(*(first(ws) for ws in sockets))
+                assert sum(views) == 3, views
+                assert len(_kiosks(table.broker)) <= 3
+            finally:
+                await asyncio.gather(*(ws.close() for ws in sockets))
+
+    asyncio.run(scenario())
+    lines = server.lines()
+    assert sum("turned away from table" in line for line in lines) == 7, lines
+    _no_traceback(server)
+
+
+def _raw(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as sock:
+        sock.sendall(request)
+        got = b""
+        while chunk := sock.recv(65536):
+            got += chunk
+        return got
+
+
+def test_an_over_long_request_is_a_4xx_and_one_line(mosquitto: str,
+                                                   web: Callable[..., Web]) -> None:
+    server = web("--broker", mosquitto)
+    port = int(server.url.rsplit(":", 1)[1].strip("/"))
+    long_line = b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    long_header = b"GET / HTTP/1.1\r\nHost: x\r\nX-Junk: " + b"b" * 20_000 + b"\r\n\r\n"
+    many = b"GET / HTTP/1.1\r\nHost: x\r\n" + b"X-A: b\r\n" * 5_000 + b"\r\n"
+    for request in (long_line, long_header, many):
+        answer = _raw(port, request)
+        status = int(answer.split(b" ", 2)[1])
+        assert 400 <= status < 500, answer[:200]
+    server.wait_line(r"web request from 127\.0\.0\.1 refused: ")
+    time.sleep(0.5)  # the log is written after the answer
+    refused = [line for line in server.lines() if "refused:" in line]
+    assert len(refused) == 3, server.lines()
+    assert not any("aaaa" in line or "bbbb" in line for line in refused), refused
+    _no_traceback(server)
+
+
+def test_a_visitors_terminal_is_bounded_and_its_resizes_rate_limited(
+        table: Table, web: Callable[..., Web]) -> None:
+    server = web("--broker", table.broker)
+    url = f"{server.url}table/{table.name}/ws?width=1000&height=1000"
+
+    async def scenario() -> int:
+        async with aiohttp.ClientSession() as http:
+            await _listed(http, server, table)
+            ws = await http.ws_connect(url)
+            got = 0
+            deadline = time.monotonic() + TIMEOUT
+            while got < 2000:  # the view's first screen
+                message = await ws.receive(max(0.1, deadline - time.monotonic()))
+                assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
+                got += len(message.data)
+            began = time.monotonic()
+            total = 0
+            for _ in range(20):
+                await ws.send_str(json.dumps(["resize", {"width": 1000, "height": 1000}]))
+                await ws.send_str(json.dumps(["resize", {"width": 999, "height": 999}]))
+            while time.monotonic() - began < 8:
+                try:
+                    message = await ws.receive(0.5)
+                except TimeoutError:
+                    continue
+                if message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT):
+                    total += len(message.data)
+                else:
+                    break
+            await ws.close()
+            return total
+
+    sent = asyncio.run(scenario())
+    # Unbounded: 32 MB in 16 s. Bounded (300x100) and a resize a second at most: a few
+    # screens of 30,000 cells.
+    assert sent < 4_000_000, sent
+    _no_traceback(server)
+
+
+def test_a_visitor_who_leaves_during_a_ping_has_left(
+        table: Table, web: Callable[..., Web]) -> None:
+    server = web("--broker", table.broker)
+    url = f"{server.url}table/{table.name}/ws"
+
+    async def leave_in_a_ping() -> None:
+        async with aiohttp.ClientSession() as http:
+            ws = await http.ws_connect(url)
+            await ws.receive(TIMEOUT)  # the view is on
+            for n in range(50):
+                await ws.send_str(json.dumps(["ping", f"p{n}"]))
+            # Gone without a close: the server's pong meets a closing transport.
+            transport = ws._response.connection.transport  # type: ignore[union-attr]
+            assert transport is not None
+            transport.abort()
+
+    async def scenario() -> None:
+        async with aiohttp.ClientSession() as http:
+            await _listed(http, server, table)
+        for _ in range(5):
+            await leave_in_a_ping()
+
+    asyncio.run(scenario())
+    deadline = time.monotonic() + TIMEOUT
+    while len(ends := [line for line in server.lines() if "watched table" in line]) < 5:
+        assert time.monotonic() < deadline, server.lines()
+        time.sleep(0.1)
+    assert all(": left (" in line for line in ends), server.lines()
+    _no_traceback(server)
+
+
+def test_the_table_page_says_connecting_until_the_terminal_draws(
+        table: Table, web: Callable[..., Web], browser: Chromium) -> None:
+    server = web("--broker", table.broker)
+
+    async def scenario() -> None:
+        async with aiohttp.ClientSession() as http:
+            await _listed(http, server, table)
+        page = await browser.new_page()
+        try:
+            await page.open(f"{server.url}table/{table.name}")
+            before = await wait_for_body(page, r"Connecting", TIMEOUT)
+            assert "Players" not in before
+            screen = await wait_for_text(page, r"Players|Seats", TIMEOUT)
+            assert screen
+            deadline = time.monotonic() + TIMEOUT
+            while "Connecting" in await page.body_text():
+                assert time.monotonic() < deadline, "the page still says it is connecting"
+                await asyncio.sleep(0.1)
+        finally:
+            await page.close()
+
+    asyncio.run(scenario())
