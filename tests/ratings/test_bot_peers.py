@@ -21,6 +21,7 @@ from ratings.results import result_of
 from ratings.store import Store
 from sshserver.tables import Caller, KeeperSettings, TableKeeper
 from tests.netplay.harness import SHORT, Table, identity_for
+from tests.support import wait_until_async
 from tests.tui.conftest import TIMEOUT
 
 
@@ -97,9 +98,10 @@ async def test_a_held_tables_filled_bot_is_one_identity_across_tables(tmp_path: 
             assert opened["ok"], opened
             table = keeper.tables[name]
             async with BotPeer(me, name, broker=broker, name="alice"):
-                while not any(info is not None and info.key == me.key
-                              for info in table.host.host.seats):
-                    await asyncio.sleep(0.05)
+                await wait_until_async(
+                    lambda: any(info is not None and info.key == me.key
+                                for info in table.host.host.seats),  # noqa: B023
+                    "alice seated", interval=0.05)
                 filled = await keeper.handle(alice, {"op": "fill", "table": name})
                 assert filled == {"ok": True, "bots": 1}, filled
                 await asyncio.wait_for(table.ended.wait(), 10 * TIMEOUT)

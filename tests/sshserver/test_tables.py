@@ -371,7 +371,7 @@ async def test_the_creator_back_with_join_rematches_with_the_bots_it_seated(
         info = await keeper.handle(ALICE, {"op": "info", "table": "friday"})
         assert info["settings"]["bots"] == 1
         async with Player(Identity.generate(), "friday", "alice", broker=broker) as alice:
-            await _eventually(lambda: alice.seat == 0, "alice's seat")
+            await wait_until_async(lambda: alice.seat == 0, "alice's seat")
             assert (await keeper.handle(ALICE, {"op": "fill", "table": "friday"}))["bots"] == 2
             info = await keeper.handle(ALICE, {"op": "info", "table": "friday"})
             assert info["settings"]["bots"] == 3
