@@ -169,13 +169,13 @@ def _deal_with(table: Table, change: Callable[[HostSession], None]) -> None:
     """The last seat is taken and every reveal is in; ``change`` is what a cheating host
     does to the seats then, knowing every entropy, just before it deals."""
     host = table.host
-    deal = host._start
+    deal = host.start_game
 
     def cheat() -> None:
         change(host)
         deal()
 
-    host._start = cheat  # type: ignore[method-assign]
+    host.start_game = cheat  # type: ignore[method-assign]
     table.add_player("p1")
     table.pump()
     assert host.game is not None

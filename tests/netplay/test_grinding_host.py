@@ -87,18 +87,18 @@ class GrindingHost(HostSession):
         honest = [s for s, seat in enumerate(self.seats)
                   if seat is not None and not seat.is_bot and s != self.puppet]
         if self.how.startswith("void"):
-            self._send_events("entropy_round", {
+            self.send_events("entropy_round", {
                 "round": self.round.number + 1, "phase": COMMIT, "held": [],
                 "commits": [None if s in honest else seat.commit if seat else None
                             for s, seat in enumerate(self.seats)]})
         if self.how.endswith("relist"):  # the same round again, or the one after the void
-            self._send_events("entropy_round", {
+            self.send_events("entropy_round", {
                 "round": self.round.number + (2 if self.how.startswith("void") else 0),
                 "phase": REVEAL, "held": [],
                 "commits": [seat.commit if seat else None for seat in self.seats]})
         self.round.waiting.clear()
         self.round.phase = self.round.deadline = None
-        self._start()
+        self.start_game()
 
 
 def grinding_table(seed: int, *, how: str = "swap", tries: int = 200,
@@ -341,7 +341,7 @@ def test_a_host_that_holds_a_seat_whose_player_revealed_is_caught_by_that_player
     table = Table(2, seed=26, rules=SHORT, join=False)
     host = table.host
     victim = table.add_player("victim")
-    deal, take = host._start, host._entropy
+    deal, take = host.start_game, host._entropy
     held = False
 
     def deaf_to_the_victim(key: bytes, body: dict[str, Any], raw: bytes) -> None:
@@ -352,13 +352,13 @@ def test_a_host_that_holds_a_seat_whose_player_revealed_is_caught_by_that_player
         nonlocal held
         if not held:
             held = True
-            host._journal({"t": "hold", "seats": [0]})
-            host._hold([0])
-            host._seats_full()
+            host.journal.append({"t": "hold", "seats": [0]})
+            host.deal.hold([0])
+            host.deal.seats_full()
             return
         deal()
 
-    host._start = cheat  # type: ignore[method-assign]
+    host.start_game = cheat  # type: ignore[method-assign]
     host._entropy = deaf_to_the_victim  # type: ignore[method-assign]
     table.add_player("p1")
     table.pump()
