@@ -38,8 +38,8 @@ from netplay.hosting.restore import ACTION_ORDER
 from netplay.hosting.restore import restore as restore_table
 from netplay.hosting.seats import SeatInfo, Seating
 from netplay.hosting.settings import HostSettings, bot_level
-from netplay.hosting.state import Stage, TableState
-from netplay.hosting.stream import TO_SEATS_AT_ONCE, SpectatorStream
+from netplay.hosting.state import TableState
+from netplay.hosting.stream import SpectatorStream
 from netplay.hosting.turns import BotTurn, Turns
 from netplay.hosting.verdicts import Verdict, Verdicts
 from netplay.hosts import AnnounceWatch
@@ -111,12 +111,12 @@ class HostSession:
         self.journal = HostJournal()
         self.lobby = Lobby(self)
         self.presence = Presence(self)
-        self.beats = Heartbeats(self, now)
         self.deal = DealRounds(self)
         self.block_race = BlockRace(self, settings.block_window, settings.race_settle)
         self.turns = Turns(self, settings)
         self.repair = Repair(self)
-        self.stream = SpectatorStream(settings.spectator_delay, self.release)
+        self.stream = SpectatorStream(self, settings.spectator_delay)
+        self.beats = Heartbeats(self, now, before_beat=self.stream.release)
         self.listing = Listing(self, identity.key, now)
         self.peer_verdicts = Verdicts()
         self._acting: int | None = None
@@ -137,7 +137,7 @@ class HostSession:
                 ), strategy)
         else:
             restore_table(self, restore)
-            self.stream.restored = len(self.batches)
+            self.stream.line.restored = len(self.batches)
             if self.state.over:
                 self.state.ended_publicly()
         self.announce()
@@ -178,7 +178,7 @@ class HostSession:
     @property
     def released(self) -> int:
         """Batches released to spectators (see ``SpectatorStream.released``)."""
-        return self.stream.released(len(self.batches))
+        return self.stream.released
 
     @property
     def status(self) -> str:
@@ -199,21 +199,16 @@ class HostSession:
 
     @property
     def catching_up(self) -> bool:
-        """The game is over for the players, and the spectator delay still holds part of
-        it (its last batches, its outcome) back from spectators: the tail. The table stays
-        up until it is out (announced as ``catching_up``)."""
-        return self.state.over and bool(self.stream.held)
+        """Spectators are still to get the game's end (see ``SpectatorStream``): the table
+        stays up until it is out (announced as ``catching_up``)."""
+        return self.stream.catching_up
 
     def tail_left(self, now: float) -> float:
         """Seconds until spectators have had everything held back (0: nothing is)."""
-        return self.stream.tail_left(now)
+        return self.stream.line.tail_left(now)
 
     def release_all(self) -> None:
-        """Publish at once everything the spectator delay still holds back (a host that
-        closes its ended table: the game is over, spectators get its end now)."""
-        if self.stream.held:
-            self.stream.release_all(self.now)
-            self.release()
+        self.stream.release_all()
 
     def seat_of(self, key: bytes) -> Seat | None:
         return self.seating.seat_of(key)
@@ -371,27 +366,6 @@ class HostSession:
         stays on the broker as the table's last word; an empty payload would be unsigned)."""
         self.state.close()
         self.announce()
-
-    def hold_back(self, wall: float) -> None:
-        """A resumed host keeps the spectator delay: what its journal says went to the
-        players less than the delay before ``wall`` (the wall clock now) is held back
-        again, released when it is due, in order, and the game's end after it."""
-        if not self.stream.delayed or not self.resumed or not self.state.started:
-            return
-        first = self.stream.hold_again(self.journal.went_out, self.now, wall, self._public_of,
-                                       self._reveal_body() if self.state.over else None)
-        if first is None:
-            return
-        if self.state.over:
-            self.state.move(Stage.OVER)  # the end goes to spectators again, late
-        log.info("table %s: batches %d-%d held back again for spectators (delay %g s)",
-                 self.settings.table, first, len(self.batches), self.stream.delay)
-        self.announce()
-
-    def _public_of(self, n: int) -> list[tuple[str, dict[str, Any]]]:
-        batch = self.batches[n - 1]
-        start = [("start", self.facts())] if n == 1 else []
-        return [*start, ("events", batch.redacted_for(SPECTATOR).to_body())]
 
     # -- time ------------------------------------------------------------------------------
 
@@ -569,7 +543,7 @@ class HostSession:
 
     # -- the game --------------------------------------------------------------------------
 
-    def facts(self) -> dict[str, Any]:
+    def deal_facts(self) -> dict[str, Any]:
         """What every peer needs to follow and later verify the game."""
         seats = [info for info in self.seating.seats if info is not None]
         return {
@@ -586,7 +560,7 @@ class HostSession:
 
     def start_game(self) -> None:
         """Deal: every seat's entropy is in (or fixed by the host's secret)."""
-        facts = self.facts()
+        facts = self.deal_facts()
         if self.deal.reveal_commits is None:
             # Nobody had to reveal (host bots and held seats, fixed by the secret), or a
             # resumed table whose reveals were all in: the seats' commitments are the
@@ -600,7 +574,7 @@ class HostSession:
             self.settings.players, seed, self.settings.rules, self.settings.dealer
         )
         self.state.started_game()
-        self.public("start", facts)
+        self.stream.publish("start", facts)
         self._publish(None, None, list(self.game.log))
         self.announce()
 
@@ -668,10 +642,11 @@ class HostSession:
                 None if key is None else _batch_body(batch, seat)
                 for seat, key in enumerate(keys)])
         if self.stream.delayed:
-            self.public("events", batch.redacted_for(SPECTATOR).to_body())
+            self.stream.publish("events", batch.redacted_for(SPECTATOR).to_body())
         else:
-            # Every seat got its copy: it stands for the next beat (as send_events). The
-            # spectators' copy only while there are any: one who comes later catches up.
+            # Every seat got its copy: it stands for the next beat (as a frame to everyone
+            # does). The spectators' copy only while there are any: one who comes later
+            # catches up.
             self.beats.everyone_heard(self.now)
             if self.seating.spectators:
                 self.sender.send_later(self.topics.events, "events", functools.partial(
@@ -683,7 +658,7 @@ class HostSession:
             self.announce()
         self.turns.sync_clock()
 
-    def _reveal_body(self) -> dict[str, Any]:
+    def reveal_body(self) -> dict[str, Any]:
         assert self.game is not None and self.game.outcome is not None
         outcome = self.game.outcome
         return {"secret": self.secret, "termination": int(outcome.termination),
@@ -692,9 +667,9 @@ class HostSession:
     def reveal(self, to: str) -> None:
         """The game's end (its outcome and the host's secret) to ``to``: the public stream
         (late, with a spectator delay) or one peer's inbox."""
-        body = self._reveal_body()
+        body = self.reveal_body()
         if to == self.topics.events:
-            self.public("reveal", body)
+            self.stream.publish("reveal", body)
             if not self.stream.delayed:
                 self.state.ended_publicly()
         else:
@@ -713,59 +688,22 @@ class HostSession:
     def announce(self) -> None:
         self.listing.announce()
 
-    def _to_everyone(self, type_: str, body: dict[str, Any], *, qos: int = 1) -> None:
-        """One signed frame for the seats on ``table`` and, the same bytes, for the
-        spectators on ``events``: only while a spectator is there. Nobody else reads
-        ``events`` but a table listing, which hears a live host by its answer to the
-        listing's query; a spectator who comes later gets what it needs from its
-        ``welcome`` and its catch-up (docs/protocol.md, *Nobody watching*)."""
-        if not self.seating.spectators:
-            self.sender.send(self.topics.table_stream, type_, body, qos=qos)
-            return
-        payload = self.sender.send(self.topics.events, type_, body, qos=qos)
-        self.sender.outbox.append(Outgoing(self.topics.table_stream, payload, qos=qos))
+    def public_of(self, n: int) -> list[tuple[str, dict[str, Any]]]:
+        """What the public stream carried for batch ``n`` (the start with the first)."""
+        batch = self.batches[n - 1]
+        start = [("start", self.deal_facts())] if n == 1 else []
+        return [*start, ("events", batch.redacted_for(SPECTATOR).to_body())]
 
-    def send_events(self, type_: str, body: dict[str, Any], *, seats: bool = True) -> None:
-        """A signed frame for everyone: on ``events`` for the spectators (while there are
-        any), and the same frame on ``table`` for the seats (``seats``), but a batch: each
-        seat has its own copy of those, sealed, and never hears the spectators' one. It
-        stands for the next heartbeat (see ``Heartbeats.beat``) when every peer got it."""
-        if seats and type_ != "events":
-            self.beats.everyone_heard(self.now)
-            self._to_everyone(type_, body)
-        elif self.seating.spectators:
-            self.sender.send(self.topics.events, type_, body)
-
-    def public(self, type_: str, body: dict[str, Any]) -> None:
-        """Publish on ``events``: at once, or ``spectator_delay`` seconds late. With a delay
-        the seated players get what they need of it (start, race, reveal) on their own
-        channel at once: only spectators wait."""
-        if not self.stream.delayed:
-            self.send_events(type_, body)
-            return
-        if type_ in TO_SEATS_AT_ONCE:
-            for key in self.seating.player_keys():
-                if key is not None:
-                    self.sender.send(self.topics.inbox(peer_id(key)), type_, body)
-        self.stream.hold(type_, body, self.now)
-
-    def release(self) -> None:
-        """Publish what the spectator delay held back and is now due."""
-        due = self.stream.due(self.now)
-        if not due:
-            return
-        for held in due:
-            self.send_events(held.type, held.body, seats=False)  # they had theirs at once
-            if held.type == "reveal":
-                self.state.ended_publicly()
-        if self.state.over and not self.stream.held:
-            self.announce()  # spectators have seen the end: no longer catching up
+    def hold_back(self, wall: float) -> None:
+        """A resumed host holds back again what spectators were not due yet
+        (``SpectatorStream.hold_back``)."""
+        self.stream.hold_back(wall)
 
     # -- the record ------------------------------------------------------------------------
 
     def record(self) -> dict[str, Any]:
         """Everything needed to re-check the game offline (see ``netplay.record``)."""
-        facts = self.facts()
+        facts = self.deal_facts()
         outcome = self.game.outcome if self.game else None
         return {
             "format": "sequence-stacks-record",

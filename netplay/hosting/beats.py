@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from netplay.clock import Wait, next_beat
@@ -42,15 +43,17 @@ class BeatTable(Protocol):
     @property
     def released(self) -> int: ...
     def waits(self) -> list[Wait]: ...
-    def release(self) -> None: ...
 
 
 class Heartbeats:
     """When the next beat is due, what the last one said, and whether presence rests on
     the broker."""
 
-    def __init__(self, table: BeatTable, now: float) -> None:
+    def __init__(self, table: BeatTable, now: float, before_beat: Callable[[], None]) -> None:
         self.table = table
+        self.before_beat = before_beat
+        """Run when a beat is due, before it (the spectator delay's release: the beat
+        counts what was released)."""
         self.next_beat_at = now
         self.everyone_heard_at: float | None = None
         """When a frame last went to every peer (a batch: each seat its sealed copy, the
@@ -82,7 +85,7 @@ class Heartbeats:
             self.probe = self.probe_until = None
         if now >= self.next_beat_at:
             self.next_beat_at = next_beat(now, self.table.settings.heartbeat)
-            self.table.release()
+            self.before_beat()
             self.beat()
 
     def everyone_heard(self, now: float) -> None:

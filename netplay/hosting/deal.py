@@ -20,6 +20,7 @@ from netplay.hosting.journal import HostJournal
 from netplay.hosting.presence import Presence
 from netplay.hosting.seats import SeatInfo, Seating
 from netplay.hosting.state import TableState
+from netplay.hosting.stream import SpectatorStream
 from netplay.identity import peer_id
 from netplay.journal import Entry, JournalError
 from netplay.messages import key_bytes, required
@@ -43,9 +44,9 @@ class DealTable(Protocol):
     presence: Presence
     sender: Sender
     topics: Topics
+    stream: SpectatorStream
 
     def start_game(self) -> None: ...
-    def send_events(self, type_: str, body: dict[str, Any], *, seats: bool = True) -> None: ...
     def announce(self) -> None: ...
 
 
@@ -114,7 +115,7 @@ class DealRounds:
         if self.round.phase == REVEAL and self.reveal_commits is None:
             # What the start must carry: no commitment changes once anyone can reveal.
             self.reveal_commits = body["commits"]
-        self.table.send_events("entropy_round", body)
+        self.table.stream.to_everyone("entropy_round", body)
 
     def body(self) -> dict[str, Any]:
         seats = self.table.seating.seats
@@ -220,7 +221,7 @@ class DealRounds:
         table.journal.append({"t": "unseat", "seat": seat})
         table.sender.send(table.topics.inbox(peer_id(info.key)), "refused",
                           {"reason": f"you lost your seat before the deal: {why}"})
-        table.send_events("unseated", {"seat": seat, "name": info.name, "why": why})
+        table.stream.to_everyone("unseated", {"seat": seat, "name": info.name, "why": why})
         self.drop_commitments()
         table.announce()
 

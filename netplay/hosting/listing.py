@@ -18,6 +18,7 @@ from netplay.hosting.presence import Presence
 from netplay.hosting.seats import Seating
 from netplay.hosting.settings import HostSettings
 from netplay.hosting.state import TableState
+from netplay.hosting.stream import SpectatorStream
 from netplay.hosts import AnnounceWatch
 from netplay.listing import ANSWER_LIMIT, query_reply_topic
 from netplay.messages import CONN_LEN
@@ -37,11 +38,11 @@ class ListingTable(Protocol):
     presence: Presence
     sender: Sender
     topics: Topics
+    stream: SpectatorStream
     commit: bytes
 
     @property
     def catching_up(self) -> bool: ...
-    def send_events(self, type_: str, body: dict[str, Any], *, seats: bool = True) -> None: ...
 
 
 class Listing:
@@ -140,7 +141,7 @@ class Listing:
         if self.watch.may_warn(table.now):
             log.warning("someone else wrote on the announcement of table %s: %s; restored",
                         table.settings.table, intrusion.what)
-            table.send_events("impostor", {
+            table.stream.to_everyone("impostor", {
                 "what": intrusion.what, "key": intrusion.key, "count": self.watch.unwarned,
             })
             self.watch.unwarned = 0

@@ -16,6 +16,7 @@ from engine.events import PileBlocked
 from engine.games import AnyAction, AnyEvent, TableGame
 from engine.state import Phase, Seat, State
 from netplay.hosting.state import TableState
+from netplay.hosting.stream import SpectatorStream
 
 
 @dataclass
@@ -59,12 +60,12 @@ class RaceTable(Protocol):
     now: float
     game: TableGame | None
     state: TableState
+    stream: SpectatorStream
 
     @property
     def batch_count(self) -> int: ...
     def step(self, action: AnyAction, proof: bytes | None, key: bytes | None, *,
              standin: bool = False) -> bool: ...
-    def public(self, type_: str, body: dict[str, Any]) -> None: ...
     def journal_race(self, race: Race) -> None: ...
 
 
@@ -102,7 +103,7 @@ class BlockRace:
         self.close_overdue()
         race = self.current
         if race is not None and race.closed is not None and now >= race.closed + self.settle:
-            self.table.public("race", race.to_body())
+            self.table.stream.publish("race", race.to_body())
             self.current = None
 
     def close_overdue(self) -> None:
@@ -165,7 +166,7 @@ class BlockRace:
             race is None or race.closed is not None
         ):
             if race is not None and race.closed is not None:
-                table.public("race", race.to_body())
+                table.stream.publish("race", race.to_body())
             self.reopen(state.window.pile.id)
 
     def reopen(self, pile: int) -> None:

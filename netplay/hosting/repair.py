@@ -57,7 +57,7 @@ class RepairTable(Protocol):
 
     @property
     def released(self) -> int: ...
-    def facts(self) -> dict[str, Any]: ...
+    def deal_facts(self) -> dict[str, Any]: ...
     def may_reveal(self, key: bytes) -> bool: ...
     def reveal(self, to: str) -> None: ...
 
@@ -149,7 +149,7 @@ class Repair:
             # them in its welcome, delay or not), then what it asked for.
             if not self.afford(key, 1):
                 return
-            table.sender.send(table.topics.inbox(peer_id(key)), "start", table.facts())
+            table.sender.send(table.topics.inbox(peer_id(key)), "start", table.deal_facts())
             if seat is None:
                 self.history_asked[key] = table.now  # behind: the host waits for it at the end
         if snapshot:

@@ -1,19 +1,30 @@
-"""The spectators' stream and its delay (:class:`SpectatorStream`): with a spectator delay
-the public stream (``start``, batches, races, the reveal) reaches spectators that many
-seconds late; the host holds it back and releases it when due, and a resumed host holds
-back again what its journal says spectators were not due yet (the catch-up tail).
+"""The public stream and its delay (:class:`SpectatorStream`): what goes to everyone (the
+seats on ``table``, the spectators on ``events``), and with a spectator delay the public
+stream (``start``, batches, races, the reveal) reaching spectators that many seconds late:
+held back (:class:`DelayLine`) and released when due; a resumed host holds back again
+what its journal says spectators were not due yet (the catch-up tail).
 
-No I/O: :meth:`due` hands the table what is due, the table publishes it.
+No I/O: frames go through the table's sender (:class:`StreamTable`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from netplay.hosting.journal import WentOut
+from netplay.hosting.beats import Heartbeats
+from netplay.hosting.journal import HostJournal, WentOut
+from netplay.hosting.seats import Seating
+from netplay.hosting.settings import HostSettings
+from netplay.hosting.state import Stage, TableState
+from netplay.identity import peer_id
+from netplay.topics import Topics
+from netplay.wire import Outgoing, Sender
+
+log = logging.getLogger("netplay.host")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,13 +40,11 @@ TO_SEATS_AT_ONCE = frozenset({"start", "race", "reveal"})
 """What the seats get on their own channel at once while spectators wait for it."""
 
 
-class SpectatorStream:
+class DelayLine:
     """What the spectator delay holds back, and how far spectators have been told."""
 
-    def __init__(self, delay: float, release: Callable[[], None]) -> None:
+    def __init__(self, delay: float) -> None:
         self.delay = delay
-        self.release = release
-        """Publishes what is due (:meth:`due`), called by :meth:`tick`."""
         """Seconds the public stream reaches spectators late (0: not at all)."""
         self.held: deque[Held] = deque()
         self._released = 0
@@ -59,9 +68,6 @@ class SpectatorStream:
 
     def next_deadline(self, now: float) -> float | None:
         return self.held[0].due if self.held else None
-
-    def tick(self, now: float) -> None:
-        self.release()
 
     def due(self, now: float) -> list[Held]:
         """Take what is due now, in order (released batches counted)."""
@@ -116,3 +122,130 @@ class SpectatorStream:
         self.held.extend(held)
         self.restored = first - 1
         return first
+
+
+class StreamTable(Protocol):
+    now: float
+    settings: HostSettings
+    seating: Seating
+    state: TableState
+    journal: HostJournal
+    beats: Heartbeats
+    sender: Sender
+    topics: Topics
+    resumed: bool
+
+    @property
+    def batch_count(self) -> int: ...
+    def public_of(self, n: int) -> list[tuple[str, dict[str, Any]]]: ...
+    def reveal_body(self) -> dict[str, Any]: ...
+    def announce(self) -> None: ...
+
+
+class SpectatorStream:
+    """Frames for everyone, and the public stream late by the spectator delay."""
+
+    def __init__(self, table: StreamTable, delay: float) -> None:
+        self.table = table
+        self.line = DelayLine(delay)
+
+    @property
+    def delayed(self) -> bool:
+        return self.line.delayed
+
+    @property
+    def released(self) -> int:
+        """Batches released to spectators: all of them without a spectator delay; with
+        one, those published (late) on ``events`` so far. A resumed host releases the
+        batches of its journal at once (they went out before it died)."""
+        return self.line.released(self.table.batch_count)
+
+    @property
+    def catching_up(self) -> bool:
+        """The game is over for the players, and the spectator delay still holds part of
+        it (its last batches, its outcome) back from spectators: the tail."""
+        return self.table.state.over and bool(self.line.held)
+
+    def next_deadline(self, now: float) -> float | None:
+        return self.line.next_deadline(now)
+
+    def tick(self, now: float) -> None:
+        self.release()
+
+    def _both_streams(self, type_: str, body: dict[str, Any], *, qos: int = 1) -> None:
+        """One signed frame for the seats on ``table`` and, the same bytes, for the
+        spectators on ``events``: only while a spectator is there. Nobody else reads
+        ``events`` but a table listing, which hears a live host by its answer to the
+        listing's query; a spectator who comes later gets what it needs from its
+        ``welcome`` and its catch-up (docs/protocol.md, *Nobody watching*)."""
+        table = self.table
+        if not table.seating.spectators:
+            table.sender.send(table.topics.table_stream, type_, body, qos=qos)
+            return
+        payload = table.sender.send(table.topics.events, type_, body, qos=qos)
+        table.sender.outbox.append(Outgoing(table.topics.table_stream, payload, qos=qos))
+
+    def to_everyone(self, type_: str, body: dict[str, Any], *, seats: bool = True) -> None:
+        """A signed frame for everyone: on ``events`` for the spectators (while there are
+        any), and the same frame on ``table`` for the seats (``seats``), but a batch: each
+        seat has its own copy of those, sealed, and never hears the spectators' one. It
+        stands for the next heartbeat (see ``Heartbeats.beat``) when every peer got it."""
+        table = self.table
+        if seats and type_ != "events":
+            table.beats.everyone_heard(table.now)
+            self._both_streams(type_, body)
+        elif table.seating.spectators:
+            table.sender.send(table.topics.events, type_, body)
+
+    def publish(self, type_: str, body: dict[str, Any]) -> None:
+        """Publish on ``events``: at once, or ``spectator_delay`` seconds late. With a delay
+        the seated players get what they need of it (start, race, reveal) on their own
+        channel at once: only spectators wait."""
+        table = self.table
+        if not self.delayed:
+            self.to_everyone(type_, body)
+            return
+        if type_ in TO_SEATS_AT_ONCE:
+            for key in table.seating.player_keys():
+                if key is not None:
+                    table.sender.send(table.topics.inbox(peer_id(key)), type_, body)
+        self.line.hold(type_, body, table.now)
+
+    def release(self) -> None:
+        """Publish what the spectator delay held back and is now due."""
+        table = self.table
+        due = self.line.due(table.now)
+        if not due:
+            return
+        for held in due:
+            self.to_everyone(held.type, held.body, seats=False)  # they had theirs at once
+            if held.type == "reveal":
+                table.state.ended_publicly()
+        if table.state.over and not self.line.held:
+            table.announce()  # spectators have seen the end: no longer catching up
+
+    def release_all(self) -> None:
+        """Publish at once everything the spectator delay still holds back (a host that
+        closes its ended table: the game is over, spectators get its end now)."""
+        if self.line.held:
+            self.line.release_all(self.table.now)
+            self.release()
+
+    def hold_back(self, wall: float) -> None:
+        """A resumed host keeps the spectator delay: what its journal says went to the
+        players less than the delay before ``wall`` (the wall clock now) is held back
+        again, released when it is due, in order, and the game's end after it. Journals
+        without times release everything at once (as it was published before)."""
+        table = self.table
+        if not self.delayed or not table.resumed or not table.state.started:
+            return
+        over = table.state.over
+        first = self.line.hold_again(table.journal.went_out, table.now, wall, table.public_of,
+                                     table.reveal_body() if over else None)
+        if first is None:
+            return
+        if over:
+            table.state.move(Stage.OVER)  # its end goes to the spectators again, late
+        log.info("table %s: batches %d-%d held back again for spectators (delay %g s)",
+                 table.settings.table, first, table.batch_count, self.line.delay)
+        table.announce()

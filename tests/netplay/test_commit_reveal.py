@@ -29,7 +29,7 @@ def test_joiners_commit_when_they_join_and_reveal_only_once_everyone_has() -> No
     assert joins and all("entropy" not in f.body and len(f.body["entropy_commit"]) == 32
                          for f in joins)
     assert _types(table) == ["join", "join", "entropy", "entropy"]
-    facts = table.host.facts()
+    facts = table.host.deal_facts()
     for seat, session in enumerate(table.players):
         assert facts["entropies"][seat] == session.entropy
         assert facts["entropy_commits"][seat] == entropy_commitment(session.entropy)
