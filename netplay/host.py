@@ -17,36 +17,37 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from engine.actions import Block, CloseBlockWindow, PassBlock
-from engine.errors import EngineError, IllegalActionError, MalformedError
+from engine.errors import IllegalActionError, MalformedError
 from engine.games import AnyAction, AnyEvent, TableGame
 from engine.state import SPECTATOR, Audience, Seat
 from netplay.batch import Batch
 from netplay.budget import HostBudgets
 from netplay.clock import TurnClock, Wait
 from netplay.codec import Frame, ReplayGuard, decode
-from netplay.entropy import DealRound, bot_entropy
+from netplay.entropy import DealRound
 from netplay.errors import FrameError
 from netplay.hosting.beats import REST_HEARTBEAT, Heartbeats
 from netplay.hosting.deal import DealRounds
 from netplay.hosting.journal import HostJournal
 from netplay.hosting.listing import Listing
 from netplay.hosting.lobby import Lobby
-from netplay.hosting.presence import Presence
+from netplay.hosting.presence import SPECTATOR_HEARD, Presence
 from netplay.hosting.race import BlockRace, Race, in_window
+from netplay.hosting.record import game_record
 from netplay.hosting.repair import HISTORY_PATIENCE, IN_FLIGHT, Repair
-from netplay.hosting.restore import ACTION_ORDER
+from netplay.hosting.restore import ACTION_ORDER, read_table
 from netplay.hosting.restore import restore as restore_table
 from netplay.hosting.seats import SeatInfo, Seating
-from netplay.hosting.settings import HostSettings, bot_level
+from netplay.hosting.settings import HostSettings
 from netplay.hosting.state import TableState
 from netplay.hosting.stream import SpectatorStream
 from netplay.hosting.turns import BotTurn, Turns
 from netplay.hosting.verdicts import Verdict, Verdicts
 from netplay.hosts import AnnounceWatch
 from netplay.identity import Identity, peer_id
-from netplay.journal import Entry, JournalError
+from netplay.journal import Entry
 from netplay.listing import QUERY
-from netplay.messages import CONN_LEN, conn_of, key_bytes, required
+from netplay.messages import conn_of, required
 from netplay.probe import Probe
 from netplay.topics import Topics
 from netplay.verify import commitment, deal_seed
@@ -99,7 +100,6 @@ class HostSession:
         self.secret = secret or os.urandom(32)
         self.commit = commitment(self.secret)
         self.guard = ReplayGuard()
-        self.presence_guard = ReplayGuard()
         self.now = now
         self.state = TableState()
         self.game: TableGame | None = None
@@ -127,19 +127,9 @@ class HostSession:
         if restore is None:
             self.journal.append({"t": "table", "host_seed": bytes(identity.signing_key),
                                  "secret": self.secret, "settings": settings.to_wire()})
-            first_bot = settings.players - len(settings.bots)
-            for index, strategy in enumerate(settings.bots):
-                seat = first_bot + index
-                self.lobby.seat(seat, SeatInfo(
-                    f"Bot {seat + 1} ({bot_level(settings, strategy)})", None,
-                    bot_entropy(self.secret, seat),
-                    bot=settings.definition.make_bot(strategy, os.urandom(16)),
-                ), strategy)
+            self.lobby.seat_host_bots()
         else:
             restore_table(self, restore)
-            self.stream.line.restored = len(self.batches)
-            if self.state.over:
-                self.state.ended_publicly()
         self.announce()
         self.deal.seats_full()  # every seat a bot of the host, or a resumed full table
 
@@ -148,17 +138,7 @@ class HostSession:
         """The table a journal describes, replayed through the engine and checked batch
         by batch; ``JournalError`` if the journal does not hold a table or does not
         replay to the hashes it recorded."""
-        head = next((e for e in entries if e.get("t") == "table"), None)
-        if head is None:
-            raise JournalError("the journal holds no table (the host died before it began)")
-        try:
-            identity = Identity.from_seed(head["host_seed"])
-            settings = HostSettings.from_wire(head["settings"])
-            secret = head["secret"]
-            if not isinstance(secret, bytes) or len(secret) != 32:
-                raise ValueError("the secret is not 32 bytes")
-        except (KeyError, TypeError, ValueError, EngineError) as exc:
-            raise JournalError(f"the journal's table is unreadable: {exc}") from None
+        identity, settings, secret = read_table(entries)
         return cls(identity, settings, now, secret=secret, restore=entries)
 
     # -- what the driver and the table's users read ----------------------------------------
@@ -220,18 +200,14 @@ class HostSession:
     def spectators_unverified(self, now: float) -> int:
         """Spectators watching now (heard lately) that have not reported their check of
         the deal: at the end, once everything is out, the host waits a moment for them."""
-        spectators = self.seating.spectators
-        return sum(1 for key in self.presence.spectator_heard if key in spectators
-                   and self.presence.watching(key, now)
-                   and not self.peer_verdicts.spectator_said(spectators[key]))
+        return self.peer_verdicts.spectators_silent(
+            self.seating.spectators, self.presence.spectator_heard, SPECTATOR_HEARD, now)
 
     def spectators_catching_up(self, now: float) -> int:
         """Spectators that asked for a chunk of history lately and have not verified: the
         host stays a moment longer for them before it closes the table."""
-        spectators = self.seating.spectators
-        return sum(1 for key, asked in self.repair.history_asked.items() if key in spectators
-                   and now - asked < HISTORY_PATIENCE
-                   and not self.peer_verdicts.spectator_said(spectators[key]))
+        return self.peer_verdicts.spectators_silent(
+            self.seating.spectators, self.repair.history_asked, HISTORY_PATIENCE, now)
 
     def end_settled(self, now: float) -> bool:
         """Whether a host whose game is over has nothing more to wait for before it may
@@ -421,16 +397,7 @@ class HostSession:
         if frame.sender_id != peer:
             raise FrameError("the sender's key does not match its topic")
         if on_presence:
-            if frame.type != "presence":
-                raise FrameError(f"{frame.type!r} on a presence topic")
-            online = required(frame.body, "online", bool)
-            conn = key_bytes(frame.body, "conn", CONN_LEN)
-            if online:
-                self.presence_guard.check(frame, topic)
-            # "offline" is taken in any order (the last will was signed at connect time,
-            # before the "online" that followed it), but only for the seat's connection
-            # now: a will of an earlier connection, replayed, says nothing (protocol 7).
-            self.presence.presence(frame.sender, online, conn, frame.seq)
+            self.presence.frame(frame, topic)
             return
         self.guard.check(frame, topic)
         self.presence.heard_from(frame.sender)
@@ -534,29 +501,17 @@ class HostSession:
         self.step(action, raw, key)
 
     def _reject(self, key: bytes, action: AnyAction, reason: str) -> None:
-        log.info("rejected %s: %s", action, reason)
-        body = {"reason": reason, "action": action.to_wire()}
-        if self._acting is not None:
-            self.repair.keep_rejection(key, self._acting, body)
-        # Sealed: a refused action may name a card in the player's hand.
-        self.sender.send_sealed(self.topics.inbox(peer_id(key)), key, "rejected", body)
+        self.repair.reject(key, action, reason, self._acting)
 
     # -- the game --------------------------------------------------------------------------
 
     def deal_facts(self) -> dict[str, Any]:
-        """What every peer needs to follow and later verify the game."""
-        seats = [info for info in self.seating.seats if info is not None]
-        return {
-            "game": self.settings.game,
-            "players": self.settings.players,
-            "rules": self.settings.rules.to_wire(),
-            "names": [info.name for info in seats],
-            "keys": [info.key for info in seats],
-            "entropies": [info.entropy for info in seats],
-            "entropy_commits": [info.commit for info in seats],
-            "commit": self.commit,
-            "dealer": self.settings.dealer,
-        }
+        """What every peer needs to follow and later verify the game (``start``'s body)."""
+        return self.deal.facts(self.settings, self.commit)
+
+    def record(self) -> dict[str, Any]:
+        """Everything needed to re-check the game offline (see ``netplay.record``)."""
+        return game_record(self)
 
     def start_game(self) -> None:
         """Deal: every seat's entropy is in (or fixed by the host's secret)."""
@@ -588,10 +543,6 @@ class HostSession:
     def in_window(self) -> bool:
         """A Block window is open in the game (only Sequence Stacks has them)."""
         return in_window(self.game)
-
-    def window_left(self) -> float | None:
-        race = self.block_race.current
-        return None if race is None else max(0.0, race.deadline - self.now)
 
     def step(
         self, action: AnyAction, proof: bytes | None, key: bytes | None, *,
@@ -680,51 +631,12 @@ class HostSession:
         seat once the game is over, to a spectator once the delay released it."""
         return self.state.over and (self.state.public_over or self.seat_of(key) is not None)
 
-    def journal_race(self, race: Race) -> None:
-        self.journal.append_timed({"t": "race", "race": race.to_body()}, self.now)
-
     # -- what goes to everyone -------------------------------------------------------------
 
     def announce(self) -> None:
         self.listing.announce()
 
-    def public_of(self, n: int) -> list[tuple[str, dict[str, Any]]]:
-        """What the public stream carried for batch ``n`` (the start with the first)."""
-        batch = self.batches[n - 1]
-        start = [("start", self.deal_facts())] if n == 1 else []
-        return [*start, ("events", batch.redacted_for(SPECTATOR).to_body())]
-
     def hold_back(self, wall: float) -> None:
         """A resumed host holds back again what spectators were not due yet
         (``SpectatorStream.hold_back``)."""
         self.stream.hold_back(wall)
-
-    # -- the record ------------------------------------------------------------------------
-
-    def record(self) -> dict[str, Any]:
-        """Everything needed to re-check the game offline (see ``netplay.record``)."""
-        facts = self.deal_facts()
-        outcome = self.game.outcome if self.game else None
-        return {
-            "format": "sequence-stacks-record",
-            "version": 1,
-            "table": self.settings.table,
-            "game": self.settings.game,
-            "host": self.identity.key,
-            "players": facts["players"],
-            "rules": facts["rules"],
-            "names": facts["names"],
-            "keys": facts["keys"],
-            "entropies": facts["entropies"],
-            "entropy_commits": facts["entropy_commits"],
-            "reveal_commits": self.deal.reveal_commits,
-            "dealer": facts["dealer"],
-            "commit": self.commit,
-            "secret": self.secret if self.state.over else None,
-            "batches": [b.to_body() for b in self.batches],
-            "races": [r.to_body() for r in self.block_race.past],
-            "outcome": None
-            if outcome is None
-            else {"termination": int(outcome.termination), "winner": outcome.winner},
-            "verdicts": self.verdicts,
-        }

@@ -19,6 +19,7 @@ from netplay.errors import FrameError
 from netplay.hosting.journal import HostJournal
 from netplay.hosting.presence import Presence
 from netplay.hosting.seats import SeatInfo, Seating
+from netplay.hosting.settings import HostSettings
 from netplay.hosting.state import TableState
 from netplay.hosting.stream import SpectatorStream
 from netplay.identity import peer_id
@@ -116,6 +117,22 @@ class DealRounds:
             # What the start must carry: no commitment changes once anyone can reveal.
             self.reveal_commits = body["commits"]
         self.table.stream.to_everyone("entropy_round", body)
+
+    def facts(self, settings: HostSettings, commit: bytes) -> dict[str, Any]:
+        """What every peer needs to follow and later verify the game: the seats as dealt
+        (names, keys, entropies, commitments), the rules, the host's commitment."""
+        seats = [info for info in self.table.seating.seats if info is not None]
+        return {
+            "game": settings.game,
+            "players": settings.players,
+            "rules": settings.rules.to_wire(),
+            "names": [info.name for info in seats],
+            "keys": [info.key for info in seats],
+            "entropies": [info.entropy for info in seats],
+            "entropy_commits": [info.commit for info in seats],
+            "commit": commit,
+            "dealer": settings.dealer,
+        }
 
     def body(self) -> dict[str, Any]:
         seats = self.table.seating.seats

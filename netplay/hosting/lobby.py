@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import hmac
 import logging
+import os
 from typing import Any, Protocol
 
 from engine.state import Seat
 from netplay.batch import Batch
 from netplay.budget import HostBudgets
+from netplay.entropy import bot_entropy
 from netplay.errors import FrameError
 from netplay.hosting.deal import DealRounds
 from netplay.hosting.journal import HostJournal
 from netplay.hosting.repair import Repair
 from netplay.hosting.seats import SeatInfo, Seating
-from netplay.hosting.settings import HostSettings
+from netplay.hosting.settings import HostSettings, bot_level
 from netplay.hosting.state import TableState
 from netplay.identity import Identity, peer_id
 from netplay.messages import key_bytes, optional, player_name, required
@@ -43,6 +45,7 @@ class LobbyTable(Protocol):
     sender: Sender
     topics: Topics
     commit: bytes
+    secret: bytes
 
     @property
     def released(self) -> int: ...
@@ -64,6 +67,19 @@ class Lobby:
         self.table.journal.append({
             "t": "seat", "seat": seat, "name": info.name, "key": info.key,
             "entropy": info.entropy, "commit": info.commit, "bot": strategy})
+
+    def seat_host_bots(self) -> None:
+        """The host's own bots take the last seats (their entropy fixed by the secret)."""
+        table = self.table
+        settings = table.settings
+        first_bot = settings.players - len(settings.bots)
+        for index, strategy in enumerate(settings.bots):
+            seat = first_bot + index
+            self.seat(seat, SeatInfo(
+                f"Bot {seat + 1} ({bot_level(settings, strategy)})", None,
+                bot_entropy(table.secret, seat),
+                bot=settings.definition.make_bot(strategy, os.urandom(16)),
+            ), strategy)
 
     def join(self, key: bytes, body: dict[str, Any]) -> None:
         """A peer's ``join``: to play, to come back to its seat, or to watch."""

@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import Protocol
 
 from engine.state import Seat
+from netplay.codec import Frame, ReplayGuard
 from netplay.errors import FrameError
 from netplay.hosting.seats import SeatInfo, Seating
 from netplay.hosting.settings import HostSettings
 from netplay.hosting.state import TableState
+from netplay.messages import CONN_LEN, key_bytes, required
 
 SPECTATOR_HEARD = 8.5
 """Seconds after a spectator's last frame during which the host counts it as watching (it
@@ -41,6 +43,8 @@ class Presence:
         """Since when the game waits for each seat it waits for (see :meth:`away_from`)."""
         self.spectator_heard: dict[bytes, float] = {}
         """When each spectator last sent the host anything."""
+        self.guard = ReplayGuard()
+        """The order of the ``online`` frames (a will is taken in any order)."""
 
     def away(self, info: SeatInfo) -> bool:
         return not info.online or self.table.now > self.away_from(info)
@@ -89,11 +93,6 @@ class Presence:
         if was_away:
             table.announce()
 
-    def watching(self, key: bytes, now: float) -> bool:
-        """A spectator heard lately."""
-        heard = self.spectator_heard.get(key)
-        return heard is not None and now - heard < SPECTATOR_HEARD
-
     def note_conn(self, key: bytes, conn: bytes, seq: int) -> None:
         """A seat's connection, as its newest frame naming one says."""
         seating = self.table.seating
@@ -101,6 +100,19 @@ class Presence:
         info = None if seat is None else seating.seats[seat]
         if info is not None and seq > info.conn_seq and conn not in info.ended:
             info.conn, info.conn_seq = conn, seq
+
+    def frame(self, frame: Frame, topic: str) -> None:
+        """A frame on a peer's ``presence`` topic (signed, decoded)."""
+        if frame.type != "presence":
+            raise FrameError(f"{frame.type!r} on a presence topic")
+        online = required(frame.body, "online", bool)
+        conn = key_bytes(frame.body, "conn", CONN_LEN)
+        if online:
+            self.guard.check(frame, topic)
+        # "offline" is taken in any order (the last will was signed at connect time,
+        # before the "online" that followed it), but only for the seat's connection
+        # now: a will of an earlier connection, replayed, says nothing (protocol 7).
+        self.presence(frame.sender, online, conn, frame.seq)
 
     def presence(self, key: bytes, online: bool, conn: bytes, seq: int) -> None:
         """A seat's ``presence`` frame: ``online`` (a connection began) or its last will.

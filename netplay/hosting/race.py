@@ -15,6 +15,7 @@ from engine.actions import Block, CloseBlockWindow
 from engine.events import PileBlocked
 from engine.games import AnyAction, AnyEvent, TableGame
 from engine.state import Phase, Seat, State
+from netplay.hosting.journal import HostJournal
 from netplay.hosting.state import TableState
 from netplay.hosting.stream import SpectatorStream
 
@@ -61,12 +62,12 @@ class RaceTable(Protocol):
     game: TableGame | None
     state: TableState
     stream: SpectatorStream
+    journal: HostJournal
 
     @property
     def batch_count(self) -> int: ...
     def step(self, action: AnyAction, proof: bytes | None, key: bytes | None, *,
              standin: bool = False) -> bool: ...
-    def journal_race(self, race: Race) -> None: ...
 
 
 def in_window(game: TableGame | None) -> bool:
@@ -120,6 +121,11 @@ class BlockRace:
         finally:
             table.now = arrived
 
+    def left(self, now: float) -> float | None:
+        """Seconds left in the window under way (``None``: no race)."""
+        race = self.current
+        return None if race is None else max(0.0, race.deadline - now)
+
     def stale(self, at: int) -> bool:
         """Whether a press sent after batch ``at`` was meant for an earlier window."""
         race = self.current
@@ -161,7 +167,7 @@ class BlockRace:
                     race.winner = event.seat
             self.past.append(race)
             table.state.race_closed()
-            table.journal_race(race)
+            table.journal.append_timed({"t": "race", "race": race.to_body()}, table.now)
         if state.phase == Phase.BLOCK_WINDOW and state.window is not None and (
             race is None or race.closed is not None
         ):

@@ -9,9 +9,10 @@ No I/O: frames go through the table's sender (:class:`RepairTable`).
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Protocol
 
-from engine.games import GameDef, TableGame
+from engine.games import AnyAction, GameDef, TableGame
 from engine.state import SPECTATOR, Audience, Seat
 from netplay import budget, history
 from netplay.batch import Batch
@@ -24,6 +25,8 @@ from netplay.identity import peer_id
 from netplay.messages import required
 from netplay.topics import Topics
 from netplay.wire import Sender
+
+log = logging.getLogger("netplay.host")
 
 MAX_RESEND = 64
 """Batches sent back at once: a longer history goes in chunks of this many."""
@@ -95,11 +98,19 @@ class Repair:
         role = budget.SEAT if table.seating.seat_of(key) is not None else budget.SPECTATOR
         return table.budgets.resend(peer_id(key), role, frames, table.now)
 
-    def keep_rejection(self, key: bytes, seq: int, body: dict[str, Any]) -> None:
-        kept = self.rejections.setdefault(key, {})
-        kept[seq] = body
-        while len(kept) > KEPT_REJECTIONS:
-            del kept[next(iter(kept))]
+    def reject(self, key: bytes, action: AnyAction, reason: str, seq: int | None) -> None:
+        """Tell ``key`` its action is refused, and why; the rejection is kept by the seq
+        of the signed action (``seq``), to be sent again if the action comes again."""
+        log.info("rejected %s: %s", action, reason)
+        body = {"reason": reason, "action": action.to_wire()}
+        if seq is not None:
+            kept = self.rejections.setdefault(key, {})
+            kept[seq] = body
+            while len(kept) > KEPT_REJECTIONS:
+                del kept[next(iter(kept))]
+        # Sealed: a refused action may name a card in the player's hand.
+        table = self.table
+        table.sender.send_sealed(table.topics.inbox(peer_id(key)), key, "rejected", body)
 
     def rejection(self, key: bytes, seq: int) -> dict[str, Any] | None:
         """The rejection kept for the action ``seq`` of ``key``, if it had one."""

@@ -22,7 +22,9 @@ from netplay.hosting.race import BlockRace, Race, in_window
 from netplay.hosting.seats import SeatInfo, Seating
 from netplay.hosting.settings import HostSettings
 from netplay.hosting.state import TableState
+from netplay.hosting.stream import SpectatorStream
 from netplay.hosting.verdicts import Verdicts
+from netplay.identity import Identity
 from netplay.journal import Entry, JournalError
 from netplay.verify import deal_seed
 
@@ -46,17 +48,39 @@ class RestoreTable(Protocol):
     guard: ReplayGuard
     game: TableGame | None
     batches: list[Batch]
+    stream: SpectatorStream
+
+
+def read_table(entries: Sequence[Entry]) -> tuple[Identity, HostSettings, bytes]:
+    """The host's identity, the table's settings and the host's secret, as the journal's
+    first entry has them; ``JournalError`` if there is none or it is unreadable."""
+    head = next((e for e in entries if e.get("t") == "table"), None)
+    if head is None:
+        raise JournalError("the journal holds no table (the host died before it began)")
+    try:
+        identity = Identity.from_seed(head["host_seed"])
+        settings = HostSettings.from_wire(head["settings"])
+        secret = head["secret"]
+        if not isinstance(secret, bytes) or len(secret) != 32:
+            raise ValueError("the secret is not 32 bytes")
+    except (KeyError, TypeError, ValueError, EngineError) as exc:
+        raise JournalError(f"the journal's table is unreadable: {exc}") from None
+    return identity, settings, secret
 
 
 def restore(table: RestoreTable, entries: Sequence[Entry]) -> None:
     """Seats, game and races from a journal; ``JournalError`` if it does not replay to the
-    hashes it recorded."""
+    hashes it recorded. What the game published went out before the old host died: it
+    is released to spectators at once (``SpectatorStream.hold_back`` may hold it again)."""
     try:
         _restore(table, entries)
     except JournalError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, EngineError) as exc:
         raise JournalError(f"the journal does not replay: {exc!r}") from None
+    table.stream.line.restored = len(table.batches)
+    if table.state.over:
+        table.state.ended_publicly()
 
 
 def _restore(table: RestoreTable, entries: Sequence[Entry]) -> None:

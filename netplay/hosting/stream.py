@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from engine.state import SPECTATOR
+from netplay.batch import Batch
 from netplay.hosting.beats import Heartbeats
 from netplay.hosting.journal import HostJournal, WentOut
 from netplay.hosting.seats import Seating
@@ -134,10 +136,11 @@ class StreamTable(Protocol):
     sender: Sender
     topics: Topics
     resumed: bool
+    batches: list[Batch]
 
     @property
     def batch_count(self) -> int: ...
-    def public_of(self, n: int) -> list[tuple[str, dict[str, Any]]]: ...
+    def deal_facts(self) -> dict[str, Any]: ...
     def reveal_body(self) -> dict[str, Any]: ...
     def announce(self) -> None: ...
 
@@ -231,6 +234,12 @@ class SpectatorStream:
             self.line.release_all(self.table.now)
             self.release()
 
+    def _public_of(self, n: int) -> list[tuple[str, dict[str, Any]]]:
+        """What the public stream carried for batch ``n`` (the start with the first)."""
+        batch = self.table.batches[n - 1]
+        start = [("start", self.table.deal_facts())] if n == 1 else []
+        return [*start, ("events", batch.redacted_for(SPECTATOR).to_body())]
+
     def hold_back(self, wall: float) -> None:
         """A resumed host keeps the spectator delay: what its journal says went to the
         players less than the delay before ``wall`` (the wall clock now) is held back
@@ -240,7 +249,7 @@ class SpectatorStream:
         if not self.delayed or not table.resumed or not table.state.started:
             return
         over = table.state.over
-        first = self.line.hold_again(table.journal.went_out, table.now, wall, table.public_of,
+        first = self.line.hold_again(table.journal.went_out, table.now, wall, self._public_of,
                                      table.reveal_body() if over else None)
         if first is None:
             return

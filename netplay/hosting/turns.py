@@ -17,6 +17,7 @@ from engine.games import AnyAction, GameDef, TableBot, TableGame, searches
 from engine.state import Seat
 from netplay.clock import TurnClock, Wait
 from netplay.hosting.presence import Presence
+from netplay.hosting.race import BlockRace
 from netplay.hosting.seats import Seating
 from netplay.hosting.settings import HostSettings
 from netplay.hosting.state import TableState
@@ -47,12 +48,12 @@ class TurnTable(Protocol):
     state: TableState
     game: TableGame | None
     presence: Presence
+    block_race: BlockRace
 
     @property
     def batch_count(self) -> int: ...
     def deciders(self) -> list[Seat]: ...
     def in_window(self) -> bool: ...
-    def window_left(self) -> float | None: ...
     def step(self, action: AnyAction, proof: bytes | None, key: bytes | None, *,
              standin: bool = False) -> bool: ...
     def announce(self) -> None: ...
@@ -149,7 +150,7 @@ class Turns:
                 continue
             away = now - info.last_seen if table.presence.away(info) else None
             if table.in_window():
-                out.append(Wait(seat, away, None, table.window_left()))
+                out.append(Wait(seat, away, None, table.block_race.left(now)))
                 continue
             dues = []
             if info.standin is not None or (

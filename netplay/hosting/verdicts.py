@@ -5,7 +5,7 @@ and says whether every event it received is reproduced; the host keeps what each
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +52,14 @@ class Verdicts:
 
     def spectator_said(self, name: str) -> bool:
         return SpectatorRef(name) in self._by_peer
+
+    def spectators_silent(self, spectators: Mapping[bytes, str],
+                          since: Mapping[bytes, float], within: float, now: float) -> int:
+        """Spectators (by key, their names in ``spectators``) heard of within ``within``
+        seconds before ``now`` (``since``: when, by key) that have not said their verdict:
+        at the end, the host waits a moment for them."""
+        return sum(1 for key, at in since.items() if key in spectators
+                   and now - at < within and not self.spectator_said(spectators[key]))
 
     def by_label(self) -> dict[str, dict[str, Any]]:
         """The verdicts as the record and the journal name them: by label, in the order
