@@ -581,10 +581,9 @@ class HostSession:
             self.state.ended()
         self.presence.note_waiting()
         self.repair.published(batch, self.now)
-        self.journal.append_timed({"t": "batch", "n": batch.n,
-                                   "action": None if action is None else action.to_wire(),
-                                   "proof": proof, "standin": standin, "hash": batch.hash},
-                                  self.now)
+        self.journal.append_with_wall_time({
+            "t": "batch", "n": batch.n, "action": None if action is None else action.to_wire(),
+            "proof": proof, "standin": standin, "hash": batch.hash}, self.now)
         # Every seat's own version of the batch, each sealed to it, in one frame on
         # ``table``: one publish (and one acknowledgement) an action, not one a seat.
         keys = self.seating.player_keys()

@@ -116,7 +116,7 @@ class Heartbeats:
         return True
 
     @property
-    def rests(self) -> bool:
+    def rests_on_broker(self) -> bool:
         """Whether the host's presence rests on the broker now (``rest`` in the seats'
         beats: they wait longer for it): it was found to fire wills in time, and the game
         is not over."""
@@ -141,7 +141,7 @@ class Heartbeats:
         waits = table.waits()
         says = any(w.away is not None or w.left is not None for w in waits)
         delay = table.settings.spectator_delay > 0
-        rest = self.rests
+        rest = self.rests_on_broker
         spectators = table.seating.spectators
         # The host's own pace: rare only while nobody needs it (a waiting line in words, a
         # turn clock counting down, a spectator timing the host out on ``events``).

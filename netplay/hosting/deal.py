@@ -218,7 +218,7 @@ class DealRounds:
             # after the others revealed, it would be a choice made knowing their entropy:
             # the round is void, and the others commit afresh with the held seats fixed.
             table.journal.append({"t": "hold", "seats": away})
-            self.hold(away)
+            self.deal_without(away)
             log.info("seats %s are away at the reveal: dealt without them; the others "
                      "commit to fresh entropy", away)
             self.seats_full()
@@ -242,7 +242,7 @@ class DealRounds:
         self.drop_commitments()
         table.announce()
 
-    def hold(self, seats: Sequence[Seat]) -> None:
+    def deal_without(self, seats: Sequence[Seat]) -> None:
         """Hold ``seats`` (their players away at the reveal); the round is void."""
         for seat in seats:
             info = self.table.seating.seats[seat]
@@ -260,7 +260,7 @@ class DealRounds:
                     type(s) is not int or not 0 <= s < len(seats)
                     or (info := seats[s]) is None or info.is_bot for s in held):
                 raise JournalError(f"a hold of seats {held!r}, not all held by players")
-            self.hold(held)
+            self.deal_without(held)
             return
         seat = entry["seat"]
         info = seats[seat]

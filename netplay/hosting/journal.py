@@ -54,7 +54,7 @@ class HostJournal:
         if self.on_entry is not None:
             self.on_entry()
 
-    def append_timed(self, entry: Entry, now: float) -> None:
+    def append_with_wall_time(self, entry: Entry, now: float) -> None:
         """``entry`` with the wall time it goes to the players (``at``), when known."""
         if self.wall_offset is not None:
             entry["at"] = round(now + self.wall_offset, 3)

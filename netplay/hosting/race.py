@@ -167,7 +167,8 @@ class BlockRace:
                     race.winner = event.seat
             self.past.append(race)
             table.state.race_closed()
-            table.journal.append_timed({"t": "race", "race": race.to_body()}, table.now)
+            table.journal.append_with_wall_time({"t": "race", "race": race.to_body()},
+                                                table.now)
         if state.phase == Phase.BLOCK_WINDOW and state.window is not None and (
             race is None or race.closed is not None
         ):

@@ -353,7 +353,7 @@ def test_a_host_that_holds_a_seat_whose_player_revealed_is_caught_by_that_player
         if not held:
             held = True
             host.journal.append({"t": "hold", "seats": [0]})
-            host.deal.hold([0])
+            host.deal.deal_without([0])
             host.deal.seats_full()
             return
         deal()
