@@ -14,7 +14,7 @@ import functools
 import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from engine.actions import Block, CloseBlockWindow, PassBlock
 from engine.errors import IllegalActionError, MalformedError
@@ -78,6 +78,27 @@ _ON_OUTBOX: dict[str, str] = {
 }
 """The session's handler (a method's name) of each frame type on a peer's ``out``: a
 method is looked up for the one frame, not a map of them made for each."""
+
+
+T = TypeVar("T")
+
+
+class _Via(Generic[T]):
+    """An attribute of one of the session's collaborators, read (and with ``settable``,
+    set) through the session under the name its users know it by."""
+
+    def __init__(self, owner: str, name: str, doc: str = "", *, settable: bool = False):
+        self.owner, self.name, self.settable, self.__doc__ = owner, name, settable, doc
+
+    def __get__(self, session: object, kind: type | None = None) -> T:
+        if session is None:  # read on the class: the descriptor itself
+            return cast(T, self)
+        return cast(T, getattr(getattr(session, self.owner), self.name))
+
+    def __set__(self, session: object, value: T) -> None:
+        if not self.settable:
+            raise AttributeError(f"{self.name} is read through the session, not set")
+        setattr(getattr(session, self.owner), self.name, value)
 
 
 class _Timer(Protocol):
@@ -243,78 +264,25 @@ class HostSession:
         goes out: the frames may depend on it."""
         return self.journal.drain()
 
-    # -- the collaborators' state, as the table's users and tests have read it -------------
+    # -- the collaborators' state, by the names the table's users have read it by ---------
 
-    @property
-    def race(self) -> Race | None:
-        """The Block race under way (until it is told)."""
-        return self.block_race.current
+    race = _Via[Race | None]("block_race", "current", "The Block race under way (until told).")
+    races = _Via[list[Race]]("block_race", "past", "The Block races of the game so far.")
+    round = _Via[DealRound]("deal", "round", "The deal's round under way.")
+    reveal_commits = _Via[list[bytes | None] | None]("deal", "reveal_commits")
+    clock = _Via[TurnClock]("turns", "clock", "The turn clock.")
+    watch = _Via[AnnounceWatch]("listing", "watch", "The watch on the announcement.")
+    boot = _Via[bytes]("listing", "boot", "This incarnation of the host.")
+    conn = _Via[bytes]("listing", "conn", "This connection's nonce.")
+    resting = _Via[bool]("beats", "resting", "Whether presence rests on the broker.")
+    probe_until = _Via[float | None]("beats", "probe_until")
+    beats_skipped = _Via[int]("beats", "skipped", "Heartbeats a frame to everyone stood for.")
+    on_journal = _Via[Callable[[], None] | None]("journal", "on_entry", settable=True)
+    wall_offset = _Via[float | None]("journal", "wall_offset", settable=True)
+    offload = _Via[bool]("turns", "offload", "A driver makes the search bots' decisions.",
+                         settable=True)
 
-    @property
-    def races(self) -> list[Race]:
-        return self.block_race.past
-
-    @property
-    def round(self) -> DealRound:
-        return self.deal.round
-
-    @property
-    def reveal_commits(self) -> list[bytes | None] | None:
-        return self.deal.reveal_commits
-
-    @property
-    def clock(self) -> TurnClock:
-        return self.turns.clock
-
-    @property
-    def watch(self) -> AnnounceWatch:
-        return self.listing.watch
-
-    @property
-    def boot(self) -> bytes:
-        return self.listing.boot
-
-    @property
-    def conn(self) -> bytes:
-        return self.listing.conn
-
-    @property
-    def resting(self) -> bool:
-        return self.beats.resting
-
-    @property
-    def probe_until(self) -> float | None:
-        return self.beats.probe_until
-
-    @property
-    def beats_skipped(self) -> int:
-        return self.beats.skipped
-
-    # -- what the driver sets and tells ----------------------------------------------------
-
-    @property
-    def on_journal(self) -> Callable[[], None] | None:
-        return self.journal.on_entry
-
-    @on_journal.setter
-    def on_journal(self, call: Callable[[], None] | None) -> None:
-        self.journal.on_entry = call
-
-    @property
-    def wall_offset(self) -> float | None:
-        return self.journal.wall_offset
-
-    @wall_offset.setter
-    def wall_offset(self, offset: float | None) -> None:
-        self.journal.wall_offset = offset
-
-    @property
-    def offload(self) -> bool:
-        return self.turns.offload
-
-    @offload.setter
-    def offload(self, on: bool) -> None:
-        self.turns.offload = on
+    # -- what the driver tells -------------------------------------------------------------
 
     def take_bot_turn(self) -> BotTurn | None:
         return self.turns.take_bot_turn()
