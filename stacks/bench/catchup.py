@@ -60,8 +60,8 @@ def add_bench_catchup_arguments(targets: argparse._SubParsersAction) -> None:  #
 async def _host_worker(url: str, batches: int, pace: float) -> None:
     from engine.config import RulesConfig
     from netplay.host import HostSettings
+    from netplay.host_peer import Host
     from netplay.hosts import fingerprint
-    from netplay.peers import Host
 
     settings = HostSettings(
         TABLE, SEATS, bots=("easy",) * SEATS,
@@ -115,8 +115,8 @@ def _read(stream: IO[str], timeout: float) -> dict[str, Any]:
 async def _spectate(url: str, pin: str, ready: int, timeout: float,
                     host: subprocess.Popen[str]) -> dict[str, Any]:
     from netplay.identity import Identity
-    from netplay.peers import Spectator
     from netplay.player import Applied, Verified
+    from netplay.player_peer import Spectator
 
     assert host.stdin is not None and host.stdout is not None
     start = time.perf_counter()

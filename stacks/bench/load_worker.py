@@ -24,11 +24,12 @@ from engine.config import RulesConfig
 from netplay import wire
 from netplay.codec import frame_type
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.journal import JournalFile
-from netplay.peers import BotPeer, Host
 from netplay.player import Applied, Notice
+from netplay.player_peer import BotPeer
 from netplay.transport import MqttTransport
 from netplay.wire import Outgoing
 
@@ -54,7 +55,7 @@ async def _keep_collections_small() -> None:
     generations took 17-50 ms a collection and a full one up to 0.4 s, p99 measured those
     pauses, not the action's path. What the peers keep (views, histories, connections)
     lives on; the garbage they make is freed by reference counting (a transport makes no
-    reference cycles, ``netplay.transport._NoFilters``)."""
+    reference cycles, ``netplay.mqtt_packets.NoFilters``)."""
     while True:
         await asyncio.sleep(FREEZE_EVERY)
         gc.freeze()

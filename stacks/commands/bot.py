@@ -14,7 +14,6 @@ from rich.text import Text
 from netplay.errors import ProfileError
 from netplay.identity import profiles_dir
 from netplay.known import KnownHosts
-from netplay.peers import BotPeer
 from netplay.player import (
     Applied,
     GameEnded,
@@ -24,6 +23,7 @@ from netplay.player import (
     Refused,
     Verified,
 )
+from netplay.player_peer import BotPeer
 from netplay.transport import BrokerAddress
 from stacks.commands.peer import (
     follow,

@@ -11,7 +11,6 @@ import sys
 from netplay.errors import ProfileError
 from netplay.identity import profiles_dir
 from netplay.known import KnownHosts
-from netplay.peers import Spectator
 from netplay.player import (
     Applied,
     GameEnded,
@@ -19,6 +18,7 @@ from netplay.player import (
     Refused,
     Verified,
 )
+from netplay.player_peer import Spectator
 from stacks.commands.peer import (
     follow,
     held_profile,

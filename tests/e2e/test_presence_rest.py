@@ -18,9 +18,10 @@ import pytest
 from broker.embedded import EmbeddedBroker
 from engine.config import RulesConfig
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.peers import BotPeer, Host
 from netplay.player import HostOffline
+from netplay.player_peer import BotPeer
 from tests.e2e.conftest import ROOT, SCALE, stacks_command
 
 SHORT = RulesConfig(win_chips=3, win_min_each_colour=1)

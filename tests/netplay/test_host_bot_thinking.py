@@ -22,10 +22,11 @@ from engine.bots import GreedyBot, SearchBot
 from engine.rules import legal_actions
 from engine.state import Seat, State
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host, Player
 from netplay.player import Applied
+from netplay.player_peer import Player
 
 pytestmark = pytest.mark.asyncio
 

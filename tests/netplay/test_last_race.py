@@ -11,10 +11,11 @@ import asyncio
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Host
 from netplay.player import Notice, RaceResult
+from netplay.player_peer import BotPeer
 from tests.netplay.harness import SHORT
 
 

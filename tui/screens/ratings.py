@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -22,7 +23,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ratings.display import START, change_text, provisional, rating_text, record_text
 from tui.appbase import GameApp
+from tui.fit import cut, fit_names
 from tui.launch import default_profile
 
 KIND_TITLES = {"stacks": "Sequence Stacks", "sequence": "Sequence"}
@@ -58,6 +61,8 @@ class RatingsScreen(Screen[None]):
         self.me: str | None = None
         self.card_of: str | None = None
         self.rows: list[Any] = []
+        self._fitted: tuple[list[Any], int] | None = None
+        """The games shown in "Your games" and the row width they were fitted to."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="ratings-box"):
@@ -126,30 +131,73 @@ class RatingsScreen(Screen[None]):
             rows.add_option(Option(f"No rated {KIND_TITLES[kind]} games yet.", disabled=True))
             return
         rows.add_option(Option(f"[b]{'#':>3}  {'name':<20} {'games':>5} {'wins':>5} "
-                               f"{'rating':>7} {'±':>5}[/]", disabled=True))
+                               f"{'rating':>7}[/]", disabled=True))
         for s in standings:
-            mark = "▶" if s.fingerprint == self.me else " "
-            line = (f"{s.rank:>3}{mark} {escape(s.name[:20]):<20} {s.games:>5} {s.wins:>5} "
-                    f"{s.rating:>7.2f} {s.sigma:>5.2f}")
-            rows.add_option(Option(f"[b]{line}[/]" if mark == "▶" else line, id=s.fingerprint))
+            mine = s.fingerprint == self.me
+            mark = "▶" if mine else " "
+            name = self._my_name(s.name) if mine else s.name
+            line = (f"{s.rank:>3}{mark} {escape(name[:20]):<20} {s.games:>5} {s.wins:>5} "
+                    f"{rating_text(s.mu, s.sigma):>7}")
+            rows.add_option(Option(f"[b]{line}[/]" if mine else line, id=s.fingerprint))
+        if any(provisional(s.sigma) for s in standings):
+            rows.add_option(Option(f"[dim]? provisional: fewer games than a settled rating "
+                                   f"needs · a newcomer starts at {START}[/]", disabled=True))
+
+    def _my_name(self, stored: str) -> str:
+        """Our own row reads the name this profile plays under, not the one an old record
+        (or the OS user, before a name was chosen) left in the database."""
+        app = self.app
+        name = app.defaults.name if isinstance(app, GameApp) else None
+        return name or stored
 
     def _games(self, games: list[Any]) -> None:
         self.query_one("#ratings-title", Label).update(
             "[b]Your games[/], newest first  [dim]Enter: replay[/]")
         rows = self.query_one("#ratings-rows", OptionList)
+        highlighted = rows.highlighted
         rows.clear_options()
         self.query_one("#ratings-card", Static).update("")
         self.rows = games
+        width = self._row_width(len(games))
+        self._fitted = (games, width)
         if not games:
             rows.add_option(Option("No rated games of yours yet.", disabled=True))
         for game in games:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.ended_at))
-            result = "draw" if game.draw else ("won " if game.won else "lost")
-            others = ", ".join(game.others)[:30]
-            rows.add_option(Option(
-                f"{when}  {KIND_SHORT.get(game.kind, game.kind)[:8]:<8} {result}  "
-                f"{game.change:+6.2f}  {escape(game.table[:12])}: vs {escape(others)}",
-                id=f"game:{game.id}"))
+            rows.add_option(Option(self._game_row(game, width),
+                                   id=f"game:{game.id}"))
+        if games and highlighted is not None:
+            rows.highlighted = min(highlighted, len(games) - 1)
+
+    def _row_width(self, count: int) -> int:
+        """The cells a row of ``count`` rows has: the list's width inside its border,
+        less the scrollbar's when they are more than it shows (the app's width, less
+        those, before the first layout)."""
+        rows = self.query_one("#ratings-rows", OptionList)
+        region = rows.content_region
+        width = region.width or self.app.size.width - 6
+        if count > region.height:
+            width -= rows.styles.scrollbar_size_vertical
+        return width
+
+    @staticmethod
+    def _game_row(game: Any, width: int) -> str:
+        """One game on one line of ``width`` cells: the others' names cut at a whole name
+        ("+1 more"), never half a name or a second line."""
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.ended_at))
+        result = "draw" if game.draw else ("won " if game.won else "lost")
+        change = change_text(game.before.mu, game.after.mu)
+        head = (f"{when}  {KIND_SHORT.get(game.kind, game.kind)[:8]:<8} {result}  "
+                f"{change:>4}  {cut(game.table, 12)}: vs ")
+        others = fit_names(list(game.others), width - cell_len(head))
+        return escape(head + others)
+
+    def on_resize(self) -> None:
+        # A row's names are fitted to the width: a new width fits them again.
+        fitted = self._fitted
+        if fitted is None or fitted[0] is not self.rows:
+            return  # not the games on the screen
+        if self._row_width(len(self.rows)) != fitted[1]:
+            self._games(self.rows)
 
     def _card(self, card: Any) -> None:
         rows = self.query_one("#ratings-rows", OptionList)
@@ -157,13 +205,16 @@ class RatingsScreen(Screen[None]):
         if card is None:
             self._say("No rated games for this player yet.")
             return
-        self.query_one("#ratings-title", Label).update(f"[b]{escape(card.name)}[/]  "
+        name = self._my_name(card.name) if card.fingerprint == self.me else card.name
+        self.query_one("#ratings-title", Label).update(f"[b]{escape(name)}[/]  "
                                                        f"[dim]{card.fingerprint}[/]")
         lines = []
         for kind, standing in sorted(card.kinds.items()):
-            lines.append(f"{KIND_TITLES.get(kind, kind)}: rating {standing.rating:.2f} "
-                         f"(± {standing.sigma:.2f}), {standing.games} games, "
-                         f"{standing.wins} wins")
+            sure = " (provisional: too few games yet to be sure)" \
+                if provisional(standing.sigma) else ""
+            lines.append(f"{KIND_TITLES.get(kind, kind)}: rating "
+                         f"{rating_text(standing.mu, standing.sigma)}{sure}, "
+                         f"{record_text(standing.games, standing.wins)}")
         if card.favourites:
             lines.append("Favourite opponents: " + ", ".join(
                 f"{escape(name)} ({count})" for name, count in card.favourites))
