@@ -99,14 +99,14 @@ async def test_a_frozen_seat_at_a_resting_table_is_found_away_and_a_stand_in_pla
             assert info is not None and info.key is not None
             os.kill(seat.pid, signal.SIGSTOP)
             frozen = time.monotonic()
-            await _until("the seat found away", lambda: session._away(info))
+            await _until("the seat found away", lambda: session.presence.away(info))
             # Its beats stopped (and, later, its will comes): it counts away away_after
             # after the later of the freeze and its turn coming (protocol 8: while the
             # table was not waiting for it, the host gave it idle_away_after). The host's
             # clock is the loop's, time.monotonic().
-            waited = session._waiting_since.get(0)
+            waited = session.presence.waiting_since.get(0)
             assert waited is not None  # found away on its turn
-            away_from = session._away_from(info)
+            away_from = session.presence.away_from(info)
             assert away_from <= max(frozen, waited) + settings.away_after * SCALE + 0.5, \
                 (away_from - frozen, waited - frozen)
             assert away_from <= frozen + settings.idle_away_after * SCALE + 0.5

@@ -509,7 +509,7 @@ def forge_sealed(
 
 def replay_states(table: Table) -> list[State]:
     """The host's state after each batch (index ``n`` is after batch ``n``), replayed."""
-    facts = table.host.facts()
+    facts = table.host.deal_facts()
     game = Game.new(
         facts["players"], deal_seed(table.host.secret, facts["entropies"]),
         table.settings.rules,

@@ -8,11 +8,11 @@ import pytest
 
 from engine.state import Phase
 from netplay import history as history_module
-from netplay import host as host_module
 from netplay import player as player_module
 from netplay.budget import HostBudgets, HostLimits, Limit
 from netplay.codec import decode
 from netplay.history import PublicCopies
+from netplay.hosting import repair as host_module
 from netplay.player import IDLE_HEARTBEAT, Applied, Missed, Resynced
 
 from .harness import SHORT, Table

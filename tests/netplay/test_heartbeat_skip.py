@@ -227,7 +227,7 @@ def test_seats_acting_in_turn_with_skipped_beats_never_count_as_away() -> None:
         move(table)
         table.advance(1.0)
     for info in table.host.seats:
-        assert info is not None and not table.host._away(info)
+        assert info is not None and not table.host.presence.away(info)
     assert not any(w.away is not None for w in table.host.waits())
 
 

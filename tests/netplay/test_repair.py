@@ -10,8 +10,8 @@ from engine.actions import Discard
 from engine.state import Phase
 from engine.views import public_hash
 from netplay import history as history_module
-from netplay import host as host_module
 from netplay import player as player_module
+from netplay.hosting import repair as host_module
 from netplay.player import GAP_WAIT, IDLE_HEARTBEAT, Applied, Desynced, PlayerSession, Resynced
 
 from .harness import SHORT, Filter, Session, Table, observe, opened
