@@ -38,13 +38,13 @@ from netplay.journal import Entry, JournalError, JournalFile
 from netplay.known import KnownHosts
 from netplay.listing import QUERY as LISTING_QUERY
 from netplay.memory import AsyncMemoryBroker
-from netplay.player import (
+from netplay.player import PlayerSession
+from netplay.playing.notices import (
     Applied,
     GameEnded,
     GameStarted,
     Joined,
     Notice,
-    PlayerSession,
     Rejected,
     Verified,
 )
@@ -963,7 +963,7 @@ class BotPeer(Player):
         now = self.loop_time
         if self._in_flight is not None and now - self._in_flight < 2.0:
             return  # wait for the answer to the last action (resend after 2 s)
-        if self.player.pending.batches:
+        if self.player.follower.ahead:
             return  # catching up: decide on the latest view only
         if self._thinking is not None:
             return  # deciding already

@@ -58,7 +58,7 @@ from engine.classic.state import EMPTY, SequenceState, team_name
 from engine.errors import EngineError
 from engine.games import AnyAction, game_def
 from engine.state import NEW_PILE, Phase, PileId, Seat, State, Zone
-from netplay.player import (
+from netplay.playing.notices import (
     Applied,
     ChatLine,
     Desynced,

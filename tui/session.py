@@ -32,7 +32,7 @@ from netplay.journal import Entry, JournalError, JournalFile, list_tables, mark
 from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Broker, Host, Player
-from netplay.player import Applied, GameEnded, Notice, Resynced, TableClosed, Verified
+from netplay.playing.notices import Applied, GameEnded, Notice, Resynced, TableClosed, Verified
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing

@@ -116,7 +116,7 @@ async def _spectate(url: str, pin: str, ready: int, timeout: float,
                     host: subprocess.Popen[str]) -> dict[str, Any]:
     from netplay.identity import Identity
     from netplay.peers import Spectator
-    from netplay.player import Applied, Verified
+    from netplay.playing.notices import Applied, Verified
 
     assert host.stdin is not None and host.stdout is not None
     start = time.perf_counter()

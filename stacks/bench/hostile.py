@@ -38,7 +38,7 @@ from netplay.listing import QUERY, query_reply_topic
 from netplay.lobby import list_tables
 from netplay.names import is_table_name
 from netplay.peers import BotPeer, Host, Spectator
-from netplay.player import Applied, Impostor
+from netplay.playing.notices import Applied, Impostor
 from netplay.topics import Topics
 from netplay.wire import Sender
 from stacks.rules_args import rule_words

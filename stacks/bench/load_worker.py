@@ -28,7 +28,7 @@ from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.journal import JournalFile
 from netplay.peers import BotPeer, Host
-from netplay.player import Applied, Notice
+from netplay.playing.notices import Applied, Notice
 from netplay.transport import MqttTransport
 from netplay.wire import Outgoing
 

@@ -29,7 +29,7 @@ from rich.console import Console
 from engine.actions import Action
 from netplay.identity import Identity
 from netplay.peers import BotPeer
-from netplay.player import Applied, Notice
+from netplay.playing.notices import Applied, Notice
 from netplay.transport import Arrivals, MqttTransport
 from stacks.argtypes import percentile
 from stacks.bench.echo import measure_floor

@@ -31,7 +31,7 @@ from typing import IO
 
 from netplay.identity import Identity
 from netplay.peers import Player
-from netplay.player import HOST_SILENT, REST_HOST_SILENT
+from netplay.playing.liveness import HOST_SILENT, REST_HOST_SILENT
 from stacks.bench.net import broker_process
 from tui.session import CHECK_EVERY
 

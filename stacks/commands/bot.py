@@ -15,7 +15,7 @@ from netplay.errors import ProfileError
 from netplay.identity import profiles_dir
 from netplay.known import KnownHosts
 from netplay.peers import BotPeer
-from netplay.player import (
+from netplay.playing.notices import (
     Applied,
     GameEnded,
     GameStarted,

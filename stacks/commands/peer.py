@@ -19,7 +19,7 @@ from netplay.errors import ProfileError
 from netplay.hosts import fingerprint
 from netplay.identity import Identity, load_profile, profiles_dir
 from netplay.peers import BotPeer, Host, Player, Spectator
-from netplay.player import (
+from netplay.playing.notices import (
     HostBack,
     HostOffline,
     HostsDisagree,

@@ -12,13 +12,7 @@ from netplay.errors import ProfileError
 from netplay.identity import profiles_dir
 from netplay.known import KnownHosts
 from netplay.peers import Spectator
-from netplay.player import (
-    Applied,
-    GameEnded,
-    Notice,
-    Refused,
-    Verified,
-)
+from netplay.playing.notices import Applied, GameEnded, Notice, Refused, Verified
 from stacks.commands.peer import (
     follow,
     held_profile,

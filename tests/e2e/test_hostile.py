@@ -49,7 +49,7 @@ from netplay.host import HostSettings
 from netplay.identity import Identity, profiles_dir
 from netplay.known import KnownHosts
 from netplay.peers import BotPeer, Host, Player, Spectator
-from netplay.player import (
+from netplay.playing.notices import (
     Applied,
     Impostor,
     Notice,

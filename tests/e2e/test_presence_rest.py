@@ -20,7 +20,7 @@ from engine.config import RulesConfig
 from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.peers import BotPeer, Host
-from netplay.player import HostOffline
+from netplay.playing.notices import HostOffline
 from tests.e2e.conftest import ROOT, SCALE, stacks_command
 
 SHORT = RulesConfig(win_chips=3, win_min_each_colour=1)

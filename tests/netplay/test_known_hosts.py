@@ -20,7 +20,9 @@ from netplay.identity import Identity
 from netplay.known import KNOWN_FILE, KnownHosts
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Host
-from netplay.player import SETTLE, HostConflict, HostsDisagree, PlayerSession, UnexpectedHost
+from netplay.player import PlayerSession
+from netplay.playing.joining import SETTLE
+from netplay.playing.notices import HostConflict, HostsDisagree, UnexpectedHost
 
 from .harness import SHORT, TABLE, Table, forge
 

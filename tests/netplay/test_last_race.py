@@ -14,7 +14,7 @@ from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Host
-from netplay.player import Notice, RaceResult
+from netplay.playing.notices import Notice, RaceResult
 from tests.netplay.harness import SHORT
 
 

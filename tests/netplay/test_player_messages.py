@@ -13,7 +13,8 @@ import netplay.host
 import netplay.player
 from engine.config import RulesConfig
 from engine.state import Phase
-from netplay.player import ChatLine, PlayerSession, Refused
+from netplay.player import PlayerSession
+from netplay.playing.notices import ChatLine, Refused
 
 from .harness import SHORT, Table, forge, forge_sealed, identity_for
 

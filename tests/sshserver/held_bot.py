@@ -18,7 +18,7 @@ import sys
 
 from netplay.identity import load_profile
 from netplay.peers import BotPeer
-from netplay.player import Joined, Verified
+from netplay.playing.notices import Joined, Verified
 from tui.serve_link import LinkError, ServeLink
 
 RULES = {"win_chips": 3, "win_min_each_colour": 1}

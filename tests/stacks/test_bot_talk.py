@@ -11,7 +11,7 @@ from netplay.host import HostSettings
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
 from netplay.peers import BotPeer, Host
-from netplay.player import GameEnded
+from netplay.playing.notices import GameEnded
 from stacks.commands.bot import BotTalk
 
 pytestmark = pytest.mark.asyncio
