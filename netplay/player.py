@@ -16,45 +16,36 @@ import logging
 import os
 from typing import Any
 
-from engine.errors import EngineError
-from engine.games import STACKS, AnyAction, GameDef, game_def
+from engine.games import AnyAction, GameDef
 from engine.state import SPECTATOR, Audience, Seat, State
 from netplay.batch import Batch
-from netplay.budget import Budget, Limit
 from netplay.clock import Wait
-from netplay.codec import TABLE_PROTOCOL, ReplayGuard, decode
+from netplay.codec import ReplayGuard, decode
 from netplay.errors import FrameError
-from netplay.hosts import Claim, HostTrust, Trust, fingerprint, split_pin
+from netplay.hosts import HostTrust, split_pin
 from netplay.identity import Identity
 from netplay.messages import (
     CONN_LEN,
     MAX_CHAT,
     clean_text,
-    conn_of,
-    key_bytes,
     optional,
     required,
 )
 from netplay.playing.beats import HEARTBEAT, OwnBeats
+from netplay.playing.chat import ChatFilter
 from netplay.playing.deal_check import DealCheck
 from netplay.playing.follower import Follower
+from netplay.playing.following import HostFollowing
 from netplay.playing.joining import SETTLE, Joining
 from netplay.playing.liveness import HostLiveness
 from netplay.playing.notices import (
-    ChatLine,
     GameStarted,
-    HostChanged,
-    HostConflict,
-    HostsDisagree,
     Impostor,
     Joined,
     Notice,
     RaceResult,
     Refused,
     Rejected,
-    TableClosed,
-    TableSeen,
-    UnexpectedHost,
     Unseated,
 )
 from netplay.playing.pending_actions import PendingActions
@@ -64,11 +55,6 @@ from netplay.verify import GameFacts, Verdict
 from netplay.wire import Outgoing, Sender
 
 log = logging.getLogger("netplay.player")
-
-CHAT_PER_SEAT = Limit(5, 1)
-"""Chat lines shown per seated player: 5 at once, then one a second."""
-CHAT_OTHERS = Limit(20, 2)
-"""Chat lines shown from everyone else (spectators, strangers) together."""
 
 _ON_INBOX: dict[str, str] = {
     "welcome": "_welcome",
@@ -118,10 +104,6 @@ class PlayerSession:
         settle: float = SETTLE,
     ) -> None:
         table, pinned = split_pin(table)
-        self.trust = HostTrust(pin or pinned, remembered=remembered)
-        """Which host key this peer follows (``TABLE@FINGERPRINT`` pins one; ``remembered``,
-        the host this profile joined the table's unfinished game with, is followed as if
-        pinned)."""
         self.reads_chat = True
         """Whether the peer subscribes to chat (a bot shows it nobody: a chat flood then
         costs it nothing)."""
@@ -134,10 +116,6 @@ class PlayerSession:
         self.sender = Sender(identity, table)
         self.guard = ReplayGuard()
         self.now = now
-        self.host_key: bytes | None = None
-        self.host_boot: bytes | None = None
-        """The host's incarnation (``boot`` in its announcements)."""
-        self.announce: dict[str, Any] | None = None
         self.joined = False
         self.seat: Seat | None = None
         self.games: frozenset[str] | None = None
@@ -151,22 +129,14 @@ class PlayerSession:
         self._will_given = False
         self._online_on: bytes | None = None
         """The connection this peer last said it is online on."""
-        self._host_connection: tuple[bytes, int, bytes] | None = None
-        """The host's connection as its newest announcement names it (key, seq, nonce): only
-        that connection's will says the host is gone."""
-        self._protocol_refusal_said = False
         self._round_before_welcome: dict[str, Any] | None = None
         """An entropy round heard before our welcome (see ``_entropy_round``)."""
-        self.host_over = False
-        """The host's last announcement before any close said its game was over (with a
-        spectator delay, before a spectator has seen the end)."""
         self.waits: tuple[float, list[Wait]] = (now, [])
         """Whom the table waits for, as the host's last heartbeat said, and when it came."""
         self.waits_at = 0
         """The host's batch count when it said :attr:`waits`: they describe the table
         after that batch, and a view past it has moved on to a turn they don't cover."""
-        self._chat_budget = Budget("chat", CHAT_PER_SEAT, max_peers=64)
-        self._chat_others = Budget("chat", CHAT_OTHERS, max_peers=1)
+        self.chat_filter = ChatFilter()
         # -- the collaborators, each found by what it does:
         self.joining = Joining(self, settle=settle, send_join=self._send_join)
         self.actions = PendingActions(table, self._resend_action)
@@ -179,11 +149,38 @@ class PlayerSession:
         self.verification = Verification(self.follower, self.deal, to_host=self.to_host,
                                          tell=self._tell)
         self.liveness = HostLiveness(table, self._tell)
+        self.following = HostFollowing(
+            table, HostTrust(pin or pinned, remembered=remembered), self,
+            follower=self.follower, liveness=self.liveness, joining=self.joining,
+            tell=self._tell)
         self._timed = (self.joining, self.beats, self.follower, self.actions,
                        self.verification, self.liveness)
         """Every collaborator that keeps a timer, in the order :meth:`tick` asks them."""
 
     # -- what the collaborators hold, by the names the driver and the interfaces use -------
+
+    @property
+    def trust(self) -> HostTrust:
+        """Which host key this peer follows (:attr:`HostFollowing.trust`)."""
+        return self.following.trust
+
+    @property
+    def host_key(self) -> bytes | None:
+        return self.following.host_key
+
+    @property
+    def host_boot(self) -> bytes | None:
+        return self.following.host_boot
+
+    @property
+    def announce(self) -> dict[str, Any] | None:
+        """The followed host's newest announcement."""
+        return self.following.announce
+
+    @property
+    def host_over(self) -> bool:
+        """The host said its game is over (:attr:`HostFollowing.host_over`)."""
+        return self.following.host_over
 
     @property
     def definition(self) -> GameDef[Any, Any, Any, Any]:
@@ -476,12 +473,11 @@ class PlayerSession:
             raise FrameError(f"frame for table {frame.table!r}")
         if topic == t.announce:
             if frame.type == "offline":
-                self._will(frame.sender, frame.seq, frame.body)
+                self.following.will(frame.sender, frame.seq, frame.body, self.now)
                 return
             if frame.type != "announce":
                 raise FrameError("not an announcement")
-            self._announce(frame.sender, frame.body)
-            self._note_host_conn(frame.sender, frame.seq, frame.body)
+            self.following.announced(frame.sender, frame.seq, frame.body, self.now)
             return
         if self.host_key is None or frame.sender != self.host_key:
             raise FrameError("a frame not from this table's host")
@@ -515,174 +511,16 @@ class PlayerSession:
         if frame.table != self.table or frame.type != "chat":
             raise FrameError("not a chat line of this table")
         self.guard.check(frame, self.topics.chat)
-        text = clean_text(required(frame.body, "text", str), MAX_CHAT)
-        name = clean_text(required(frame.body, "name", str), 24) or "?"
-        # A seated player speaks under its seat's name, whatever it claims.
-        keys = self.facts.keys if self.facts else ()
-        # Before the deal the seats are the host's announcement's (no facts yet).
-        announced = {entry["key"]: clean_text(str(entry.get("name", "")), 24) or "?"
-                     for entry in (self.announce or {}).get("seats") or ()
-                     if isinstance(entry, dict) and isinstance(entry.get("key"), bytes)}
-        seated = frame.sender in keys or frame.sender in announced \
-            or frame.sender == self.host_key
-        if seated and not self._chat_budget.allow(frame.sender_id, self.now):
-            return
-        if not seated and not self._chat_others.allow("(others)", self.now):
-            return
-        if frame.sender in keys:
-            name = self.names[keys.index(frame.sender)]
-        elif frame.sender in announced:
-            name = announced[frame.sender]
-        elif frame.sender == self.host_key:
-            name = f"{name} (host)"
-        else:
-            name = f"{name} (watching)"
-        if text:
-            self._tell(ChatLine(name, text))
-
-    def _announce(self, sender: bytes, body: dict[str, Any]) -> None:
-        host = key_bytes(body, "host")
-        if host != sender:
-            raise FrameError("an announcement not signed by the host it names")
-        before = self.trust.announce
-        followed = self.trust.key
-        trust = self.trust.consider(host, body, joined=self.joined)
-        if trust is Trust.UNEXPECTED:
-            assert self.trust.remembered is not None
-            notice = UnexpectedHost(self.table, fingerprint(self.trust.remembered),
-                                    Claim.of(host, body))
-            log.warning("%s", notice.words())
-            self._tell(notice)
-        if trust in (Trust.IGNORE, Trust.UNEXPECTED):
-            raise FrameError(f"an announcement of another host ({fingerprint(host)})")
-        if trust is Trust.AMBIGUOUS:
-            self._unfollow()
-            claims = tuple(self.trust.claims())
-            log.warning("table %s: hosts %s claim it; following none until one is chosen",
-                        self.table, ", ".join(c.fingerprint for c in claims))
-            self._tell(HostsDisagree(self.table, claims))
-            raise FrameError("another host key claims the table: following none")
-        if trust is Trust.CONFLICT:
-            assert self.host_key is not None and self.announce is not None
-            log.warning("table %s: host %s also announces it; staying with %s", self.table,
-                        fingerprint(host), fingerprint(self.host_key))
-            self._tell(HostConflict(
-                Claim.of(self.host_key, self.announce), Claim.of(host, body), self.joined
-            ))
-            raise FrameError("an announcement from a different host key")
-        if trust is Trust.CHANGED:
-            assert self.host_key is not None and before is not None
-            self._tell(HostChanged(Claim.of(self.host_key, before), Claim.of(host, body)))
-            self.joining.again()
-        try:
-            self._follow(host, body)
-        except FrameError:
-            # Not followed after all (a malformed announcement): the trust must not stay
-            # with a key the session does not follow, or the real host's announcements
-            # would then look like a second host's.
-            self.trust.key, self.trust.announce = followed, before
-            raise
+        line = self.chat_filter.line(frame, self.now, facts=self.facts, names=self.names,
+                                     announce=self.announce, host_key=self.host_key)
+        if line is not None:
+            self._tell(line)
 
     def follow(self, key: bytes) -> None:
         """Follow one of the host keys that claimed this table, and it only (the user chose
-        it after :class:`HostsDisagree`). Only before being welcomed: a seat belongs to its
+        it after ``HostsDisagree``). Only before being welcomed: a seat belongs to its
         host."""
-        if self.joined or not any(claim.key == key for claim in self.trust.claims()):
-            return
-        body = self.trust.choose(key)
-        self.joining.again()
-        self._follow(key, body)
-
-    def _unfollow(self) -> None:
-        """Follow no host (two claim the table): no join goes, nothing of either is taken."""
-        self.host_key = self.host_boot = self.announce = None
-        self.liveness.forget()
-        self.joining.forget()
-
-    def _follow(self, host: bytes, body: dict[str, Any]) -> None:
-        if body.get("status") == "closed" and self.host_key == host:
-            self._tell(TableClosed())
-        boot = optional(body, "boot", bytes)
-        if host == self.host_key and boot is not None and boot != self.host_boot \
-                and self.host_boot is not None:
-            # The same host, started again (``stacks host --resume``): it knows our seat
-            # from its journal but not that we are here. Join again to be welcomed back.
-            log.info("the host of table %s restarted: joining again", self.table)
-            self.joining.again()
-        protocol = body.get("protocol", TABLE_PROTOCOL)
-        if protocol != TABLE_PROTOCOL:
-            # An older or newer program: its sealed frames would not open here, nor ours
-            # there. Said once; the host is not followed and no seat is taken.
-            if not self._protocol_refusal_said:
-                self._protocol_refusal_said = True
-                self._tell(Refused(
-                    f"the table's host runs protocol {protocol!r} and this program "
-                    f"{TABLE_PROTOCOL}: both need the same version of sequence-stacks"))
-            raise FrameError(f"a host of protocol {protocol!r}")
-        variant = body.get("variant", STACKS.name)
-        try:
-            definition = game_def(variant)
-        except EngineError:
-            raise FrameError(f"a table of a game this program does not know: {variant!r}") \
-                from None
-        if self.joined and definition is not self.definition:
-            raise FrameError("the table's game changed after we joined")
-        if self.games is not None and definition.name not in self.games:
-            if not self.joining.asked:
-                self.joining.asked = True
-                self._tell(Refused(
-                    f"the table plays {definition.title}, which this program can't show yet"))
-            return
-        self.follower.definition = definition
-        self.host_boot = boot
-        self.host_key = host
-        self.announce = body
-        status = body.get("status")
-        self.liveness.closed = status == "closed"
-        if status in ("lobby", "playing", "over"):
-            self.host_over = status == "over"
-        self.liveness.heard(self.now)
-        self._tell(TableSeen(body))
-        if not self.joining.asked and self.joining.may_join(self.now):
-            self._send_join()
-
-    def _note_host_conn(self, host: bytes, seq: int, body: dict[str, Any]) -> None:
-        """The followed host's connection, as its newest announcement (by seq) names it."""
-        conn = conn_of(body)
-        if host != self.host_key or conn is None:
-            return
-        known = self._host_connection
-        if known is None or known[0] != host or seq > known[1]:
-            self._host_connection = (host, seq, conn)
-
-    def _will(self, sender: bytes, seq: int, body: dict[str, Any]) -> None:
-        """The host's last will: signed when it connected, published by the broker when
-        the host vanished. Taken whatever its seq (it is older than the announcements that
-        followed it), but only for the connection the host's newest announcement names
-        (``conn``): a will of an earlier connection, replayed, says nothing (protocol 7).
-        Anything the live host sends later undoes it."""
-        if key_bytes(body, "host") != sender:
-            raise FrameError("a last will not signed by the host it names")
-        known = self._host_connection
-        if known is not None and known[0] == sender and body.get("conn") != known[2] \
-                and seq <= known[1]:
-            # Signed as its connection began: older than the newest announcement, and of
-            # another connection, it is a replay.
-            raise FrameError("the last will of an earlier connection of the host")
-        if not self.trust.expects(sender):
-            raise FrameError(f"the last will of another host ({fingerprint(sender)})")
-        if self.host_key is None:
-            # A newcomer finds the will retained: the table exists, its host is gone.
-            self.host_key = sender
-        elif sender != self.host_key:
-            raise FrameError("the last will of a different host key")
-        if self.trust.key in (None, sender):
-            # A departure signed by the followed host: a new host key may take the table
-            # over (followed and said) as long as this peer has no seat there.
-            self.trust.key = sender
-            self.trust.announce = {**(self.trust.announce or {}), "status": "offline"}
-        if not self.liveness.offline:
-            self.liveness.gone(self.now, "will")
+        self.following.follow(key, self.now)
 
     # -- joining ---------------------------------------------------------------------------
 

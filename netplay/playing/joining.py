@@ -123,3 +123,9 @@ class Joining:
         if self.settle_until is not None and now >= self.settle_until \
                 and not self.asked and not self.peer.joined and self.may_join(now):
             self._send_join()  # the bare name listened long enough: one host claims it
+
+    def join_if_allowed(self, now: float) -> None:
+        """Join the followed host on its announcement, unless asked already or not yet
+        allowed (:meth:`may_join`)."""
+        if not self.asked and self.may_join(now):
+            self._send_join()
