@@ -13,7 +13,6 @@ liveness (:class:`HostLiveness`). What happens is reported as notices
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any
 
 from engine.games import AnyAction, GameDef
@@ -25,7 +24,6 @@ from netplay.errors import FrameError
 from netplay.hosts import HostTrust, split_pin
 from netplay.identity import Identity
 from netplay.messages import (
-    CONN_LEN,
     MAX_CHAT,
     clean_text,
     optional,
@@ -49,7 +47,9 @@ from netplay.playing.notices import (
     Unseated,
 )
 from netplay.playing.pending_actions import PendingActions
+from netplay.playing.presence import OwnPresence
 from netplay.playing.verification import Verification
+from netplay.playing.waits import TableWaits
 from netplay.topics import Topics
 from netplay.verify import GameFacts, Verdict
 from netplay.wire import Outgoing, Sender
@@ -123,29 +123,21 @@ class PlayerSession:
         of another game it reports :class:`Refused` and does not join."""
         self.notices: list[Notice] = []
         self.dropped: list[str] = []
-        self.conn = os.urandom(CONN_LEN)
-        """This connection's nonce: the last will and the ``online`` name it, so a will of
-        an earlier connection, replayed, can't mark the seat away (protocol 7)."""
-        self._will_given = False
-        self._online_on: bytes | None = None
-        """The connection this peer last said it is online on."""
+        self.presence = OwnPresence(self.sender, self.topics.presence(identity.peer_id))
         self._round_before_welcome: dict[str, Any] | None = None
         """An entropy round heard before our welcome (see ``_entropy_round``)."""
-        self.waits: tuple[float, list[Wait]] = (now, [])
-        """Whom the table waits for, as the host's last heartbeat said, and when it came."""
-        self.waits_at = 0
-        """The host's batch count when it said :attr:`waits`: they describe the table
-        after that batch, and a view past it has moved on to a turn they don't cover."""
+        self.table_waits = TableWaits(now)
         self.chat_filter = ChatFilter()
         # -- the collaborators, each found by what it does:
         self.joining = Joining(self, settle=settle, send_join=self._send_join)
         self.actions = PendingActions(table, self._resend_action)
         self.follower = Follower(
-            table, self, to_host=self.to_host, report=self._report, tell=self._tell,
-            actions=self.actions, on_progress=self._progressed, on_kept=self._kept)
+            table, self, to_host=self.to_host, report=self._send_signed, tell=self._tell,
+            actions=self.actions, on_progress=lambda now: self.beats.progressed(now),
+            on_kept=lambda now: self.verification.retry(now))
         self.beats = OwnBeats(self, self.follower, now, send=self._beat,
                               every=heartbeat, idle_every=idle_heartbeat)
-        self.deal = DealCheck(table, self._send_entropy)
+        self.deal = DealCheck(table, self._send_signed)
         self.verification = Verification(self.follower, self.deal, to_host=self.to_host,
                                          tell=self._tell)
         self.liveness = HostLiveness(table, self._tell)
@@ -158,10 +150,18 @@ class PlayerSession:
         """Every collaborator that keeps a timer, in the order :meth:`tick` asks them."""
 
     # -- what the collaborators hold, by the names the driver and the interfaces use -------
+    # (each documented where it is held)
+
+    @property
+    def waits(self) -> tuple[float, list[Wait]]:
+        return self.table_waits.said
+
+    @property
+    def conn(self) -> bytes:
+        return self.presence.conn
 
     @property
     def trust(self) -> HostTrust:
-        """Which host key this peer follows (:attr:`HostFollowing.trust`)."""
         return self.following.trust
 
     @property
@@ -169,47 +169,31 @@ class PlayerSession:
         return self.following.host_key
 
     @property
-    def host_boot(self) -> bytes | None:
-        return self.following.host_boot
-
-    @property
     def announce(self) -> dict[str, Any] | None:
-        """The followed host's newest announcement."""
         return self.following.announce
 
     @property
     def host_over(self) -> bool:
-        """The host said its game is over (:attr:`HostFollowing.host_over`)."""
         return self.following.host_over
 
     @property
     def definition(self) -> GameDef[Any, Any, Any, Any]:
-        """The table's game, as its announcement names it (``variant``)."""
         return self.follower.definition
 
     @property
     def view(self) -> State | None:
-        """This peer's view (:attr:`Follower.view`)."""
         return self.follower.view
 
     @property
     def applied(self) -> int:
-        """The last batch applied to :attr:`view`."""
         return self.follower.applied
 
     @property
     def known(self) -> int:
-        """The highest batch number the host is known to have published."""
         return self.follower.known
 
     @property
-    def base(self) -> int:
-        """Batches up to here came inside a snapshot, not one by one."""
-        return self.follower.base
-
-    @property
     def received(self) -> dict[int, Batch]:
-        """Every batch received as sent (for the end-of-game check)."""
         return self.follower.received
 
     @property
@@ -222,7 +206,6 @@ class PlayerSession:
 
     @property
     def entropy(self) -> bytes:
-        """This seat's entropy for the deal (:attr:`DealCheck.entropy`)."""
         return self.deal.entropy
 
     @entropy.setter
@@ -234,26 +217,15 @@ class PlayerSession:
         return self.verification.secret
 
     @property
-    def total(self) -> int | None:
-        return self.verification.total
-
-    @property
-    def termination(self) -> int | None:
-        """How the game ended (``engine.state.Termination``), once revealed."""
-        return self.verification.termination
-
-    @property
     def verdict(self) -> Verdict | None:
         return self.verification.verdict
 
     @property
     def host_heard(self) -> float | None:
-        """When a valid frame of the host last came (this session's clock)."""
         return self.liveness.heard_at
 
     @property
     def host_offline_at(self) -> float | None:
-        """When the host was found gone (its will, or silence); ``None`` while it is heard."""
         return self.liveness.offline_at
 
     @property
@@ -262,25 +234,20 @@ class PlayerSession:
 
     @property
     def resting(self) -> bool:
-        """The host says its presence rests on the broker (:attr:`HostLiveness.resting`)."""
         return self.liveness.resting
 
     @property
     def closed(self) -> bool:
-        """The host closed the table."""
         return self.liveness.closed
 
     @property
     def host_silent_limit(self) -> float:
-        """Seconds of silence after which the host counts as offline."""
         return self.liveness.silent_limit
 
     def host_silent_for(self, now: float) -> float | None:
-        """Seconds since the host was last heard (``None`` before it ever was)."""
         return self.liveness.silent_for(now)
 
     def host_late_for(self, now: float) -> float | None:
-        """Seconds the host is late: what an interface calls "not responding"."""
         return self.liveness.late_for(now)
 
     # -- what the driver needs -------------------------------------------------------------
@@ -307,13 +274,8 @@ class PlayerSession:
 
     def last_will(self) -> Outgoing:
         """The ``offline`` presence the broker publishes if this peer vanishes, for the next
-        connection attempt: each attempt after the first is a new connection, with a nonce
-        of its own (:attr:`conn`)."""
-        if self._will_given:
-            self.conn = os.urandom(CONN_LEN)
-        self._will_given = True
-        payload = self.sender.frame("presence", {"online": False, "conn": self.conn})
-        return Outgoing(self.topics.presence(self.peer_id), payload, retain=True)
+        connection attempt (:meth:`OwnPresence.last_will`)."""
+        return self.presence.last_will()
 
     def start(self, now: float) -> None:
         self.now = now
@@ -324,15 +286,10 @@ class PlayerSession:
     def connected(self, now: float) -> None:
         """The peer (re)connected: it is online on this connection (said once each)."""
         self.now = now
-        if self._online_on == self.conn:
-            return
-        self._online_on = self.conn
-        self.sender.send(self.topics.presence(self.peer_id), "presence",
-                         {"online": True, "conn": self.conn}, retain=True)
+        self.presence.connected()
 
     def leave(self) -> None:
-        self.sender.send(self.topics.presence(self.peer_id), "presence",
-                         {"online": False, "conn": self.conn}, retain=True)
+        self.presence.leave()
 
     def data_to_send(self) -> list[Outgoing]:
         return self.sender.drain()
@@ -346,12 +303,7 @@ class PlayerSession:
         that still have to decide in this peer's view. Nothing once the view is past the
         batch the host said it at: the last turn's time is not the new turn's, and the
         host's next heartbeat tells the new one."""
-        told, waits = self.waits
-        view = self.view
-        if view is None or view.outcome is not None or now - told > 3.0 \
-                or self.applied > self.waits_at:
-            return []
-        return [w.later(now - told) for w in waits]
+        return self.table_waits.now_waiting(now, self.view, self.applied)
 
     @property
     def spectator_delay(self) -> float:
@@ -415,25 +367,16 @@ class PlayerSession:
         else:
             self.sender.send_sealed(topic, self.host_key, type_, body, qos=qos)
 
-    def _report(self, type_: str, body: dict[str, Any]) -> None:
-        """A frame on our ``out``, signed and unsealed (a desync report)."""
+    def _send_signed(self, type_: str, body: dict[str, Any]) -> None:
+        """A frame on our ``out``, signed and unsealed (the deal's rounds, a desync's
+        report)."""
         self.sender.send(self.topics.outbox(self.peer_id), type_, body)
-
-    def _send_entropy(self, body: dict[str, Any]) -> None:
-        self.sender.send(self.topics.outbox(self.peer_id), "entropy", body)
 
     def _beat(self, body: dict[str, Any]) -> None:
         self.to_host("heartbeat", body, qos=0)
 
     def _tell(self, notice: Notice) -> None:
         self.notices.append(notice)
-
-    def _progressed(self, now: float) -> None:
-        """The follower applied what it could: the beats and the check may be due."""
-        self.beats.progressed(now)
-
-    def _kept(self, now: float) -> None:
-        self.verification.retry(now)
 
     # -- input -----------------------------------------------------------------------------
 
@@ -629,11 +572,7 @@ class PlayerSession:
         follower = self.follower
         follower.known = max(follower.known, at)
         players = self.facts.players if self.facts is not None else 6
-        entries = body.get("wait")
-        waits = [Wait.from_wire(e, players) for e in entries[:6]] \
-            if isinstance(entries, list) else []
-        self.waits = (self.now, [w for w in waits if w is not None])
-        self.waits_at = said_at
+        self.table_waits.heard(body.get("wait"), players, said_at, self.now)
         self.liveness.resting = self.seat is not None and body.get("rest") is True
         follower.host_at(at, self.now)
 
@@ -654,16 +593,7 @@ class PlayerSession:
         self._race(body)
 
     def _race(self, body: dict[str, Any]) -> None:
-        presses = []
-        for entry in required(body, "presses", list)[:32]:
-            if (isinstance(entry, list) and len(entry) == 4 and type(entry[0]) is int
-                    and isinstance(entry[1], str) and isinstance(entry[2], int | float)
-                    and isinstance(entry[3], str)):
-                presses.append((entry[0], entry[1][:8], float(entry[2]), entry[3][:16]))
-        self._tell(
-            RaceResult(required(body, "pile", int), optional(body, "winner", int),
-                       tuple(presses))
-        )
+        self._tell(RaceResult.from_body(body))
 
     # -- the end ------------------------------------------------------------------------------
 

@@ -34,12 +34,13 @@ Commitments = tuple[bytes | None, ...]
 class DealCheck:
     """This peer's entropy, its answers to the deal's rounds, and the check of the start.
 
-    ``send_entropy`` sends the body of an ``entropy`` frame (a commitment or a reveal).
+    ``send(type, body)`` sends this peer's frames of the deal (``entropy``: a commitment or
+    a reveal).
     """
 
-    def __init__(self, table: str, send_entropy: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, table: str, send: Callable[[str, dict[str, Any]], None]) -> None:
         self.table = table
-        self._send_entropy = send_entropy
+        self._send = send
         self.entropy = os.urandom(32)
         """This seat's entropy for the next deal (committed to in its join)."""
         self.revealed: bytes | None = None
@@ -101,7 +102,8 @@ class DealCheck:
             if self.entropy in self.reveals:
                 self.entropy = os.urandom(32)
             self.revealed = None
-            self._send_entropy({"round": number, "commit": entropy_commitment(self.entropy)})
+            self._send("entropy", {"round": number,
+                                   "commit": entropy_commitment(self.entropy)})
         elif phase == "reveal":
             self._reveal_in(number, ours, commits)
 
@@ -122,7 +124,7 @@ class DealCheck:
             log.warning("the host lists a commitment for our seat that is not ours: "
                         "not revealing")
             return
-        self._send_entropy({"round": number, "entropy": entropy})
+        self._send("entropy", {"round": number, "entropy": entropy})
         self.revealed = entropy
         if spent is None:
             self.reveals[entropy] = commits

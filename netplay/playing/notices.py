@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from netplay.messages import optional, required
+
 if TYPE_CHECKING:
     from engine.games import AnyAction, AnyEvent
     from engine.state import Outcome, Seat
@@ -174,9 +176,23 @@ class Rejected(Notice):
 
 @dataclass(frozen=True, slots=True)
 class RaceResult(Notice):
+    """The host's result of a Block race: who won the pile, and every press it took."""
+
     pile: int
     winner: Seat | None
     presses: tuple[tuple[Seat, str, float, str], ...]
+
+    @classmethod
+    def from_body(cls, body: dict[str, Any]) -> RaceResult:
+        """The result a ``race`` frame's body says (untrusted: ``FrameError`` without a
+        pile; presses that are not ``[seat, name, seconds, how]`` are left out)."""
+        presses = []
+        for entry in required(body, "presses", list)[:32]:
+            if (isinstance(entry, list) and len(entry) == 4 and type(entry[0]) is int
+                    and isinstance(entry[1], str) and isinstance(entry[2], int | float)
+                    and isinstance(entry[3], str)):
+                presses.append((entry[0], entry[1][:8], float(entry[2]), entry[3][:16]))
+        return cls(required(body, "pile", int), optional(body, "winner", int), tuple(presses))
 
 
 @dataclass(frozen=True, slots=True)
