@@ -493,6 +493,7 @@ class PlayerSession:
         self.seat = seat
         self.joined = True
         self.joining.welcomed()
+        self.liveness.welcomed(self.now)  # it beats to us from now on
         facts = optional(body, "facts", dict)
         had_facts = self.facts is not None
         if facts is not None:

@@ -25,6 +25,14 @@ REST_HOST_SILENT = 14.0
 2 s; a frozen host is found by its last will, within ~10 s, on such a broker)."""
 REST_QUIET = 10.0
 """Seconds a resting host may be silent: "host not responding" is said only past them."""
+WELCOME_SILENT = 14.0
+""":data:`HOST_SILENT` before the host welcomed this peer. Until then it does not beat to
+it (its beats go to its seats, a box each, and to the spectators it welcomed): what the
+peer hears of it is its announcements and the answer to its join, and a busy host (a held
+table's server starting a game or a rematch, a machine at load 5 to 8) answers a join
+seconds late. A host that never answers is still found offline, this much later."""
+WELCOME_QUIET = 10.0
+"""Seconds a host may leave a join unanswered before "host not responding" is said."""
 
 
 class HostState(Enum):
@@ -54,6 +62,9 @@ class HostLiveness:
         beats after 10 s of silence, and this seat waits :data:`REST_HOST_SILENT` for it."""
         self.closed = False
         """The host closed the table: its silence is not timed."""
+        self.beats_to_us = False
+        """The host welcomed this peer, so it beats to it: before, its silence is given
+        :data:`WELCOME_SILENT`."""
 
     @property
     def offline(self) -> bool:
@@ -62,6 +73,8 @@ class HostLiveness:
     @property
     def silent_limit(self) -> float:
         """Seconds of silence after which the host counts as offline."""
+        if not self.beats_to_us:
+            return WELCOME_SILENT
         return REST_HOST_SILENT if self.resting else HOST_SILENT
 
     def silent_for(self, now: float) -> float | None:
@@ -70,9 +83,11 @@ class HostLiveness:
 
     def late_for(self, now: float) -> float | None:
         """:meth:`silent_for`, but ``None`` while a resting host may well be silent
-        (:data:`REST_QUIET`): what an interface calls "not responding"."""
+        (:data:`REST_QUIET`), or a host may well take that long to answer a join
+        (:data:`WELCOME_QUIET`): what an interface calls "not responding"."""
         silent = self.silent_for(now)
-        if silent is None or (self.resting and silent < REST_QUIET):
+        if silent is None or (self.resting and silent < REST_QUIET) \
+                or (not self.beats_to_us and silent < WELCOME_QUIET):
             return None
         return silent
 
@@ -86,6 +101,11 @@ class HostLiveness:
             self._tell(HostBack(away))
         self.state = HostState.HEARD
         self.heard_at = now
+
+    def welcomed(self, now: float) -> None:
+        """The host welcomed this peer: heard, and it beats to it from now on."""
+        self.beats_to_us = True
+        self.heard(now)
 
     def gone(self, now: float, reason: str) -> None:
         """The host is gone: its last will (``"will"``) or its silence (``"silent"``)."""
@@ -101,6 +121,7 @@ class HostLiveness:
         self.state = HostState.UNHEARD
         self.heard_at = self.offline_at = None
         self.closed = False
+        self.beats_to_us = False
 
     def _timed(self) -> bool:
         return self.state is HostState.HEARD and not self.closed

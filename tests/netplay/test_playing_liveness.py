@@ -28,7 +28,7 @@ def test_an_unheard_host_is_not_timed_and_has_no_silence() -> None:
 
 def test_a_host_silent_for_the_limit_is_offline_once_and_back_when_heard() -> None:
     liveness, told = _liveness()
-    liveness.heard(10.0)
+    liveness.welcomed(10.0)
     assert liveness.next_deadline(10.0) == 10.0 + HOST_SILENT
     liveness.tick(10.0 + HOST_SILENT - 0.01)
     assert told == []
@@ -51,7 +51,7 @@ def test_a_will_found_before_the_host_was_ever_heard_says_so() -> None:
 
 def test_a_resting_host_is_given_longer_and_is_not_late_while_it_may_be_quiet() -> None:
     liveness, told = _liveness()
-    liveness.heard(0.0)
+    liveness.welcomed(0.0)
     liveness.resting = True
     assert liveness.silent_limit == REST_HOST_SILENT
     assert liveness.late_for(REST_QUIET - 0.5) is None
@@ -64,11 +64,12 @@ def test_a_resting_host_is_given_longer_and_is_not_late_while_it_may_be_quiet() 
 
 def test_a_closed_tables_host_is_not_timed_and_forgetting_starts_afresh() -> None:
     liveness, told = _liveness()
-    liveness.heard(0.0)
+    liveness.welcomed(0.0)
     liveness.closed = True
     assert liveness.next_deadline(0.0) is None
     liveness.tick(100.0)
     assert told == []
     liveness.forget()
     assert liveness.state is HostState.UNHEARD and not liveness.closed
+    assert not liveness.beats_to_us
     assert liveness.heard_at is None and liveness.offline_at is None
