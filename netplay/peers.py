@@ -838,7 +838,7 @@ class Player(_Peer):
 
     def follow(self, key: bytes) -> None:
         """Follow one of the host keys that claim the table, and it only (the user's answer
-        to :class:`~netplay.player.HostsDisagree`)."""
+        to :class:`~netplay.playing.notices.HostsDisagree`)."""
         self.player.follow(key)
         self.poke()
 

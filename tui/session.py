@@ -471,7 +471,7 @@ class TableSession:
         first_bot = self.launch.players - self.launch.bots
         level = self.launch.bot_level(max(0, seat - first_bot))
         # Our own table's bots follow our host only (and join at once: no other key to
-        # listen for, see netplay.player.SETTLE).
+        # listen for, see netplay.playing.joining.SETTLE).
         own = self.host.identity.peer_id if self.host is not None else None
         bot = BotPeer(
             self._bot_identity(seat), self.launch.table, broker=self.broker, strategy=level,
