@@ -3,10 +3,12 @@
 It joins a table, keeps its own view in step with the host's batches, sends signed
 actions, and checks the fair deal when the host reveals its secret. Each concern is a
 small collaborator of its own (``netplay.playing``) that the session owns and wires:
-the join (:class:`Joining`), its own heartbeats (:class:`OwnBeats`), the batch follower
-(:class:`Follower`), the actions awaiting an answer (:class:`PendingActions`), the deal
-check (:class:`DealCheck`), the end-of-game check (:class:`Verification`) and the host's
-liveness (:class:`HostLiveness`). What happens is reported as notices
+the join (:class:`Joining`), the followed host (:class:`HostFollowing`), its own
+heartbeats (:class:`OwnBeats`), the batch follower (:class:`Follower`), the actions
+awaiting an answer (:class:`PendingActions`), the deal check (:class:`DealCheck`), the
+end-of-game check (:class:`Verification`), the host's liveness (:class:`HostLiveness`),
+chat (:class:`ChatFilter`), its own presence (:class:`OwnPresence`) and whom the table
+waits for (:class:`TableWaits`). What happens is reported as notices
 (``netplay.playing.notices``).
 """
 
