@@ -15,7 +15,7 @@ waits for (:class:`TableWaits`). What happens is reported as notices
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Protocol
 
 from engine.games import AnyAction, GameDef
 from engine.state import SPECTATOR, Audience, Seat, State
@@ -87,6 +87,13 @@ _ON_STREAM: dict[str, str] = {
 """The handler of each frame type on the table's stream (``table`` or ``events``)."""
 
 
+class Timer(Protocol):
+    """A collaborator that keeps a timer: when it is next due, and its turn then."""
+
+    def next_deadline(self, now: float) -> float | None: ...
+    def tick(self, now: float) -> None: ...
+
+
 class PlayerSession:
     """One peer at one table: a seated player, or a spectator when ``watch``."""
 
@@ -125,12 +132,12 @@ class PlayerSession:
         of another game it reports :class:`Refused` and does not join."""
         self.notices: list[Notice] = []
         self.dropped: list[str] = []
-        self.presence = OwnPresence(self.sender, self.topics.presence(identity.peer_id))
         self._round_before_welcome: dict[str, Any] | None = None
         """An entropy round heard before our welcome (see ``_entropy_round``)."""
+        # -- the collaborators, each found by what it does:
+        self.presence = OwnPresence(self.sender, self.topics.presence(identity.peer_id))
         self.table_waits = TableWaits(now)
         self.chat_filter = ChatFilter()
-        # -- the collaborators, each found by what it does:
         self.joining = Joining(self, settle=settle, send_join=self._send_join)
         self.actions = PendingActions(table, self._resend_action)
         self.follower = Follower(
@@ -147,8 +154,8 @@ class PlayerSession:
             table, HostTrust(pin or pinned, remembered=remembered), self,
             follower=self.follower, liveness=self.liveness, joining=self.joining,
             tell=self._tell)
-        self._timed = (self.joining, self.beats, self.follower, self.actions,
-                       self.verification, self.liveness)
+        self._timers: tuple[Timer, ...] = (self.joining, self.beats, self.follower,
+                                           self.actions, self.verification, self.liveness)
         """Every collaborator that keeps a timer, in the order :meth:`tick` asks them."""
 
     # -- what the collaborators hold, by the names the driver and the interfaces use -------
@@ -320,12 +327,12 @@ class PlayerSession:
     def next_deadline(self) -> float:
         """When :meth:`tick` next has something to do: never a time it would let pass
         without doing it (the driver would wake again at once, and again)."""
-        times = (part.next_deadline(self.now) for part in self._timed)
+        times = (part.next_deadline(self.now) for part in self._timers)
         return min((t for t in times if t is not None), default=float("inf"))
 
     def tick(self, now: float) -> None:
         self.now = now
-        for part in self._timed:
+        for part in self._timers:
             part.tick(now)
 
     # -- output ----------------------------------------------------------------------------
