@@ -316,13 +316,7 @@ class PlayerSession:
 
     @property
     def spectator_delay(self) -> float:
-        """Seconds the table's spectators see the game late, as announced (0: none, or
-        nothing sensible announced)."""
-        delay = (self.announce or {}).get("spectator_delay")
-        if isinstance(delay, int | float) and not isinstance(delay, bool) \
-                and 0 < delay <= 3600:
-            return float(delay)
-        return 0.0
+        return self.following.spectator_delay
 
     def next_deadline(self) -> float:
         """When :meth:`tick` next has something to do: never a time it would let pass
@@ -575,16 +569,10 @@ class PlayerSession:
 
     def _host_heartbeat(self, body: dict[str, Any]) -> None:
         at = required(body, "at", int)
-        said_at = at
-        public = body.get("public")
-        if self.seat is None and type(public) is int and 0 <= public <= at:
-            at = public  # a spectator delay: what spectators may have so far
-        follower = self.follower
-        follower.known = max(follower.known, at)
         players = self.facts.players if self.facts is not None else 6
-        self.table_waits.heard(body.get("wait"), players, said_at, self.now)
+        self.table_waits.heard(body.get("wait"), players, at, self.now)
         self.liveness.resting = self.seat is not None and body.get("rest") is True
-        follower.host_at(at, self.now)
+        self.follower.host_at(at, body.get("public"), self.now)
 
     # -- what else the host says -------------------------------------------------------------
 

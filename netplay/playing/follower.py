@@ -357,9 +357,13 @@ class Follower:
         self.drain(now)
         self.catch_up(now)
 
-    def host_at(self, at: int, now: float) -> None:
-        """The host's heartbeat says it has published up to batch ``at`` (what this peer
-        may have): a peer behind it catches up, or finds the gap."""
+    def host_at(self, at: int, public: object, now: float) -> None:
+        """The host's heartbeat says it has published up to batch ``at`` (``public``: of
+        which spectators may have so far, behind a spectator delay): a peer behind it
+        catches up, or finds the gap."""
+        if self.peer.seat is None and type(public) is int and 0 <= public <= at:
+            at = public  # a spectator delay: what spectators may have so far
+        self.known = max(self.known, at)
         behind = self.peer.joined and self.view is not None and at > self.applied
         if self.chunk is not None:
             return  # catching up already

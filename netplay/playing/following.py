@@ -75,6 +75,16 @@ class HostFollowing:
         that connection's will says the host is gone."""
         self._protocol_refusal_said = False
 
+    @property
+    def spectator_delay(self) -> float:
+        """Seconds the table's spectators see the game late, as announced (0: none, or
+        nothing sensible announced)."""
+        delay = (self.announce or {}).get("spectator_delay")
+        if isinstance(delay, int | float) and not isinstance(delay, bool) \
+                and 0 < delay <= 3600:
+            return float(delay)
+        return 0.0
+
     def announced(self, sender: bytes, seq: int, body: dict[str, Any], now: float) -> None:
         """A signed announcement of the table: followed, or said to be another host's."""
         self._announce(sender, body, now)

@@ -133,10 +133,21 @@ def test_a_spectator_behind_the_host_catches_up_in_chunks() -> None:
     peer = Peer()
     follower = follower_for(peer)
     follower.take_facts(game.start)
-    follower.known = len(game.batches)
-    follower.host_at(len(game.batches), 3.0)
+    follower.host_at(len(game.batches), None, 3.0)
     assert peer.to_host == [("resync", {"from": 1, "snapshot": False,
                                         "reason": "catch-up", "history": True})]
     assert follower.chunk is not None and follower.chunk.first == 1
-    follower.host_at(len(game.batches), 3.5)  # one chunk in flight at a time
+    follower.host_at(len(game.batches), None, 3.5)  # one chunk in flight at a time
     assert len(peer.to_host) == 1
+
+
+def test_behind_a_spectator_delay_a_spectator_counts_only_what_it_may_have() -> None:
+    game = public_game()
+    spectator, seat = Peer(), Peer(watch=False, seat=0)
+    watching, seated = follower_for(spectator), follower_for(seat)
+    watching.take_facts(game.start)
+    for follower in (watching, seated):
+        follower.host_at(10, 4, 1.0)
+    assert watching.known == 4 and seated.known == 10
+    watching.host_at(10, 12, 2.0)  # more than published: not believed
+    assert watching.known == 10

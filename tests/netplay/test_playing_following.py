@@ -154,3 +154,12 @@ def test_only_the_will_of_the_hosts_newest_connection_says_it_is_gone() -> None:
     following.will(key, 4, {"host": key, "conn": new}, 2.0)
     assert following.liveness.offline
     assert [n.reason for n in session.told if isinstance(n, HostOffline)] == ["will"]
+
+
+def test_a_spectator_delay_is_taken_only_when_sensible() -> None:
+    key = Identity.generate().key
+    following, _ = _following(fingerprint(key))
+    assert following.spectator_delay == 0.0
+    for delay, taken in ((30, 30.0), (True, 0.0), (-1, 0.0), (1e9, 0.0), ("30", 0.0)):
+        following.announce = _announce(key, spectator_delay=delay)
+        assert following.spectator_delay == taken, delay
