@@ -24,7 +24,7 @@ PREFIX = "sstacks/v1"
 # The forms of a peer id and a table name, as netplay.names has them: broker/ imports
 # nothing of netplay (the layers), so it keeps these copies (tests/netplay/test_names.py
 # checks they agree). Only ever used with ``fullmatch``: ``$`` also matches before a final
-# newline, and a name with one would write an ACL line of its own (#22).
+# newline, and a name with one would write an ACL line of its own.
 _PEER_ID = re.compile(r"[0-9a-f]{32}")
 _TABLE = re.compile(r"[a-z0-9_-]{1,32}")
 

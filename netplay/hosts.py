@@ -29,6 +29,8 @@ from netplay.names import FINGERPRINT_LEN, check_table_name, is_pin, plain_pin
 
 GONE = ("closed", "offline")
 """Announcement statuses by which a host itself says it is no longer at the table."""
+NEXT_STATUSES = ("lobby", "playing")
+"""Statuses of a table's next game, as another key announces it after ours ended."""
 
 
 def fingerprint(key: bytes) -> str:
@@ -148,6 +150,10 @@ class Trust(Enum):
     UNEXPECTED = "unexpected"
     """Not the host this profile joined the table's game with (remembered): drop, and say
     so (once per key)."""
+    NEXT_GAME = "next game"
+    """Another key opens the table again after the followed host's game ended (a rematch
+    is a new host key): not a claim on the game this peer was in, so no warning; the peer
+    stays with its ended game and may follow the next one (say so, once per key)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +197,8 @@ class HostTrust:
         self.undecided = False
         """Two keys claimed the table of a bare name before a welcome: none is followed
         until the user chooses one (:meth:`choose`)."""
+        self.next_games: set[bytes] = set()
+        """Keys that opened the table again after our game ended (each said once)."""
 
     @property
     def bare(self) -> bool:
@@ -198,9 +206,11 @@ class HostTrust:
         remembered host (the case a rogue's announcement can mislead)."""
         return self.pin is None and self.remembered is None
 
-    def consider(self, key: bytes, body: dict[str, Any], *, joined: bool = False) -> Trust:
+    def consider(self, key: bytes, body: dict[str, Any], *, joined: bool = False,
+                 ended: bool = False) -> Trust:
         """How to take an announcement signed by ``key``; ``joined``: the followed host
-        has seated or welcomed this peer (its game is the one the peer is in)."""
+        has seated or welcomed this peer (its game is the one the peer is in); ``ended``:
+        that game is over (the peer saw its end)."""
         if self.pin is not None and not matches(key, self.pin):
             return Trust.IGNORE
         if not self.expects(key):
@@ -219,6 +229,13 @@ class HostTrust:
         if departed and not joined:
             self.key, self.announce = key, body
             return Trust.CHANGED
+        if joined and ended and self.pin is None and body.get("status") in NEXT_STATUSES:
+            # The table's next game (a rematch hosts with a new key): nothing of the ended
+            # game is at stake. Said once per key, never followed without the user.
+            if key in self.next_games or len(self.next_games) >= self.MAX_OTHERS:
+                return Trust.IGNORE
+            self.next_games.add(key)
+            return Trust.NEXT_GAME
         if self.bare and not joined:
             # The first key seen may be a rogue's (its retained announcement, the instant
             # before the host puts its own back): neither is followed.

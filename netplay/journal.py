@@ -3,7 +3,7 @@
 The host session (``netplay.host``) hands its driver journal entries, like frames; the
 driver writes them here as they come and makes them durable (``fdatasync``: on the loop's
 thread for a fast disk, in one of the process's syncing threads for a slow one or a process of
-several tables, see ``netplay.peers.Host`` and ``netplay.syncs``)
+several tables, see ``netplay.host_peer.Host`` and ``netplay.syncs``)
 *before* it publishes the frames that depend on them (a seat's welcome, a batch). So
 whatever a peer has seen, the journal holds, and ``stacks host --resume TABLE`` rebuilds
 the table from it.

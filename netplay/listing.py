@@ -31,7 +31,8 @@ def reply_topic(nonce: str) -> str:
 def query_reply_topic(payload: bytes) -> str | None:
     """The reply topic a query asks for, or ``None`` if the payload is not a query: a
     nonce of 8-32 lower-case letters and digits, nothing before or after (``\n`` neither:
-    a host answering on a topic that held one lost its Mosquitto link, see #22)."""
+    a host answering on a topic that held one would lose its Mosquitto link, see
+    ``netplay.names``)."""
     if not is_nonce(payload):
         return None
     return reply_topic(payload.decode())

@@ -3,9 +3,9 @@ file name or a log line: every check of their form is here, each a *full* match.
 
 Why one place, and why ``fullmatch``: Python's ``$`` also matches before a final newline,
 so ``re.compile(rb"^[a-z0-9]{8,32}$").match(b"abcdefgh\\n")`` succeeds. A lister's query
-nonce so checked made every host answer on a topic holding ``\\n``; Mosquitto 2.0 takes
-that for malformed UTF-8 and drops the host's connection, and the answer, re-sent after
-each reconnect, dropped it again, hundreds of times a minute (#22). The patterns below
+nonce so checked would make every host answer on a topic holding ``\\n``; Mosquitto 2.0
+takes that for malformed UTF-8 and drops the host's connection, and the answer, re-sent
+after each reconnect, would drop it again, hundreds of times a minute. The patterns below
 carry no anchors and are private: the only way to check a name is a function of this
 module, which uses ``fullmatch`` (a bare pattern's ``match`` would take any prefix).
 

@@ -13,7 +13,7 @@ the process's CPU a sync). Several threads, as the pool had: a slow disk's syncs
 
 Nothing here decides when a frame may go out: the host publishes a frame only once its
 ``done`` callback has been told that the bytes it rests on are durable
-(``netplay.peers.Host``)."""
+(``netplay.host_peer.Host``)."""
 
 from __future__ import annotations
 

@@ -64,6 +64,8 @@ class Archive:
         self._opening = asyncio.Lock()
         self._calls: set[asyncio.Task[Any]] = set()
         self._retry: asyncio.Task[None] | None = None
+        self._stored: dict[Path, asyncio.Event] = {}
+        """Entries someone waits on (:meth:`wait_stored`), set once each is stored."""
 
     # -- on disk -----------------------------------------------------------------------
 
@@ -101,6 +103,18 @@ class Archive:
         if self.pending() and self.down is not None:
             self._schedule()
         return added
+
+    async def wait_stored(self, entry: Path) -> None:
+        """Until ``entry``'s game is in the database (at once if it is already: its note
+        is gone). A game kept while the database was down goes in when it is back."""
+        if not entry.exists():
+            return
+        event = self._stored.setdefault(entry, asyncio.Event())
+        try:
+            await event.wait()
+        finally:
+            if event.is_set() or not entry.exists():
+                self._stored.pop(entry, None)
 
     async def drain(self) -> int:
         """Store every game waiting; returns how many went in."""
@@ -181,6 +195,9 @@ class Archive:
             await self._lost(str(exc), full=getattr(exc, "full", False))
             return None
         entry.unlink(missing_ok=True)
+        waiting = self._stored.get(entry)
+        if waiting is not None:
+            waiting.set()
         if self.down is not None:
             self.down = None
             back = "has room again" if self.full else "is back"

@@ -115,8 +115,11 @@ class Standing:
         return Skill(self.mu, self.sigma).rating
 
     def to_json(self) -> dict[str, Any]:
+        from ratings.display import points, provisional
+
         return {"rank": self.rank, "name": self.name, "fingerprint": self.fingerprint,
                 "bot": self.bot, "games": self.games, "wins": self.wins,
+                "points": points(self.mu), "provisional": provisional(self.sigma),
                 "rating": round(self.rating, 3), "mu": round(self.mu, 3),
                 "sigma": round(self.sigma, 3), "uncertainty": round(self.sigma, 3)}
 

@@ -2,7 +2,7 @@
 
 An account is a name (unique, changeable) and the game identity its games are played
 with: the profile of the key that made it (``ssh-`` and 16 hex digits,
-`sshserver.server.profile_for_key`). Every key of the account logs in to that profile,
+`sshserver.request.profile_for_key`). Every key of the account logs in to that profile,
 so a second key takes back the same seat with the same hand, and the ratings (kept per
 game identity) are the account's whichever key played. The database is the server's
 (`ratings.store`, through the server's `ratings.archive.Archive`): the session's program

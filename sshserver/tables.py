@@ -41,10 +41,12 @@ from typing import Any
 from engine.errors import ConfigError
 from engine.games import DEFAULT_GAME, game_def
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.journal import JournalError, JournalFile, list_tables, mark
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Broker, Host
+from netplay.peer import Broker
+from netplay.player_peer import BotPeer
 from netplay.topics import check_table_name
 from ratings.archive import Archive
 from tui.plural import counted
@@ -143,6 +145,10 @@ class TableKeeper:
         self.tables: dict[str, HeldTable] = {}
         self._opening: set[str] = set()
         self._stopping = False
+        self.rated_after: dict[str, str] = {}
+        """What became of the last game of a table that has ended since, by the table's
+        name (its players may ask after it is gone): at most :data:`RATED_KEPT`."""
+        self._waiting: set[asyncio.Task[None]] = set()
 
     # -- the requests ------------------------------------------------------------------------
 
@@ -159,9 +165,11 @@ class TableKeeper:
             if op == "info":
                 table = self.tables.get(_table_field(request))
                 creator = table is not None and table.creator == caller.profile
+                rated = table.rated if table is not None else \
+                    self.rated_after.get(_table_field(request), "")
                 reply: dict[str, Any] = {"ok": True, "held": table is not None,
-                                         "creator": creator,
-                                         "rated": table.rated if table is not None else ""}
+                                         "creator": creator, "rated": rated,
+                                         "rated_final": rated_final(rated)}
                 if table is not None and creator:
                     # Its creator coming back with `join TABLE` rematches with these, not
                     # with the defaults of a join.
@@ -365,6 +373,8 @@ class TableKeeper:
                 added = await self.archive.store(entry)
                 table.rated = rated_words(added is not None, self.archive.down,
                                           full=self.archive.full)
+                if added is None and self.archive.down is not None:
+                    self._when_stored(table, entry)
             # It stays a while for anyone coming back, and at least until the spectators,
             # behind the spectator delay, have seen the end.
             await asyncio.gather(asyncio.sleep(self.settings.linger),
@@ -393,6 +403,30 @@ class TableKeeper:
             with contextlib.suppress(JournalError):
                 mark(path, "abandoned", why="it could not be resumed after an error")
 
+    def _when_stored(self, table: HeldTable, entry: Path) -> None:
+        """The game was kept while the database is down: once it is stored, its players
+        (at the table or asking after it has ended) read that it is rated."""
+        assert self.archive is not None
+        archive = self.archive
+
+        async def stored() -> None:
+            await archive.wait_stored(entry)
+            table.rated = rated_words(True, None)
+            if table.name in self.rated_after:
+                self._remember_rated(table)
+
+        task = asyncio.create_task(stored(), name=f"rated-{table.name}")
+        self._waiting.add(task)
+        task.add_done_callback(self._waiting.discard)
+
+    def _remember_rated(self, table: HeldTable) -> None:
+        if not table.rated:
+            return
+        self.rated_after.pop(table.name, None)
+        self.rated_after[table.name] = table.rated
+        while len(self.rated_after) > RATED_KEPT:
+            del self.rated_after[next(iter(self.rated_after))]
+
     async def _end(self, table: HeldTable, why: str, *, resumable: bool = False) -> None:
         """End ``table``; its journal is marked abandoned unless its game is over (then
         it is marked finished) or it is to be ``resumable`` by the next server."""
@@ -402,6 +436,7 @@ class TableKeeper:
         table.ended.set()
         if self.tables.get(table.name) is table:
             del self.tables[table.name]
+        self._remember_rated(table)
         task = table.task
         if task is not None and task is not asyncio.current_task():
             task.cancel()
@@ -428,10 +463,21 @@ class TableKeeper:
                             resumable=True)
 
 
+RATED_KEPT = 256
+"""Ended tables whose last game's rating words are kept for players asking after them."""
+RATED_YES = "Rated: the game is in the server's ratings (Rankings, k)."
+
+
+def rated_final(words: str) -> bool:
+    """Whether ``words`` are the last word on the game's rating (else it is kept while the
+    database is down, and stored later: the players ask again)."""
+    return bool(words) and "when it is back" not in words and "when there is room" not in words
+
+
 def rated_words(stored: bool, down: str | None, *, full: bool = False) -> str:
     """What became of a finished game in the server's ratings, for its players."""
     if stored:
-        return "Rated: the game is in the server's ratings (Rankings, k)."
+        return RATED_YES
     if down is not None and full:
         return (f"The server's ratings database is full ({down}): the game is kept and "
                 "rated when there is room again.")

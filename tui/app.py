@@ -282,9 +282,7 @@ class StacksApp(GameApp):
         self.control.health(message.problem)
 
     def on_waiting(self, message: Waiting) -> None:
-        self.control.waiting = message.line
-        if self.control.table is not None:
-            self.control.table.waiting = message.line
+        self.control.waiting(message.line)
 
     def on_broker_note(self, message: BrokerNote) -> None:
         self.control.broker_note(message.text)

@@ -6,7 +6,7 @@ screen's thirty, the menu box's, the whole option list's), takes the changed lin
 of them and drops the rest. Each line costs little, cached as most are, but a widget's
 every line is looked up, filtered and cropped on every repaint: most of a highlight
 move's compositing under ``stacks serve``, where a hundred players share two cores
-(issue 28: key to repaint p99 at 100 sessions).
+(key to repaint p99 at 100 sessions: docs/benchmarks.md).
 
 `SwiftCompositor` asks each widget only for the lines of the changed area (what a widget
 partly scrolled out of view is asked for by Textual already). What reaches the terminal

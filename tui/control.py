@@ -1,8 +1,8 @@
 """Between the session and the screens: one table at a time, opened, left and closed.
 
-What the user asks for goes to the session; what the session tells is followed by
-:class:`tui.follow.Following` (the model, the log, the game's screens). Nothing here waits
-on the network.
+What the user asks for goes to the session; what the session tells goes to the table's
+:class:`tui.follow.Following` (the model, the log, the game's screens), one for each
+table opened. Nothing here waits on the network.
 """
 
 from __future__ import annotations
@@ -19,9 +19,7 @@ from textual.worker import Worker
 
 from engine.games import AnyAction
 from netplay.memory import AsyncMemoryBroker
-from tui.away import MissedBatch
 from tui.follow import Following
-from tui.history import History, Line
 from tui.launch import Launch, as_held
 from tui.messages import Problem
 from tui.model import TableModel
@@ -29,17 +27,13 @@ from tui.plural import counted
 from tui.serve_link import SERVED_EXTRAS
 
 if TYPE_CHECKING:
+    from netplay.playing.notices import Notice
     from tui.appbase import GameApp
-    from tui.screens.board import BoardScreen
-    from tui.screens.gameover import GameOverScreen
-    from tui.screens.history import HistoryScreen
-    from tui.screens.lobby import LobbyScreen
-    from tui.screens.table import TableScreen
     from tui.session import TableSession
 
 
-class Control(Following):
-    """One table at a time: its session, its model and its screens."""
+class Control:
+    """One table at a time: its session, and what follows it (its model and screens)."""
 
     def __init__(
         self, app: GameApp, *, profiles: Path | None, frozen: bool,
@@ -52,33 +46,18 @@ class Control(Following):
         self.launch: Launch | None = None
         self.session: TableSession | None = None
         self.worker: Worker[None] | None = None
-        self.model: TableModel | None = None
-        self.history: History | None = None
-        """The live log's story (the history screen retells it from every batch held)."""
-        self.notes: list[Line] = []
+        self.following: Following | None = None
+        """The table opened last, followed: its model and screens (``None``: none yet)."""
         self.broker_warning = ""
         """What the session found wrong with the broker (``BrokerNote``), or ""."""
-        """Lines that are not events (Block races), to merge into a retold history."""
-        self.history_screen: HistoryScreen | None = None
-        self.lobby: LobbyScreen | None = None
-        self.table: TableScreen | BoardScreen | None = None
-        """The game's screen: the Sequence Stacks table, or a classic Sequence board."""
-        self.gameover: GameOverScreen | None = None
-        self.rated_words = ""
-        """What became of the last game in the ratings, in words (`rated`)."""
-        self.problem: Problem | None = None
-        self._desynced = False
-        self._away_batches: list[MissedBatch] = []
-        """The batches missed while away, until the last one comes (``Missed``)."""
-        self._away_upto = 0
         self._closing: Worker[None] | None = None
-        self._sent: AnyAction | None = None
-        """The last action sent, to word the host's refusal of it."""
-        self.waiting = ""
-        """The session's last waiting line (``Waiting``): a game screen made after it came
-        shows it too ("2 s behind the players" is said once, before the game starts)."""
         self._quitting: TableSession | None = None
         """The session the app waits for before it quits (its spectators are behind)."""
+
+    @property
+    def model(self) -> TableModel | None:
+        """The table's model (``None`` before the first table)."""
+        return self.following.model if self.following is not None else None
 
     # -- screens -------------------------------------------------------------------------------
 
@@ -117,21 +96,13 @@ class Control(Following):
         if launch.role == "join" and not launch.held and self.app.link is not None:
             launch = await self._ours(launch)
         self.launch = launch
-        self.model = TableModel(table=launch.table, spectator=launch.role == "watch",
-                                players=launch.players if launch.hosting else 0,
-                                game=launch.variant if launch.hosting else "stacks")
-        self.history = None
-        self.waiting = ""
-        self.notes = []
-        self._away_batches = []
-        self._away_upto = 0
+        model = TableModel(table=launch.table, spectator=launch.role == "watch",
+                           players=launch.players if launch.hosting else 0,
+                           game=launch.variant if launch.hosting else "stacks")
+        following = self.following = Following(self, model)
         self.broker_warning = ""
-        self.table = None
-        self.gameover = None
-        self.rated_words = ""
-        self.problem = None
-        self.lobby = LobbyScreen(launch, self.model)
-        await self.show(self.lobby)
+        following.lobby = LobbyScreen(launch, model)
+        await self.show(following.lobby)
         if launch.role == "host" and not launch.table_open:
             return  # the host chooses the settings first; the lobby calls open_table
         self._run(launch, skip_host=skip_host)
@@ -355,12 +326,22 @@ class Control(Following):
         await self._mind_spectators(again, "play again")
 
     async def results(self) -> None:
-        if self.gameover is not None and self.app.screen is not self.gameover:
-            await self.app.push_screen(self.gameover)
+        gameover = self.following.gameover if self.following is not None else None
+        if gameover is not None and self.app.screen is not gameover:
+            await self.app.push_screen(gameover)
+
+    async def show_history(self) -> None:
+        if self.following is not None:
+            await self.following.show_history()
+
+    async def show_replay(self) -> None:
+        if self.following is not None:
+            await self.following.show_replay()
 
     def act(self, action: AnyAction) -> None:
         if self.session is not None and not self.app.kiosk:
-            self._sent = action
+            if self.following is not None:
+                self.following.sent = action
             self.session.act(action)
 
     def say(self, text: str) -> None:
@@ -382,11 +363,16 @@ class Control(Following):
 
     # -- what the session says -----------------------------------------------------------------
 
+    async def notice(self, notice: Notice) -> None:
+        if self.following is not None:
+            await self.following.notice(notice)
+
     def ready(self, where: str) -> None:
-        if self.lobby is not None:
-            self.lobby.where = where
+        lobby = self.following.lobby if self.following is not None else None
+        if lobby is not None:
+            lobby.where = where
             if self.session is not None:
-                self.lobby.profile = self.session.profile_name
+                lobby.profile = self.session.profile_name
         self._profile_in_use()
 
     def _profile_in_use(self) -> None:
@@ -397,8 +383,9 @@ class Control(Following):
             return
         words = (f"Profile {session.profile_in_use!r} is in use by another running stacks: "
                  f"you are {session.profile_name!r} here")
-        if self.lobby is not None:
-            self.lobby.profile = f"{session.profile_name} ({session.profile_in_use!r} is in use)"
+        lobby = self.following.lobby if self.following is not None else None
+        if lobby is not None:
+            lobby.profile = f"{session.profile_name} ({session.profile_in_use!r} is in use)"
         if self.app.link is None:  # over ssh the server chooses profiles, not the player
             words += ". Choose one with --profile NAME."
         self.app.notify(words, timeout=10)
@@ -412,10 +399,12 @@ class Control(Following):
         self.app.notify(text, title="Slow broker", severity="warning", timeout=15)
 
     def health(self, problem: Problem | None) -> None:
-        self.problem = problem
-        for screen in (self.lobby, self.table):
-            if screen is not None:
-                screen.problem = problem
+        if self.following is not None:
+            self.following.health(problem)
+
+    def waiting(self, line: str) -> None:
+        if self.following is not None:
+            self.following.wait(line)
 
     async def failed(self, problem: Problem) -> None:
         from tui.screens.problem import ProblemScreen
@@ -428,13 +417,12 @@ class Control(Following):
 
     def rated(self, text: str) -> None:
         """What became of the game in the ratings: on the game-over screen."""
-        self.rated_words = text
-        if self.gameover is not None:
-            self.gameover.rated = text
+        if self.following is not None:
+            self.following.rated(text)
 
     def record_written(self, path: str) -> None:
-        if self.gameover is not None:
-            self.gameover.record = path
+        if self.following is not None:
+            self.following.record_written(path)
 
 
 def _own(ssh: str, name: str) -> str:

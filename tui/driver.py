@@ -6,7 +6,7 @@ times a second to look for a lone Escape) and writes each frame through a second
 turns at the interpreter's lock: the input thread parses the key and hands it to the loop
 (a task made through ``run_coroutine_threadsafe``), the loop handles it and renders, the
 writer thread wakes for the frame. Under ``stacks serve`` a hundred of these programs share
-two cores (issue 28: key to repaint p99 at 100 sessions), and those hand-overs are a good
+two cores (key to repaint p99 at 100 sessions: docs/benchmarks.md), and those hand-overs are a good
 part of what a key costs, on top of the idle wake-ups of a hundred input threads.
 
 `LoopDriver` is `LinuxDriver` with both jobs moved onto the loop: the terminal is read

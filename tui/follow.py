@@ -1,6 +1,6 @@
 """Following the game: what each notice from the table's session does to the model, the
-log and the screens (the half of :class:`tui.control.Control` that watches the table; the
-other half opens, leaves and closes it).
+log and the screens. :class:`tui.control.Control` opens, leaves and closes tables; for
+each one it opens it makes a :class:`Following`, which watches it.
 
 Notices update :class:`tui.model.TableModel` and go down to the screen on show as
 attributes (``view``, ``seats``, ``problem``) and log lines; the history screen and the
@@ -10,7 +10,8 @@ replay of the game just played are told from the batches this peer holds.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from functools import singledispatchmethod
+from typing import TYPE_CHECKING, Protocol
 
 from textual.markup import escape
 
@@ -60,126 +61,190 @@ if TYPE_CHECKING:
     from tui.session import TableSession
 
 
-class Following:
-    """The notices of one table, told to its model and screens (mixed into ``Control``,
-    which owns the attributes below)."""
+class Owner(Protocol):
+    """What following a table needs of its control (:class:`tui.control.Control`): the
+    app, the table's launch and session as they are now, and the screen above the menu."""
 
     app: GameApp
     frozen: bool
     launch: Launch | None
     session: TableSession | None
-    model: TableModel | None
-    history: History | None
-    notes: list[Line]
-    broker_warning: str
-    history_screen: HistoryScreen | None
-    lobby: LobbyScreen | None
-    table: TableScreen | BoardScreen | None
-    gameover: GameOverScreen | None
-    rated_words: str
-    problem: Problem | None
-    waiting: str
-    _desynced: bool
-    _away_batches: list[MissedBatch]
-    _away_upto: int
-    _sent: AnyAction | None
 
-    if TYPE_CHECKING:
-        async def show(self, screen: Screen[None]) -> None: ...
+    async def show(self, screen: Screen[None]) -> None:
+        """Make ``screen`` the one screen above the app's base."""
 
-        async def failed(self, problem: Problem) -> None: ...
+    async def failed(self, problem: Problem) -> None:
+        """The table can't go on: say why, then back to the menu."""
 
+
+class Following:
+    """One table's notices, told to its model and its screens. :class:`tui.control.Control`
+    makes one for each table it opens and hands it what the session reports."""
+
+    def __init__(self, owner: Owner, model: TableModel) -> None:
+        self.owner = owner
+        self.model = model
+        self.history: History | None = None
+        """The live log's story (the history screen retells it from every batch held)."""
+        self.notes: list[Line] = []
+        """Lines that are not events (Block races), to merge into a retold history."""
+        self.history_screen: HistoryScreen | None = None
+        self.lobby: LobbyScreen | None = None
+        self.table: TableScreen | BoardScreen | None = None
+        """The game's screen: the Sequence Stacks table, or a classic Sequence board."""
+        self.gameover: GameOverScreen | None = None
+        self.rated_words = ""
+        """What became of the last game in the ratings, in words (`rated`)."""
+        self.problem: Problem | None = None
+        self.waiting = ""
+        """The session's last waiting line (``Waiting``): a game screen made after it came
+        shows it too ("2 s behind the players" is said once, before the game starts)."""
+        self.sent: AnyAction | None = None
+        """The last action sent, to word the host's refusal of it."""
+        self._desynced = False
+        self._away_batches: list[MissedBatch] = []
+        """The batches missed while away, until the last one comes (``Missed``)."""
+        self._away_upto = 0
+
+    @property
+    def app(self) -> GameApp:
+        return self.owner.app
+
+    @property
+    def session(self) -> TableSession | None:
+        return self.owner.session
+
+    # -- what the session says, besides the notices ----------------------------------------------
+
+    def health(self, problem: Problem | None) -> None:
+        self.problem = problem
+        for screen in (self.lobby, self.table):
+            if screen is not None:
+                screen.problem = problem
+
+    def wait(self, line: str) -> None:
+        """The session's waiting line: on the game's screen, and on the next one made."""
+        self.waiting = line
+        if self.table is not None:
+            self.table.waiting = line
+
+    def rated(self, text: str) -> None:
+        """What became of the game in the ratings: on the game-over screen."""
+        self.rated_words = text
+        if self.gameover is not None:
+            self.gameover.rated = text
+
+    def record_written(self, path: str) -> None:
+        if self.gameover is not None:
+            self.gameover.record = path
+
+    # -- the notices -------------------------------------------------------------------------
+
+    @singledispatchmethod
     async def notice(self, notice: Notice) -> None:
-        model = self.model
-        if model is None:
-            return
-        if isinstance(notice, TableSeen):
-            model.read_announce(notice.announce)
-            seats = tuple(model.seats)
-            if self.lobby is not None:
-                self.lobby.seats = seats
-                self.lobby.announce = dict(notice.announce)
-            if self.table is not None:
-                self.table.seats = seats
-        elif isinstance(notice, TableClosed):
-            if self.table is not None and model.status != "over":
-                self.table.say(f"[b]The host closed table {escape(repr(model.table))}.[/] "
-                               "[b]Esc[/] goes back to the menu.")
-        elif isinstance(notice, Joined):
-            model.me = notice.seat
-            model.joined = True
-            if self.lobby is not None:
-                self.lobby.me = notice.seat
-        elif isinstance(notice, Refused):
-            await self.failed(Problem(
-                "The table refused you.", notice.reason.capitalize() + ".",
-                _refused_advice(notice.reason), severe=True,
-            ))
-        elif isinstance(notice, GameStarted):
-            await self._game_started(notice.names)
-        elif isinstance(notice, Applied):
-            self._applied(notice)
-        elif isinstance(notice, Resynced):
-            self._resynced(notice.n)
-        elif isinstance(notice, Missed):
-            self._missed(notice)
-        elif isinstance(notice, Desynced):
-            self._desynced = True
-            self.app.notify(
-                f"Your copy of the game disagreed with the host's at batch {notice.n}. "
-                "Asking the host for its version…", severity="warning", timeout=5,
-            )
-        elif isinstance(notice, Rejected):
-            self._rejected(notice.reason)
-        elif isinstance(notice, RaceResult):
-            narrator = self.history.narrator if self.history is not None else None
-            if isinstance(narrator, Narrator) and self.history is not None \
-                    and self.table is not None:
-                line = narrator.race(notice.pile, notice.winner, notice.presses)
-                if line:
-                    self.notes.append(self.history.note(line))
-                    self.table.say(line)
-        elif isinstance(notice, ChatLine):
-            for screen in (self.table, self.lobby):
-                if screen is not None and screen.is_attached:
-                    screen.heard(notice.name, notice.text)
-        elif isinstance(notice, GameEnded):
-            await self._game_ended()
-        elif isinstance(notice, Verified):
-            model.verdict = (notice.verdict.ok, notice.verdict.detail)
-            if self.gameover is not None:
-                self.gameover.verdict = model.verdict
-        elif isinstance(notice, Impostor):
-            self.app.notify(
-                f"Someone is impersonating this table: {notice.what}. The host put its own "
-                "announcement back; you stay with your host.", severity="warning", timeout=10,
-            )
-        elif isinstance(notice, HostConflict):
-            self.app.notify(
-                f"Another host ({notice.other.fingerprint}) claims this table; you stay at "
-                f"yours ({notice.current.fingerprint}).", severity="warning", timeout=10,
-            )
-        elif isinstance(notice, HostsDisagree):
-            await self._hosts_disagree(notice)
-        elif isinstance(notice, UnexpectedHost):
-            self.app.notify(
-                f"Another host ({notice.other.fingerprint}) announces this table; you joined "
-                f"its game with host {notice.expected}, so you stay with that one until the "
-                f"game ends. To follow the other instead, join "
-                f"{notice.table}@{notice.other.fingerprint}.", severity="warning", timeout=15,
-            )
-        elif isinstance(notice, HostChanged):
-            self.app.notify(
-                f"The host {notice.old.fingerprint} closed this table; following its new host "
-                f"{notice.new.fingerprint}.", severity="warning", timeout=10,
-            )
-        elif isinstance(notice, Unseated):
-            self.app.notify(
-                f"{notice.name} lost seat {notice.seat + 1} before the deal ({notice.why}). "
-                "Nothing was dealt: the game starts once the seat is taken again.",
-                severity="warning", timeout=10,
-            )
+        """A notice the screens show otherwise (the host offline or back: the connection's
+        health)."""
 
+    @notice.register
+    async def _table_seen(self, notice: TableSeen) -> None:
+        model = self.model
+        model.read_announce(notice.announce)
+        seats = tuple(model.seats)
+        if self.lobby is not None:
+            self.lobby.seats = seats
+            self.lobby.announce = dict(notice.announce)
+        if self.table is not None:
+            self.table.seats = seats
+
+    @notice.register
+    async def _table_closed(self, notice: TableClosed) -> None:
+        if self.table is not None and self.model.status != "over":
+            self.table.say(f"[b]The host closed table {escape(repr(self.model.table))}.[/] "
+                           "[b]Esc[/] goes back to the menu.")
+
+    @notice.register
+    async def _joined(self, notice: Joined) -> None:
+        self.model.me = notice.seat
+        self.model.joined = True
+        if self.lobby is not None:
+            self.lobby.me = notice.seat
+
+    @notice.register
+    async def _refused(self, notice: Refused) -> None:
+        await self.owner.failed(Problem(
+            "The table refused you.", notice.reason.capitalize() + ".",
+            _refused_advice(notice.reason), severe=True,
+        ))
+
+    @notice.register
+    async def _desync(self, notice: Desynced) -> None:
+        self._desynced = True
+        self.app.notify(
+            f"Your copy of the game disagreed with the host's at batch {notice.n}. "
+            "Asking the host for its version…", severity="warning", timeout=5,
+        )
+
+    @notice.register
+    async def _race(self, notice: RaceResult) -> None:
+        narrator = self.history.narrator if self.history is not None else None
+        if isinstance(narrator, Narrator) and self.history is not None \
+                and self.table is not None:
+            line = narrator.race(notice.pile, notice.winner, notice.presses)
+            if line:
+                self.notes.append(self.history.note(line))
+                self.table.say(line)
+
+    @notice.register
+    async def _chat(self, notice: ChatLine) -> None:
+        for screen in (self.table, self.lobby):
+            if screen is not None and screen.is_attached:
+                screen.heard(notice.name, notice.text)
+
+    @notice.register
+    async def _verified(self, notice: Verified) -> None:
+        self.model.verdict = (notice.verdict.ok, notice.verdict.detail)
+        if self.gameover is not None:
+            self.gameover.verdict = self.model.verdict
+
+    @notice.register
+    async def _impostor(self, notice: Impostor) -> None:
+        self.app.notify(
+            f"Someone is impersonating this table: {notice.what}. The host put its own "
+            "announcement back; you stay with your host.", severity="warning", timeout=10,
+        )
+
+    @notice.register
+    async def _host_conflict(self, notice: HostConflict) -> None:
+        self.app.notify(
+            f"Another host ({notice.other.fingerprint}) claims this table; you stay at "
+            f"yours ({notice.current.fingerprint}).", severity="warning", timeout=10,
+        )
+
+    @notice.register
+    async def _unexpected_host(self, notice: UnexpectedHost) -> None:
+        self.app.notify(
+            f"Another host ({notice.other.fingerprint}) announces this table; you joined "
+            f"its game with host {notice.expected}, so you stay with that one until the "
+            f"game ends. To follow the other instead, join "
+            f"{notice.table}@{notice.other.fingerprint}.", severity="warning", timeout=15,
+        )
+
+    @notice.register
+    async def _host_changed(self, notice: HostChanged) -> None:
+        self.app.notify(
+            f"The host {notice.old.fingerprint} closed this table; following its new host "
+            f"{notice.new.fingerprint}.", severity="warning", timeout=10,
+        )
+
+    @notice.register
+    async def _unseated(self, notice: Unseated) -> None:
+        self.app.notify(
+            f"{notice.name} lost seat {notice.seat + 1} before the deal ({notice.why}). "
+            "Nothing was dealt: the game starts once the seat is taken again.",
+            severity="warning", timeout=10,
+        )
+
+    @notice.register
     async def _hosts_disagree(self, notice: HostsDisagree) -> None:
         """Two host keys claim the table we have not joined yet: we follow neither until
         the user picks one (as if pinned, TABLE@FINGERPRINT)."""
@@ -202,19 +267,21 @@ class Following:
             [Answer(f"follow: {escape(claim.words())}", claim.key) for claim in notice.claims],
         ), picked)
 
-    def _rejected(self, reason: str) -> None:
-        sent, self._sent = self._sent, None
+    @notice.register
+    async def _rejected(self, notice: Rejected) -> None:
+        sent, self.sent = self.sent, None
         if isinstance(sent, PassBlock):
             return  # the window closed before our pass arrived: nothing lost
         if isinstance(sent, Block):
-            self.app.notify(f"Your Block came too late: {reason}.", severity="warning",
+            self.app.notify(f"Your Block came too late: {notice.reason}.", severity="warning",
                             timeout=4)
             return
-        self.app.notify(f"The host refused that: {reason}", severity="warning", timeout=4)
+        self.app.notify(f"The host refused that: {notice.reason}", severity="warning",
+                        timeout=4)
 
     def _view(self) -> None:
         session, model = self.session, self.model
-        if session is None or session.player is None or model is None:
+        if session is None or session.player is None:
             return
         view = session.player.view
         if view is not model.view:
@@ -226,8 +293,8 @@ class Following:
 
     def _call_back(self, before: object | None, view: object) -> None:
         """Ring when the table turns to us, at a networked table only (``tui.bell``)."""
-        launch, model = self.launch, self.model
-        if launch is None or launch.role not in ("host", "join") or model is None:
+        launch, model = self.owner.launch, self.model
+        if launch is None or launch.role not in ("host", "join"):
             return
         words = calls_for(before, view, model.me)
         if words is not None:
@@ -238,21 +305,20 @@ class Following:
         player = self.session.player.player if self.session and self.session.player else None
         if player is not None:
             return player.definition.name
-        return self.model.game if self.model is not None else "stacks"
+        return self.model.game
 
     def _teams(self) -> int | None:
-        view = self.model.view if self.model is not None else None
-        return getattr(view, "teams", None)
+        return getattr(self.model.view, "teams", None)
 
-    async def _game_started(self, names: tuple[str, ...]) -> None:
+    @notice.register
+    async def _game_started(self, notice: GameStarted) -> None:
         from tui.screens.board import BoardScreen
         from tui.screens.table import TableScreen
 
-        model = self.model
-        assert model is not None
+        model, frozen = self.model, self.owner.frozen
         if self.table is not None:
             return  # told twice (a welcome back and the start): one table is enough
-        names = tuple(short_name(name) for name in names)
+        names = tuple(short_name(name) for name in notice.names)
         model.names = names
         model.status = "playing"
         if self.session is not None and self.session.player is not None:
@@ -262,22 +328,21 @@ class Following:
         self.history = History(names, model.me, game)
         if game == "stacks":
             self.table = TableScreen(model.table, names, model.me,
-                                     block_window=model.block_window, frozen=self.frozen)
+                                     block_window=model.block_window, frozen=frozen)
         else:
-            self.table = BoardScreen(model.table, names, model.me, frozen=self.frozen)
+            self.table = BoardScreen(model.table, names, model.me, frozen=frozen)
         self.table.seats = tuple(model.seats)
         self.table.problem = self.problem
         self.table.waiting = self.waiting
-        await self.show(self.table)
+        await self.owner.show(self.table)
         self.lobby = None
         self._view()
         if game != "stacks" and model.view is not None:
             self.history.narrator.learn(model.view)  # its teams
 
-    def _applied(self, notice: Applied) -> None:
+    @notice.register
+    async def _applied(self, notice: Applied) -> None:
         model, history, table = self.model, self.history, self.table
-        if model is None:
-            return
         for event in notice.events:
             if isinstance(event, Event):  # the counts of the game-over screen (Stacks')
                 model.stats.add(event)
@@ -289,12 +354,13 @@ class Following:
         self._view()
         self._refresh_history()
 
-    def _missed(self, notice: Missed) -> None:
+    @notice.register
+    async def _missed(self, notice: Missed) -> None:
         """What happened while we were away: gathered until the last batch the snapshot
         stood in for, then said in one line (:mod:`tui.away`); the history screen retells
         it all in its place."""
         model, table = self.model, self.table
-        if model is None or table is None:
+        if table is None:
             return
         self._away_batches.append(
             MissedBatch(notice.n, notice.action, notice.events, notice.standin))
@@ -304,11 +370,12 @@ class Following:
             table.say(f"[b]{escape(away_summary(span, model.names, model.me))}[/]")
         self._refresh_history()
 
-    def _resynced(self, n: int) -> None:
+    @notice.register
+    async def _resynced(self, notice: Resynced) -> None:
         self._view()
-        history, model = self.history, self.model
+        history, model, n = self.history, self.model, notice.n
         self._away_upto = n  # Missed notices up to it are summed up once the last is in
-        if history is not None and model is not None and model.view is not None:
+        if history is not None and model.view is not None:
             # The batches the snapshot stood in for come later, as Missed notices; the
             # history screen retells them in their places.
             history.gap(n)
@@ -326,8 +393,6 @@ class Following:
         the host sent after a rejoin too), with the Block races in their places."""
         model = self.model
         player = self.session.player.player if self.session and self.session.player else None
-        if model is None:
-            return []
         if player is None or not player.received:
             return list(self.history.lines) if self.history is not None else []
         told = history_of(player.received, model.names, model.me, upto=player.applied,
@@ -344,7 +409,7 @@ class Following:
         from tui.screens.history import HistoryScreen
 
         model = self.model
-        if model is None or self.table is None:
+        if self.table is None:
             return
         screen = HistoryScreen(model.table, self.history_lines())
 
@@ -362,7 +427,7 @@ class Following:
 
         model = self.model
         player = self.session.player.player if self.session and self.session.player else None
-        if model is None or player is None or player.facts is None or not player.received:
+        if player is None or player.facts is None or not player.received:
             self.app.notify("Nothing to replay here: the game's events are not known.",
                             severity="warning", timeout=4)
             return
@@ -380,25 +445,24 @@ class Following:
         if self.history_screen is not None and self.history_screen.is_attached:
             self.history_screen.show(self.history_lines())
 
-    async def _game_ended(self) -> None:
+    @notice.register
+    async def _game_ended(self, notice: GameEnded) -> None:
         from tui.screens.gameover import GameOverScreen
 
-        model = self.model
-        assert model is not None
+        model, launch = self.model, self.owner.launch
         self._view()
         model.status = "over"
         if self.gameover is not None or model.view is None or model.view.outcome is None:
             return
         self.gameover = GameOverScreen(
-            model, hosting=bool(self.launch and (self.launch.hosting or self.launch.held)))
+            model, hosting=bool(launch and (launch.hosting or launch.held)))
         self.gameover.set_reactive(GameOverScreen.rated, self.rated_words)
-        if self.app.link is not None and self.launch is not None and not self.launch.hosting:
+        if self.app.link is not None and launch is not None and not launch.hosting:
             # A table the ssh server holds: it says what became of the game in its ratings.
-            self.app.run_worker(self._ask_rated(self.launch.table), group="link")
+            self.app.run_worker(self._ask_rated(launch.table), group="link")
         while len(self.app.screen_stack) > 2:
             await self.app.pop_screen()
         await self.app.push_screen(self.gameover)
-
 
     async def _ask_rated(self, table: str) -> None:
         """Ask the ssh server what became of the held table's game in its ratings, until
@@ -408,22 +472,30 @@ class Following:
 
         link = self.app.link
         assert link is not None
-        for _ in range(RATED_ASKS):
+        shown = ""
+        for ask in range(RATED_ASKS + KEPT_ASKS):
             try:
                 info = await link.request("info", table=table)
             except LinkError:
                 return
-            if not info.get("held"):
-                return
             words = info.get("rated")
-            if isinstance(words, str) and words:
+            if isinstance(words, str) and words and words != shown:
+                shown = words
                 self.app.post_message(Rated(words[:300]))
+            if shown and info.get("rated_final", True):
+                return  # stored (or refused for good): the last word
+            if not shown and (not info.get("held") or ask >= RATED_ASKS):
                 return
-            await asyncio.sleep(RATED_EVERY)
+            # Not known yet, or kept while the server's database is down: asked again
+            # until it is stored, so the box never keeps saying "down" after it is back.
+            await asyncio.sleep(RATED_EVERY if not shown else KEPT_EVERY)
 
 
 RATED_ASKS = 60
 RATED_EVERY = 1.0
+KEPT_ASKS = 360
+KEPT_EVERY = 5.0
+"""A game kept while the server's database is down: asked after for half an hour."""
 
 
 def _refused_advice(reason: str) -> str:

@@ -55,6 +55,8 @@ class Line:
     """A turn's header line."""
     n: int = 0
     """The batch it came from."""
+    event: AnyEvent | None = None
+    """The event it tells (``None``: a gap, a note)."""
 
 
 class History:
@@ -102,7 +104,7 @@ class History:
             elif standin:
                 text += standin
                 standin = ""
-            new.append(Line(self.turn, text, header=header, n=step.n))
+            new.append(Line(self.turn, text, header=header, n=step.n, event=event))
         self.last = max(self.last, step.n)
         self.lines.extend(new)
         return gap + new

@@ -4,8 +4,9 @@ The deal is built with the engine's own state (no seed to search, no network): y
 (seat 0) and Tutor (seat 1), a red pile at 3 and a blue pile at 3, your hand and the draw
 pile laid so that the next cards teach, in order, a number card, a pile completion,
 Steal a Chip, the discard that ends a turn, a Block (Tutor completes the blue pile and
-you hold the Block), Steal a Card and Skip (a Reverse works as a Skip between two), and
-then "you're ready". Each :class:`Lesson` says what to do, which of your moves it takes,
+you hold the Block), Steal a Card, a wild card (it starts a new pile), Skip, and Reverse
+(which works as a Skip between two), and then "you're ready": every kind of card is played
+once. Each :class:`Lesson` says what to do, which of your moves it takes,
 and why another move is refused; Tutor's moves are fixed too (:data:`TUTOR_SCRIPT`).
 ``tui.screens.learn`` shows it on the table.
 """
@@ -77,9 +78,9 @@ def lesson_game() -> Game:
     state.discards[TUTOR] = deck.take("B2")
     state.chips[TUTOR] = [1, 1]
     state.supply = [config.chips_per_colour - 1, config.chips_per_colour - 1]
-    # The draw pile, bottom to top: after your first turn you draw the top four (the
-    # Skip and Steal a Card among them), then Tutor draws three.
-    top = deck.take("B3", "R1", "B2", "R4", "R2", "SKIP", "STEAL_CARD")
+    # The draw pile, bottom to top: after your first turn you draw the top four (Steal a
+    # Card, Skip, the Red wild and Reverse, in that order), then Tutor draws three.
+    top = deck.take("B3", "R1", "B2", "REV", "RW", "SKIP", "STEAL_CARD")
     state.draw_pile = [*deck.left, *top]
     state.dealer, state.current, state.turn, state.phase = TUTOR, YOU, 1, Phase.PLAY
     return Game(state, Rng(SEED))
@@ -159,25 +160,41 @@ LESSONS: tuple[Lesson, ...] = (
         "Play your [b]Steal a Card[/] first: its number, then [b]p[/].",
     ),
     Lesson(
-        "skip", "Skip and Reverse",
-        "[b]Skip[/] makes the next player miss a turn. [b]Reverse[/] turns the direction "
-        "of play; with two players it works as a Skip. Play your Skip: its number, then "
+        "wild", "A wild card",
+        "A [b]wild[/] card is any number of its colour. Your [b]Red wild[/] can start a "
+        "new red pile as its 1: press its number, then [b]n[/] (new pile).",
+        lambda a: isinstance(a, PlayCard) and FACES[a.card].code == "RW",
+        "Play your [b]Red wild[/]: its number, then [b]n[/] for a new pile.",
+    ),
+    Lesson(
+        "skip", "Skip",
+        "[b]Skip[/] makes the next player miss a turn. Play your Skip: its number, then "
         "[b]p[/].",
-        lambda a: isinstance(a, PlaySkip | PlayReverse),
+        lambda a: isinstance(a, PlaySkip),
         "Play your [b]Skip[/]: its number, then [b]p[/].",
     ),
     Lesson(
         "end", "End the turn",
-        "Tutor will miss the next turn. Discard any card ([b]x[/]) to end yours, and watch "
-        "the turn come straight back to you.",
-        lambda a: isinstance(a, Discard),
-        "Discard a card to end your turn: its number, then [b]x[/].",
+        "Tutor will miss the next turn. Discard a card ([b]x[/]) to end yours, and watch "
+        "the turn come straight back to you. Keep the [b]Reverse[/]: it is next.",
+        lambda a: isinstance(a, Discard) and FACES[a.card].code != "REV",
+        "Keep your [b]Reverse[/] for the next lesson: discard the other card "
+        "(its number, then [b]x[/]).",
+    ),
+    Lesson(
+        "reverse", "Reverse",
+        "The turn came straight back. [b]Reverse[/] turns the direction of play; with "
+        "two players it works as a Skip, so Tutor misses a turn again. Play it: its "
+        "number, then [b]p[/].",
+        lambda a: isinstance(a, PlayReverse),
+        "Play your [b]Reverse[/]: its number, then [b]p[/].",
     ),
     Lesson(
         "ready", "You're ready",
-        "You played a number card, completed a pile, stole a chip and a card, Blocked a "
-        "pile and skipped a turn: that is the whole game. First to 5 chips (2 of each "
-        "colour) wins. [b]Enter[/] goes back to the menu: [b]p[/] plays against bots. "
+        "You played a number card and a wild, completed a pile, stole a chip and a card, "
+        "Blocked a pile, skipped a turn and reversed the play: every card of the game. "
+        "First to 5 chips (2 of each colour) wins. [b]Enter[/] goes back to the menu: "
+        "[b]p[/] plays against bots. "
         "[b]?[/] lists the keys, [b]F1[/] the rules.",
         _never,
         "The lesson is over: [b]Enter[/] goes back to the menu.",

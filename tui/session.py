@@ -27,11 +27,13 @@ from engine.rng import derive_seed
 from netplay.codec import decode
 from netplay.errors import FrameError, ProfileError
 from netplay.host import HostSession, HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity, load_profile, profiles_dir
 from netplay.journal import Entry, JournalError, JournalFile, list_tables, mark
 from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Broker, Host, Player
+from netplay.peer import Broker
+from netplay.player_peer import BotPeer, Player
 from netplay.playing.notices import Applied, GameEnded, Notice, Resynced, TableClosed, Verified
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
@@ -142,6 +144,14 @@ class WatchedTransport:
             return decode(payload).sender == self.skip_host
         except FrameError:
             return False
+
+
+def measures_broker(launch: Launch) -> bool:
+    """Whether this table's session measures its broker for a slow one (Nagle) and tells
+    the user: only a table we host ourselves. A held table's broker is the ssh server's:
+    its operator hears of a slow one in the server's log (``stacks serve``); its players
+    can't change it, so they are not told."""
+    return launch.hosting and not launch.held
 
 
 class TableSession:
@@ -291,7 +301,7 @@ class TableSession:
             await stack.enter_async_context(player)
             self.player = player
             self.post(SessionReady(where))
-            if launch.hosting or launch.held:
+            if measures_broker(launch):
                 self._later(self._check_broker())
             watchdog = asyncio.create_task(self._watchdog())
             finisher = asyncio.create_task(self._finish()) if self.host else None
@@ -515,10 +525,10 @@ class TableSession:
             self._rated.add(path)
 
     async def _check_broker(self) -> None:
-        """Our table's broker (hosted here, or the server's of a held table): does it hold
-        small messages back? Measured once beside the game; said once, in words
-        (``netplay.nagle``: only a Mosquitto without ``set_tcp_nodelay``, beyond what a
-        busy machine explains; never our own embedded broker, which sets it)."""
+        """The broker of the table we host: does it hold small messages back? Measured once
+        beside the game; said once, in words (``netplay.nagle``: only a Mosquitto without
+        ``set_tcp_nodelay``, beyond what a busy machine explains; never our own embedded
+        broker, which sets it)."""
         from netplay.nagle import holds_back, slow_words
 
         url = self.url

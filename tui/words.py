@@ -184,7 +184,9 @@ class Narrator:
         if isinstance(event, CardPlayed):
             face = FACES[event.card]
             assert face.colour is not None
-            source = " from the discard" if event.zone == Zone.DISCARD else ""
+            # A player plays from its own discard pile: whose, said all the same.
+            source = f" from {self.whose(event.seat)} discard" \
+                if event.zone == Zone.DISCARD else ""
             if event.opens:
                 self._opened(event.pile, face.colour)
                 return f"{self.who(event.seat)} started {self._pile(event.pile)} " \

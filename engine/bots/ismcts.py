@@ -27,7 +27,7 @@ samples of the same information) and, with a fixed count, only tops it up.
 
 What a game brings is :class:`Game`: the determinizer, whose decision it is, action keys,
 priors, a step, the playout policy and the evaluation. Sequence Stacks' is in
-:mod:`engine.bots.search`, classic Sequence's in :mod:`engine.classic.bots`.
+:mod:`engine.bots.search`, classic Sequence's in :mod:`engine.classic.search`.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ class Search(Generic[S, A]):
         # count, only the rest is searched.
         todo = None if iterations is None else max(1, iterations - root.visits)
         clock = self.clock
-        # In a worker thread (a host's bot: netplay.peers), give the interpreter's lock
+        # In a worker thread (a host's bot: netplay.host_peer), give the interpreter's lock
         # away after each iteration: the thread running the event loop then waits about
         # one iteration for it, not the interpreter's 5 ms switch interval, each time.
         yield_lock = threading.current_thread() is not threading.main_thread()

@@ -216,7 +216,7 @@ HOLD_BELOW: dict[int, float] = {2: 0.0}
 its turn once the best play scores below this (:class:`GreedyBot` ``hold_below``): at 2
 players below 0, keeping a wild it would not finish a pile with and a fourth card it
 could not follow with a fifth; with more, below -10, keeping only the wild (measured,
-greedy alone against medium: docs/bots.md)."""
+greedy alone against medium: docs/benchmarks.md)."""
 _HOLD_BELOW_MORE = -10.0
 
 
@@ -230,7 +230,7 @@ def opponent_model(players: int) -> str:
     them in its tree (``tree``: their choices are nodes, backed up with their own
     rewards); with 3 or more, they play medium's policy inside the tree as in the
     playouts (``policy``), so that the tree branches on the bot's own choices only
-    (measured at 4 players: docs/bots.md)."""
+    (measured at 4 players: docs/benchmarks.md)."""
     return "tree" if players <= 2 else "policy"
 
 

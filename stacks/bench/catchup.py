@@ -60,8 +60,8 @@ def add_bench_catchup_arguments(targets: argparse._SubParsersAction) -> None:  #
 async def _host_worker(url: str, batches: int, pace: float) -> None:
     from engine.config import RulesConfig
     from netplay.host import HostSettings
+    from netplay.host_peer import Host
     from netplay.hosts import fingerprint
-    from netplay.peers import Host
 
     settings = HostSettings(
         TABLE, SEATS, bots=("easy",) * SEATS,
@@ -115,7 +115,7 @@ def _read(stream: IO[str], timeout: float) -> dict[str, Any]:
 async def _spectate(url: str, pin: str, ready: int, timeout: float,
                     host: subprocess.Popen[str]) -> dict[str, Any]:
     from netplay.identity import Identity
-    from netplay.peers import Spectator
+    from netplay.player_peer import Spectator
     from netplay.playing.notices import Applied, Verified
 
     assert host.stdin is not None and host.stdout is not None

@@ -18,7 +18,7 @@ from engine.runner import block_round, game_seed, play_game
 from engine.state import Phase
 
 BARE_PLAYERS = 4
-"""The table of the engine-against-a-bare-playout figure (issue #28): random self-play."""
+"""The table of the engine-against-a-bare-playout figure: random self-play."""
 
 
 def measure_engine(bot: str, players: int, seconds: float, *, bot_views: bool) -> dict[str, float]:
@@ -86,7 +86,7 @@ def measure_bare(
 
 
 def against_bare(seconds: float) -> dict[str, object]:
-    """Issue #28's engine figure: random self-play at 4 players, every bot keeping its own
+    """The engine figure: random self-play at 4 players, every bot keeping its own
     view as a networked peer does, and the same games through ``step_trusted`` (the
     search's step before the fast path), against the same games played bare; the ratios."""
     engine = measure_engine("random", BARE_PLAYERS, seconds, bot_views=True)

@@ -10,7 +10,8 @@ announcements of malformed table names. It reports the game's duration and the l
 gap between public batches (as a spectator receives them) with and without the floods,
 how long the host takes to put its announcement back, and how often the host lost its
 link to the broker under the listing attack (each loss is the host's last will on its
-announce topic, published by the broker; #22: it was hundreds a minute).
+announce topic, published by the broker; a host that took a newline into its reply topic
+lost it hundreds of times a minute).
 
 The hostile-peer tests (``tests/e2e/test_hostile.py``) run the same pieces.
 """
@@ -33,11 +34,12 @@ import aiomqtt
 from netplay.codec import TABLE_PROTOCOL, decode
 from netplay.errors import FrameError
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.listing import QUERY, query_reply_topic
 from netplay.lobby import list_tables
 from netplay.names import is_table_name
-from netplay.peers import BotPeer, Host, Spectator
+from netplay.player_peer import BotPeer, Spectator
 from netplay.playing.notices import Applied, Impostor
 from netplay.topics import Topics
 from netplay.wire import Sender
@@ -59,8 +61,9 @@ LISTING_NONCES = (
     "abcd\u00e9fgh".encode(), b"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8", b"ABCDEFGH",
     b"abcdefg", b"a" * 33, b"abcdefgh\n" * 4, b"", b"a" * 1024,
 )
-"""What the listing attack sends as nonces: a trailing newline (#22: every host answered on
-a topic holding it, and Mosquitto dropped the host's link, again after each reconnect),
+"""What the listing attack sends as nonces: a trailing newline (a host that took it would
+answer on a topic holding it, and Mosquitto would drop the host's link, again after each
+reconnect),
 other controls, levels, wildcards, NUL, noncharacters, bytes that are no UTF-8, wrong
 case, lengths."""
 LISTING_NAMES = ("t\n", "table\n", "\ntable", "t/x", "t+x", "t#", "t\x00", "T", "x" * 33, "",

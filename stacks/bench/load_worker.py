@@ -24,10 +24,11 @@ from engine.config import RulesConfig
 from netplay import wire
 from netplay.codec import frame_type
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.journal import JournalFile
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from netplay.playing.notices import Applied, Notice
 from netplay.transport import MqttTransport
 from netplay.wire import Outgoing

@@ -28,7 +28,7 @@ from rich.console import Console
 
 from engine.actions import Action
 from netplay.identity import Identity
-from netplay.peers import BotPeer
+from netplay.player_peer import BotPeer
 from netplay.playing.notices import Applied, Notice
 from netplay.transport import Arrivals, MqttTransport
 from stacks.argtypes import percentile

@@ -30,7 +30,7 @@ import time
 from typing import IO
 
 from netplay.identity import Identity
-from netplay.peers import Player
+from netplay.player_peer import Player
 from netplay.playing.liveness import HOST_SILENT, REST_HOST_SILENT
 from stacks.bench.net import broker_process
 from tui.session import CHECK_EVERY

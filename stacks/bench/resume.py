@@ -30,7 +30,7 @@ from rich.console import Console
 
 from netplay.identity import Identity
 from netplay.journal import JournalFile, list_tables, read_entries
-from netplay.peers import BotPeer
+from netplay.player_peer import BotPeer
 from stacks.argtypes import percentile
 from stacks.bench.net import broker_process
 

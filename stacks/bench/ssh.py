@@ -63,7 +63,7 @@ IDLE_S = 3.0
 ARRIVAL_WAIT_S = 60.0
 """The same while many connections arrive at once."""
 TARGET_FIRST_FRAME_S = 0.3
-"""p50 of connect to first frame, one connection after another (issue 28)."""
+"""p50 of connect to first frame, one connection after another."""
 TARGET_SESSION_MIB = 20.0
 """PSS a session, its share of the fork server included."""
 TARGET_REPAINT_MS = 50.0
@@ -240,7 +240,7 @@ async def _register_accounts(home: Path, keys: list[tuple[str, asyncssh.SSHKey]]
     from netplay.hosts import fingerprint
     from netplay.identity import load_profile
     from ratings.store import Store, default_database
-    from sshserver.server import profile_for_key
+    from sshserver.request import profile_for_key
 
     store = await Store.open(default_database(home / "data"))
     try:

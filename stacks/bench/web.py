@@ -285,7 +285,7 @@ class _Reference:
 
     def __init__(self, table: str, broker: str) -> None:
         from netplay.identity import Identity
-        from netplay.peers import Spectator
+        from netplay.player_peer import Spectator
 
         reference = self
 

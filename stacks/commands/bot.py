@@ -14,7 +14,7 @@ from rich.text import Text
 from netplay.errors import ProfileError
 from netplay.identity import profiles_dir
 from netplay.known import KnownHosts
-from netplay.peers import BotPeer
+from netplay.player_peer import BotPeer
 from netplay.playing.notices import (
     Applied,
     GameEnded,

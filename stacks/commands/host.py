@@ -17,6 +17,7 @@ from engine.games import game_def
 from engine.rng import derive_seed
 from netplay.errors import ProfileError
 from netplay.host import HostSession, HostSettings
+from netplay.host_peer import Host
 from netplay.hosts import fingerprint
 from netplay.journal import (
     Entry,
@@ -27,7 +28,6 @@ from netplay.journal import (
     list_tables,
     mark,
 )
-from netplay.peers import Host
 from netplay.transport import BrokerAddress
 from stacks.commands.peer import (
     BACKGROUND,

@@ -16,9 +16,10 @@ from typing import Any
 from engine.classic.state import team_name
 from engine.state import Outcome, Termination
 from netplay.errors import ProfileError
+from netplay.host_peer import Host
 from netplay.hosts import fingerprint
 from netplay.identity import Identity, load_profile, profiles_dir
-from netplay.peers import BotPeer, Host, Player, Spectator
+from netplay.player_peer import BotPeer, Player, Spectator
 from netplay.playing.notices import (
     HostBack,
     HostOffline,

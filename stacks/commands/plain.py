@@ -27,6 +27,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"stacks {command} --plain: give {what} (only the interface asks for it)",
               file=sys.stderr)
         return 2
-    from tui.plain import run_plain
+    from tui.plain.run import run_plain
 
     return run_plain(launch)

@@ -55,11 +55,16 @@ async def _show(args: argparse.Namespace) -> int:
     if not standings:
         print(f"No rated {args.game} games yet in {shown(store.url)}.")
         return 0
+    from ratings.display import START, provisional, rating_text
+
     print(f"{'#':>3}  {'name':<24} {'fingerprint':<19} {'games':>5} {'wins':>5} "
-          f"{'rating':>7} {'±':>5}")
+          f"{'rating':>7}")
     for s in standings:
         print(f"{s.rank:>3}  {s.name[:24]:<24} {s.fingerprint:<19} {s.games:>5} {s.wins:>5} "
-              f"{s.rating:>7.2f} {s.sigma:>5.2f}")
+              f"{rating_text(s.mu, s.sigma):>7}")
+    if any(provisional(s.sigma) for s in standings):
+        print(f"? provisional: fewer games than a settled rating needs (a newcomer starts at "
+              f"{START})")
     return 0
 
 

@@ -16,8 +16,11 @@ def add_replay_arguments(commands: argparse._SubParsersAction[argparse.ArgumentP
         "start and the end, v switches between every hand and one seat's view, q quits. "
         "Exit status 2 when the record can't be read.",
     )
-    replay.add_argument("record", help="the record file (a bare name is looked for in "
-                        "the records folder of `stacks play` and `stacks host` too)")
+    replay.add_argument("record", nargs="?",
+                        help="the record file (a bare name is looked for in the records "
+                        "folder of `stacks play` and `stacks host` too); without it, the "
+                        "recent records to choose from, as the menu's \"Replay a game\" "
+                        "lists them")
     replay.add_argument("--seat", type=int, metavar="N",
                         help="start in seat N's view instead of every hand (seats count "
                         "from 1, as the lobby and the table number them)")
@@ -35,10 +38,36 @@ def seat_index(number: int | None, players: int) -> int | None:
     return number - 1
 
 
+def pick(args: argparse.Namespace) -> int:
+    """No record named: the recent ones, to choose from in the interface (listed on a pipe)."""
+    from netplay.journal import records_dir
+    from tui.replay import recent_records, record_info
+
+    folder = records_dir()
+    records = recent_records(folder)
+    if not records:
+        print(f"stacks replay: no game records yet in {folder}. Every game played against "
+              "bots or hosted writes one at its end; `stacks replay FILE` opens any other.",
+              file=sys.stderr)
+        return 2
+    if not sys.stdout.isatty():
+        print(f"Recent game records in {folder} (newest first; stacks replay NAME):")
+        for path in records:
+            print(f"  {path.name}  {record_info(path).words()}")
+        return 0
+    from tui.app import StacksApp
+    from tui.screens.replay import RecordsScreen
+
+    StacksApp(only=RecordsScreen(records)).run()
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from netplay.journal import records_dir
     from tui.replay import ReplayError, replay_file
 
+    if args.record is None:
+        return pick(args)
     path = Path(args.record)
     if not path.exists() and not path.is_absolute() and (records_dir() / path).exists():
         path = records_dir() / path

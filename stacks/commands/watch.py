@@ -11,7 +11,7 @@ import sys
 from netplay.errors import ProfileError
 from netplay.identity import profiles_dir
 from netplay.known import KnownHosts
-from netplay.peers import Spectator
+from netplay.player_peer import Spectator
 from netplay.playing.notices import Applied, GameEnded, Notice, Refused, Verified
 from stacks.commands.peer import (
     follow,

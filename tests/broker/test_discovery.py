@@ -13,10 +13,10 @@ from broker.discovery import Advertiser, find_brokers
 from broker.embedded import EmbeddedBroker
 from netplay.codec import Sequencer, encode
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.lobby import list_tables, table_from_announcement
-from netplay.peers import Host
 from netplay.topics import Topics
 
 

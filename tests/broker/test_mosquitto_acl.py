@@ -17,8 +17,9 @@ from broker.acl import render_acl
 from broker.embedded import free_port
 from broker.mosquitto_runner import MosquittoProcess, find_mosquitto
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from netplay.topics import Topics
 
 PASSWORD = "table-secret"

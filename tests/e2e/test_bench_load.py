@@ -30,7 +30,7 @@ def test_a_few_tables_at_once_all_finish_and_verify() -> None:
     assert 0 < report["p50_ms"] <= report["p99_ms"] <= report["max_ms"]
     assert report["frames_per_s"] > report["actions_per_s"]  # a batch reaches every seat
     assert report["broker_cpu_percent"] is not None and report["peers_cpu_percent"] > 0
-    # What issue #28 cuts: the peers' CPU per action, and the set-up per table.
+    # What the bench reports beside latency: the peers' CPU per action, and the set-up per table.
     assert report["peer_cpu_ms_per_action"] > 0
     assert report["setup_ms_per_table"] > 0 and report["setup_cpu_ms_per_table"] > 0
     # Both say the same wall time: the whole set-up (rounded to 10 ms) and a third of it

@@ -125,7 +125,7 @@ def test_a_full_game_on_every_broker(nodes: list[str], tmp_path: Path) -> None:
         # NATS 2.9's MQTT in a cluster"; nats-server#3116) and may drop a peer's
         # connection or hold its frames past the deal's window; and twice a bot on the
         # three-node cluster heard nothing more of the game with no stall in the nodes'
-        # logs (not understood yet, see docs/deploy.md). So on the cluster after any
+        # logs (cause unknown, see docs/deploy.md). So on the cluster after any
         # failure, and on one node after a logged stall, the game is played once more,
         # on a new table, and must then pass.
         if servers is None or (servers.stalls() == stalls and len(nodes) == 1):
@@ -196,7 +196,7 @@ def test_a_refused_login_is_reported_as_a_refusal(rabbitmq: str) -> None:
 IN_TIME = {"embedded": False, "mosquitto": True, "nats": True, "nats-cluster": True,
            "rabbitmq": True}
 """Whether each broker fires a silent client's will in time (``netplay.probe``), so that
-a host there lets presence rest on it. Measured 2026-12-06 (keepalive 2 s, from the
+a host there lets presence rest on it. Measured (keepalive 2 s, from the
 CONNACK): amqtt in its own process 11.0 s (past the 10 s deadline), Mosquitto 2.0.11
 5.4 s, NATS 2.9 3.0 s (one node and a cluster), RabbitMQ 3.10 6.0 s."""
 

@@ -199,9 +199,9 @@ def test_a_frozen_host_is_listed_offline_before_any_will_and_its_bot_gives_up(
 def test_bot_and_spectator_wait_for_a_killed_host_that_resumes_and_play_on(
     mosquitto: str, tmp_path: Path,
 ) -> None:
-    """Issue #24: they gave up after 120 s, so a host that needed two minutes to come back
-    with ``--resume`` found every bot and spectator gone. By default they now wait as long
-    as the table can come back (a day), say so, and play on when it does."""
+    """Bots and spectators wait as long as the table can come back (a day by default, not
+    120 s, so a host that needs two minutes to come back with ``--resume`` still finds
+    them), say so, and play on when it does."""
     short = ("--rule", "win_chips=3", "--rule", "win_min_each_colour=1")
     host = _spawn(tmp_path, "host", "--headless", "--players", "2", "--bots", "1",
                   "--bot-delay", "0.2", "--table", "phoenix", "--broker", mosquitto,

@@ -1,4 +1,4 @@
-"""The end of a game with a spectator delay (#27), with real processes on a real Mosquitto:
+"""The end of a game with a spectator delay, with real processes on a real Mosquitto:
 the headless host keeps its table up until its spectators have seen the end (every batch
 once, the outcome and the deal check, the last batch at least the delay after a player's
 game over); two Ctrl-C during that tail close it now (the spectators then get the rest at

@@ -20,8 +20,9 @@ from engine.state import Zone
 from netplay.codec import decode
 from netplay.errors import FrameError
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from netplay.transport import BrokerAddress
 from tests.e2e.conftest import SCALE
 from tests.netplay.harness import observe

@@ -2,7 +2,7 @@
 
 One test per attack, rogue clients speaking the wire protocol with keys of their own:
 floods of heartbeats, resyncs, joins, chat and garbage from a rogue process; malformed
-nonces on the listing query (``abcdefgh\n`` took every host off Mosquitto, #22) while the
+nonces on the listing query (``abcdefgh\n`` would take every host off Mosquitto) while the
 rogue answers listers with tables of malformed names (the host never loses its link, the
 game finishes and verifies, no lister shows such a name); and a flood
 from hundreds of fresh keys each joining as a spectator (the game finishes and verifies,
@@ -46,9 +46,10 @@ from netplay.codec import TABLE_PROTOCOL, decode
 from netplay.entropy import entropy_commitment
 from netplay.errors import FrameError
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity, profiles_dir
 from netplay.known import KnownHosts
-from netplay.peers import BotPeer, Host, Player, Spectator
+from netplay.player_peer import BotPeer, Player, Spectator
 from netplay.playing.notices import (
     Applied,
     Impostor,
@@ -677,7 +678,7 @@ async def test_a_host_that_changes_its_bots_entropy_is_caught_by_every_player(
 async def test_a_host_grinding_the_deal_through_a_puppet_seat_is_caught(
     mosquitto: str, tmp_path: Path,
 ) -> None:
-    """Issue #22: the host holds its puppet's reveal until the honest one is in, tries
+    """A grinding host: it holds its puppet's reveal until the honest one is in, tries
     2,000 entropies for the puppet, keeps the deal with the most Blocks for it and swaps in
     that entropy's commitment. The honest player's verdict and ``stacks verify`` name it."""
     table = "grind"

@@ -18,8 +18,9 @@ import pytest
 from broker.embedded import EmbeddedBroker
 from engine.config import RulesConfig
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from netplay.playing.notices import HostOffline
 from tests.e2e.conftest import ROOT, SCALE, stacks_command
 

@@ -1,4 +1,4 @@
-"""Issue #24 in a real terminal (tmux): ``stacks learn`` to its end, and the bell when a
+"""In a real terminal (tmux): ``stacks learn`` to its end, and the bell when a
 networked table turns to you (tmux marks a window that rang: ``#{window_bell_flag}``).
 
 Each test runs its own tmux server (``-L``), from an environment without ``$TMUX``, so it
@@ -97,29 +97,35 @@ def test_stacks_learn_teaches_every_card_to_you_re_ready_and_the_menu(
 ) -> None:
     t = terminals
     t.start("learn", [*STACKS, "learn"], _env(tmp_path))
-    t.wait_for("learn", "A number card (1 of 8)")
+    t.wait_for("learn", "A number card (1 of 10)")
     t.keys("learn", "1", "a")
-    t.wait_for("learn", "A pile completion (2 of 8)")
+    t.wait_for("learn", "A pile completion (2 of 10)")
     t.keys("learn", "1", "a")
-    t.wait_for("learn", "Steal a Chip (3 of 8)")  # after Tutor passed the Block window
+    t.wait_for("learn", "Steal a Chip (3 of 10)")  # after Tutor passed the Block window
     t.keys("learn", "1", "p")
     t.wait_for("learn", "Take which colour")
     t.keys("learn", "Enter")
-    t.wait_for("learn", "The discard ends your turn (4 of 8)")
+    t.wait_for("learn", "The discard ends your turn (4 of 10)")
     t.keys("learn", "1", "x")  # the Block: refused
     t.wait_for("learn", "Keep your Block")
     t.keys("learn", "2", "x")
-    t.wait_for("learn", "A Block (5 of 8)")
+    t.wait_for("learn", "A Block (5 of 10)")
     t.wait_for("learn", "Block it?")  # Tutor completed the blue pile
     t.keys("learn", "b")
-    t.wait_for("learn", "Steal a Card (6 of 8)")
-    t.keys("learn", "1", "p")
+    t.wait_for("learn", "Steal a Card (6 of 10)")
+    t.keys("learn", "1", "p")  # your hand: Steal a Card, Skip, Red wild, Reverse
     t.wait_for("learn", "Take from")
     t.keys("learn", "Enter")
-    t.wait_for("learn", "Skip and Reverse (7 of 8)")
+    t.wait_for("learn", "A wild card (7 of 10)")
+    t.keys("learn", "2", "n")  # Skip, Red wild, Reverse, the stolen card
+    t.wait_for("learn", "Skip (8 of 10)")
     t.keys("learn", "1", "p")
-    t.wait_for("learn", "End the turn (8 of 8)")
-    t.keys("learn", "1", "x")
+    t.wait_for("learn", "End the turn (9 of 10)")
+    t.keys("learn", "1", "x")  # the Reverse: refused
+    t.wait_for("learn", "Keep your Reverse")
+    t.keys("learn", "2", "x")
+    t.wait_for("learn", "Reverse (10 of 10)")
+    t.keys("learn", "1", "p")
     screen = t.wait_for("learn", "You're ready")
     assert "turn is skipped" in screen  # Tutor's, in the log
     t.keys("learn", "Enter")

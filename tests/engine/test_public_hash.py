@@ -22,8 +22,7 @@ from engine.state import SPECTATOR
 from engine.views import public_hash, public_state
 from tests.engine.classic.gameplay import random_config as classic_random_config
 from tests.engine.gameplay import Table, choose, new_game, play
-
-from .test_properties import audiences, seeded_games
+from tests.engine.seeded import audiences, seeded_games
 
 
 def plain_hash(public: list[Any]) -> str:

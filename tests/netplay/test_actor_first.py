@@ -14,10 +14,11 @@ from engine.state import SPECTATOR
 from netplay.batch import Batch
 from netplay.codec import BOXES, Sequencer, decode, encode, frame_type
 from netplay.host import HostSettings
+from netplay.host_peer import INLINE_SYNC, Host
 from netplay.identity import Identity
 from netplay.journal import JournalFile
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import INLINE_SYNC, BotPeer, Host
+from netplay.player_peer import BotPeer
 from netplay.wire import Outgoing, Sender
 from tests.netplay.harness import SHORT
 

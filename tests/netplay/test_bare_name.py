@@ -138,3 +138,22 @@ def test_trust_of_a_bare_name() -> None:
     pinned = HostTrust(fingerprint(a))
     assert pinned.consider(a, lobby) is Trust.FOLLOW
     assert pinned.consider(b, lobby) is Trust.IGNORE and not pinned.undecided
+
+
+def test_a_new_key_opening_the_table_after_our_game_ended_is_its_next_game() -> None:
+    a, b, c = (Identity.from_seed(bytes([n]) * 32).key for n in (1, 2, 3))
+    trust = HostTrust()
+    assert trust.consider(a, {"status": "playing"}) is Trust.FOLLOW
+    # While our game is on, another key is a conflict (a rogue's claim): said, stayed.
+    assert trust.consider(b, {"status": "lobby"}, joined=True) is Trust.CONFLICT
+    trust = HostTrust()
+    assert trust.consider(a, {"status": "over"}) is Trust.FOLLOW
+    # Our game over: a rematch's new host key is the table's next game, said once.
+    assert trust.consider(b, {"status": "lobby"}, joined=True, ended=True) is Trust.NEXT_GAME
+    assert trust.consider(b, {"status": "lobby"}, joined=True, ended=True) is Trust.IGNORE
+    assert trust.key == a  # never followed without the user
+    assert trust.consider(c, {"status": "closed"}, joined=True, ended=True) is Trust.IGNORE
+    # A pinned peer follows only its pin, next game or not.
+    pinned = HostTrust(fingerprint(a))
+    assert pinned.consider(a, {"status": "over"}) is Trust.FOLLOW
+    assert pinned.consider(b, {"status": "lobby"}, joined=True, ended=True) is Trust.IGNORE

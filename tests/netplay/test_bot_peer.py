@@ -10,7 +10,7 @@ from engine.rules import legal_actions
 from engine.views import view_for
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer
+from netplay.player_peer import BotPeer
 from tests.engine.scenario import Cards, table
 
 

@@ -1,4 +1,4 @@
-"""Catch-up in bulk (#28): a late spectator of a long game gets its whole history in a few
+"""Catch-up in bulk: a late spectator of a long game gets its whole history in a few
 ``history`` frames, every batch still checked, as fast as its byte budget allows; a flood
 of catch-up requests costs the host no more than that budget; a spectator delay still
 holds back what is not due."""

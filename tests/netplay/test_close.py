@@ -12,10 +12,10 @@ import asyncio
 
 import pytest
 
-from netplay import peers
+from netplay import peer
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Player
+from netplay.player_peer import Player
 
 
 class _SlowAcks:
@@ -36,8 +36,8 @@ class _SlowAcks:
 
 @pytest.fixture(autouse=True)
 def short_waits(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(peers, "FLUSH_WAIT", 0.2)
-    monkeypatch.setattr(peers, "SLOW_BROKER_WAIT", 30.0)
+    monkeypatch.setattr(peer, "FLUSH_WAIT", 0.2)
+    monkeypatch.setattr(peer, "SLOW_BROKER_WAIT", 30.0)
 
 
 async def _closing(connected: bool) -> tuple[asyncio.Task[None], _SlowAcks]:

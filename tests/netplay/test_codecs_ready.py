@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from tests.engine.gameplay import forget_codecs
 
 

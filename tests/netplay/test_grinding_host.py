@@ -1,4 +1,4 @@
-"""Commitments bind (issue #22, part 2): a host with a sock-puppet seat can't choose the deal.
+"""Commitments bind: a host with a sock-puppet seat can't choose the deal.
 
 The grinding host holds its puppet's reveal until the honest reveals are in, then tries
 entropies for the puppet, keeps the deal that gives the puppet the most Blocks, swaps in

@@ -22,9 +22,10 @@ from engine.bots import GreedyBot, SearchBot
 from engine.rules import legal_actions
 from engine.state import Seat, State
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host, Player
+from netplay.player_peer import Player
 from netplay.playing.notices import Applied
 
 pytestmark = pytest.mark.asyncio

@@ -1,7 +1,7 @@
 """paho's housekeeping (keepalive pings) for every client of a process on one timer.
 
 aiomqtt wakes a task per client every second for it; a process with the peers of a
-hundred tables spent ~3% of its CPU on those wakes (issue #28). Checked on a real
+hundred tables spent ~3% of its CPU on those wakes. Checked on a real
 Mosquitto, which drops a client silent for 1.5 keepalives: idle links stay up on the
 shared timer's pings, and the timer goes when its clients do.
 """

@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import INLINE_SYNC, Host
 from netplay.identity import Identity
 from netplay.journal import Entry, JournalFile
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import INLINE_SYNC, BotPeer, Host, Spectator
+from netplay.player_peer import BotPeer, Spectator
 from netplay.record import from_json
 from tests.netplay.harness import SHORT, observe
 

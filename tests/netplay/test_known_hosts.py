@@ -15,12 +15,13 @@ import pytest
 
 from netplay.codec import TABLE_PROTOCOL
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.hosts import HostTrust, Trust, fingerprint
 from netplay.identity import Identity
 from netplay.known import KNOWN_FILE, KnownHosts
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Host
 from netplay.player import PlayerSession
+from netplay.player_peer import BotPeer
 from netplay.playing.joining import SETTLE
 from netplay.playing.notices import HostConflict, HostsDisagree, UnexpectedHost
 

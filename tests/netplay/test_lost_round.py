@@ -1,9 +1,9 @@
 """A seat that lost the deal's round, or whose answer to it was lost, keeps its seat.
 
 The rounds of the deal (commit, then reveal: ``netplay.entropy``) carry no number a seat
-could find missing. Before 2026-12-06 one lost round, or one lost answer, cost the seat
+could find missing. Unrepaired, one lost round, or one lost answer, would cost the seat
 its place when the round's 15 s were up ("you lost your seat before the deal: the seat
-did not reveal its entropy in time"), though its heartbeats said it was there. Now the
+did not reveal its entropy in time"), though its heartbeats said it was there. So the
 host sends the round again to a seat it waits for whose heartbeats come, on its own
 channel, and the seat answers it.
 """

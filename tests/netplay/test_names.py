@@ -1,6 +1,6 @@
 """Every name, nonce and id read from the network is checked with a full match, in
 ``netplay.names``: a trailing newline, a wildcard, a ``/`` or a control character never
-gets into a topic, a file name or a log line (#22: ``abcdefgh\\n`` as a listing nonce took
+gets into a topic, a file name or a log line (``abcdefgh\\n`` as a listing nonce would take
 every host off Mosquitto)."""
 
 from __future__ import annotations

@@ -174,7 +174,7 @@ def test_a_game_with_a_stand_in_still_verifies() -> None:
 
 def test_the_last_will_marks_the_player_offline() -> None:
     table = Table(2, seed=65, rules=SHORT, join=False, away_after=AWAY_AFTER, grace=GRACE)
-    # As netplay.peers.Player does: the will is made for the connection, then the session
+    # As netplay.player_peer.Player does: the will is made for the connection, then the session
     # starts (and says it is online).
     session = table.add_player("p0", start=False)
     will = session.last_will()

@@ -2,7 +2,7 @@
 
 MQTT 3.1.1 gives a broker no answer to a PUBLISH it refuses but closing the connection,
 and the transport sent what was not acknowledged again after every reconnect: one frame
-on a topic holding a newline (a host's answer to a hostile listing query, #22) dropped a
+on a topic holding a newline (a host's answer to a hostile listing query) dropped a
 host's link to Mosquitto hundreds of times a minute. Checked here on a real Mosquitto:
 which topics it refuses (so the transport's rules are its rules), that the transport
 drops frames on those before they go out, and, behind a relay that drops the link on

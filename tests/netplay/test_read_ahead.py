@@ -1,5 +1,5 @@
 """The transport reads the broker's socket ahead and takes QoS 0 frames and PUBACKs
-without paho's message objects (issue #28): whatever the sizes and however the bytes are
+without paho's message objects: whatever the sizes and however the bytes are
 cut, every frame arrives whole, once, in order, and every frame published at QoS 1 is
 acknowledged."""
 

@@ -1,4 +1,4 @@
-"""The end of a game with a spectator delay (#27): the host keeps the public stream going
+"""The end of a game with a spectator delay: the host keeps the public stream going
 until spectators have had every held-back batch and the outcome, says so in its
 announcement, never hands a spectator the end early, and a resumed host keeps the delay
 for what it had not released."""

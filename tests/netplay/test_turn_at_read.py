@@ -1,5 +1,5 @@
 """A peer on an MQTT broker takes the turn for what a read of its socket brought right
-there, when its driver is parked waiting (issue #28): the same turn, with the same
+there, when its driver is parked waiting: the same turn, with the same
 outcome, as the driver's own, down to a bug in it stopping the peer (not the link)."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import asyncio
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from netplay.transport import MqttTransport
 from netplay.wire import Outgoing
 from tests.broker.conftest import LOOPBACK, TIMEOUT, eventually

@@ -19,11 +19,11 @@ from sqlalchemy.engine import Engine
 
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer
+from netplay.player_peer import BotPeer
 from netplay.record import read_record, write_record
 from ratings.archive import Archive
 from ratings.store import Store
-from sshserver.tables import Caller, KeeperSettings, TableKeeper
+from sshserver.tables import RATED_YES, Caller, KeeperSettings, TableKeeper
 from tests.tui.conftest import TIMEOUT
 
 from .games import stacks_records
@@ -187,7 +187,20 @@ async def test_the_players_of_a_held_table_are_told_when_the_database_is_down(
         info = await keeper.handle(ALICE, {"op": "info", "table": "duel"})
         assert info["rated"].startswith("The server's ratings database is down (")
         assert info["rated"].endswith("the game is kept and rated when it is back.")
+        assert info["rated_final"] is False  # the players' programs ask again
         assert len(archive.pending()) == 1  # kept
+
+        # The table ends (its players may still be on the game-over box), then the
+        # database comes back: the game is stored and the words say so, not "down".
+        await keeper._end(table, "its game is over")
+        info = await keeper.handle(ALICE, {"op": "info", "table": "duel"})
+        assert not info["held"] and info["rated"].startswith("The server's ratings database")
+        archive.url = database
+        await archive.drain_now()
+        assert archive.pending() == []
+        await asyncio.wait(set(keeper._waiting), timeout=TIMEOUT)
+        info = await keeper.handle(ALICE, {"op": "info", "table": "duel"})
+        assert info["rated"] == RATED_YES and info["rated_final"] is True, info
     finally:
         await keeper.stop()
         await archive.close()

@@ -270,7 +270,7 @@ def register_accounts(home: Path, authorized: str) -> None:
     from netplay.hosts import fingerprint
     from netplay.identity import load_profile
     from ratings.store import Store, default_database
-    from sshserver.server import profile_for_key
+    from sshserver.request import profile_for_key
 
     async def register() -> None:
         store = await Store.open(default_database(home / "data"))

@@ -17,7 +17,7 @@ import asyncio
 import sys
 
 from netplay.identity import load_profile
-from netplay.peers import BotPeer
+from netplay.player_peer import BotPeer
 from netplay.playing.notices import Joined, Verified
 from tui.serve_link import LinkError, ServeLink
 

@@ -18,7 +18,7 @@ from netplay.hosts import fingerprint
 from netplay.identity import load_profile
 from ratings.archive import Archive
 from sshserver.accounts import Accounts, Login
-from sshserver.server import profile_for_key
+from sshserver.request import profile_for_key
 from tests.tui.conftest import until
 from tests.tui.showcase import plain
 from tui.app import StacksApp, make_app

@@ -257,9 +257,9 @@ def test_a_restarted_server_resumes_its_table_and_the_players_take_their_seats_b
 def test_a_player_back_over_ssh_is_offered_its_seat_and_told_what_it_missed(
     serve: ServerFactory, keys: Keys, tmux: Tmux, broker: str
 ) -> None:
-    """Issue #24: reconnecting over ssh landed in the main menu with nothing said of the
-    game running, and the log retold the whole game. Now the menu offers the seat first
-    thing, Enter sits down, and the log sums up the time away in a sentence."""
+    """Reconnecting over ssh to a running game: the menu offers the seat first thing, Enter
+    sits down, and the log sums up the time away in a sentence (it does not retell the
+    whole game)."""
     server = serve("--broker", broker, authorized=keys.public("alice") + keys.public("bob"))
     tmux.open("alice", server.ssh_argv(keys.path("alice"), "alice"), 100, 32)
     join = _join_command(_open_table(tmux, "alice", "duo"))
@@ -289,7 +289,7 @@ def test_a_player_back_over_ssh_is_offered_its_seat_and_told_what_it_missed(
 def test_the_server_log_names_the_table_a_player_from_the_menu_sat_at(
     serve: ServerFactory, keys: Keys, tmux: Tmux, broker: str
 ) -> None:
-    """Issue #24: the log said "ana left (menu)" of a player who had sat at a table."""
+    """The log never says "ana left (menu)" of a player who had sat at a table."""
     server = serve("--broker", broker, authorized=keys.public("alice"))
     tmux.open("alice", server.ssh_argv(keys.path("alice"), "alice"), 80, 24)
     _open_table(tmux, "alice", "duel")

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("asyncssh")
 
-from sshserver.server import (
+from sshserver.request import (
     Request,
     RequestError,
     parse_request,
@@ -106,7 +106,7 @@ def test_the_command_line_of_each_session() -> None:
                          broker=None)
     assert watch == [*STACKS, "watch", "t", "--profile", "ssh-1-w", "--name", "ann"]
     # Each parses as the `stacks` command line it is meant to be.
-    from stacks.cli import build_parser
+    from stacks.parser import build_parser
 
     for argv in (menu, join, watch):
         words = argv[len(STACKS):]
@@ -166,7 +166,8 @@ def test_other_commands_never_load_asyncssh() -> None:
 def test_the_join_line_names_the_address_the_player_reached_or_the_public_host(
     public: str | None, port: int, address: tuple[object, ...], shown: str
 ) -> None:
-    from sshserver.server import GameServer, ServeSettings, _Connection
+    from sshserver.server import GameServer, _Connection
+    from sshserver.settings import ServeSettings
 
     server = GameServer(ServeSettings(port=port, public_host=public))
 

@@ -1,5 +1,5 @@
 """`stacks serve`: a held table's record is named after its game and table, as
-`stacks host` names its own (``stacks-duel-20261203-1402.json``; issue #24). The server
+`stacks host` names its own (``stacks-duel-20261203-1402.json``). The server
 runs in process on a broker of its own; a bot takes the creator's seat and plays."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import pytest
 
 from netplay.identity import Identity
 from netplay.journal import records_dir
-from netplay.peers import BotPeer
-from sshserver.server import GameServer, ServeSettings
+from netplay.player_peer import BotPeer
+from sshserver.server import GameServer
+from sshserver.settings import ServeSettings
 from sshserver.tables import Caller, KeeperSettings
 from tests.tui.conftest import TIMEOUT
 

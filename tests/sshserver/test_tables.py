@@ -13,7 +13,7 @@ import pytest
 from netplay.codec import decode
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Player
+from netplay.player_peer import BotPeer, Player
 from sshserver.tables import Caller, KeeperSettings, TableKeeper
 from tests.tui.conftest import TIMEOUT
 from tui.serve_link import LinkError, ServeLink, serve_link

@@ -199,8 +199,8 @@ async def test_without_a_fork_server_sessions_are_spawned() -> None:
 
 
 async def test_sessions_are_forked_unless_no_fork_is_given() -> None:
-    from sshserver.server import settings_from
-    from stacks.cli import build_parser
+    from sshserver.settings import settings_from
+    from stacks.parser import build_parser
 
     assert settings_from(build_parser("serve").parse_args(["serve"])).fork is True
     assert settings_from(build_parser("serve").parse_args(["serve", "--no-fork"])).fork is False

@@ -8,9 +8,10 @@ import asyncio
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from netplay.playing.notices import GameEnded
 from stacks.commands.bot import BotTalk
 

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from stacks.cli import build_parser
 from stacks.commands.ui import launch_from
+from stacks.parser import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,8 @@ import argparse
 
 import pytest
 
-from stacks.cli import build_parser, insecure_seed, main
+from stacks.cli import insecure_seed, main
+from stacks.parser import build_parser
 
 
 def _args(*words: str) -> argparse.Namespace:

@@ -6,8 +6,9 @@ import pytest
 
 from engine.classic import NoPlay, SequenceConfig
 from engine.config import RulesConfig, SkipStacking, StalemateResult, TwoPlayerDeck
-from stacks.cli import build_parser, main
+from stacks.cli import main
 from stacks.commands.ui import launch_from
+from stacks.parser import build_parser
 from stacks.rules_args import rule_words, table_rules
 
 

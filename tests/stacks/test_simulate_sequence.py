@@ -79,7 +79,7 @@ def test_simulate_sequence_prints_a_table_by_team(capsys: pytest.CaptureFixture[
 def test_simulate_sequence_names_the_sides_and_checks_on_or_off(
     capsys: pytest.CaptureFixture[str], players: str, teams: str
 ) -> None:
-    # The figures: 2 and 3 players alone (teams of one), 4 in two teams.
+    # The usual line-ups: 2 and 3 players alone (teams of one), 4 in two teams.
     code, on = run_json(capsys, "--games", "1", "--players", players, "--teams", teams, "--checks")
     assert code == 0 and on["teams"] == int(teams) and on["checks"] is True
     code, off = run_json(capsys, "--games", "1", "--players", players, "--teams", teams,

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from stacks.cli import build_parser, main, menu_args
+from stacks.cli import main
+from stacks.parser import build_parser, menu_args
 
 ROOT = Path(__file__).resolve().parents[2]
 

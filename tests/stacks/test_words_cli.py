@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from stacks.cli import build_parser
+from stacks.parser import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 

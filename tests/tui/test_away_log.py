@@ -11,8 +11,8 @@ import pytest
 
 from engine.events import TurnEnded
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain
 from tui.app import make_app

@@ -12,12 +12,14 @@ from engine.classic.config import SequenceConfig
 from engine.classic.state import SequenceState
 from engine.state import Phase
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from sshserver.tables import RequestRefused, TableKeeper, host_settings
-from stacks.cli import build_parser, main
+from stacks.cli import main
 from stacks.commands.ui import launch_from
+from stacks.parser import build_parser
 from tests.tui.conftest import until
 from tests.tui.showcase import plain
 from tests.tui.test_held_table import served  # noqa: F401 - the fixture

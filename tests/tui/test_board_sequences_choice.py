@@ -14,8 +14,9 @@ from engine.classic.config import SequenceConfig
 from engine.classic.events import SequenceMade
 from engine.classic.state import SequenceState
 from engine.classic.views import view_for
-from stacks.cli import build_parser, main
+from stacks.cli import main
 from stacks.commands.ui import launch_from
+from stacks.parser import build_parser
 from tests.engine.scenario import SequenceCards, act, sequence_table
 from tests.tui.conftest import until
 from tests.tui.showcase import Recorder, plain, presence

@@ -102,3 +102,32 @@ async def test_slowness_that_a_busy_machine_explains_is_not_the_broker(
 
     monkeypatch.setattr(nagle, "software", other)
     assert await nagle.holds_back("mqtt://127.0.0.1:1") is None
+
+
+async def test_only_a_table_you_host_yourself_measures_its_broker() -> None:
+    from tui.session import measures_broker
+
+    assert measures_broker(Launch(role="host", table="t"))
+    assert not measures_broker(Launch(role="join", table="t"))
+    # Over ssh, a table the server holds (opened or joined) is the server's broker: its
+    # players can't change it, so they are never told (the server's log says it).
+    assert not measures_broker(Launch(role="host", table="t", held=True))
+    assert not measures_broker(Launch(role="join", table="t", held=True))
+
+
+async def test_the_ssh_server_says_a_slow_broker_in_its_own_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from sshserver import server as ssh
+
+    async def slow(url: str) -> float:
+        return 42.0
+
+    monkeypatch.setattr(nagle, "holds_back", slow)
+    said: list[str] = []
+    fake = SimpleNamespace(settings=SimpleNamespace(broker="mqtt://127.0.0.1:18830"),
+                           status=SimpleNamespace(event=said.append))
+    await ssh._check_broker(fake)  # type: ignore[arg-type]
+    assert len(said) == 1 and "set_tcp_nodelay true" in said[0], said

@@ -1,4 +1,4 @@
-"""Issue #24, part C: the help of the screen you are on first, the mouse on every hand,
+"""Coming back to the interface: the help of the screen you are on first, the mouse on every hand,
 the theme from the menu (kept in the profile's settings), the bell at a networked table."""
 
 from __future__ import annotations
@@ -171,6 +171,7 @@ async def test_a_joined_table_rings_and_a_table_against_your_own_bots_does_not(
     from dataclasses import replace
 
     from engine.views import view_for
+    from tui.follow import Following
     from tui.launch import Launch
     from tui.model import TableModel
 
@@ -183,13 +184,13 @@ async def test_a_joined_table_rings_and_a_table_against_your_own_bots_does_not(
         app.write_raw = written.append  # type: ignore[method-assign]
         view = view_for(states.mid_game().state, 0)
         control = app.control
-        control.model = TableModel(table="friday", me=0)
+        following = Following(control, TableModel(table="friday", me=0))
         control.launch = Launch(role="play")
-        control._call_back(None, view)
+        following._call_back(None, view)
         assert rung == [] and written == []
         control.launch = Launch(role="join")
-        control._call_back(None, view)
+        following._call_back(None, view)
         assert rung == ["BEL"] and written == ["\x1b]9;Sequence Stacks: Your turn.\x07"]
         app.settings = replace(app.settings, bell=False)
-        control._call_back(None, view)
+        following._call_back(None, view)
         assert rung == ["BEL"]  # the bell is off

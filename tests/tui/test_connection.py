@@ -10,14 +10,15 @@ import pytest
 
 from broker.embedded import free_port
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from netplay.playing.liveness import HOST_SILENT
 from netplay.playing.notices import Desynced, Resynced
 from tests.tui import states
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import notes, plain, show_table
 from tui.app import make_app
+from tui.follow import Following
 from tui.launch import MEMORY, Launch
 from tui.model import TableModel
 from tui.screens.lobby import LobbyScreen
@@ -78,7 +79,7 @@ async def test_a_desync_is_said_and_its_repair_too(stacks_home: Path) -> None:
     app = make_app(profiles=stacks_home, frozen=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await show_table(app, states.mid_game())
-        app.control.model = TableModel(table="friday")
+        app.control.following = Following(app.control, TableModel(table="friday"))
         await app.control.notice(Desynced(12, "aa", "bb"))
         await app.control.notice(Resynced(12, "snapshot"))
         await pilot.pause()

@@ -136,8 +136,8 @@ async def test_the_menu_host_asks_the_server_and_the_creator_sits_as_a_player(
 async def test_a_creator_back_with_join_rematches_the_same_table(
     served: tuple[StacksApp, TableKeeper],
 ) -> None:
-    """Issue #24: the creator of a 2-seat table leaves, comes back with `join duo`, and at
-    the game's end `r` opened "duo (4 seats, 3 bots)" (the defaults of a join)."""
+    """The creator of a 2-seat table leaves, comes back with `join duo`, and at the game's
+    end `r` opens the same table again, not "duo (4 seats, 3 bots)" (the defaults of a join)."""
     app, keeper = served
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")

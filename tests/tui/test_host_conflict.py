@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from netplay.host import HostSession, HostSettings
+from netplay.host_peer import Host
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from tests.tui.conftest import until
 from tui.app import make_app
 from tui.launch import MEMORY, Launch, default_profile

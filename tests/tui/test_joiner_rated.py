@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.journal import data_dir, records_dir
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from netplay.record import SEAT_FORMAT, read_record
 from ratings.local import local_database
 from ratings.store import Store

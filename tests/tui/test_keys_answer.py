@@ -20,6 +20,7 @@ from tests.tui import states
 from tests.tui.conftest import until
 from tests.tui.showcase import Recorder, notes, plain, settle, table_on_screen
 from tui.app import make_app
+from tui.follow import Following
 from tui.model import TableModel
 from tui.screens.history import HistoryScreen
 from tui.screens.table import TableScreen
@@ -202,9 +203,10 @@ async def test_l_shows_the_whole_history_after_a_rejoin(stacks_home: Path) -> No
         names = back.names
         screen = TableScreen("t1", names, back.seat, frozen=True)
         control = app.control
-        control.model = TableModel(table="t1", me=back.seat, names=names)
+        following = control.following = Following(
+            control, TableModel(table="t1", me=back.seat, names=names))
         control.session = SimpleNamespace(player=SimpleNamespace(player=back))  # type: ignore[assignment]
-        control.table = screen
+        following.table = screen
         await control.show(screen)
         screen.view = back.view
         await pilot.press("l")
@@ -353,18 +355,19 @@ async def test_a_rejoined_log_keeps_numbering_its_turns(stacks_home: Path) -> No
         names = back.names
         screen = TableScreen("t1", names, back.seat, frozen=True)
         control = app.control
-        control.model = TableModel(table="t1", me=back.seat, names=names)
+        following = control.following = Following(
+            control, TableModel(table="t1", me=back.seat, names=names))
         control.session = SimpleNamespace(player=SimpleNamespace(player=back, view=back.view))  # type: ignore[assignment]
-        control.table = screen
-        control.history = History(names, back.seat)
-        control.history.add(Step.of(1, None, ()))  # it saw the start, then left
+        following.table = screen
+        history = following.history = History(names, back.seat)
+        history.add(Step.of(1, None, ()))  # it saw the start, then left
         await control.show(screen)
         await control.notice(Resynced(back.applied, "snapshot"))
         turn, start = back.view.turn, back.applied
         table.run(lambda: any(isinstance(e, TurnStarted) for b in table.host.batches[start:]
                               for e in b.events))
         lines = [line for b in table.host.batches[start:]
-                 for line in control.history.add(Step.of(b.n, b.action, b.events))]
+                 for line in history.add(Step.of(b.n, b.action, b.events))]
         headers = [plain(line.markup) for line in lines if line.header]
         assert headers and headers[0].startswith(f"── {turn + 1}. "), headers
         await pilot.pause()

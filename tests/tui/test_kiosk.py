@@ -13,8 +13,8 @@ from textual.widgets import Input, Label, Static
 
 from engine.actions import EndTurn
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from tests.netplay.harness import SHORT
 from tests.tui.conftest import until
 from tui.app import StacksApp, make_app

@@ -10,7 +10,7 @@ from textual.widgets import Input, OptionList
 from broker.discovery import Advertiser
 from broker.embedded import EmbeddedBroker
 from netplay.host import HostSettings
-from netplay.peers import Host
+from netplay.host_peer import Host
 from tests.tui.conftest import until
 from tui.app import make_app
 from tui.launch import Launch

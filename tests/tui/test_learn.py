@@ -70,7 +70,7 @@ async def test_learn_from_the_menu_is_played_to_you_re_ready_by_keys(
         assert isinstance(screen, LearnScreen)
         screen.delay = 0.05
         await at_lesson(pilot, screen, "number")
-        assert "A number card" in panel(screen) and "(1 of 8)" in panel(screen)
+        assert "A number card" in panel(screen) and "(1 of 10)" in panel(screen)
 
         # A wrong move is explained, and the lesson waits: a discard is not taken now.
         await pilot.press(key_of(screen, "R2"), "x")
@@ -110,14 +110,28 @@ async def test_learn_from_the_menu_is_played_to_you_re_ready_by_keys(
 
         await pilot.press(key_of(screen, "STEAL_CARD"), "p")
         await answer_choice(pilot, app)
+        await at_lesson(pilot, screen, "wild")
+        await pilot.press(key_of(screen, "RW"), "n")
         await at_lesson(pilot, screen, "skip")
+        assert [FACES[c].code for p in screen.game.state.piles for c in p.cards] == ["RW"]
         await pilot.press(key_of(screen, "SKIP"), "p")
         await at_lesson(pilot, screen, "end")
         turn = screen.game.state.turn
-        await pilot.press("1", "x")
-        await at_lesson(pilot, screen, "ready")
+        # Discarding the Reverse is refused: it is played next.
+        await pilot.press(key_of(screen, "REV"), "x")
+        await until(pilot, lambda: "Keep your Reverse" in panel(screen), "keep the Reverse")
+        other = next(p.key for p in picks(screen.view, YOU)  # type: ignore[arg-type]
+                     if FACES[p.card].code != "REV")
+        await pilot.press(other, "x")
+        await at_lesson(pilot, screen, "reverse")
         assert screen.game.state.turn == turn + 2  # Tutor's turn was skipped
+        await pilot.press(key_of(screen, "REV"), "p")
+        await at_lesson(pilot, screen, "ready")
         assert "You're ready" in panel(screen)
+        played = {FACES[c].kind for c in screen.game.state.special_discard}
+        played |= {FACES[c].kind for p in screen.game.state.piles for c in p.cards}
+        assert {k.name for k in played} >= {"SKIP", "REVERSE", "STEAL_CARD", "STEAL_CHIP",
+                                             "WILD"}
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), "back to the menu")
 

@@ -90,3 +90,17 @@ async def test_game_over_offers_no_menu_behind_a_table_the_command_line_opened(
         await pilot.press("m")  # does nothing here
         await pilot.pause()
         assert isinstance(app.screen, GameOverScreen) and app.return_code is None
+
+
+def test_the_leave_question_speaks_to_the_one_who_leaves() -> None:
+    from tui.launch import Launch
+    from tui.screens.seated import leave_question
+
+    solo = leave_question(Launch(role="play"))
+    assert "host" not in solo and "bots" in solo  # stacks play: nobody else's table
+    hosting = leave_question(Launch(role="host", table="t"))
+    assert "ends it for everyone" in hosting
+    joined = leave_question(Launch(role="join", table="t"))
+    held = leave_question(Launch(role="host", table="t", held=True))
+    for text in (joined, held):  # someone else's table, or the ssh server's
+        assert "host" not in text and "bot plays your seat" in text

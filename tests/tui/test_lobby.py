@@ -10,10 +10,11 @@ from textual.widgets import Input, Select
 
 from netplay.codec import decode
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import BotPeer, Host
+from netplay.player_peer import BotPeer
 from tests.tui.conftest import until
 from tests.tui.showcase import plain
 from tui.app import make_app
@@ -276,3 +277,42 @@ async def test_the_join_command_a_host_reads_out_is_whole_on_one_line_at_80x24(
         assert command, "\n".join(lines)
         assert command[0].rstrip().endswith("--broker mqtt://192.168.200.123:18830"), \
             "\n".join(lines)
+
+
+async def test_the_host_forms_seats_show_the_bots_chosen_and_the_field_in_focus_is_marked(
+    stacks_home: Path,
+) -> None:
+    from textual.widgets import Label
+
+    from tui.widgets.seats import SeatList
+
+    launch = Launch(role="host", table="friday", name="Ana", broker=MEMORY, players=4, bots=0,
+                    table_open=False)
+    app = make_app(launch, profiles=stacks_home, memory=AsyncMemoryBroker())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and isinstance(app.screen.focused, Select), "the host form")
+        form = app.screen
+
+        def seats() -> str:
+            return plain(form.query_one(SeatList).render())
+
+        assert seats().count("empty seat") == 3 and "Ana (you)" in seats(), seats()
+        form.query_one("#set-bots", Select).value = 2
+        await until(pilot, lambda: "Bot 4 (medium)" in seats(), "the bots in the seats")
+        assert "Bot 3 (medium)" in seats() and seats().count("empty seat") == 1, seats()
+        form.query_one("#set-level-1", Select).value = "hard"
+        await until(pilot, lambda: "Bot 4 (hard)" in seats(), "the bot's level in its seat")
+        form.query_one("#set-players", Select).value = 3
+        await until(pilot, lambda: "4." not in seats(), "three seats")
+
+        # The focused field's label is marked (reverse), and only that one.
+        def marked() -> list[str]:
+            return [plain(label.render()) for label in form.query(".set-label").results(Label)
+                    if label.display and "reverse" in str(label.styles.text_style)]
+
+        await until(pilot, lambda: len(marked()) == 1, "one marked label")
+        before = marked()
+        await pilot.press("tab")
+        await until(pilot, lambda: len(marked()) == 1 and marked() != before,
+                    "the mark follows the focus")

@@ -1,7 +1,7 @@
 """The menu's arrow keys repaint the two options the highlight moves between, no more.
 
 Under ``stacks serve`` a hundred players share two cores, and moving the menu's highlight
-is the commonest input (issue 28: key to repaint p99 at 100 sessions): rendering the
+is the commonest input (key to repaint p99 at 100 sessions: docs/benchmarks.md): rendering the
 whole list again on each move was most of a key press's CPU.
 """
 

@@ -1,4 +1,4 @@
-"""Plain mode (tui/plain.py): the typed commands, and the table told in numbered lines."""
+"""Plain mode (tui/plain/): the typed commands, and the table told in numbered lines."""
 
 from __future__ import annotations
 
@@ -27,7 +27,9 @@ from engine.events import (
 from engine.game import Game
 from engine.state import NEW_PILE, Phase, Zone
 from netplay.playing.notices import Applied, ChatLine, GameStarted, Joined, Rejected
-from tui.plain import Command, CommandError, PlainTable, parse, plain
+from tui.plain.commands import Command, CommandError, parse
+from tui.plain.table import PlainTable
+from tui.plain.words import plain
 
 
 def card(code: str) -> int:
@@ -76,6 +78,42 @@ def test_a_line_that_is_no_command_gets_a_sentence(line: str, words: str) -> Non
     with pytest.raises(CommandError, match=words.replace("?", r"\?").replace("(", r"\(")
                        .replace(")", r"\)").replace(".", r"\.")):
         parse(line)
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    ("play ²", "Play which card? Give its number"),  # str.isdigit takes it, int refuses
+    ("discard ¹", "Discard which card? Give its number"),
+    ("play \uff11\uff12", "Play which card? Give its number"),  # full-width digits
+    ("play " + "5" * 5000, "There is no card 5555…: a card's number is its place"),
+    ("x" * 3000, "I don't know 'xxxxxxxxxxxxxxxxxxxx…'."),
+], ids=["superscript-two", "superscript-one", "full-width", "5000-digits", "a-long-word"])
+def test_a_number_that_is_no_card_number_gets_a_short_sentence(line: str, words: str) -> None:
+    with pytest.raises(CommandError) as caught:
+        parse(line)
+    assert str(caught.value).startswith(words) and len(str(caught.value)) < 200, caught.value
+
+
+def test_an_odd_number_typed_at_the_table_is_answered_in_words() -> None:
+    told = Told()
+    view = _stacks_table(told)
+    _my_turn(view, [card("R1"), kind(Kind.STEAL_CARD)])
+    for line in ("play ²", "discard ¹", "play 2 from ²", "play 2 from seat " + "9" * 5000,
+                 "play " + "1" * 5000):
+        told.lines.clear()
+        assert told.table.line(line) is True
+        said = told.words()
+        assert said and all(len(w) < 200 and "went wrong" not in w for w in said), said
+
+
+def test_a_line_too_long_is_refused_unread_and_the_next_line_is_read() -> None:
+    import io
+
+    from tui.plain.run import MAX_LINE, LongLine, typed_lines
+
+    lines = list(typed_lines(io.StringIO("hand\n" + "x" * (MAX_LINE * 300) + "\nseats\n"
+                                         + "y" * MAX_LINE + "\n" + "z" * (MAX_LINE + 1))))
+    assert lines == ["hand\n", LongLine(MAX_LINE * 300), "seats\n", "y" * MAX_LINE + "\n",
+                     LongLine(MAX_LINE + 1)]
 
 
 def test_plain_takes_the_markup_and_the_card_padding_off() -> None:
@@ -141,6 +179,74 @@ def test_every_event_is_said_once_in_order_each_line_numbered() -> None:
     ]
     assert "The game of Sequence Stacks starts. Seats: 1 You, 2 Bob." in said
     assert "You sit in seat 1. Waiting for the game to start." in said
+
+
+def test_your_own_chat_comes_back_as_yours_not_under_the_os_users_name() -> None:
+    said: list[str] = []
+    told = Told()
+    told.table.say_chat = said.append
+    game = Game.new(2, b"plain", RulesConfig())
+    told.table.notice(Joined(0))
+    told.table.notice(GameStarted(("root", "Bob")), game.view(0))
+    told.table.line("say well played [b]!")
+    assert said == ["well played [b]!"]
+    told.table.notice(ChatLine("root", "well played [b]!"))  # the table's echo of it
+    assert told.words()[-1] == "You say: well played [b]!"
+    told.table.notice(ChatLine("Bob", "well played [b]!"))
+    assert told.words()[-1] == "Bob says: well played [b]!"
+    told.table.notice(ChatLine("root", "well played [b]!"))  # said once: no echo pending
+    assert told.words()[-1] == "root says: well played [b]!"
+
+
+def test_the_end_says_each_seats_chips_by_colour_the_winner_first() -> None:
+    from engine.events import GameOver
+    from engine.state import Outcome, Termination
+
+    told = Told()
+    game = Game.new(3, b"plain", RulesConfig())
+    view = game.view(0)
+    told.table.notice(Joined(0))
+    told.table.notice(GameStarted(("Ana", "Bob", "Cy")), view)
+    view.chips = [[2, 1], [0, 0], [3, 2]]
+    view.outcome = Outcome(Termination.WIN, 2)
+    told.lines.clear()
+    told.table.notice(Applied(1, None, (GameOver(Termination.WIN, 2),)), view)
+    assert told.words() == [
+        "Game over: Cy wins",
+        "Chips, the winner first:",
+        "Cy: 3 red, 2 blue (the winner).",
+        "You: 2 red, 1 blue.",
+        "Bob: no chips.",
+    ]
+
+
+def test_the_end_of_classic_sequence_says_each_teams_sequences_the_winner_first() -> None:
+    from engine.classic.events import GameOver
+    from engine.state import Outcome, Termination
+
+    told = Told("sequence")
+    view = SequenceGame.new(2, b"plain", None).view(0)
+    told.table.notice(Joined(0))
+    told.table.notice(GameStarted(("Ana", "Bob")), view)
+    view.outcome = Outcome(Termination.WIN, 1)
+    told.lines.clear()
+    told.table.notice(Applied(1, None, (GameOver(Termination.WIN, 1),)), view)
+    said = told.words()
+    assert said[1] == "Sequences, the winner first:", said
+    assert said[2].endswith("(Bob): 0 of 2 sequences (the winner)."), said
+    assert said[3].endswith("(You): 0 of 2 sequences."), said
+
+
+def test_a_card_played_from_a_discard_says_whose_discard() -> None:
+    told = Told()
+    view = _stacks_table(told)
+    told.lines.clear()
+    told.table.notice(Applied(1, None, (
+        CardPlayed(1, card("R1"), Zone.DISCARD, 0, True),
+        CardPlayed(0, card("R2"), Zone.DISCARD, 0, False),
+    )), view)
+    assert told.words()[:2] == ["Bob started Red pile a with R1 from Bob's discard",
+                                "You played R2 on Red pile a from your discard"]
 
 
 def _my_turn(view: Any, hand: list[int]) -> None:
@@ -250,16 +356,17 @@ def _window(view: Any, hand: list[int]) -> None:
     view.window = BlockWindow(pile, 1, False, (0,))
 
 
-def test_a_block_window_asks_a_player_holding_a_block_and_block_blocks() -> None:
+def test_a_block_window_asks_a_player_holding_a_block_once_and_block_blocks() -> None:
+    """The completion is said once, as the question, the question first."""
     from engine.actions import Block
 
     told = Told()
     view = _stacks_table(told)
     block = kind(Kind.BLOCK)
     _window(view, [card("B2"), block])
+    told.lines.clear()
     told.table.notice(Applied(1, None, (PileCompleted(1, 0, False, (0,)),)), view)
-    assert told.words()[-1] == ("Bob completed Red pile a (R1 R2 R3 R4 R5). Block it? Type "
-                                "block or pass within 3 s.")
+    assert told.words() == ["Block Bob's Red pile a? block or pass, 3 s"]
     told.table.line("play 1 on new")
     assert told.words()[-1] == "Wait: the Block window on Bob's Red pile a is open."
     told.table.line("block")
@@ -272,8 +379,9 @@ def test_a_block_window_passes_by_itself_for_a_player_without_a_block() -> None:
     told = Told()
     view = _stacks_table(told)
     _window(view, [card("B2")])
+    told.lines.clear()
     told.table.notice(Applied(1, None, (PileCompleted(1, 0, False, (0,)),)), view)
-    assert not any("Block it?" in w for w in told.words())
+    assert told.words() == ["Bob completed pile a — Block window open"]  # nothing to ask
     assert len(told.sent) == 1 and told.sent[0][0] == "later"
     told.sent[0][1]()  # the short pause is over
     assert told.sent[-1] == PassBlock(0)

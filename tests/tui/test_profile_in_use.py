@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from tests.tui.conftest import until
 from tests.tui.showcase import notes
 from tui.app import make_app

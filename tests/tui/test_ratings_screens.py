@@ -73,3 +73,41 @@ async def test_rankings_show_the_leaderboard_your_games_and_your_card(
         await until(pilot, lambda: "Favourite opponents" in plain(card.render()), "the card")
         text = plain(card.render())
         assert f"{len(records)} games" in text and "bob" in text, text
+        assert "rating 1" in text and "±" not in text, text  # points, not mu and sigma
+
+
+async def test_ratings_read_as_points_with_a_provisional_mark_and_your_own_name(
+    stacks_home: Path,
+) -> None:
+    import re
+
+    ann = identity_for(0, "ann")
+    folder = stacks_home / "ann"
+    folder.mkdir(parents=True)
+    (folder / "identity.key").write_text(bytes(ann.signing_key).hex() + "\n")
+    store = await Store.open(local_database())
+    for record in stacks_records():
+        await store.add_record(record)
+    await store.close()
+    app = make_app(defaults=Launch("play", profile="ann", name="Annie"), profiles=stacks_home,
+                   frozen=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("k")
+        await until(pilot, lambda: isinstance(app.screen, RatingsScreen), "the rankings")
+        screen = app.screen
+        assert isinstance(screen, RatingsScreen)
+        await until(pilot, lambda: len(_prompts(screen)) > 2, "the leaderboard")
+        rows = _prompts(screen)
+        players = [r for r in rows if re.match(r"\s*\d+", r)]
+        assert players, rows
+        for row in players:  # a few games each: every rating is provisional points
+            assert re.search(r"\b1\d{3}\?$", row.rstrip()), row
+            assert "." not in row.split()[-1], row
+        mine = next(r for r in players if "▶" in r)
+        assert "Annie" in mine, mine  # the profile's name, not the stored one
+        assert any("provisional" in r for r in rows), rows
+        await pilot.press("y")
+        await until(pilot, lambda: any("won" in r or "lost" in r for r in _prompts(screen)),
+                    "your games")
+        for row in _prompts(screen):
+            assert re.search(r"(won|lost|draw)\s+([+-]\d+|±0)\s", row), row

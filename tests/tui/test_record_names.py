@@ -1,6 +1,6 @@
 """A table hosted from the interface's menu names its record after its game and table, as
 `stacks host` does (``stacks-friday-20261203-1402.json``), with the game and table the
-host form settled on (issue #24: records were named ``friday-...``)."""
+host form settled on (not ``friday-...``)."""
 
 from __future__ import annotations
 

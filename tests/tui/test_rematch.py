@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from tests.netplay.harness import SHORT
 from tests.tui.conftest import until
 from tests.tui.driver import play_to_the_end

@@ -15,6 +15,7 @@ from tests.netplay.harness import SHORT, Table
 from tests.tui.conftest import until
 from tests.tui.showcase import plain
 from tui.app import make_app
+from tui.follow import Following
 from tui.model import TableModel
 from tui.replay import ReplayError, replay_file, replay_game
 from tui.screens.choice import ChoiceScreen
@@ -95,10 +96,10 @@ async def test_v_at_game_over_replays_the_game_with_every_hand(stacks_home: Path
     app = make_app(profiles=stacks_home, frozen=True)
     async with app.run_test(size=(80, 24)) as pilot:
         control = app.control
-        control.model = TableModel(table="t1", me=me.seat, names=me.names, view=me.view,
-                                   players=3)
+        model = TableModel(table="t1", me=me.seat, names=me.names, view=me.view, players=3)
+        control.following = Following(control, model)
         control.session = SimpleNamespace(player=SimpleNamespace(player=me))  # type: ignore[assignment]
-        await control.show(GameOverScreen(control.model, hosting=False))
+        await control.show(GameOverScreen(model, hosting=False))
         await pilot.press("v")
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
         screen = app.screen
@@ -211,3 +212,46 @@ async def test_a_new_record_is_named_after_its_game_and_table(
     assert named.name.startswith("sequence-duo-") and named.suffix == ".json"
     assert default_record_path("stacks", "stacks").name.startswith("stacks-2")
     assert default_record_path("friday", "stacks").name.startswith("stacks-friday-2")
+
+
+async def test_stacks_replay_without_a_record_lists_the_recent_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    env = {**__import__("os").environ, "STACKS_HOME": str(home)}
+    root = Path(__file__).resolve().parents[2]
+    none = subprocess.run([sys.executable, "-m", "stacks.cli", "replay"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert none.returncode == 2, none.stderr
+    assert "no game records yet" in none.stderr and "required" not in none.stderr
+    monkeypatch.setenv("STACKS_HOME", str(home))
+    from netplay.journal import records_dir
+
+    write_record(records_dir() / "friday-20261201-080000.json", _finished().host.record())
+    listed = subprocess.run([sys.executable, "-m", "stacks.cli", "replay"], cwd=root, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert "friday-20261201-080000.json" in listed.stdout
+    assert "p0 won" in listed.stdout  # the game, as the menu lists it
+
+
+async def test_the_records_screen_of_stacks_replay_opens_the_chosen_game(
+    tmp_path: Path,
+) -> None:
+    from tui.app import StacksApp
+    from tui.screens.replay import RecordsScreen
+
+    path = tmp_path / "friday-20261201-080000.json"
+    write_record(path, _finished().host.record())
+    app = StacksApp(only=RecordsScreen([path]), frozen=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the records")
+        await pilot.press("1")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the list again")
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.is_running, "the app to end")

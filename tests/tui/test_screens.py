@@ -12,7 +12,9 @@ from tests.tui import states
 from tests.tui.conftest import until
 from tests.tui.showcase import plain, show_game_over, show_table
 from tui.app import make_app
+from tui.follow import Following
 from tui.launch import Launch
+from tui.model import TableModel
 from tui.screens.block import BlockPrompt
 from tui.screens.choice import ChoiceScreen
 from tui.screens.connect import ConnectScreen
@@ -155,7 +157,8 @@ async def test_game_over_shows_the_winner_chips_counts_and_the_verdict(
         assert table is not None and (red, blue) != (0, 0)
         await pilot.press("t")
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
-        app.control.gameover = screen
+        following = app.control.following = Following(app.control, TableModel(table="t1"))
+        following.gameover = screen
         await pilot.press("g")
         await until(pilot, lambda: app.screen is screen, "the results again")
         await pilot.press("t")
@@ -217,7 +220,7 @@ async def test_no_footer_key_reads_twice() -> None:
 
 
 async def test_every_menu_entry_is_one_line_at_80x24(stacks_home: Path) -> None:
-    """Issue #24 (words at 80x24): "Learn to play  a first game ... step" / "by step"."""
+    """Words at 80x24: "Learn to play  a first game ... step" / "by step"."""
     from tests.tui.showcase import screen_lines
     from tui.screens.menu import ITEMS
 

@@ -12,7 +12,7 @@ import pytest
 from textual.widgets import OptionList
 
 from netplay.host import HostSettings
-from netplay.peers import Host
+from netplay.host_peer import Host
 from tests.e2e.conftest import mosquitto  # noqa: F401 - the fixture
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain

@@ -9,7 +9,7 @@ import pytest
 
 from broker.embedded import EmbeddedBroker
 from netplay.host import HostSettings
-from netplay.peers import Host
+from netplay.host_peer import Host
 from tests.tui.conftest import until
 from tests.tui.showcase import plain
 from tui.app import make_app

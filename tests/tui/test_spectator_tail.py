@@ -1,4 +1,4 @@
-"""A table hosted in the interface with a spectator delay (#27), on a real Mosquitto with a
+"""A table hosted in the interface with a spectator delay, on a real Mosquitto with a
 real `stacks watch --headless`: leaving after the game asks whether to wait for the
 spectators or close now, and either way the spectator sees every batch once, the outcome
 and the deal check (waiting: at its pace, the last batch at least the delay after the
@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host, Spectator
+from netplay.player_peer import Spectator
 from sshserver.tables import Caller, KeeperSettings, TableKeeper
 from stacks.commands.peer import EXIT_CLOSED, follow
 from tests.e2e.conftest import mosquitto  # noqa: F401  (a fixture)

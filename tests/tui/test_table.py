@@ -371,10 +371,36 @@ async def test_keys_show_on_a_players_piles_only_and_slots_side_by_side_are_apar
         await pilot.pause()
         await until(pilot, lambda: bool(list(watched.query(SlotView))), "the piles")
         await pilot.pause()
-        shown = [plain(v.render()) for v in watched.query(SlotView)]
-        assert shown and not any(row[:2].strip() for row in shown), shown  # no key letters
+        _piles_named_without_keys(list(watched.query(SlotView)))
         replay = await show_replay(app, states.finished())
         await pilot.pause()
         assert replay.query_one(Piles).keys is False
-        shown = [plain(v.render()) for v in replay.query(SlotView)]
-        assert shown and not any(row[:2].strip() for row in shown), shown
+        _piles_named_without_keys(list(replay.query(SlotView)))
+
+
+def _piles_named_without_keys(views: list[SlotView]) -> None:
+    """Where no key plays (a spectator, a replay) every open pile still shows its name, the
+    letter the log calls it by ("Red pile d"), and no free slot offers the new-pile key."""
+    rows = [(v.slot, plain(v.render())) for v in views if v.slot is not None]
+    named = [(slot, row) for slot, row in rows if slot.pile is not None]
+    assert named, rows
+    for slot, row in named:
+        assert row.startswith(f"{slot.pile.name} "), (slot.pile.name, row)
+    assert all(row[:2].strip() == "" for slot, row in rows if slot.pile is None), rows
+    assert not any("[reverse" in v.render() for v in views)  # a name, not a key
+
+
+async def test_a_five_card_pile_reads_complete_in_a_replay_step_before_its_window(
+    stacks_home: Path,
+) -> None:
+    from engine.cards import FACES
+    from engine.state import Pile
+    from tui.widgets.piles import Slot
+
+    red = [next(c for c, f in enumerate(FACES) if f.colour is Colour.RED and f.rank == rank)
+           for rank in range(1, 6)]
+    view = SlotView()
+    view.slot = Slot("d", Colour.RED, Pile(7, Colour.RED, red, "d"))
+    view.keys = False
+    assert "complete!" in plain(view.render())
+    assert "next" not in plain(view.render())

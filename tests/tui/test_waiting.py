@@ -9,8 +9,8 @@ import pytest
 
 from engine.state import Phase
 from netplay.host import HostSettings
+from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.peers import Host
 from netplay.playing.notices import Applied, Notice
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain
@@ -76,8 +76,9 @@ async def test_the_board_of_a_new_turn_never_shows_the_last_turns_countdown(
     handle = control.notice
 
     async def notice(notice: Notice) -> None:
-        if isinstance(notice, Applied) and notice.standin and control.table is not None:
-            shown.append(control.table.waiting)  # what the board shows with the batch
+        table = control.following.table if control.following is not None else None
+        if isinstance(notice, Applied) and notice.standin and table is not None:
+            shown.append(table.waiting)  # what the board shows with the batch
         await handle(notice)
 
     monkeypatch.setattr(control, "notice", notice)
@@ -111,8 +112,8 @@ async def test_a_frozen_host_is_said_not_responding_in_the_status_line(
 async def test_the_clock_is_off_against_bots_and_on_by_default_at_networked_tables(
     stacks_home: Path,
 ) -> None:
-    from stacks.cli import build_parser
     from stacks.commands.ui import launch_from
+    from stacks.parser import build_parser
 
     assert build_parser("host").parse_args(["host", "--headless"]).turn_clock == 60.0
     hosted, _, _ = launch_from(build_parser("host").parse_args(["host"]))

@@ -10,7 +10,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from sshserver.server import GameServer, ServeSettings
+from sshserver.server import GameServer
+from sshserver.settings import ServeSettings
 from sshserver.tables import Caller
 from tests.webserver.conftest import TIMEOUT
 

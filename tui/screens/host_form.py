@@ -26,6 +26,7 @@ from engine.config import RulesConfig
 from engine.games import GAMES, game_def
 from netplay.topics import check_table_name
 from tui.launch import Launch
+from tui.model import SeatPresence
 
 RULE_LABELS: dict[str, str] = {
     "two_player_deck": "2-player deck",
@@ -326,3 +327,31 @@ def show_bots(screen: Screen[None], bots: object) -> None:
     for index in range(5):
         for row in screen.query(f".set-level-{index}-row"):
             row.display = index < count
+
+
+def seats_preview(screen: Screen[None], launch: Launch,
+                  ) -> tuple[int, tuple[SeatPresence | None, ...]]:
+    """The seats the form's table will have, as the Seats panel shows them before it
+    opens: you in the first, the bots chosen in the last ones (each with its level, as the
+    host names them), the rest empty. ``(0, ())`` when the form can't be read yet."""
+    try:
+        players = screen.query_one("#set-players", Select).value
+        bots = screen.query_one("#set-bots", Select).value
+    except NoMatches:
+        return 0, ()
+    if not isinstance(players, int) or not isinstance(bots, int):
+        return 0, ()
+    bots = max(0, min(bots, players - 1))
+    seats: list[SeatPresence | None] = [None] * players
+    seats[0] = SeatPresence(launch.display_name(), bot=False, present=True, standin=False)
+    first_bot = players - bots
+    for index in range(bots):
+        try:
+            level = screen.query_one(f"#set-level-{index}", Select).value
+        except NoMatches:
+            level = "medium"
+        word = LEVEL_WORDS.get(str(level), str(level)) if isinstance(level, str) else "bot"
+        seat = first_bot + index
+        seats[seat] = SeatPresence(f"Bot {seat + 1} ({word})", bot=True, present=True,
+                                   standin=False)
+    return players, tuple(seats)

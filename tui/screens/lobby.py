@@ -18,6 +18,7 @@ from textual.css.query import NoMatches
 from textual.markup import escape
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Select, Static
 
 from engine.classic.config import SequenceConfig
@@ -30,7 +31,14 @@ from tui.launch import Launch
 from tui.messages import CloseTable, FillWithBots, LeaveTable, Problem, Say
 from tui.model import SeatPresence, TableModel
 from tui.plural import counted
-from tui.screens.host_form import form_rows, read_form, rules_lines, show_bots, show_game
+from tui.screens.host_form import (
+    form_rows,
+    read_form,
+    rules_lines,
+    seats_preview,
+    show_bots,
+    show_game,
+)
 from tui.widgets.banner import Banner
 from tui.widgets.log import TableLog
 from tui.widgets.seats import SeatList
@@ -122,6 +130,20 @@ class LobbyScreen(Screen[None]):
         if self.editing:
             self.query_one("#set-table" if self.launch.held else "#set-players").focus()
 
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._mark_editing(event.widget)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self._mark_editing(self.focused)
+
+    def _mark_editing(self, focused: Widget | None) -> None:
+        """The form's row whose field has the focus gets ``-editing``: its label is
+        marked (lobby.tcss), as well as the field by its own colours."""
+        row = None if focused is None else next(
+            (node for node in focused.ancestors_with_self if node.has_class("set-row")), None)
+        for other in self.query(".set-row"):
+            other.set_class(other is row, "-editing")
+
     # -- attributes down -----------------------------------------------------------------------
 
     def watch_seats(self) -> None:
@@ -182,9 +204,14 @@ class LobbyScreen(Screen[None]):
     def _refresh_widgets(self) -> None:
         model = self.model
         seat_list = self.query_one(SeatList)
-        seat_list.players = model.players
-        seat_list.seats = self.seats
-        seat_list.me = self.me
+        if self.editing:
+            # Before the table opens: the seats the form describes, bots included.
+            seat_list.players, seat_list.seats = seats_preview(self, self.launch)
+            seat_list.me = 0
+        else:
+            seat_list.players = model.players
+            seat_list.seats = self.seats
+            seat_list.me = self.me
         self.query_one("#lobby-title", Static).update(
             self._title() + self._fingerprint() + self._where()
         )
@@ -378,6 +405,11 @@ class LobbyScreen(Screen[None]):
     @on(Select.Changed, "#set-bots")
     def _bots_changed(self, event: Select.Changed) -> None:
         show_bots(self, event.value)
+        self._refresh()
+
+    @on(Select.Changed, ".set-level-row Select")
+    def _level_changed(self, event: Select.Changed) -> None:
+        self._refresh()  # the Seats panel names each bot's level
 
     @on(Select.Changed, "#set-players")
     def _players_changed(self, event: Select.Changed) -> None:
@@ -388,6 +420,7 @@ class LobbyScreen(Screen[None]):
         players = event.value
         if isinstance(players, int) and isinstance(bots.value, int) and bots.value >= players:
             bots.value = players - 1
+        self._refresh()
 
 
 def _teams_words(rules: SequenceConfig, players: int) -> str:

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ratings.display import START, change_text, provisional, rating_text, record_text
 from tui.appbase import GameApp
 from tui.launch import default_profile
 
@@ -126,12 +127,24 @@ class RatingsScreen(Screen[None]):
             rows.add_option(Option(f"No rated {KIND_TITLES[kind]} games yet.", disabled=True))
             return
         rows.add_option(Option(f"[b]{'#':>3}  {'name':<20} {'games':>5} {'wins':>5} "
-                               f"{'rating':>7} {'±':>5}[/]", disabled=True))
+                               f"{'rating':>7}[/]", disabled=True))
         for s in standings:
-            mark = "▶" if s.fingerprint == self.me else " "
-            line = (f"{s.rank:>3}{mark} {escape(s.name[:20]):<20} {s.games:>5} {s.wins:>5} "
-                    f"{s.rating:>7.2f} {s.sigma:>5.2f}")
-            rows.add_option(Option(f"[b]{line}[/]" if mark == "▶" else line, id=s.fingerprint))
+            mine = s.fingerprint == self.me
+            mark = "▶" if mine else " "
+            name = self._my_name(s.name) if mine else s.name
+            line = (f"{s.rank:>3}{mark} {escape(name[:20]):<20} {s.games:>5} {s.wins:>5} "
+                    f"{rating_text(s.mu, s.sigma):>7}")
+            rows.add_option(Option(f"[b]{line}[/]" if mine else line, id=s.fingerprint))
+        if any(provisional(s.sigma) for s in standings):
+            rows.add_option(Option(f"[dim]? provisional: fewer games than a settled rating "
+                                   f"needs · a newcomer starts at {START}[/]", disabled=True))
+
+    def _my_name(self, stored: str) -> str:
+        """Our own row reads the name this profile plays under, not the one an old record
+        (or the OS user, before a name was chosen) left in the database."""
+        app = self.app
+        name = app.defaults.name if isinstance(app, GameApp) else None
+        return name or stored
 
     def _games(self, games: list[Any]) -> None:
         self.query_one("#ratings-title", Label).update(
@@ -146,9 +159,10 @@ class RatingsScreen(Screen[None]):
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.ended_at))
             result = "draw" if game.draw else ("won " if game.won else "lost")
             others = ", ".join(game.others)[:30]
+            change = change_text(game.before.mu, game.after.mu)
             rows.add_option(Option(
                 f"{when}  {KIND_SHORT.get(game.kind, game.kind)[:8]:<8} {result}  "
-                f"{game.change:+6.2f}  {escape(game.table[:12])}: vs {escape(others)}",
+                f"{change:>4}  {escape(game.table[:12])}: vs {escape(others)}",
                 id=f"game:{game.id}"))
 
     def _card(self, card: Any) -> None:
@@ -157,13 +171,16 @@ class RatingsScreen(Screen[None]):
         if card is None:
             self._say("No rated games for this player yet.")
             return
-        self.query_one("#ratings-title", Label).update(f"[b]{escape(card.name)}[/]  "
+        name = self._my_name(card.name) if card.fingerprint == self.me else card.name
+        self.query_one("#ratings-title", Label).update(f"[b]{escape(name)}[/]  "
                                                        f"[dim]{card.fingerprint}[/]")
         lines = []
         for kind, standing in sorted(card.kinds.items()):
-            lines.append(f"{KIND_TITLES.get(kind, kind)}: rating {standing.rating:.2f} "
-                         f"(± {standing.sigma:.2f}), {standing.games} games, "
-                         f"{standing.wins} wins")
+            sure = " (provisional: too few games yet to be sure)" \
+                if provisional(standing.sigma) else ""
+            lines.append(f"{KIND_TITLES.get(kind, kind)}: rating "
+                         f"{rating_text(standing.mu, standing.sigma)}{sure}, "
+                         f"{record_text(standing.games, standing.wins)}")
         if card.favourites:
             lines.append("Favourite opponents: " + ", ".join(
                 f"{escape(name)} ({count})" for name, count in card.favourites))

@@ -293,3 +293,38 @@ def open_replay(app: App[None], path: Path) -> None:
         app.notify(f"Can't replay {path.name}: {exc}", severity="error", timeout=6)
         return
     app.push_screen(ReplayScreen(replay))
+
+
+class RecordsScreen(Screen[None]):
+    """``stacks replay`` with no record: the recent records to choose from (as the menu's
+    "Replay a game" lists them), the chosen one replayed; closing either ends the screen."""
+
+    def __init__(self, records: list[Path]) -> None:
+        super().__init__()
+        self.records = records
+
+    def compose(self) -> ComposeResult:
+        yield Static("")
+
+    def on_mount(self) -> None:
+        self._ask()
+
+    def _ask(self) -> None:
+        def chosen(path: Path | None) -> None:
+            if path is None:
+                self.dismiss()
+                return
+            from tui.replay import ReplayError, replay_file
+
+            try:
+                replay = replay_file(path)
+            except ReplayError as exc:
+                self.app.notify(f"Can't replay {path.name}: {exc}", severity="error",
+                                timeout=6)
+                self._ask()
+                return
+            self.app.push_screen(ReplayScreen(replay), lambda _: self._ask())
+
+        self.app.push_screen(ChoiceScreen("Replay which game? (newest first)",
+                                          [Answer(_label(p), p) for p in self.records]),
+                             chosen)

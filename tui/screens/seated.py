@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from engine.state import Seat
+from tui.launch import Launch
 from tui.messages import LeaveTable, Problem, Say, ShowResults
 from tui.screens.choice import Answer, ChoiceScreen
 from tui.widgets.log import TableLog
@@ -93,9 +94,23 @@ class SeatedScreen(Screen[None]):
             if leave:
                 self.post_message(LeaveTable())
 
-        self.app.push_screen(ChoiceScreen(
-            "Leave the game? A bot plays your seat once you are away; a host's leaving "
-            "ends the table for everyone.", answers), chosen)
+        self.app.push_screen(ChoiceScreen(leave_question(self._launch()), answers), chosen)
+
+    def _launch(self) -> Launch | None:
+        control = getattr(self.app, "_control", None)
+        launch = getattr(control, "launch", None)
+        return launch if isinstance(launch, Launch) else None
+
+
+def leave_question(launch: Launch | None) -> str:
+    """What leaving costs, said to whoever asks: a game against bots ends; a table you
+    host ends for everyone; a seat elsewhere is played by a bot until you come back."""
+    if launch is not None and launch.role == "play":
+        return "Leave the game? The game against the bots ends here."
+    if launch is not None and launch.hosting and not launch.held:
+        return "Leave the game? You host this table: leaving ends it for everyone."
+    return "Leave the game? A bot plays your seat while you are away; join again to sit " \
+           "back down."
 
 
 def sentence(text: str) -> str:

@@ -3,8 +3,8 @@
 Textual's ``OptionList`` repaints all of itself when its highlight moves (``highlighted``
 is a reactive that repaints): every line is rendered again, composed and sent. Under
 ``stacks serve`` a hundred players move menu highlights on two shared cores, and the
-menu's arrow keys are the most common input of all (issue 28: key to repaint p99 at
-100 sessions), so :class:`SwiftOptionList` repaints just the lines of the option the
+menu's arrow keys are the most common input of all (key to repaint p99 at 100
+sessions: docs/benchmarks.md), so :class:`SwiftOptionList` repaints just the lines of the option the
 highlight left and of the one it reached. Everything else (scrolling, a changed prompt,
 focus, a resize) repaints as Textual's list does. ↓ and ↑ are handled by the list itself
 (`SwiftOptionList.key_down`), not by its bindings once they bubbled to the app.

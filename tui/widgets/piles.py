@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from engine.cards import Colour
+from engine.cards import MAX_RANK, Colour
 from engine.state import PILE_NAMES, Pile, PileId, State
 from tui import words
 
@@ -53,6 +53,11 @@ class Slot:
     @property
     def needs(self) -> int:
         return 1 if self.pile is None else self.pile.height + 1
+
+    @property
+    def full(self) -> bool:
+        """Five cards high: complete (its window open, or a replay's step before it opens)."""
+        return self.complete or (self.pile is not None and self.pile.height >= MAX_RANK)
 
 
 class SlotMap:
@@ -153,13 +158,17 @@ class SlotView(Widget):
             body = f"[dim]empty · starts with {letter}1 or {letter}W[/]"
         else:
             cards = "".join(words.card(c) for c in slot.pile.cards)
-            tail = "[b]complete![/]" if slot.complete else f"[dim]next[/] [b]{slot.needs}[/]"
+            tail = "[b]complete![/]" if slot.full else f"[dim]next[/] [b]{slot.needs}[/]"
             body = f"{cards} {tail}"
         return f"{key} {title}{pad} {body}" + (" [b]◀[/]" if self.target else "")
 
     def _key(self, slot: Slot) -> str:
-        """Two cells: the slot's key (a free slot past the first shows none)."""
-        shown = slot.key if (slot.pile is not None or slot.first_free) and self.keys else " "
+        """Two cells: the slot's key (a free slot past the first shows none); where no key
+        plays (a spectator, a replay, the rail) a pile still shows its name, unmarked as a key,
+        so a watcher can tell which pile the log's "Red pile d" is."""
+        if not self.keys:
+            return f"[b]{slot.letter}[/] " if slot.pile is not None else "  "
+        shown = slot.key if slot.pile is not None or slot.first_free else " "
         if self.target:
             return f"[b]▶{shown}[/]"
         return f"[reverse b]{shown}[/] " if shown != " " else "  "
@@ -178,7 +187,7 @@ class SlotView(Widget):
             # fits the 37 cells a slot has at 120 columns.
             boxes = [words.card_box(c, narrow=True) for c in slot.pile.cards]
             cards = words.join_boxes(boxes, gap="").split("\n")
-            tail = "[b]complete![/]" if slot.complete else f"[dim]next[/] [b]{slot.needs}[/]"
+            tail = "[b]complete![/]" if slot.full else f"[dim]next[/] [b]{slot.needs}[/]"
             text = [f"{head[0]}{' ' * 5}{cards[0]}", f"{head[1]}{title}{pad} {cards[1]} {tail}",
                     f"{head[2]}{' ' * 5}{cards[2]}"]
         if self.target:

@@ -16,18 +16,15 @@ from engine.classic.bots import (
     HardSequenceBot,
     MediumSequenceBot,
     SequenceBot,
-    SequenceGameForSearch,
-    SequenceSampler,
-    _Board,
     make_sequence_bot,
-    ranked,
-    sequence_rewards,
-    spent_windows,
 )
 from engine.classic.config import PLAYER_COUNTS
 from engine.classic.game import SequenceGame
+from engine.classic.lines import Board, spent_windows
 from engine.classic.rules import legal_actions
 from engine.classic.runner import SequenceTally, play_sequence_game
+from engine.classic.scores import ranked, sequence_rewards
+from engine.classic.search import SequenceGameForSearch, SequenceSampler
 from engine.classic.state import SequenceState, default_teams
 from engine.classic.views import view_for
 from engine.rng import Rng
@@ -250,7 +247,7 @@ def test_hard_with_opponents_playing_medium_searches_its_own_decisions_only() ->
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_searchs_kept_lines_score_as_medium_counts_them_afresh(players: int) -> None:
-    """The search keeps each sample's lines up to date move by move (``_Board``); after
+    """The search keeps each sample's lines up to date move by move (``Board``); after
     every move of random games (placements, and removals by one-eyed jacks) its scores of
     every legal action, and its rewards, are those worked out from the whole board."""
     rng = random.Random(players)
@@ -258,7 +255,7 @@ def test_the_searchs_kept_lines_score_as_medium_counts_them_afresh(players: int)
     checked = removals = 0
     for k in range(5):
         state = SequenceGame.new(players, game_seed(5, k)).state
-        search.track(state, _Board.of(state))
+        search.track(state, Board.of(state))
         while state.outcome is None:
             seat, legal = state.current, legal_actions(state, state.current)
             fresh = ranked(state, seat, legal)
@@ -282,7 +279,7 @@ def test_a_playouts_move_taken_at_once_is_the_pruned_searchs_move() -> None:
     moves = ties = 0
     for k in range(8):
         state = SequenceGame.new(2, game_seed(6, k)).state
-        fast.track(state, _Board.of(state))
+        fast.track(state, Board.of(state))
         while state.outcome is None:
             seat, legal = slow.decider(state)
             expected = slow.playout(state, seat, legal)
