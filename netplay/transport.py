@@ -15,14 +15,10 @@ in flight when the link dropped, soon after it went out, on :data:`POISON_DROPS`
 connections in a row, is dropped as the likely cause; both are said once, as a warning.
 Receivers recover a lost frame by its number (docs/protocol.md).
 
-paho's internals this module relies on (pinned paho-mqtt 2.x; a test of each path fails
-should one change): ``Client._sock``, ``_in_packet`` (its ``command`` and ``packet``),
-``_handle_publish``, ``_handle_pubackcomp``, ``_on_message_filtered``, ``_out_packet``
-(and the dictionaries queued there), ``_out_messages``, ``_out_message_mutex``,
-``_inflight_messages``, ``_max_inflight_messages``, ``_update_inflight``,
-``_mid_generate``, ``_last_msg_out``, ``_last_bytes_received``, ``_registered_write``,
-``MQTTMessageInfo._set_as_published``; aiomqtt's ``Client._client``, ``_disconnected``
-and ``_misc_loop``.
+How a frame reaches paho's socket and how paho's reads are taken is in
+:mod:`netplay.mqtt_packets`, the client aiomqtt makes per attempt in
+:mod:`netplay.mqtt_client`; both work on internals of paho-mqtt and aiomqtt, listed with
+the versions they were tested with in :mod:`netplay.upstream`.
 """
 
 from __future__ import annotations
@@ -35,7 +31,7 @@ import ssl
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit
@@ -43,11 +39,21 @@ from urllib.parse import unquote, urlsplit
 import aiomqtt
 import paho.mqtt.client as mqtt
 from aiomqtt.exceptions import MqttConnectError
-from paho.mqtt.matcher import MQTTMatcher
 from paho.mqtt.reasoncodes import ReasonCode
 
 from netplay.aio import cancel_and_wait
 from netplay.memory import AsyncMemoryBroker
+from netplay.mqtt_client import Client
+from netplay.mqtt_packets import (
+    NoFilters,
+    ReadAhead,
+    Sent,
+    fast_puback,
+    fast_publish,
+    fast_reader,
+    fast_sender,
+    read_socket,
+)
 from netplay.names import publish_topic_problem
 from netplay.wire import Outgoing
 
@@ -168,7 +174,7 @@ def _granted(codes: Sequence[object]) -> bool:
 
 class _Info(Protocol):
     """What the transport asks of a frame handed to the broker: paho's
-    ``MQTTMessageInfo``, or a :class:`_Sent`."""
+    ``MQTTMessageInfo``, or a :class:`Sent`."""
 
     def is_published(self) -> bool: ...
 
@@ -253,49 +259,20 @@ class _Outbox:
 
     def __init__(self) -> None:
         self.queue: deque[Outgoing] = deque()
-        self.ready = asyncio.Event()
-        self.idle = asyncio.Event()
-        self.idle.set()
 
     def put(self, out: Outgoing) -> None:
         self.queue.append(out)
-        self.ready.set()
-        self.idle.clear()
 
     def take_all(self) -> list[Outgoing]:
         items = list(self.queue)
         self.queue.clear()
-        self.ready.clear()
         return items
 
     def take_first(self) -> Outgoing:
-        item = self.queue.popleft()
-        if not self.queue:
-            self.ready.clear()
-        return item
+        return self.queue.popleft()
 
     def put_back(self, items: Sequence[Outgoing]) -> None:
         self.queue.extendleft(reversed(items))
-        if self.queue:
-            self.ready.set()
-
-
-class _NoFilters(MQTTMatcher):
-    """paho's per-topic callbacks, of which a peer has none.
-
-    paho asks its matcher for the callbacks of every message it receives, and
-    ``MQTTMatcher.iter_match`` builds a recursive closure for that, a reference cycle (a
-    function, its cells, a list and a tuple) per message, which only the cyclic garbage
-    collector frees. A process of many peers (``stacks bench load``: a hundred tables)
-    then collected its young objects every ~700 messages, 2.5 ms a time, its older ones
-    every ten of those, 25 ms, and all of them every few seconds, up to 0.4 s, holding up
-    every table of the process each time."""
-
-    def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
-
-    def iter_match(self, topic: str) -> Iterator[Any]:
-        return iter(())
 
 
 class Arrivals:
@@ -357,369 +334,6 @@ class _Receiving:
         return self._incoming.take(limit)
 
 
-READ_AHEAD = 65536
-"""Bytes asked of the broker's socket at once (see :class:`_ReadAhead`)."""
-
-
-class _ReadAhead:
-    """The broker's (plain TCP) socket, read ahead into a buffer.
-
-    paho reads a packet in three or four ``recv`` calls (its first byte, each byte of its
-    length, the rest) and one packet per call of ``loop_read``: each frame a peer
-    received cost four system calls and a turn of the event loop of its own. Here one
-    ``recv`` takes whatever the kernel holds (many frames, under load) and paho's small
-    reads are served from it; :meth:`pending` tells the reader to go on while bytes are
-    left, as it does for TLS (whose socket decrypts ahead likewise). Everything else is
-    the socket's own."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self._buffer = b""
-        self._at = 0
-        self.send = sock.send
-        self.fileno = sock.fileno
-        self.close = sock.close
-
-    def recv(self, size: int) -> bytes:
-        buffer, at = self._buffer, self._at
-        if at >= len(buffer):
-            buffer = self.sock.recv(READ_AHEAD)  # BlockingIOError when nothing is there
-            if not buffer:
-                return buffer  # the broker closed the link
-            self._buffer, at = buffer, 0
-        out = buffer[at:at + size]
-        self._at = at + len(out)
-        return out
-
-    def pending(self) -> int:
-        return len(self._buffer) - self._at
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.sock, name)
-
-
-def _fast_publish(paho: mqtt.Client, deliver: Callable[[str, bytes], None]) -> Callable[[], int]:
-    """paho's handling of a received PUBLISH, for the QoS 0 ones (every frame a peer
-    receives: it subscribes at QoS 0) in a few lines: topic and payload straight to
-    ``deliver``, without paho's message object, its debug log line, its callback lock and
-    its topic matcher (of which a peer has none). A PUBLISH of QoS 1 or 2 (a broker that
-    ignores the subscription's QoS) goes paho's own way, acknowledged by it. A topic
-    that is not UTF-8 is dropped (paho would raise in the callback)."""
-    own = paho._handle_publish
-    success = int(mqtt.MQTT_ERR_SUCCESS)
-    protocol = int(mqtt.MQTT_ERR_PROTOCOL)
-
-    def handle_publish() -> int:
-        packet = paho._in_packet
-        if packet["command"] & 0x06:
-            return own()
-        data = packet["packet"]
-        size = int.from_bytes(data[:2], "big")
-        if size == 0 or len(data) < 2 + size:
-            return protocol  # malformed: paho drops the link, as it would itself
-        try:
-            topic = data[2:2 + size].decode()
-        except UnicodeDecodeError:
-            log.info("dropped a message whose topic is not UTF-8")
-            return success
-        deliver(topic, bytes(data[2 + size:]))
-        return success
-
-    return handle_publish
-
-
-def _fast_puback(paho: mqtt.Client, fast: dict[int, _Sent]) -> Callable[[str], int]:
-    """paho's handling of a PUBACK (MQTT 3.1.1: two bytes, the packet id), which a peer
-    gets for every frame it publishes at QoS 1, without the reason code and properties
-    objects paho makes for it (MQTT 5's, empty here) and its debug log line: the frame
-    is marked published and the next waiting one sent, as paho does. We take no
-    ``on_publish`` callback (see ``MqttTransport._hook``). Anything else (a PUBCOMP, a
-    PUBACK of another length) goes paho's own way. The PUBACK of a frame
-    :func:`_fast_sender` sent (kept in ``fast``) marks its :class:`_Sent`."""
-    own = paho._handle_pubackcomp
-    success = int(mqtt.MQTT_ERR_SUCCESS)
-
-    def handle_pubackcomp(cmd: str) -> int:
-        data = paho._in_packet["packet"]
-        if cmd != "PUBACK" or len(data) != 2 or paho.on_publish is not None:
-            return own(cmd)  # type: ignore[arg-type]
-        mid = int.from_bytes(data, "big")
-        sent = fast.pop(mid, None)
-        if sent is not None:
-            sent.published = True
-            return success
-        with paho._out_message_mutex:
-            message = paho._out_messages.pop(mid, None)
-            if message is None:
-                return success
-            message.info._set_as_published()
-            if message.qos > 0:
-                paho._inflight_messages -= 1
-                if paho._max_inflight_messages > 0:
-                    return int(paho._update_inflight())
-        return success
-
-    return handle_pubackcomp
-
-
-class _Sent:
-    """A frame :func:`_fast_sender` handed to the socket: what paho's ``MQTTMessageInfo``
-    would tell of it (whether the broker has it), without its lock and condition."""
-
-    __slots__ = ("mid", "published")
-
-    def __init__(self, mid: int) -> None:
-        self.mid = mid
-        self.published = False
-
-    def is_published(self) -> bool:
-        return self.published
-
-    def _set_as_published(self) -> None:
-        """What paho's ``_packet_write`` calls once it wrote a QoS 0 frame's last bytes."""
-        self.published = True
-
-
-_PUBLISH = 0x30
-_MAX_REMAINING = 268_435_455
-"""MQTT's largest remaining length (four bytes of it)."""
-
-
-def _fast_sender(
-    paho: mqtt.Client, want_writer: Callable[[], None], fast: dict[int, _Sent],
-) -> Callable[[Outgoing], _Sent | None]:
-    """paho's ``publish`` of a frame, for a plain TCP link, in a few lines: the PUBLISH
-    packet (MQTT 3.1.1) made here and written to the socket at once, without paho's
-    ``MQTTMessage``, its ``MQTTMessageInfo`` (a lock and a condition each), its debug log
-    lines and its out-packet queue: 0.1 ms a frame of a peer's CPU, a host publishing
-    a frame or more per action and every seat one per action (issue #28).
-
-    A QoS 1 frame takes its packet id from paho (``_mid_generate``, so none is given
-    twice with paho's own) and waits in ``fast`` for its PUBACK (:func:`_fast_puback`).
-    What the socket would not take is queued where paho queues its own, and the loop's
-    writer asked for (``want_writer``): paho writes the rest as it writes its own. The
-    sender answers ``None``, and the frame goes paho's own way, whenever that way could
-    matter: paho holds bytes not written yet or frames over its in-flight limit (the
-    frame goes after them, in order), as many frames of ours wait for a PUBACK as paho
-    would let be in flight, a TLS link (its socket's partial writes are paho's to
-    handle), or a frame of a size or QoS it would not make."""
-    out_packets = paho._out_packet
-    out_messages = paho._out_messages
-    limit = paho._max_inflight_messages or 1 << 30
-
-    def send(out: Outgoing) -> _Sent | None:
-        sock = paho._sock
-        qos = out.qos
-        payload = out.payload
-        if (not isinstance(sock, _ReadAhead) or out_packets or qos not in (0, 1)
-                or len(out_messages) != paho._inflight_messages or len(fast) >= limit
-                or type(payload) is not bytes):
-            return None
-        topic = out.topic.encode()
-        remaining = 2 + len(topic) + len(payload) + 2 * qos
-        if remaining > _MAX_REMAINING or len(topic) > 0xFFFF:
-            return None
-        header = bytearray((_PUBLISH | qos << 1 | bool(out.retain),))
-        while remaining > 0x7F:
-            header.append(remaining & 0x7F | 0x80)
-            remaining >>= 7
-        header.append(remaining)
-        header += len(topic).to_bytes(2, "big")
-        header += topic
-        mid = 0
-        if qos:
-            mid = paho._mid_generate()
-            header += mid.to_bytes(2, "big")
-        packet = bytes(header) + payload
-        sent = _Sent(mid)
-        if qos:
-            fast[mid] = sent
-        try:
-            written = sock.send(packet)
-        except OSError:  # full (BlockingIOError), or a broken link the reader will notice
-            written = 0
-        paho._last_msg_out = time.monotonic()  # paho's keepalive: no PINGREQ while busy
-        if written < len(packet):
-            out_packets.append({"command": packet[0], "mid": mid, "qos": qos, "pos": written,
-                                "to_process": len(packet) - written, "packet": packet,
-                                "info": sent})  # type: ignore[typeddict-item]
-            want_writer()
-        elif not qos:
-            sent.published = True
-        return sent
-
-    return send
-
-
-_READ_NOTHING, _READ_ALL, _READ_PAHO = 0, 1, 2
-"""What :func:`_fast_reader`'s reader did: the socket had nothing; it took every whole
-packet that was read and nothing is left; it stopped at bytes for paho to read."""
-
-
-def _fast_reader(
-    paho: mqtt.Client, sock: _ReadAhead, deliver: Callable[[str, bytes], None],
-    fast: dict[int, _Sent],
-) -> Callable[[], int]:
-    """paho's reading of the packets a peer gets most, for a plain TCP link: a QoS 0
-    PUBLISH (every frame a peer receives) and the PUBACK of a frame :func:`_fast_sender`
-    sent, taken whole from what :class:`_ReadAhead` read, without paho's byte-at-a-time
-    reads of each packet's header, its in-packet dictionary and its dispatch (0.05 ms a
-    packet of a peer's CPU, issue #28). It stops at the first packet that is anything
-    else, not whole yet, or malformed, and paho reads that one (from the same buffer),
-    as it reads everything on a TLS link: what paho would do with it, it still does.
-    Only called between packets (paho holds none half read)."""
-    success = _READ_ALL
-
-    def take() -> int:
-        buffer, at = sock._buffer, sock._at
-        if at >= len(buffer):
-            try:
-                buffer = sock.sock.recv(READ_AHEAD)
-            except BlockingIOError:
-                return _READ_NOTHING
-            except OSError:
-                return _READ_PAHO  # paho's own read meets the error and says so
-            sock._buffer, sock._at, at = buffer, 0, 0
-            if not buffer:
-                return _READ_PAHO  # the broker closed the link: paho's read sees the end
-        end = len(buffer)
-        result = _READ_PAHO
-        taken = at
-        while True:
-            if at >= end:
-                result = success
-                break
-            command = buffer[at]
-            if command & 0xF6 != 0x30 and command != 0x40:
-                break  # not a QoS 0 PUBLISH nor a PUBACK: paho's
-            length, shift, i = 0, 0, at + 1
-            while i < end and shift <= 21:
-                byte = buffer[i]
-                i += 1
-                length |= (byte & 0x7F) << shift
-                if not byte & 0x80:
-                    break
-                shift += 7
-            else:
-                break  # the length is not all here (or too long: paho refuses it)
-            start, stop = i, i + length
-            if stop > end:
-                break  # not whole yet
-            if command == 0x40:
-                if length != 2:
-                    break
-                sent = fast.pop(int.from_bytes(buffer[start:stop], "big"), None)
-                if sent is None:
-                    break  # one of paho's own frames: paho does its bookkeeping
-                sent.published = True
-            else:
-                size = int.from_bytes(buffer[start:start + 2], "big")
-                if length < 2 or size == 0 or length < 2 + size:
-                    break  # malformed: paho drops the link, as it would
-                try:
-                    topic = buffer[start + 2:start + 2 + size].decode()
-                except UnicodeDecodeError:
-                    log.info("dropped a message whose topic is not UTF-8")
-                else:
-                    sock._at = stop
-                    deliver(topic, buffer[start + 2 + size:stop])
-            at = sock._at = stop
-        if at != taken:
-            paho._last_bytes_received = time.monotonic()  # as paho's read would mark it
-        return result
-
-    return take
-
-
-def _read(paho: mqtt.Client, take: Callable[[], int] | None) -> None:
-    """Read what the socket holds: the usual packets by ``take`` (:func:`_fast_reader`,
-    on a plain TCP link), the others by paho, until nothing that was read is left."""
-    while True:
-        if take is not None and paho._in_packet["command"] == 0 and take() != _READ_PAHO:
-            return
-        paho.loop_read()
-        pending = getattr(paho._sock, "pending", None)  # TLS: decoded bytes left
-        if pending is None or pending() <= 0:
-            return
-
-
-HOUSEKEEPING_EVERY = 1.0
-"""Seconds between two rounds of paho's housekeeping (``loop_misc``: the keepalive's
-PINGREQ, and giving up on a broker that stopped answering them), as aiomqtt does it."""
-
-
-class _Housekeeping:
-    """paho's housekeeping for every client of one event loop, on one timer.
-
-    aiomqtt gives each client a task that wakes every second to call ``loop_misc``: a
-    process running the peers of a hundred tables (a host and its seats each) woke a few
-    hundred times a second for it, each wake a task step, a sleep and a timer in the
-    loop's heap: ~3% of the peers' CPU in a cProfile of ``stacks bench load``, and 8%
-    less CPU per action without them, measured (issue #28, docs/deploy.md). Here one
-    timer a second calls ``loop_misc`` for all of them, in the same order of events: a
-    client's first round when it connects, then every :data:`HOUSEKEEPING_EVERY`, until
-    ``loop_misc`` fails (the link is gone) or its client disconnects."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.clients: dict[mqtt.Client, asyncio.Future[None]] = {}
-        self._timer: asyncio.TimerHandle | None = None
-
-    @classmethod
-    async def keep(cls, paho: mqtt.Client) -> None:
-        """Until ``paho``'s ``loop_misc`` fails (or this is cancelled: its client
-        disconnects), as aiomqtt's own ``_misc_loop`` would run."""
-        if paho.loop_misc() != mqtt.MQTT_ERR_SUCCESS:
-            return
-        loop = asyncio.get_running_loop()
-        keeper = _KEEPERS.get(loop)
-        if keeper is None:
-            keeper = _KEEPERS[loop] = cls(loop)
-        done = keeper.clients[paho] = loop.create_future()
-        if keeper._timer is None:
-            keeper._timer = loop.call_later(HOUSEKEEPING_EVERY, keeper._round)
-        try:
-            await done
-        finally:
-            keeper._forget(paho)
-
-    def _forget(self, paho: mqtt.Client) -> None:
-        self.clients.pop(paho, None)
-        if not self.clients:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-            if _KEEPERS.get(self.loop) is self:
-                del _KEEPERS[self.loop]
-
-    def _round(self) -> None:
-        self._timer = None
-        for paho, done in list(self.clients.items()):
-            if done.done():
-                continue
-            try:
-                ok = paho.loop_misc() == mqtt.MQTT_ERR_SUCCESS
-            except Exception as exc:  # that client's task ends on it, as before
-                done.set_exception(exc)
-                continue
-            if not ok:
-                done.set_result(None)
-        if any(not done.done() for done in self.clients.values()):
-            self._timer = self.loop.call_later(HOUSEKEEPING_EVERY, self._round)
-
-
-_KEEPERS: dict[asyncio.AbstractEventLoop, _Housekeeping] = {}
-"""The housekeeping of each event loop that has connected clients."""
-
-
-class _Client(aiomqtt.Client):
-    """aiomqtt's client, its per-client housekeeping task replaced by :class:`_Housekeeping`
-    (should aiomqtt rename its ``_misc_loop``, its own runs instead: the same work, dearer)."""
-
-    async def _misc_loop(self) -> None:
-        await _Housekeeping.keep(self._client)
-
-
 class MqttTransport(_Receiving):
     """One peer's connection to an MQTT broker, kept alive until :meth:`stop`."""
 
@@ -756,8 +370,7 @@ class MqttTransport(_Receiving):
         self.failures = 0
         self.last_error: str | None = None
         self.frames_in = 0
-        self.frames_out = 0
-        """Frames received and handed to the broker (for the benchmarks)."""
+        """Frames received (for the benchmarks)."""
         self.refused_frames = 0
         """Frames dropped unsent (a topic no broker takes, or refused by paho) or dropped
         after they took the link down :data:`POISON_DROPS` times in a row."""
@@ -782,13 +395,15 @@ class MqttTransport(_Receiving):
         """The client while connected: frames go straight to it."""
         self._unacked: deque[tuple[_Info, Outgoing, float]] = deque()
         """Frames handed to the broker and not acknowledged yet, with when they went."""
+        self._progress = asyncio.Event()
+        """Set whenever frames go out or are acknowledged (:meth:`_moved`)."""
         self._writing = False
         """Inside a publish or a read, which writes what it queued itself when done."""
         self._writer_fd: int | None = None
         """The socket whose writer is registered with the loop, while one is."""
         self._add_writer: Callable[[], None] = lambda: None
-        self._fast_send: Callable[[Outgoing], _Sent | None] = lambda out: None
-        """Publishes a frame paho's way around, while connected (:func:`_fast_sender`)."""
+        self._fast_send: Callable[[Outgoing], Sent | None] = lambda out: None
+        """Publishes a frame paho's way around, while connected (:func:`fast_sender`)."""
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"mqtt-{self.client_name}")
@@ -848,11 +463,11 @@ class MqttTransport(_Receiving):
 
     def _handed(self, info: _Info, out: Outgoing) -> None:
         """``out`` is with the client library: kept until the broker has it."""
-        self.frames_out += 1
         unacked = self._unacked
         unacked.append((info, out, time.monotonic()))
         while unacked and unacked[0][0].is_published():
             unacked.popleft()
+        self._moved()
 
     def _write_now(self, paho: mqtt.Client) -> None:
         """Write what paho holds for the socket, here and now; register the loop's writer
@@ -861,10 +476,24 @@ class MqttTransport(_Receiving):
             paho.loop_write()
         if paho.want_write() and self._writer_fd is None:
             self._add_writer()
+        self._moved()
 
     async def flushed(self) -> None:
-        while self._outbox.queue or any(not i.is_published() for i, _, _ in self._unacked):
-            await asyncio.sleep(0.01)
+        await self._until(lambda: not self._outbox.queue and self._all_acknowledged())
+
+    def _all_acknowledged(self) -> bool:
+        return all(info.is_published() for info, _, _ in self._unacked)
+
+    def _moved(self) -> None:
+        """Frames went out or were acknowledged (a read, a write): whoever waits for
+        that (:meth:`_until`) looks again."""
+        self._progress.set()
+
+    async def _until(self, done: Callable[[], bool]) -> None:
+        """Wait until ``done()``, looked at again each time frames move."""
+        while not done():
+            self._progress.clear()
+            await self._progress.wait()
 
     def _client(self) -> aiomqtt.Client:
         client = self._new_client()
@@ -878,7 +507,7 @@ class MqttTransport(_Receiving):
         if last is not None:
             will = aiomqtt.Will(last.topic, last.payload, qos=last.qos, retain=last.retain)
         tls = ssl.create_default_context() if self.address.tls else None
-        return _Client(
+        return Client(
             self.address.host,
             self.address.port,
             username=self.username,
@@ -999,7 +628,6 @@ class MqttTransport(_Receiving):
         again = [o for topic, o in self._retained.items() if topic not in waiting]
         if again:
             self._outbox.put_back(again)
-            self._outbox.idle.clear()
             log.info("%s published %d retained frame(s) again", self.client_name, len(again))
 
     def _hook(self, client: aiomqtt.Client) -> None:
@@ -1026,20 +654,30 @@ class MqttTransport(_Receiving):
 
         def on_message(_client: object, _userdata: object, message: mqtt.MQTTMessage) -> None:
             # Straight into our queue from paho's callback: one hop less than aiomqtt's
-            # own queue and message iterator. (QoS 0 frames come by _fast_publish.)
-            deliver(message.topic, bytes(message.payload))
+            # own queue and message iterator. (QoS 0 frames come by fast_publish.)
+            try:
+                topic = message.topic
+            except UnicodeDecodeError:  # raised out of paho's read, it would end the link
+                log.info("dropped a message whose topic is not UTF-8")
+                return
+            deliver(topic, bytes(message.payload))
 
         def writable() -> None:
             try:
                 paho.loop_write()
             except Exception as exc:  # a broken pipe: the link is gone
                 failed(exc)
+            self._moved()
 
         def add_writer() -> None:
             sock = paho.socket()
             if sock is None:
                 return
             self._writer_fd = sock.fileno()
+            # paho lets the writer go (``unregister_write``) once its queue is written and
+            # when it closes the socket, if it knows of it: else the loop would call
+            # ``writable`` at every turn, and keep the writer of a closed socket.
+            paho._registered_write = True
             loop.add_writer(self._writer_fd, writable)
 
         def register_write(_paho: mqtt.Client, _userdata: object, _sock: object) -> None:
@@ -1057,7 +695,7 @@ class MqttTransport(_Receiving):
             # aiomqtt's reader, and the acknowledgements the read queued written at once.
             self._writing = self.reading = True
             try:
-                _read(paho, take)
+                read_socket(paho, take)
             except Exception as exc:  # a broken link: the client is disconnected
                 failed(exc)
             else:
@@ -1066,32 +704,43 @@ class MqttTransport(_Receiving):
                     self._write_now(paho)
             finally:
                 self._writing = self.reading = False
+                self._moved()  # acknowledgements came, or frames went out
                 done = self.on_read_done
                 if done is not None:
                     done()  # what the read brought is taken (by the peer's driver)
+
+        aiomqtt_closed = paho.on_socket_close
+
+        def closed(_paho: mqtt.Client, userdata: object, sock: Any) -> None:
+            # Whatever paho knows: the loop must not watch a closed socket (the next one
+            # gets its number, and watching that would fail).
+            unregister_write(_paho, userdata, sock)
+            if aiomqtt_closed is not None:
+                aiomqtt_closed(_paho, userdata, sock)
 
         self._add_writer = add_writer
         if self.ping_every is not None:
             # The CONNECT said ``keepalive``; paho's housekeeping pings (and gives up on a
             # silent broker) on its own copy of it, sooner (PRESENCE_PING).
             paho._keepalive = min(self.ping_every, self.keepalive)
-        paho._on_message_filtered = _NoFilters()
+        paho._on_message_filtered = NoFilters()
         paho.on_message = on_message
-        paho._handle_publish = _fast_publish(paho, deliver)  # type: ignore[method-assign,assignment]
-        fast: dict[int, _Sent] = {}
-        paho._handle_pubackcomp = _fast_puback(paho, fast)  # type: ignore[method-assign,assignment]
+        paho._handle_publish = fast_publish(paho, deliver)  # type: ignore[method-assign,assignment]
+        fast: dict[int, Sent] = {}
+        paho._handle_pubackcomp = fast_puback(paho, fast)  # type: ignore[method-assign,assignment]
         if isinstance(paho._sock, socket.socket) and not isinstance(paho._sock, ssl.SSLSocket):
-            paho._sock = _ReadAhead(paho._sock)
-            take = _fast_reader(paho, paho._sock, deliver, fast)
+            paho._sock = ReadAhead(paho._sock)
+            take = fast_reader(paho, paho._sock, deliver, fast)
 
         def want_writer() -> None:
             if self._writer_fd is None:
                 add_writer()
 
-        self._fast_send = _fast_sender(paho, want_writer, fast)
+        self._fast_send = fast_sender(paho, want_writer, fast)
         paho.on_publish = None  # we never await aiomqtt's publish: no callback per frame
         paho.on_socket_register_write = register_write
         paho.on_socket_unregister_write = unregister_write
+        paho.on_socket_close = closed
         sock = paho.socket()
         if sock is not None:
             loop.add_reader(sock.fileno(), readable)  # in place of aiomqtt's
@@ -1106,10 +755,10 @@ class MqttTransport(_Receiving):
         try:
             await self._send_waiting(client)
             self._live = client
-            async for message in client.messages:
-                # Nothing comes this way once hooked; the iterator ends when the link drops.
-                if isinstance(message.payload, bytes | bytearray):
-                    self._incoming.put((message.topic.value, bytes(message.payload)))
+            # Messages come by the callbacks of _hook, none through aiomqtt's iterator: it
+            # is only waited on, for the MqttError it ends with when the link drops.
+            async for _ in client.messages:
+                pass
         finally:
             self._live = None
             self._requeue_unacked()
@@ -1140,8 +789,7 @@ class MqttTransport(_Receiving):
     async def _acknowledged(self) -> None:
         """Wait until the broker acknowledged every frame handed to it (rare: only after a
         link dropped just after a frame went out)."""
-        while any(not info.is_published() for info, _, _ in self._unacked):
-            await asyncio.sleep(0.002)
+        await self._until(self._all_acknowledged)
 
     def _requeue_unacked(self) -> None:
         """Frames the broker had not acknowledged go out again after the reconnect, but for
@@ -1173,7 +821,6 @@ class MqttTransport(_Receiving):
         self._unacked.clear()
         if again:
             self._outbox.put_back(again)
-            self._outbox.idle.clear()
 
     def _refuse(self, out: Outgoing, why: str) -> None:
         """Drop ``out`` for good, and say so once per topic (a warning)."""
@@ -1197,13 +844,15 @@ class MemoryTransport(_Receiving):
         self.broker = broker
         self.subscriptions = list(subscriptions)
         self.will = will
-        self._will: Outgoing | None = None
+        """Made at the connect as :class:`MqttTransport` makes it (a will takes its place
+        in its peer's sequence); nothing in one process vanishes, so it is never sent."""
         self.on_connect: Callable[[], None] | None = None
         self.connected = asyncio.Event()
         self._incoming = Arrivals()
 
     async def start(self) -> None:
-        self._will = self.will() if callable(self.will) else self.will
+        if callable(self.will):
+            self.will()
         put = self._incoming.put
         for pattern in self.subscriptions:
             self.broker.subscribe(self, pattern, lambda t, p: put((t, p)))
@@ -1214,12 +863,6 @@ class MemoryTransport(_Receiving):
     async def stop(self) -> None:
         self.broker.unsubscribe_all(self)
         self.connected.clear()
-
-    def vanish(self) -> None:
-        """Drop off like a killed process: the broker publishes the last will."""
-        self.broker.unsubscribe_all(self)
-        if self._will is not None:
-            self.broker.publish(self._will.topic, self._will.payload, self._will.retain)
 
     def publish(self, out: Outgoing) -> None:
         self.broker.publish(out.topic, out.payload, out.retain)

@@ -172,8 +172,11 @@ class TableKeeper:
                                          "rated_final": rated_final(rated)}
                 if table is not None and creator:
                     # Its creator coming back with `join TABLE` rematches with these, not
-                    # with the defaults of a join.
-                    reply["settings"] = open_request(table.settings)
+                    # with the defaults of a join; the bots it seated with ``fill`` too,
+                    # as the table's own in the next game (its own rematch does the same).
+                    settings = open_request(table.settings)
+                    settings["bots"] += len(table.bots)
+                    reply["settings"] = settings
                 return reply
             raise RequestRefused(f"unknown request {op!r}")
         except RequestRefused as exc:

@@ -172,6 +172,10 @@ class Control:
         except LinkError as exc:
             self.app.notify(f"No bots: {exc}", severity="warning", timeout=5)
             return
+        count = reply.get("bots")
+        if type(count) is int and count > 0 and self.launch is not None \
+                and self.launch.table == table:
+            self.launch = self.launch.with_seats_filled(count)  # the rematch seats them too
         if reply.get("bots"):
             self.app.notify(f"{counted(reply['bots'], 'bot')} on their way; the game starts "
                             "when every seat is taken.", timeout=4)
@@ -357,6 +361,8 @@ class Control:
             return
         if self.session is not None:
             count = self.session.fill_with_bots()
+            if count and self.launch is not None:
+                self.launch = self.launch.with_seats_filled(count)  # the rematch seats them too
             if count:
                 self.app.notify(f"{counted(count, 'bot')} on their way; the game starts when every "
                                 "seat is taken.", timeout=4)
@@ -409,7 +415,12 @@ class Control:
     async def failed(self, problem: Problem) -> None:
         from tui.screens.problem import ProblemScreen
 
-        async def back(_: None) -> None:
+        launch = self.launch
+
+        async def back(choice: str | None) -> None:
+            if choice == "watch" and launch is not None:
+                await self.start(replace(launch, role="watch", held=False))
+                return
             await self.menu()
 
         await self.stop()

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Protocol
 from textual.markup import escape
 
 from engine.actions import Block, PassBlock
-from engine.events import Event
 from engine.games import AnyAction
 from netplay.playing.notices import (
     Applied,
@@ -45,6 +44,7 @@ from tui.away import MissedBatch, away_span, away_summary
 from tui.bell import calls_for
 from tui.history import History, Line, Step, history_of
 from tui.messages import Problem
+from tui.model import results_of
 from tui.words import Narrator, short_name
 
 if TYPE_CHECKING:
@@ -171,9 +171,12 @@ class Following:
 
     @notice.register
     async def _refused(self, notice: Refused) -> None:
+        launch = self.owner.launch
+        table = launch.table if launch is not None else "TABLE"
         await self.owner.failed(Problem(
             "The table refused you.", notice.reason.capitalize() + ".",
-            _refused_advice(notice.reason), severe=True,
+            _refused_advice(notice.reason, table), severe=True,
+            watch=launch is not None and _watchable(notice.reason),
         ))
 
     @notice.register
@@ -203,8 +206,21 @@ class Following:
     @notice.register
     async def _verified(self, notice: Verified) -> None:
         self.model.verdict = (notice.verdict.ok, notice.verdict.detail)
+        self._count_results()  # every batch is here now: the check needed them all
         if self.gameover is not None:
             self.gameover.verdict = self.model.verdict
+            self.gameover.results = self.model.results
+
+    def _count_results(self) -> None:
+        """The game's end in numbers, from every batch of the game this peer holds (not
+        from what it saw live: a player back from a drop reads what everyone reads)."""
+        session = self.session
+        peer = session.player if session is not None else None
+        if peer is None or self.model.view is None:
+            return
+        results = results_of(self.model.view.players, peer.player.received)
+        if results is not None:
+            self.model.results = results
 
     @notice.register
     async def _impostor(self, notice: Impostor) -> None:
@@ -323,7 +339,6 @@ class Following:
         model.status = "playing"
         if self.session is not None and self.session.player is not None:
             model.me = self.session.player.seat
-        model.stats.ensure(len(names))
         game = model.game = self.game()
         self.history = History(names, model.me, game)
         if game == "stacks":
@@ -342,10 +357,7 @@ class Following:
 
     @notice.register
     async def _applied(self, notice: Applied) -> None:
-        model, history, table = self.model, self.history, self.table
-        for event in notice.events:
-            if isinstance(event, Event):  # the counts of the game-over screen (Stacks')
-                model.stats.add(event)
+        history, table = self.history, self.table
         if history is not None:
             lines = history.add(Step.of(notice.n, notice.action, notice.events, notice.standin))
             if table is not None:
@@ -454,6 +466,7 @@ class Following:
         model.status = "over"
         if self.gameover is not None or model.view is None or model.view.outcome is None:
             return
+        self._count_results()
         self.gameover = GameOverScreen(
             model, hosting=bool(launch and (launch.hosting or launch.held)))
         self.gameover.set_reactive(GameOverScreen.rated, self.rated_words)
@@ -498,14 +511,20 @@ KEPT_EVERY = 5.0
 """A game kept while the server's database is down: asked after for half an hour."""
 
 
-def _refused_advice(reason: str) -> str:
+def _watchable(reason: str) -> bool:
+    """A refusal for want of a seat: the table can be watched instead."""
+    return "full" in reason or "started" in reason
+
+
+def _refused_advice(reason: str, table: str) -> str:
     if "password" in reason:
         return "Ask the host for the password and join again with --password."
     if "full" in reason:
-        return "Every seat is taken: watch instead (stacks watch TABLE)."
+        return f"Every seat is taken: w watches it (or: stacks watch {table})."
     if "started" in reason:
-        return "The game is on: watch it (stacks watch TABLE) or wait for the next one."
+        return (f"The game is on: w watches it (or: stacks watch {table}), or wait for "
+                "the next one.")
     if "can't show" in reason:
-        return ("Follow it with stacks watch TABLE --headless, or seat a bot there: "
-                "stacks bot TABLE.")
+        return (f"Follow it with stacks watch {table} --headless, or seat a bot there: "
+                f"stacks bot {table}.")
     return "Esc goes back to the menu."

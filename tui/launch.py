@@ -101,6 +101,17 @@ class Launch:
     def display_name(self) -> str:
         return self.name or default_name()
 
+    def with_seats_filled(self, count: int) -> Launch:
+        """This table once ``count`` empty seats were filled with bots (Ctrl+B in the
+        lobby): its next game (a rematch) seats them again, as bots of the table's own.
+        They sat before the table's bots (which take the last seats), at the first level,
+        as the lobby seats them: their levels go first."""
+        if count <= 0:
+            return self
+        levels = (self.bot_level(0),) * count + tuple(
+            self.bot_level(i) for i in range(self.bots))
+        return replace(self, bots=self.bots + count, bot_levels=levels)
+
     def rematch(self, dealer: int | None = None) -> Launch:
         """The next game; the deal passes to the left of ``dealer``, the last game's (A26)."""
         passed = None if dealer is None else (dealer + 1) % self.players

@@ -26,6 +26,8 @@ class Problem:
     words: str
     advice: str
     severe: bool = False
+    watch: bool = False
+    """The table can be watched instead (a full table, a game already on): ``w`` does."""
 
 
 # -- up from screens ---------------------------------------------------------------------------

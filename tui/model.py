@@ -8,21 +8,14 @@ and a few counts for the game-over screen.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.cards import FACES, Kind
 from engine.config import RulesConfig
 from engine.errors import EngineError
-from engine.events import (
-    ActionPlayed,
-    CardPlayed,
-    ChipAwarded,
-    Event,
-    PileBlocked,
-    PileCompleted,
-)
 from engine.games import game_def
+from engine.results import SeatResult, seat_results
 from engine.state import Seat
 from tui.words import short_name
 
@@ -64,45 +57,13 @@ def seats_from_announce(announce: dict[str, Any]) -> list[SeatPresence | None]:
     return seats
 
 
-@dataclass
-class SeatStats:
-    cards_played: int = 0
-    completed: int = 0
-    blocked: int = 0
-    """Piles this seat blocked."""
-    steals: int = 0
-    actions: int = 0
-    chips_won: list[int] = field(default_factory=lambda: [0, 0])
-
-
-@dataclass
-class Stats:
-    """Counts for the game-over screen, from the events this peer saw."""
-
-    seats: list[SeatStats] = field(default_factory=list)
-
-    def ensure(self, players: int) -> None:
-        while len(self.seats) < players:
-            self.seats.append(SeatStats())
-
-    def add(self, event: Event) -> None:
-        seat = getattr(event, "seat", None)
-        if not isinstance(seat, int) or seat < 0:
-            return
-        self.ensure(seat + 1)
-        mine = self.seats[seat]
-        if isinstance(event, CardPlayed):
-            mine.cards_played += 1
-        elif isinstance(event, ActionPlayed):
-            mine.actions += 1
-            if FACES[event.card].kind in (Kind.STEAL_CARD, Kind.STEAL_CHIP):
-                mine.steals += 1
-        elif isinstance(event, PileCompleted):
-            mine.completed += 1
-        elif isinstance(event, PileBlocked):
-            mine.blocked += 1
-        elif isinstance(event, ChipAwarded):
-            mine.chips_won[event.colour] += 1
+def results_of(players: int, batches: Mapping[int, Any]) -> tuple[SeatResult, ...] | None:
+    """The game's end in numbers (``engine.results``) from a peer's batches, or ``None``
+    while any batch from the first to the last is missing (a player back from a drop
+    fetches the ones it missed; the fair-deal check asks for any still missing)."""
+    if not batches or sorted(batches) != list(range(1, max(batches) + 1)):
+        return None
+    return seat_results(players, (e for n in sorted(batches) for e in batches[n].events))
 
 
 @dataclass
@@ -128,7 +89,8 @@ class TableModel:
     password: bool = False
     status: str = "lobby"
     """The host's word: ``lobby``, ``playing`` or ``over``."""
-    stats: Stats = field(default_factory=Stats)
+    results: tuple[SeatResult, ...] | None = None
+    """The game's end in numbers, per seat (``results_of``): the same for every peer."""
     verdict: tuple[bool, str] | None = None
     """The fair-deal check: (ok, detail)."""
     joined: bool = False

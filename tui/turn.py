@@ -71,20 +71,27 @@ class Turn:
         arrow = " ▸ "
         flow = arrow.join(escape(names[s]) for s in order) + " ▸"
         turn = f"turn {view.turn}"
-        if view.phase == Phase.GAME_OVER:
-            now = "[b]game over[/]"
-        elif view.phase == Phase.BLOCK_WINDOW and view.window is not None:
-            window = view.window
-            whose = "your" if window.seat == self.me else f"{escape(self.name(window.seat))}'s"
-            now = f"[b]Block window[/] on {whose} {window.pile.colour.title} pile " \
-                  f"{window.pile.name}"
-        elif view.current == self.me:
-            now = "[b reverse] YOUR TURN [/]"
-        else:
-            now = f"[b]{escape(self.name(view.current))}[/]'s turn"
+        now = self.now()
         if not with_order:
             return f"{table} · {turn} · {now}"
         return f"{table} · {turn} · {now} · [dim]play goes[/] {flow}"
+
+    def now(self) -> str:
+        """What is happening now, the status line's heart: "Bo's turn", "YOUR TURN", a
+        Block window, "game over" (markup)."""
+        view = self.view
+        if view.phase == Phase.SETUP:
+            return "waiting for the deal"
+        if view.phase == Phase.GAME_OVER:
+            return "[b]game over[/]"
+        if view.phase == Phase.BLOCK_WINDOW and view.window is not None:
+            window = view.window
+            whose = "your" if window.seat == self.me else f"{escape(self.name(window.seat))}'s"
+            return f"[b]Block window[/] on {whose} {window.pile.colour.title} pile " \
+                   f"{window.pile.name}"
+        if view.current == self.me:
+            return "[b reverse] YOUR TURN [/]"
+        return f"[b]{escape(self.name(view.current))}[/]'s turn"
 
     def name(self, seat: Seat) -> str:
         if seat == self.me:

@@ -205,10 +205,8 @@ class WebServer:
     @property
     def port(self) -> int:
         """The port it listens on (the one it got, when asked for 0)."""
-        server = self._site._server if self._site is not None else None
-        sockets = getattr(server, "sockets", None) or []
-        for sock in sockets:
-            return int(sock.getsockname()[1])
+        for address in self._runner.addresses if self._runner is not None else []:
+            return int(address[1])
         return self.settings.port
 
     @property

@@ -55,7 +55,7 @@ async def _keep_collections_small() -> None:
     generations took 17-50 ms a collection and a full one up to 0.4 s, p99 measured those
     pauses, not the action's path. What the peers keep (views, histories, connections)
     lives on; the garbage they make is freed by reference counting (a transport makes no
-    reference cycles, ``netplay.transport._NoFilters``)."""
+    reference cycles, ``netplay.mqtt_packets.NoFilters``)."""
     while True:
         await asyncio.sleep(FREEZE_EVERY)
         gc.freeze()

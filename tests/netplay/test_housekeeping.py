@@ -14,7 +14,7 @@ from collections import Counter
 import paho.mqtt.client as mqtt
 import pytest
 
-from netplay import transport as transport_module
+from netplay import mqtt_client
 from netplay.transport import BrokerAddress, MqttTransport
 from tests.broker.conftest import LOOPBACK, eventually
 
@@ -40,7 +40,7 @@ async def test_idle_links_stay_up_on_one_shared_housekeeping_timer(
         await link.start()
     try:
         await eventually(lambda: all(link.connected.is_set() for link in links))
-        keeper = transport_module._KEEPERS[loop]
+        keeper = mqtt_client.KEEPERS[loop]
         papers = [id(link._live._client) for link in links if link._live is not None]
         assert len(papers) == 3 and len(keeper.clients) == 3  # one timer keeps all three
         # Nothing is published: only the keepalive keeps the links (Mosquitto drops a
@@ -51,4 +51,4 @@ async def test_idle_links_stay_up_on_one_shared_housekeeping_timer(
     finally:
         for link in links:
             await link.stop()
-    assert loop not in transport_module._KEEPERS  # gone with its last client
+    assert loop not in mqtt_client.KEEPERS  # gone with its last client

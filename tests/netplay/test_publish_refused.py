@@ -20,7 +20,7 @@ import aiomqtt
 import paho.mqtt.client as mqtt
 import pytest
 
-from netplay import transport as transport_module
+from netplay import mqtt_packets
 from netplay.names import publish_topic_problem
 from netplay.transport import POISON_DROPS, BrokerAddress, MqttTransport
 from netplay.wire import Outgoing
@@ -117,7 +117,7 @@ async def test_a_frame_the_client_library_refuses_is_dropped_not_raised(
     own PUBLISH writer leaves such a frame to paho: its limit is lowered to the stand-in's
     size here.)"""
     publish = mqtt.Client.publish
-    monkeypatch.setattr(transport_module, "_MAX_REMAINING", 100)
+    monkeypatch.setattr(mqtt_packets, "_MAX_REMAINING", 100)
 
     def refusing(self: mqtt.Client, topic: str, payload: bytes | None = None,
                  *args: object, **kwargs: object) -> mqtt.MQTTMessageInfo:

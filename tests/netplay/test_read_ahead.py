@@ -12,17 +12,16 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from broker.embedded import EmbeddedBroker
-from netplay.transport import (
+from netplay.mqtt_packets import (
     READ_AHEAD,
-    BrokerAddress,
-    MqttTransport,
-    _fast_puback,
-    _fast_publish,
-    _fast_reader,
-    _read,
-    _ReadAhead,
-    _Sent,
+    ReadAhead,
+    Sent,
+    fast_puback,
+    fast_publish,
+    fast_reader,
+    read_socket,
 )
+from netplay.transport import BrokerAddress, MqttTransport
 from netplay.wire import Outgoing
 from tests.broker.conftest import LOOPBACK, TIMEOUT, eventually
 
@@ -43,7 +42,7 @@ async def test_a_burst_of_frames_of_every_size_arrives_whole_once_and_in_order()
         await sender.start()
         await receiver.start()
         assert await sender.wait_connected(TIMEOUT) and await receiver.wait_connected(TIMEOUT)
-        assert isinstance(receiver._live._client._sock, _ReadAhead)  # type: ignore[union-attr]
+        assert isinstance(receiver._live._client._sock, ReadAhead)  # type: ignore[union-attr]
         for n, (topic, payload) in enumerate(sent):
             sender.publish(Outgoing(topic, payload, qos=n % 2))
             if n % 50 == 0:
@@ -89,7 +88,7 @@ class _Pieces:
 
 
 def test_small_reads_are_served_from_one_read_and_nothing_is_lost_between_reads() -> None:
-    sock = _ReadAhead(_Pieces([b"abcdef", b"gh"]))  # type: ignore[arg-type]
+    sock = ReadAhead(_Pieces([b"abcdef", b"gh"]))  # type: ignore[arg-type]
     assert sock.recv(1) == b"a" and sock.pending() == 5
     assert sock.recv(3) == b"bcd"
     assert sock.recv(10) == b"ef" and sock.pending() == 0  # never past what was read
@@ -125,8 +124,8 @@ def test_the_transports_own_reader_takes_every_packet_paho_would_however_the_byt
     paho = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
     delivered: list[tuple[str, bytes]] = []
     expected: list[tuple[str, bytes]] = []
-    fast: dict[int, _Sent] = {}
-    ours: list[_Sent] = []
+    fast: dict[int, Sent] = {}
+    ours: list[Sent] = []
     stream = bytearray()
     for n in range(200):
         kind = rng.choice(["frame"] * 6 + ["ours", "theirs", "qos1", "ping", "bad topic"])
@@ -135,7 +134,7 @@ def test_the_transports_own_reader_takes_every_packet_paho_would_however_the_byt
             expected.append(item)
             stream += _publish(*item)
         elif kind == "ours":
-            sent = fast[1000 + n] = _Sent(1000 + n)
+            sent = fast[1000 + n] = Sent(1000 + n)
             ours.append(sent)
             stream += _packet(0x40, (1000 + n).to_bytes(2, "big"))
         elif kind == "theirs":
@@ -150,15 +149,15 @@ def test_the_transports_own_reader_takes_every_packet_paho_would_however_the_byt
             stream += _packet(0x30, b"\x00\x02\xff\xfe" + b"payload")  # dropped, said once
     cuts = sorted(rng.sample(range(1, len(stream)), 80))
     pieces = [bytes(stream[a:b]) for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True)]
-    sock = _ReadAhead(_Pieces(pieces))  # type: ignore[arg-type]
+    sock = ReadAhead(_Pieces(pieces))  # type: ignore[arg-type]
     paho._sock = sock  # type: ignore[assignment]
     paho.on_message = lambda _c, _u, message: delivered.append((message.topic, message.payload))
     deliver = lambda topic, payload: delivered.append((topic, payload))  # noqa: E731
-    paho._handle_publish = _fast_publish(paho, deliver)  # type: ignore[method-assign,assignment]
-    paho._handle_pubackcomp = _fast_puback(paho, fast)  # type: ignore[method-assign,assignment]
-    take = _fast_reader(paho, sock, deliver, fast)
+    paho._handle_publish = fast_publish(paho, deliver)  # type: ignore[method-assign,assignment]
+    paho._handle_pubackcomp = fast_puback(paho, fast)  # type: ignore[method-assign,assignment]
+    take = fast_reader(paho, sock, deliver, fast)
     while sock.sock.pieces or sock.pending():  # type: ignore[attr-defined]
-        _read(paho, take)  # the socket is readable: one wake of the loop's reader
+        read_socket(paho, take)  # the socket is readable: one wake of the loop's reader
     assert delivered == expected
     assert all(sent.is_published() for sent in ours) and not fast
     assert paho._sock is sock and paho._in_packet["command"] == 0  # no link dropped

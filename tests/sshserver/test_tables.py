@@ -360,3 +360,25 @@ async def test_a_reply_that_comes_after_its_request_timed_out_is_not_taken_for_t
         link.close()
         theirs.close()
         await asyncio.wait_for(server, TIMEOUT)
+
+
+async def test_the_creator_back_with_join_rematches_with_the_bots_it_seated(
+    tmp_path: Path,
+) -> None:
+    """The settings a creator coming back with `join TABLE` rematches with count the bots it
+    seated with Ctrl+B (``fill``) too, as its own rematch does."""
+    broker = AsyncMemoryBroker()
+    keeper = _keeper(broker, tmp_path)
+    try:
+        await keeper.handle(ALICE, {"op": "open", "table": "friday", "players": 4,
+                                    "bots": 1, "block_window": 0.3, "bot_delay": 0})
+        info = await keeper.handle(ALICE, {"op": "info", "table": "friday"})
+        assert info["settings"]["bots"] == 1
+        async with Player(Identity.generate(), "friday", "alice", broker=broker) as alice:
+            await _eventually(lambda: alice.seat == 0, "alice's seat")
+            assert (await keeper.handle(ALICE, {"op": "fill", "table": "friday"}))["bots"] == 2
+            info = await keeper.handle(ALICE, {"op": "info", "table": "friday"})
+            assert info["settings"]["bots"] == 3
+            assert info["settings"]["players"] == 4
+    finally:
+        await keeper.stop()

@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from engine.actions import Action
 from engine.classic import SequenceGame, SequenceState
 from engine.game import Game
+from engine.results import seat_results
 from engine.state import State
 from tests.tui import board_states
 from tests.tui.states import NAMES, mid_game, seat_view, story
@@ -63,10 +64,7 @@ async def table_on_screen(
 async def show_game_over(app: StacksApp, game: Game, *, verdict: bool = True) -> GameOverScreen:
     players = game.state.players
     model = TableModel(table="friday", me=0, names=NAMES[:players], view=seat_view(game),
-                       players=players)
-    model.stats.ensure(players)
-    for event in game.log:
-        model.stats.add(event)
+                       players=players, results=seat_results(players, game.log))
     await show_table(app, game)
     screen = GameOverScreen(model, hosting=True)
     await app.push_screen(screen)

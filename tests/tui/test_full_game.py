@@ -35,6 +35,10 @@ async def test_a_game_against_bots_is_played_by_keys_to_game_over_and_the_deal_v
         assert "Game over" in headline
         await until(pilot, lambda: screen.verdict is not None, "the fair-deal verdict")
         assert screen.verdict is not None and screen.verdict[0], screen.verdict
+        # Its numbers are the whole game's, counted from every batch (tui.model.results_of).
+        await until(pilot, lambda: screen.results is not None, "the game's numbers")
+        assert screen.results is not None
+        assert sum(r.cards_played for r in screen.results) > 0
         # The game is kept where the menu's "Replay a game" looks.
         from netplay.journal import records_dir
         from tui.replay import recent_records, replay_file

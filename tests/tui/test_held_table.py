@@ -214,3 +214,31 @@ async def test_a_held_table_s_lobby_shows_the_join_command_and_the_chat_whole(
         assert field.height == 3 and field.bottom <= size[1] - 1, (field, shown)
         chat = lobby.query_one("#lobby-chat").region
         assert chat.height >= 3, (chat, shown)  # its title and two lines at least
+
+
+async def test_bots_the_creator_seated_with_ctrl_b_are_seated_again_at_the_rematch(
+    served: tuple[StacksApp, TableKeeper],
+) -> None:
+    app, keeper = served
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), "the menu")
+        # A short game that plays itself: the stand-in plays Ana's turns.
+        opened = Launch(role="host", table="trio", name="Ana", players=3, bots=1,
+                        bot_delay=0.0, block_window=0.2, turn_clock=0.3, rules=SHORT,
+                        held=True, ssh=SSH)
+        assert await app.control.open_held(opened) is None
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and app.screen.me == 0, "our seat")
+        await pilot.press("ctrl+b")  # seat 2 was empty: the server seats a bot there
+        await until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game's end",
+                    timeout=TIMEOUT * 4)
+        first = keeper.tables["trio"]
+        assert len(first.bots) == 1
+        await pilot.press("r")
+        await until(pilot, lambda: keeper.tables.get("trio") not in (None, first),
+                    "the next game at trio")
+        table = keeper.tables["trio"]
+        assert len(table.settings.bots) == 2  # the filled seat's bot, seated again
+        # Nobody presses Ctrl+B again: every seat is taken and the game starts.
+        await until(pilot, lambda: table.host.host.game is not None, "the next deal",
+                    timeout=TIMEOUT * 2)

@@ -233,7 +233,7 @@ async def test_the_leave_question_shows_every_word(stacks_home: Path,
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the question")
         await pilot.pause()
-        assert "ends the table for everyone" in screen_text(app)
+        assert "join again to sit back down" in screen_text(app)  # the last words, whole
 
 
 async def test_the_log_scrolls_back_by_keys_and_stays_there_while_lines_come(

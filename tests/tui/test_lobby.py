@@ -316,3 +316,27 @@ async def test_the_host_forms_seats_show_the_bots_chosen_and_the_field_in_focus_
         await pilot.press("tab")
         await until(pilot, lambda: len(marked()) == 1 and marked() != before,
                     "the mark follows the focus")
+
+
+async def test_a_full_table_names_itself_and_w_watches_it(stacks_home: Path) -> None:
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="friday", players=2, bots=("greedy",), block_window=0.3)
+    launch = Launch(role="join", table="friday", name="Bo", broker=MEMORY)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with Host(settings, broker=broker), \
+            BotPeer(Identity.generate(), "friday", broker=broker, name="Cy"), \
+            app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ProblemScreen), "the refusal")
+        advice = plain(app.screen.query_one("#problem-advice").render())
+        keys = plain(app.screen.query_one("#problem-keys").render())
+        assert "stacks watch friday" in advice and "TABLE" not in advice, advice
+        assert "w: watch it" in keys, keys
+        await pilot.press("w")
+        await until(pilot, lambda: app.control.launch is not None
+                    and app.control.launch.role == "watch", "watching")
+        from tui.screens.gameover import GameOverScreen
+
+        # The bots play fast: the watched table may already be over when it shows.
+        await until(pilot, lambda: isinstance(app.screen, TableScreen | GameOverScreen),
+                    "the table, watched")
+        assert app.control.model is not None and app.control.model.me is None

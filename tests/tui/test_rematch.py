@@ -82,3 +82,30 @@ async def test_the_deal_passes_to_the_left_in_a_rematch(stacks_home: Path) -> No
             await pilot.press("r")
         assert dealers[1] == (dealers[0] + 1) % 3
         assert dealers[2] == (dealers[1] + 1) % 3
+
+
+async def test_bots_the_host_seated_with_ctrl_b_are_seated_again_at_the_rematch(
+    stacks_home: Path,
+) -> None:
+    launch = Launch(role="host", table="friday", name="Ana", broker=MEMORY, players=3, bots=1,
+                    bot_levels=("easy",), bot_delay=0.0, block_window=0.2, rules=SHORT)
+    app = make_app(launch, profiles=stacks_home)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                    and app.screen.me == 0, "our seat in the lobby")
+        await pilot.press("ctrl+b")  # seat 2 was empty: a bot takes it
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the game")
+        first = app.screen
+        await play_to_the_end(app, pilot)
+        await pilot.press("r")
+        # Nobody presses Ctrl+B again: the next game starts with the same bots seated.
+        await until(pilot, lambda: isinstance(app.screen, TableScreen)
+                    and app.screen is not first and app.screen.view is not None,
+                    "the next game, every seat taken")
+        session = app.control.session
+        assert session is not None and session.host is not None
+        seats = session.host.host.seats
+        assert all(info is not None for info in seats), seats
+        assert [info.is_bot for info in seats if info is not None] == [False, True, True]
+        # The form's bot keeps its level; the filled seat's bot has the form's first level.
+        assert session.host.host.settings.bots == ("easy", "easy")

@@ -178,6 +178,7 @@ class BoardScreen(BoardLines, SeatedScreen):
         self.set_class(wide, "-wide")
         self.set_class(big, "-big")
         self.query_one(BoardView).big = big
+        self.query_one("#board-status", Static).update(self._status(self.size.width - 2))
 
     # -- attributes down -----------------------------------------------------------------------
 
@@ -205,7 +206,7 @@ class BoardScreen(BoardLines, SeatedScreen):
 
     def watch_waiting(self) -> None:
         for status in self.query("#board-status").results(Static):
-            status.update(self._status())
+            status.update(self._status(self.size.width - 2))
 
     def watch_problem(self, problem: Problem | None) -> None:
         for banner in self.query(Banner):
@@ -230,7 +231,7 @@ class BoardScreen(BoardLines, SeatedScreen):
         board.last = self.last
         self._repaint()
         self.query_one(Banner).problem = self.problem
-        self.query_one("#board-status", Static).update(self._status())
+        self.query_one("#board-status", Static).update(self._status(self.size.width - 2))
         self.query_one("#board-teams", Static).update(self._teams())
         keys = (self._my_turn(), self.view is not None and self.view.outcome is not None)
         if keys != self._keys:

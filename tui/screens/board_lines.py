@@ -22,6 +22,7 @@ from engine.classic.rules import legal_actions
 from engine.classic.state import EMPTY, Phase, SequenceState
 from engine.state import Seat
 from tui import classic_words as cw
+from tui.fit import fit_line
 from tui.model import SeatPresence
 from tui.plural import counted
 
@@ -77,34 +78,36 @@ class BoardLines:
             return "You"
         return self.names[seat] if 0 <= seat < len(self.names) else f"Seat {seat + 1}"
 
-    def _status(self) -> str:
+    def _status(self, width: int = 0) -> str:
+        """The status line, fitted to ``width`` cells (see :func:`tui.fit.fit_line`):
+        whom the table waits for is said whole, the table's name, the game and the turn's
+        number giving way first."""
         view = self.view
-        head = f"[b]{escape(self.table)}[/] · Sequence"
+        table = f"[b]{escape(self.table)}[/]"
+        head = f"{table} · Sequence"
         if view is None or view.phase == Phase.SETUP:
             return f"{head} · waiting for the deal"
-        parts = [head, f"turn {view.turn}"]
         if view.outcome is not None:
             # Short enough for 80 columns: the table, the turn, the outcome, the key.
             text = cw.outcome_text(view.outcome, view, self.names, self.me)
-            parts = [f"[b]{escape(self.table)}[/]", f"turn {view.turn}",
-                     f"[b]Game over: {escape(text)}[/]", "g: results"]
-        elif self._my_turn():
-            parts.append("[b reverse] Your turn [/]")
+            over = f"[b]Game over: {escape(text)}[/]"
+            return fit_line([f"{table} · turn {view.turn} · {over} · g: results",
+                             f"{over} · g: results"], width)
+        if self._my_turn():
+            now = "[b reverse] Your turn [/]"
         else:
             current = view.current
-            parts.append(f"{cw.chip(view.team_of(current))} "
-                         f"{escape(self._seat_name(current))}'s turn")
-        if view.outcome is not None:
-            pass  # the outcome names the teams; at 80 columns nothing more fits
-        elif self.me is not None:
-            team = view.team_of(self.me)
-            parts.append(f"you are {cw.team_word(team)}")
+            now = f"{cw.chip(view.team_of(current))} {escape(self._seat_name(current))}'s turn"
+        if self.me is not None:
+            team = f"you are {cw.team_word(view.team_of(self.me))}"
         else:
-            parts.append("watching")
-        line = " · ".join(parts)
-        if self.waiting and view.outcome is None:
-            line += f" · [b]{escape(self.waiting)}[/]"
-        return line
+            team = "watching"
+        full = f"{head} · turn {view.turn} · {now} · {team}"
+        if not self.waiting:
+            return fit_line([full, f"{table} · {now} · {team}", now], width)
+        wait = f"[b]{escape(self.waiting)}[/]"
+        return fit_line([f"{full} · {wait}", f"{table} · {now} · {wait}", f"{now} · {wait}"],
+                        width)
 
     def _teams(self) -> str:
         view = self.view

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 from textual._context import NoActiveAppError
@@ -17,9 +18,24 @@ from textual.widgets import Footer, Static
 
 from engine.cards import Colour
 from engine.classic.state import SequenceState
+from engine.results import SeatResult
 from tui import classic_words, words
+from tui.fit import fold_path, home_path
 from tui.messages import LeaveTable, Rematch
 from tui.model import TableModel
+
+
+class RecordLine:
+    """"Game record: PATH (stacks verify FILE)", folded to the width it is given only after
+    a ``/`` of the path (the home folder written ``~``): the file name is never cut."""
+
+    def __init__(self, path: str) -> None:
+        self.path = home_path(path)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in fold_path("Game record: ", self.path, "(stacks verify FILE)",
+                              options.max_width):
+            yield Text(line, style="dim", overflow="fold")
 
 
 class GameOverScreen(Screen[None]):
@@ -36,6 +52,8 @@ class GameOverScreen(Screen[None]):
     ]
 
     verdict: reactive[tuple[bool, str] | None] = reactive(None)
+    results: reactive[tuple[SeatResult, ...] | None] = reactive(None)
+    """The game's end in numbers (``engine.results``), the same for every peer."""
     record: reactive[str] = reactive("")
     rated: reactive[str] = reactive("")
     """What became of the game in the ratings (stored, or kept while the database is
@@ -46,12 +64,14 @@ class GameOverScreen(Screen[None]):
         self.model = model
         self.hosting = hosting
         self.set_reactive(GameOverScreen.verdict, model.verdict)
+        self.set_reactive(GameOverScreen.results, model.results)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="over-box"):
             yield Static(self._headline(), id="over-headline")
             yield Static(self._table(), id="over-table")
             yield Static(id="over-verdict")
+            yield Static(id="over-record")
             yield Static(self._keys(), id="over-keys")
         yield Footer(compact=True)
 
@@ -60,6 +80,10 @@ class GameOverScreen(Screen[None]):
 
     def watch_verdict(self) -> None:
         self._show_verdict()
+
+    def watch_results(self) -> None:
+        for static in self.query("#over-table").results(Static):
+            static.update(self._table())
 
     def watch_record(self) -> None:
         self._show_verdict()
@@ -92,20 +116,21 @@ class GameOverScreen(Screen[None]):
             table.add_column(column, justify=justify)  # type: ignore[arg-type]
         if view is None:
             return table
-        model.stats.ensure(view.players)
         winner = view.outcome.winner if view.outcome else None
+        results = self.results
         for seat in range(view.players):
-            stats = model.stats.seats[seat]
             name = "You" if seat == model.me else model.name(seat)
             if seat == winner:
                 name = f"★ {name}"
             red, blue = view.chips[seat][Colour.RED], view.chips[seat][Colour.BLUE]
             chips = Text.from_markup(words.chips(red, blue))
-            table.add_row(
-                Text(name, style="bold" if seat == winner else ""), chips,
-                f"{stats.chips_won[0] + stats.chips_won[1]}", str(stats.completed),
-                str(stats.blocked), str(stats.steals), str(stats.cards_played),
-            )
+            if results is not None and seat < len(results):
+                mine = results[seat]
+                counts = [str(mine.chips_won), str(mine.completed), str(mine.blocked),
+                          str(mine.steals), str(mine.cards_played)]
+            else:  # batches still on their way: counted once the fair-deal check has them
+                counts = ["…"] * 5
+            table.add_row(Text(name, style="bold" if seat == winner else ""), chips, *counts)
         return table
 
     def _board_table(self, view: SequenceState) -> Table:
@@ -137,12 +162,13 @@ class GameOverScreen(Screen[None]):
             text = f"[b]Fair deal: ✓ verified.[/] [dim]{escape(verdict[1])}[/]"
         else:
             text = f"[b]Fair deal: ✗ NOT verified:[/] {escape(verdict[1])}"
-        if self.record:
-            text += f"\n[dim]Game record: {escape(self.record)} (stacks verify FILE)[/]"
         if self.rated:
             text += f"\n{escape(self.rated)}"
         for static in self.query("#over-verdict").results(Static):
             static.update(text)
+        for static in self.query("#over-record").results(Static):
+            static.display = bool(self.record)
+            static.update(RecordLine(self.record) if self.record else "")
 
     def _kiosk(self) -> bool:
         """Whether a browser visitor watches (``stacks web``): no menu behind this screen

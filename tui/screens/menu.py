@@ -47,6 +47,11 @@ ITEMS = [
 ]
 
 
+FOOTER_LEAVES_OUT = ("game", "resume", "learn", "theme", "bell", "account", "rules")
+"""Items the footer does not repeat (each shows its key in the list): what is left fits
+80 columns whole, the command palette's key with it."""
+
+
 GAMES_OFFERED = (("stacks", "Sequence Stacks"), ("sequence", "Sequence"))
 """The games the menu plays and hosts: ``g`` switches between them."""
 
@@ -67,7 +72,7 @@ class MenuScreen(Screen[None]):
     CSS_PATH = "menu.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(key, f"choose('{ident}')", title.split()[0],
-                show=ident not in ("rules", "learn", "theme", "bell", "account"))
+                show=ident not in FOOTER_LEAVES_OUT)
         for ident, key, title, _ in ITEMS
     ]
 

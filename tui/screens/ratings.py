@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,6 +25,7 @@ from textual.widgets.option_list import Option
 
 from ratings.display import START, change_text, provisional, rating_text, record_text
 from tui.appbase import GameApp
+from tui.fit import cut, fit_names
 from tui.launch import default_profile
 
 KIND_TITLES = {"stacks": "Sequence Stacks", "sequence": "Sequence"}
@@ -59,6 +61,8 @@ class RatingsScreen(Screen[None]):
         self.me: str | None = None
         self.card_of: str | None = None
         self.rows: list[Any] = []
+        self._fitted: tuple[list[Any], int] | None = None
+        """The games shown in "Your games" and the row width they were fitted to."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="ratings-box"):
@@ -150,20 +154,50 @@ class RatingsScreen(Screen[None]):
         self.query_one("#ratings-title", Label).update(
             "[b]Your games[/], newest first  [dim]Enter: replay[/]")
         rows = self.query_one("#ratings-rows", OptionList)
+        highlighted = rows.highlighted
         rows.clear_options()
         self.query_one("#ratings-card", Static).update("")
         self.rows = games
+        width = self._row_width(len(games))
+        self._fitted = (games, width)
         if not games:
             rows.add_option(Option("No rated games of yours yet.", disabled=True))
         for game in games:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.ended_at))
-            result = "draw" if game.draw else ("won " if game.won else "lost")
-            others = ", ".join(game.others)[:30]
-            change = change_text(game.before.mu, game.after.mu)
-            rows.add_option(Option(
-                f"{when}  {KIND_SHORT.get(game.kind, game.kind)[:8]:<8} {result}  "
-                f"{change:>4}  {escape(game.table[:12])}: vs {escape(others)}",
-                id=f"game:{game.id}"))
+            rows.add_option(Option(self._game_row(game, width),
+                                   id=f"game:{game.id}"))
+        if games and highlighted is not None:
+            rows.highlighted = min(highlighted, len(games) - 1)
+
+    def _row_width(self, count: int) -> int:
+        """The cells a row of ``count`` rows has: the list's width inside its border,
+        less the scrollbar's when they are more than it shows (the app's width, less
+        those, before the first layout)."""
+        rows = self.query_one("#ratings-rows", OptionList)
+        region = rows.content_region
+        width = region.width or self.app.size.width - 6
+        if count > region.height:
+            width -= rows.styles.scrollbar_size_vertical
+        return width
+
+    @staticmethod
+    def _game_row(game: Any, width: int) -> str:
+        """One game on one line of ``width`` cells: the others' names cut at a whole name
+        ("+1 more"), never half a name or a second line."""
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.ended_at))
+        result = "draw" if game.draw else ("won " if game.won else "lost")
+        change = change_text(game.before.mu, game.after.mu)
+        head = (f"{when}  {KIND_SHORT.get(game.kind, game.kind)[:8]:<8} {result}  "
+                f"{change:>4}  {cut(game.table, 12)}: vs ")
+        others = fit_names(list(game.others), width - cell_len(head))
+        return escape(head + others)
+
+    def on_resize(self) -> None:
+        # A row's names are fitted to the width: a new width fits them again.
+        fitted = self._fitted
+        if fitted is None or fitted[0] is not self.rows:
+            return  # not the games on the screen
+        if self._row_width(len(self.rows)) != fitted[1]:
+            self._games(self.rows)
 
     def _card(self, card: Any) -> None:
         rows = self.query_one("#ratings-rows", OptionList)

@@ -17,7 +17,6 @@ from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.css.query import NoMatches
 from textual.markup import escape
 from textual.reactive import reactive
@@ -40,6 +39,7 @@ from engine.errors import IllegalActionError
 from engine.rules import legal_actions, validate
 from engine.state import NEW_PILE, Phase, PileId, Seat, State
 from tui import words
+from tui.fit import fit_line
 from tui.messages import Problem
 from tui.model import SeatPresence
 from tui.screens.block import BlockPrompt
@@ -315,15 +315,18 @@ class TableScreen(TablePrompts):
     def _status(self) -> str:
         if self.turn is None:
             return f"[b]{escape(self.table)}[/] · waiting for the deal"
+        width = self.size.width - 2  # the line's padding
+        turn = self.turn
         if self.waiting:
-            return f"{self.turn.status(with_order=False)} · [b]{escape(self.waiting)}[/]"
-        full = self.turn.status()
+            # Whom the table waits for is said whole: the table's name and the turn's
+            # number go first, then it is cut at a word's end.
+            wait = f"[b]{escape(self.waiting)}[/]"
+            return fit_line([f"{turn.status(with_order=False)} · {wait}",
+                             f"[b]{escape(self.table)}[/] · {turn.now()} · {wait}",
+                             f"{turn.now()} · {wait}"], width)
         # The one-line status would end in "…": the play order goes first (the opponents'
         # list shows it too), never what is happening now.
-        width = self.size.width - 2  # the line's padding
-        if width > 0 and Content.from_markup(full).cell_length > width:
-            return self.turn.status(with_order=False)
-        return full
+        return fit_line([turn.status(), turn.status(with_order=False)], width)
 
     # -- actions (keys) ------------------------------------------------------------------------
 

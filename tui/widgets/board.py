@@ -44,11 +44,13 @@ CHOICE = ("{", "}")
 CURSOR = ("▸", "◂")
 
 LEGEND = (
-    f"[b]QH[/][bold #ffffff on {TEAM_BG[0]}]B[/] Blue chip [b]\\[..][/] sequence "
-    "[b]+[/] fits [b]×[/] removable [b]**[/]free"
+    f"[b]QH[/][bold #ffffff on {TEAM_BG[0]}]B[/] Blue chip   [b]\\[..][/] sequence   "
+    "[b]**[/] free corner\n"
+    "[b]+[/] your card fits   [b]×[/] your jack removes it"
 )
-"""One line under the board (53 columns): a chip is a card's code and its team's letter
-(QH + B: the Blue team's chip on the queen of hearts), shown on the team's colour."""
+"""Two lines under the board (46 columns at most, whole words at 80 columns): a chip is a
+card's code and its team's letter (QH + B: the Blue team's chip on the queen of hearts),
+shown on the team's colour."""
 
 
 def sequence_cells(view: SequenceState) -> frozenset[Cell]:
