@@ -28,6 +28,7 @@ from netplay.playing.notices import (
     HostChanged,
     HostConflict,
     HostsDisagree,
+    NextGame,
     Notice,
     Refused,
     TableClosed,
@@ -96,7 +97,14 @@ class HostFollowing:
             raise FrameError("an announcement not signed by the host it names")
         before = self.trust.announce
         followed = self.trust.key
-        trust = self.trust.consider(host, body, joined=self.peer.joined)
+        view = self.follower.view
+        ended = self.host_over or getattr(view, "outcome", None) is not None
+        trust = self.trust.consider(host, body, joined=self.peer.joined, ended=ended)
+        if trust is Trust.NEXT_GAME:
+            log.info("table %s: its next game opened under host %s", self.table,
+                     fingerprint(host))
+            self._tell(NextGame(self.table, Claim.of(host, body)))
+            raise FrameError("the table's next game, under another host key: not followed")
         if trust is Trust.UNEXPECTED:
             assert self.trust.remembered is not None
             notice = UnexpectedHost(self.table, fingerprint(self.trust.remembered),

@@ -34,6 +34,16 @@ class TableClosed(Notice):
 
 
 @dataclass(frozen=True, slots=True)
+class NextGame(Notice):
+    """After this peer's game ended, the table was opened again under another host key:
+    its next game (a rematch is hosted with a new key), not a claim on the ended one. The
+    session stays where it is; the interface says so once and offers to follow."""
+
+    table: str
+    host: Claim
+
+
+@dataclass(frozen=True, slots=True)
 class HostConflict(Notice):
     """Another host key announces this table. The session stays with ``current``; the
     interface shows both and may :meth:`netplay.player.PlayerSession.follow` ``other``

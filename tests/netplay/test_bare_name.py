@@ -157,3 +157,24 @@ def test_a_new_key_opening_the_table_after_our_game_ended_is_its_next_game() -> 
     pinned = HostTrust(fingerprint(a))
     assert pinned.consider(a, {"status": "over"}) is Trust.FOLLOW
     assert pinned.consider(b, {"status": "lobby"}, joined=True, ended=True) is Trust.IGNORE
+
+
+def test_a_rematch_under_a_new_host_key_is_the_next_game_not_a_hijack() -> None:
+    from netplay.playing.notices import NextGame
+
+    from .harness import SHORT
+
+    table = Table(2, seed=5, rules=SHORT)
+    spectator = table.add_player("watcher", watch=True)
+    table.pump()
+    table.run_to_end()
+    assert spectator.view is not None and spectator.view.outcome is not None
+    # The host rematches: its next game is announced under a key of its own.
+    table.inject(table.topics.announce, _rogue_announcement(), retain=True)
+    for peer in (spectator, table.players[0]):
+        assert not table.notices_of(peer, HostConflict), peer.name  # no hijack warning
+        (news,) = table.notices_of(peer, NextGame)
+        assert news.host.key == ROGUE.key and news.table == TABLE
+        assert peer.host_key == table.host_identity.key  # stays with its ended game
+    table.inject(table.topics.announce, _rogue_announcement(), retain=True)
+    assert len(table.notices_of(spectator, NextGame)) == 1  # said once

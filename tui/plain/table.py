@@ -34,6 +34,7 @@ from netplay.playing.notices import (
     Impostor,
     Joined,
     Missed,
+    NextGame,
     Notice,
     RaceResult,
     Refused,
@@ -316,6 +317,12 @@ class PlainTable:
     def _impostor(self, notice: Impostor) -> None:
         self.say(f"Someone is impersonating this table: {escaped(notice.what)}. The host "
                  "put its own announcement back; you stay with your host.")
+
+    @_told.register
+    def _next_game(self, notice: NextGame) -> None:
+        table = escaped(notice.table)
+        self.say(f"The next game at {table} has opened: stacks join {table} plays it, "
+                 f"stacks watch {table} watches it.")
 
     @_told.register
     def _host_conflict(self, notice: HostConflict) -> None:
