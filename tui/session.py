@@ -252,6 +252,18 @@ class TableSession:
             task.add_done_callback(self._tasks.discard)
         return len(empty)
 
+    def set_block_window(self, seconds: float) -> str | None:
+        """Make our own table's Block window ``seconds`` long, before the deal (a seat
+        plays in plain mode: a screen reader needs the time); why not, in words, or
+        ``None`` when done."""
+        if self.host is None:
+            return "only the host of the table sets it"
+        try:
+            self.host.set_block_window(seconds)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
     # -- the run -----------------------------------------------------------------------------
 
     async def run(self) -> None:
