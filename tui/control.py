@@ -27,7 +27,7 @@ from tui.plural import counted
 from tui.serve_link import SERVED_EXTRAS
 
 if TYPE_CHECKING:
-    from netplay.player import Notice
+    from netplay.playing.notices import Notice
     from tui.appbase import GameApp
     from tui.session import TableSession
 

@@ -17,7 +17,7 @@ from textual.markup import escape
 
 from engine.actions import Block, PassBlock
 from engine.games import AnyAction
-from netplay.player import (
+from netplay.playing.notices import (
     Applied,
     ChatLine,
     Desynced,

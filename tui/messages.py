@@ -14,7 +14,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:  # the menu posts Start without loading the rules and the protocol
     from engine.games import AnyAction
-    from netplay.player import Notice
+    from netplay.playing.notices import Notice
     from tui.launch import Launch
 
 

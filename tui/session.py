@@ -33,8 +33,8 @@ from netplay.journal import Entry, JournalError, JournalFile, list_tables, mark
 from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
 from netplay.peer import Broker
-from netplay.player import Applied, GameEnded, Notice, Resynced, TableClosed, Verified
 from netplay.player_peer import BotPeer, Player
+from netplay.playing.notices import Applied, GameEnded, Notice, Resynced, TableClosed, Verified
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing
@@ -493,7 +493,7 @@ class TableSession:
         first_bot = self.launch.players - self.launch.bots
         level = self.launch.bot_level(max(0, seat - first_bot))
         # Our own table's bots follow our host only (and join at once: no other key to
-        # listen for, see netplay.player.SETTLE).
+        # listen for, see netplay.playing.joining.SETTLE).
         own = self.host.identity.peer_id if self.host is not None else None
         bot = BotPeer(
             self._bot_identity(seat), self.launch.table, broker=self.broker, strategy=level,

@@ -20,8 +20,8 @@ from engine.config import RulesConfig
 from netplay.host import HostSettings
 from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.player import HostOffline
 from netplay.player_peer import BotPeer
+from netplay.playing.notices import HostOffline
 from tests.e2e.conftest import ROOT, SCALE, stacks_command
 
 SHORT = RulesConfig(win_chips=3, win_min_each_colour=1)

@@ -37,7 +37,8 @@ from netplay.codec import Frame, Sequencer, decode, pack, unpack
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity, peer_id
 from netplay.memory import MemoryBroker
-from netplay.player import Notice, PlayerSession, Rejected
+from netplay.player import PlayerSession
+from netplay.playing.notices import Notice, Rejected
 from netplay.topics import Topics
 from netplay.verify import deal_seed
 

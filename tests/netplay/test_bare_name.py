@@ -7,14 +7,9 @@ from __future__ import annotations
 from netplay.codec import TABLE_PROTOCOL
 from netplay.hosts import HostTrust, Trust, fingerprint
 from netplay.identity import Identity
-from netplay.player import (
-    SETTLE,
-    HostConflict,
-    HostsDisagree,
-    Joined,
-    PlayerSession,
-    TableSeen,
-)
+from netplay.player import PlayerSession
+from netplay.playing.joining import SETTLE
+from netplay.playing.notices import HostConflict, HostsDisagree, Joined, TableSeen
 
 from .harness import TABLE, Table, forge
 
@@ -95,7 +90,7 @@ def test_a_pinned_name_joins_at_once() -> None:
     table = Table(2, seed=3, join=False)
     pinned = f"{TABLE}@{fingerprint(table.host_identity.key)}"
     session = PlayerSession(Identity.generate(), pinned, "p0", table.clock)
-    assert session.settle == SETTLE and not session.trust.bare
+    assert session.joining.settle == SETTLE and not session.trust.bare
     session.start(table.clock)
     session.data_to_send()  # its presence
     table.broker.subscribe(session, table.topics.announce,

@@ -10,7 +10,7 @@ from netplay.codec import decode
 from netplay.entropy import REVEAL_WAIT, bot_entropy, entropy_commitment
 from netplay.host import HostSession
 from netplay.identity import Identity
-from netplay.player import Refused, Unseated
+from netplay.playing.notices import Refused, Unseated
 from netplay.verify import Verdict
 
 from .harness import Table, derive, forge

@@ -11,7 +11,9 @@ from engine.state import Phase
 from netplay.codec import Frame, decode
 from netplay.host import IN_FLIGHT
 from netplay.lobby import _heartbeat_of
-from netplay.player import HEARTBEAT, IDLE_HEARTBEAT, HostOffline, PlayerSession
+from netplay.player import PlayerSession
+from netplay.playing.beats import HEARTBEAT, IDLE_HEARTBEAT
+from netplay.playing.notices import HostOffline
 
 from .harness import SHORT, Table, forge_sealed, frames, observe, seat_heartbeats
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from netplay.codec import decode
 from netplay.lobby import table_from_announcement
-from netplay.player import HOST_SILENT, HostBack, HostOffline, TableSeen
+from netplay.playing.liveness import HOST_SILENT
+from netplay.playing.notices import HostBack, HostOffline, TableSeen
 
 from .harness import SHORT, TABLE, Table, forge, identity_for
 

@@ -8,7 +8,8 @@ away; at a table of four acting every 2 s about 0.6 beats an action go out inste
 from __future__ import annotations
 
 from engine.classic.config import SequenceConfig
-from netplay.player import HEARTBEAT, IDLE_HEARTBEAT, PlayerSession
+from netplay.player import PlayerSession
+from netplay.playing.beats import HEARTBEAT, IDLE_HEARTBEAT
 
 from .harness import Table
 
@@ -42,7 +43,7 @@ def test_the_seat_the_table_waits_for_beats_every_heartbeat_the_other_every_idle
 ) -> None:
     table = sequence_table(71)
     mover, other = mover_and_other(table)
-    assert mover.beat_every() == HEARTBEAT and other.beat_every() == IDLE_HEARTBEAT
+    assert mover.beats.interval() == HEARTBEAT and other.beats.interval() == IDLE_HEARTBEAT
     mine, theirs = beats(table, mover), beats(table, other)
     wait(table, 32.0)
     # A beat comes 0.8 to 1 interval after the last one (jitter), the first of them within
@@ -66,7 +67,7 @@ def test_a_seat_whose_turn_comes_beats_within_a_heartbeat_of_it() -> None:
     session.act(table.peer(session).bot.choose(
         view, session.seat, definition.legal_actions(view, session.seat)))
     table.pump()
-    assert other.beat_every() == HEARTBEAT  # its turn now
+    assert other.beats.interval() == HEARTBEAT  # its turn now
     wait(table, HEARTBEAT)
     assert beats(table, other) == theirs + 1
 
@@ -127,7 +128,7 @@ def test_a_seat_the_table_waits_for_is_found_away_ten_seconds_after_its_last_bea
 def test_after_the_game_a_live_seat_beating_every_idle_beat_never_counts_as_away() -> None:
     table = Table(2, seed=76, game="sequence", rules=SequenceConfig())
     table.run_to_end()
-    assert all(p.beat_every() == IDLE_HEARTBEAT for p in table.players)
+    assert all(p.beats.interval() == IDLE_HEARTBEAT for p in table.players)
     me = table.at_seat(0)
     out = table.out_topic(me)
 

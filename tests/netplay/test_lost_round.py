@@ -11,7 +11,8 @@ channel, and the seat answers it.
 from __future__ import annotations
 
 from netplay.entropy import REVEAL_WAIT
-from netplay.player import PlayerSession, Refused
+from netplay.player import PlayerSession
+from netplay.playing.notices import Refused
 
 from .harness import SHORT, Table
 

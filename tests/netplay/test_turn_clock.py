@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine.state import Phase
 from netplay.codec import decode
-from netplay.player import Applied
+from netplay.playing.notices import Applied
 
 from .harness import SHORT, Table, seat_heartbeats
 

@@ -26,7 +26,7 @@ from engine.events import (
 )
 from engine.game import Game
 from engine.state import NEW_PILE, Phase, Zone
-from netplay.player import Applied, ChatLine, GameStarted, Joined, Rejected
+from netplay.playing.notices import Applied, ChatLine, GameStarted, Joined, Rejected
 from tui.plain.commands import Command, CommandError, parse
 from tui.plain.table import PlainTable
 from tui.plain.words import plain

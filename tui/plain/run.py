@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from engine.games import AnyAction, game_def
-from netplay.player import GameEnded
+from netplay.playing.notices import GameEnded
 from tui import words
 from tui.plain.table import PlainTable
 from tui.plain.words import escaped

@@ -1,6 +1,6 @@
 """Plain mode's table: one table told in numbered lines, and typed lines done.
 
-What the table's session reports (a :class:`~netplay.player.Notice`) becomes lines: the
+What the table's session reports (a :class:`~netplay.playing.notices.Notice`) becomes lines: the
 events in the interface's own sentences (:mod:`tui.words`, :mod:`tui.classic_words`,
 through :class:`tui.history.History`) with the markup taken off, then, when the table
 turns to you, your hand and your moves, or the Block window's question. A typed line is
@@ -23,7 +23,7 @@ from engine.events import PileCompleted
 from engine.games import AnyAction, game_def
 from engine.state import Phase, PileId, Seat, State
 from netplay.messages import MAX_CHAT, clean_text
-from netplay.player import (
+from netplay.playing.notices import (
     Applied,
     ChatLine,
     Desynced,
