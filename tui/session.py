@@ -197,6 +197,9 @@ class TableSession:
         not in here when the session ends is added then: a player who leaves the
         game-over screen at once must not lose the game's rating)."""
         self._seat_record: Path | None = None
+        self.plain = False
+        """Our seat is played in plain mode (``tui.plain``, for screen readers): the join
+        says so, and the table's host may lengthen its Block window for it."""
 
     # -- what the app calls ------------------------------------------------------------------
 
@@ -307,6 +310,7 @@ class TableSession:
             )
             if launch.seed is not None:
                 player.player.entropy = derive_seed(launch.seed, label=f"player-{launch.game}")
+            player.player.plain = self.plain
             self._watched = WatchedTransport(player.transport, Topics(player.player.table),
                                              skip_host=self.skip_host)
             player.transport = self._watched

@@ -138,3 +138,20 @@ def test_the_plain_window_never_shortens_the_window() -> None:
     _join(table, identity_for(1, "ana"), "ana", plain=True)
     assert table.host.settings.block_window == 20.0
     assert not [e for e in table.host.journal_to_write() if e["t"] == "window"]
+
+
+def test_a_player_session_in_plain_mode_says_so_in_its_join_and_a_spectator_does_not() -> None:
+    table = Table(2, join=False, rules=SHORT)
+    ana = table.add_player("ana", plain=True)
+    eve = table.add_player("eve", watch=True, plain=True)
+    bob = table.add_player("bob")
+    table.pump()
+    joins = {f.sender: f.body for f in table.sent(table.out_topic(ana), "join")}
+    joins.update({f.sender: f.body for s in (eve, bob)
+                  for f in table.sent(table.out_topic(s), "join")})
+    assert joins[ana.identity.key]["plain"] is True
+    assert "plain" not in joins[eve.identity.key] and "plain" not in joins[bob.identity.key]
+    seats = table.host.seats
+    assert seats[0] is not None and seats[0].plain
+    assert seats[1] is not None and not seats[1].plain
+    assert table.host.state.started  # a plain seat is dealt in like any other
