@@ -467,7 +467,7 @@ class TableSession:
             table=launch.table, players=launch.players,
             bots=tuple(launch.bot_level(i) for i in range(launch.bots)), standin=launch.standin,
             rules=launch.rules, block_window=launch.block_window, password=launch.password,
-            bot_delay=launch.bot_delay,
+            bot_delay=launch.bot_delay, plain_window=launch.plain_window,
             # Against bots only (``play``) nobody waits for anybody: no clock there.
             turn_clock=0.0 if launch.role == "play" else launch.turn_clock,
             spectator_delay=launch.spectator_delay,
