@@ -10,6 +10,7 @@ driver (``netplay.peers``) only moves bytes and calls ``tick``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
@@ -38,7 +39,7 @@ from netplay.hosting.repair import HISTORY_PATIENCE, IN_FLIGHT, Repair
 from netplay.hosting.restore import ACTION_ORDER, read_table
 from netplay.hosting.restore import restore as restore_table
 from netplay.hosting.seats import SeatInfo, Seating
-from netplay.hosting.settings import HostSettings
+from netplay.hosting.settings import HostSettings, check_block_window
 from netplay.hosting.state import TableState
 from netplay.hosting.stream import SpectatorStream
 from netplay.hosting.turns import BotTurn, Turns
@@ -304,6 +305,25 @@ class HostSession:
         """The driver's broker probe went silent: its will (``probe.will`` on
         ``probe.topic``) must come by ``until`` for presence to rest on the broker."""
         self.beats.probe_started(probe, until)
+
+    def set_block_window(self, seconds: float) -> None:
+        """Make the table's Block window ``seconds`` long (a seat that plays in plain mode,
+        read by a screen reader, needs time to hear the question): journaled and announced
+        again; the game's races use it. Only before the deal, and more than 0 and at most
+        60 seconds: ``ValueError`` in words otherwise."""
+        if self.state.started:
+            raise ValueError("the game has begun: its Block window can't change now")
+        if self.state.closed:
+            raise ValueError("the table is closed")
+        check_block_window(seconds)
+        seconds = float(seconds)
+        if seconds == self.settings.block_window:
+            return
+        self.settings = dataclasses.replace(self.settings, block_window=seconds)
+        self.block_race.window = seconds
+        self.journal.append({"t": "window", "seconds": seconds})
+        log.info("table %s: the Block window is now %g s", self.settings.table, seconds)
+        self.announce()
 
     def close_table(self) -> None:
         """Take the table off the list with a signed ``closed`` announcement (retained: it

@@ -130,6 +130,9 @@ class PlayerSession:
         self.bot_level: str | None = None
         """A bot peer's level: its join says so (signed), and its games are rated as the
         level's (one identity per level, whatever key its table gave it)."""
+        self.plain = False
+        """This seat is played in plain mode (read by a screen reader): its join says so
+        (``plain``), and the host may give the table a longer Block window."""
         self.games: frozenset[str] | None = None
         """The games this peer can play (``None``: every game of the engine); at a table
         of another game it reports :class:`Refused` and does not join."""
@@ -489,7 +492,8 @@ class PlayerSession:
             self.topics.outbox(self.peer_id), "join",
             {"name": self.name, "entropy_commit": commitment,
              "password": password, "watch": self.watch, "at": self.applied,
-             "conn": self.conn, **({"bot": self.bot_level} if self.bot_level else {})},
+             "conn": self.conn, **({"bot": self.bot_level} if self.bot_level else {}),
+             **({"plain": True} if self.plain and not self.watch else {})},
         )
         self.joining.sent(self.now)
 

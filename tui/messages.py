@@ -61,6 +61,14 @@ class FillWithBots(Message):
     """The host wants bots in the empty seats, so the game starts now."""
 
 
+class SetBlockWindow(Message):
+    """The host lengthens the Block window before the deal (for a seat in plain mode)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+
+
 class CloseTable(Message):
     """The creator of a table the ssh server holds closes it (from its lobby)."""
 

@@ -76,13 +76,16 @@ class Listing:
             if info is None:
                 seats.append(None)
             else:
-                seats.append({
+                entry = {
                     "name": info.name,
                     "key": info.key,
                     "bot": info.is_bot,
                     "present": info.is_bot or not table.presence.away(info),
                     "standin": info.standin is not None,
-                })
+                }
+                if info.plain:
+                    entry["plain"] = True  # read by a screen reader: it may need a longer window
+                seats.append(entry)
         closed = table.state.closed
         body = {
             "name": settings.title or settings.table,

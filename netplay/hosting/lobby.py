@@ -53,6 +53,7 @@ class LobbyTable(Protocol):
     def may_reveal(self, key: bytes) -> bool: ...
     def reveal(self, to: str) -> None: ...
     def announce(self) -> None: ...
+    def set_block_window(self, seconds: float) -> None: ...
 
 
 class Lobby:
@@ -64,10 +65,12 @@ class Lobby:
     def seat(self, seat: Seat, info: SeatInfo, strategy: str | None) -> None:
         """Give ``seat`` to ``info`` (journaled; ``strategy``: a host's bot's)."""
         self.table.seating.seats[seat] = info
-        self.table.journal.append({
-            "t": "seat", "seat": seat, "name": info.name, "key": info.key,
-            "entropy": info.entropy, "commit": info.commit, "bot": strategy,
-            "join": info.joined})
+        entry = {"t": "seat", "seat": seat, "name": info.name, "key": info.key,
+                 "entropy": info.entropy, "commit": info.commit, "bot": strategy,
+                 "join": info.joined}
+        if info.plain:
+            entry["plain"] = True
+        self.table.journal.append(entry)
 
     def seat_host_bots(self) -> None:
         """The host's own bots take the last seats (their entropy fixed by the secret)."""
@@ -100,11 +103,17 @@ class Lobby:
         if not table.budgets.join(peer_id(key), table.now, seated=seat is not None):
             return
         at = optional(body, "at", int)
+        # Optional (older peers don't send it): the player reads the game by a screen reader.
+        plain = "plain" in body and optional(body, "plain", bool) is True
         if seat is not None and not watch:
             log.info("%s is back at seat %d", name, seat)
             info = table.seating.seats[seat]
             if info is not None:
                 table.deal.rejoined(seat, info, commit)
+                if plain and not info.plain:
+                    info.plain = True
+                    table.journal.append({"t": "plain", "seat": seat})
+                    self._plain_seat(seat)
             self.welcome(key, seat, at=at)
             table.announce()
             table.deal.phase_done()  # it may have been the last commitment the phase waited for
@@ -123,11 +132,23 @@ class Lobby:
             table.sender.send(inbox, "refused", {"reason": "the table is full"})
             return
         self.seat(free, SeatInfo(name, key, b"", last_seen=table.now, commit=commit,
-                                 joined=raw or None), None)
-        log.info("%s takes seat %d", name, free)
+                                 joined=raw or None, plain=plain), None)
+        log.info("%s takes seat %d%s", name, free, " (plain mode)" if plain else "")
+        if plain:
+            self._plain_seat(free)
         self.welcome(key, free)
         table.announce()
         table.deal.seats_full()
+
+    def _plain_seat(self, seat: Seat) -> None:
+        """A seat plays in plain mode: before the deal, the table's ``plain_window`` (if
+        it has one, and it is longer) becomes its Block window."""
+        table = self.table
+        longer = table.settings.plain_window
+        if longer is None or table.state.started or longer <= table.settings.block_window:
+            return
+        log.info("seat %d plays in plain mode: the Block window is now %g s", seat, longer)
+        table.set_block_window(longer)
 
     def _password_ok(self, key: bytes, body: dict[str, Any]) -> bool:
         password = self.table.settings.password

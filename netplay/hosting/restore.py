@@ -9,6 +9,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from engine.errors import EngineError
@@ -100,7 +101,19 @@ def _restore(table: RestoreTable, entries: Sequence[Entry]) -> None:
                 bot=None if strategy is None
                 else table.definition.make_bot(strategy, os.urandom(16)),
                 commit=entry.get("commit"), joined=entry.get("join"),
+                plain=entry.get("plain") is True,
             )
+        elif kind == "plain":
+            seat = entry["seat"]
+            info = seats[seat] if 0 <= seat < players else None
+            if info is None:
+                raise JournalError(f"plain mode for seat {entry['seat']}, which nobody holds")
+            info.plain = True
+        elif kind == "window":
+            if started is not None:
+                raise JournalError("the Block window changed after the deal")
+            table.settings = replace(table.settings, block_window=entry["seconds"])
+            table.block_race.window = table.settings.block_window
         elif kind in ("commit", "reveal", "unseat", "hold"):
             table.deal.restore(entry)
         elif kind == "start":

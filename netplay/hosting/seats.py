@@ -84,6 +84,10 @@ class SeatInfo:
     """The player's signed join that seated them: the record's proof of their name."""
     ended: deque[bytes] = field(default_factory=lambda: deque(maxlen=ENDED_CONNS))
     """Connections whose ``offline`` was taken: an ``online`` naming one is a replay."""
+    plain: bool = False
+    """The player plays in plain mode (a screen reader, its join says: ``plain``). Kept
+    once said, across rejoins and a resume: the table may give such a seat a longer
+    Block window (:meth:`netplay.host.HostSession.set_block_window`)."""
 
     @property
     def is_bot(self) -> bool:

@@ -55,6 +55,9 @@ class HostSettings:
     from the game's seed."""
     game: str = DEFAULT_GAME
     """Which game the table plays (``engine.games.GAMES``): ``stacks`` or ``sequence``."""
+    plain_window: float | None = None
+    """Seconds the Block window is lengthened to, before the deal, when a seat that plays
+    in plain mode (a screen reader) joins (``None``: left as it is)."""
 
     @property
     def definition(self) -> GameDef[Any, Any, Any, Any]:
@@ -76,8 +79,9 @@ class HostSettings:
             definition.new_state(self.rules, self.players)  # teams, dealer: in words
         if len(self.bots) > self.players:
             raise ValueError(f"{len(self.bots)} bots don't fit at {self.players} seats")
-        if not 0 < self.block_window <= 60:
-            raise ValueError("the block window must be more than 0 and at most 60 seconds")
+        check_block_window(self.block_window)
+        if self.plain_window is not None:
+            check_block_window(self.plain_window, "the plain mode's block window")
         first = getattr(self.rules, "first_player", None)
         if first is not None and first >= self.players:
             raise ValueError(f"first_player {first} is not a seat at {self.players} players")
@@ -102,6 +106,19 @@ class HostSettings:
             wire.get("rules", {}))
         values["bots"] = tuple(wire.get("bots", ()))
         return cls(**values)
+
+
+MAX_BLOCK_WINDOW = 60.0
+"""The longest Block window a table may have, in seconds."""
+
+
+def check_block_window(seconds: float, what: str = "the block window") -> None:
+    """``ValueError`` in words unless ``seconds`` is more than 0 and at most
+    :data:`MAX_BLOCK_WINDOW`."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) \
+            or not 0 < seconds <= MAX_BLOCK_WINDOW:
+        raise ValueError(f"{what} must be more than 0 and at most "
+                         f"{MAX_BLOCK_WINDOW:g} seconds")
 
 
 def bot_level(settings: HostSettings, name: str) -> str:

@@ -168,6 +168,7 @@ class Table:
         password: str | None = None,
         start: bool = True,
         settle: float = 0.0,
+        plain: bool = False,
     ) -> PlayerSession:
         """A new session (seated or, with ``watch``, a spectator), subscribed and started.
         It joins at the table's first announcement (``settle=0``): the harness's host is the
@@ -178,6 +179,7 @@ class Table:
             watch=watch, password=password, settle=settle,
         )
         session.entropy = derive(self.seed, f"entropy/{label}")
+        session.plain = plain
         self.identities[session.peer_id] = session.identity
         bot = self.settings.definition.bot("medium", derive(self.seed, f"bot/{label}"))
         self.peers.append(Peer(session, bot, auto=not watch))

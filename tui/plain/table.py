@@ -82,7 +82,8 @@ class PlainTable:
     write: Callable[[str], None]
     say_chat: Callable[[str], None] = lambda _text: None
     block_window: float | None = None
-    """Seconds the Block window stays open, when known (our own table)."""
+    """Seconds the Block window stays open, when known: as the table announces it (a
+    host may lengthen it before the deal, for a seat in plain mode)."""
     count: int = 0
     """Lines said so far."""
     names: tuple[str, ...] = ()
@@ -155,6 +156,15 @@ class PlainTable:
         if not self._seen_table:
             self._seen_table = True
             self.say(f"Found table {escaped(self.table)}.")
+        window = notice.announce.get("block_window")
+        if isinstance(window, bool) or not isinstance(window, int | float) \
+                or not 0 < window <= 60 or window == self.block_window:
+            return
+        told = self.block_window is not None and not self.started \
+            and notice.announce.get("variant", "stacks") == "stacks"
+        self.block_window = float(window)
+        if told:
+            self.say(f"The host made the Block window {self.block_window:g} s.")
 
     @_told.register
     def _joined(self, notice: Joined) -> None:
