@@ -86,7 +86,6 @@ class Host(Peer):
             identity or Identity.generate(), settings, 0.0, secret=secret
         )
         self.identity = self.host.identity
-        self.settings = self.host.settings
         self.record_path = record_path
         self.journal = journal
         self.session = self.host
@@ -128,6 +127,12 @@ class Host(Peer):
         """The journal says the table finished (its game over and out to spectators)."""
         self.record_note: str | None = None
         """Said once when the record had to take another name than the one asked for."""
+
+    @property
+    def settings(self) -> HostSettings:
+        """The table's settings, as its session has them now (the Block window may be
+        lengthened before the deal: :meth:`set_block_window`)."""
+        return self.host.settings
 
     @classmethod
     def resume(
@@ -400,6 +405,14 @@ class Host(Peer):
         """Seconds the spectators are still behind the end of the game (0: they have had
         it all, or the game is not over)."""
         return self.host.tail_left(self.loop_time) if self.host.catching_up else 0.0
+
+    def set_block_window(self, seconds: float) -> None:
+        """Lengthen (or shorten) the table's Block window before the deal
+        (``HostSession.set_block_window``: ``ValueError`` in words when it can't)."""
+        self.host.now = self.loop_time
+        self.host.set_block_window(seconds)
+        self._flush()
+        self._wake()
 
     def release_now(self) -> None:
         """Give spectators what the delay still holds back, at once (closing now)."""

@@ -22,13 +22,13 @@ from netplay.hosts import matches, split_pin
 from netplay.identity import Identity
 from netplay.known import KnownHosts
 from netplay.peer import Broker, Peer, make_transport
-from netplay.player import (
+from netplay.player import PlayerSession
+from netplay.playing.notices import (
     Applied,
     GameEnded,
     GameStarted,
     Joined,
     Notice,
-    PlayerSession,
     Rejected,
     Verified,
 )
@@ -105,7 +105,7 @@ class Player(Peer):
 
     def follow(self, key: bytes) -> None:
         """Follow one of the host keys that claim the table, and it only (the user's answer
-        to :class:`~netplay.player.HostsDisagree`)."""
+        to :class:`~netplay.playing.notices.HostsDisagree`)."""
         self.player.follow(key)
         self.poke()
 
@@ -230,7 +230,7 @@ class BotPeer(Player):
         now = self.loop_time
         if self._in_flight is not None and now - self._in_flight < 2.0:
             return  # wait for the answer to the last action (resend after 2 s)
-        if self.player.pending.batches:
+        if self.player.follower.ahead:
             return  # catching up: decide on the latest view only
         if self._thinking is not None:
             return  # deciding already

@@ -23,10 +23,12 @@ so one crash or hang touches nobody else:
   (`tui.serve_link`) and then sits at it as a player, so its connection may drop too.
 
 The modules of the server: this one listens and authenticates (`GameServer`,
-`_Connection`) and runs the command; `sshserver.session` is one session's flow,
-`sshserver.request` what a connection asks for and what its program runs as,
-`sshserver.settings` and `sshserver.keys` the settings and keys, `sshserver.status` what
-the server's terminal shows.
+`_Connection`), shows its banner and runs the command; `sshserver.session` is one
+session's flow (it knows the server and the connection by what it uses of them:
+`sshserver.session.Served`, `sshserver.session.Link`), `sshserver.request` what a
+connection asks for and what its program runs as, `sshserver.settings` and
+`sshserver.keys` the settings and keys, `sshserver.status` the events and the status line
+on the server's terminal.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from broker.address import lan_address
 from sshserver.accounts import Accounts
 from sshserver.keys import HOST_KEY_FILE, AuthorizedKeys, fingerprint, load_host_key
 from sshserver.request import player_name, session_env
-from sshserver.session import Session
+from sshserver.session import Link, Session
 from sshserver.settings import (
     DEFAULT_ENTRY,
     DEFAULT_WARM,
@@ -60,7 +62,7 @@ from sshserver.settings import (
     default_command,
     settings_from,
 )
-from sshserver.status import Status, where_lines
+from sshserver.status import Status
 from sshserver.tables import TableKeeper
 
 if TYPE_CHECKING:
@@ -200,7 +202,7 @@ class GameServer:
                 self.status.event(self._meeting.note)
             return self._meeting.url
 
-    def ssh_command(self, connection: _Connection) -> str:
+    def ssh_command(self, connection: Link) -> str:
         """``ssh -t [-p PORT] NAME@HOST``: how players reach this server, as
         ``connection`` reached it (or ``--public-host``); NAME is each player's own (the
         name they play under), so it stays a word to replace."""
@@ -353,6 +355,39 @@ class GameServer:
 
 
 # -- what the server's own terminal shows ---------------------------------------------------------
+
+
+def where_lines(server: GameServer) -> list[str]:
+    """The server's banner: where it listens, how players reach it, who may connect, the
+    broker of its tables, its host key (and its web page, when it has one)."""
+    settings = server.settings
+    bind = settings.bind or "0.0.0.0"
+    shown = "HOST"
+    if bind in ("0.0.0.0", "::"):
+        shown = lan_address() or socket.gethostname()
+    elif bind:
+        shown = bind
+    port = server.port
+    flag = "" if port == 22 else f"-p {port} "
+    if settings.open:
+        who = "any ssh key may connect (--open)"
+    else:
+        count = server.authorized.count if server.authorized else 0
+        who = f"{count} authorized key{'s' if count != 1 else ''} in {settings.keys_path}"
+        if count == 0:
+            who += " (nobody new can connect)"
+        who += ", and the keys added to accounts"
+    broker = settings.broker or "mqtt://127.0.0.1:1883 (this machine)"
+    key = fingerprint(server.host_key) if server.host_key else "?"
+    lines = [
+        f"ssh server on {bind}:{port} · players: ssh {flag}NAME@{shown}",
+        f"{who} · tables on {broker}",
+        f"host key {key} · Ctrl-C to stop",
+    ]
+    if server.web is not None:
+        lines.insert(2, f"web page of the held tables on {server.web.url} (at most "
+                     f"{settings.web_max_spectators} browser spectators)")
+    return lines
 
 
 # -- the command --------------------------------------------------------------------------------

@@ -14,8 +14,8 @@ import contextlib
 import os
 import socket
 import time
-from collections.abc import Coroutine, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Coroutine, Mapping
+from typing import TYPE_CHECKING, Protocol
 
 import asyncssh
 
@@ -35,7 +35,11 @@ from sshserver.tables import Caller
 from tui.serve_link import LINK_ENV, SSH_ENV, serve_link
 
 if TYPE_CHECKING:
-    from sshserver.server import GameServer, _Connection
+    from sshserver.accounts import Accounts
+    from sshserver.settings import ServeSettings
+    from sshserver.status import Status
+    from sshserver.tables import TableKeeper
+    from sshserver.zygote import ForkServer
 
 UNDRAWN_GRACE = 60.0
 """Seconds a session may stay without a key while its program has not drawn anything yet
@@ -55,11 +59,63 @@ USAGE = (
 )
 
 
+class Link(Protocol):
+    """What a session uses of its ssh connection: the key it signed in with, the peer's
+    address, and the connection itself (the address the client reached)."""
+
+    @property
+    def key(self) -> asyncssh.SSHKey | None: ...
+
+    @property
+    def peer(self) -> str: ...
+
+    @property
+    def conn(self) -> asyncssh.SSHServerConnection | None: ...
+
+
+class Served(Protocol):
+    """What a session uses of the server that runs it: its settings, accounts, held
+    tables, status, fork server and addresses, and its bookkeeping of the sessions (one
+    per account at the menu or a table, at most ``max_sessions``). Its sessions and
+    tables also make it what the status line counts (`sshserver.status.Counted`)."""
+
+    @property
+    def settings(self) -> ServeSettings: ...
+
+    @property
+    def accounts(self) -> Accounts: ...
+
+    @property
+    def tables(self) -> TableKeeper: ...
+
+    @property
+    def sessions(self) -> Collection[Session]: ...
+
+    @property
+    def status(self) -> Status: ...
+
+    @property
+    def zygote(self) -> ForkServer | None: ...
+
+    @property
+    def port(self) -> int: ...
+
+    @property
+    def broker_url(self) -> str | None: ...
+
+    def admit(self, session: Session) -> bool: ...
+
+    async def take_over(self, session: Session) -> None: ...
+
+    def forget(self, session: Session) -> None: ...
+
+    def ssh_command(self, connection: Link) -> str: ...
+
 
 class Session(asyncssh.SSHServerSession[bytes]):
     """One ssh session channel: one program in one pty."""
 
-    def __init__(self, server: GameServer, connection: _Connection) -> None:
+    def __init__(self, server: Served, connection: Link) -> None:
         self.server = server
         self.connection = connection
         self.chan: asyncssh.SSHServerChannel[bytes] | None = None

@@ -1,22 +1,39 @@
-"""What the ssh server's own terminal shows: its events, the sessions and tables it has
-(a live status line on a terminal, timestamped lines otherwise), and where players reach
-it."""
+"""What the ssh server's own terminal shows: its events, and the sessions and tables it
+has (a live status line on a terminal, timestamped lines otherwise). Where players reach
+the server is the server's own banner (`sshserver.server`)."""
 
 from __future__ import annotations
 
 import logging
-import socket
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TextIO
-
-from broker.address import lan_address
-from sshserver.keys import fingerprint
-
-if TYPE_CHECKING:
-    from sshserver.server import GameServer
+from collections.abc import Callable, Collection, Mapping
+from typing import Protocol, TextIO
 
 log = logging.getLogger(__name__)
+
+
+class Named(Protocol):
+    """A session as the status line names it."""
+
+    @property
+    def name(self) -> str: ...
+
+
+class Holding(Protocol):
+    """The server's held tables, as the status line counts them."""
+
+    @property
+    def tables(self) -> Mapping[str, object]: ...
+
+
+class Counted(Protocol):
+    """What the status line reads of the server: its sessions and its held tables."""
+
+    @property
+    def sessions(self) -> Collection[Named]: ...
+
+    @property
+    def tables(self) -> Holding: ...
 
 
 class Status:
@@ -41,7 +58,7 @@ class Status:
         elif self.out is not None:
             print(f"{time.strftime('%H:%M:%S')} {text}", file=self.out, flush=True)
 
-    def changed(self, server: GameServer) -> None:
+    def changed(self, server: Counted) -> None:
         n = len(server.sessions)
         names = sorted(s.name for s in server.sessions if s.name)
         line = f"{n} session{'s' if n != 1 else ''} connected"
@@ -59,36 +76,3 @@ class Status:
         elif self.out is not None:
             print(f"{time.strftime('%H:%M:%S')} {line}", file=self.out, flush=True)
 
-
-def where_lines(server: GameServer) -> list[str]:
-    settings = server.settings
-    bind = settings.bind or "0.0.0.0"
-    shown = "HOST"
-    if bind in ("0.0.0.0", "::"):
-        shown = lan_address() or socket.gethostname()
-    elif bind:
-        shown = bind
-    port = server.port
-    flag = "" if port == 22 else f"-p {port} "
-    if settings.open:
-        who = "any ssh key may connect (--open)"
-    else:
-        count = server.authorized.count if server.authorized else 0
-        who = f"{count} authorized key{'s' if count != 1 else ''} in {settings.keys_path}"
-        if count == 0:
-            who += " (nobody new can connect)"
-        who += ", and the keys added to accounts"
-    broker = settings.broker or "mqtt://127.0.0.1:1883 (this machine)"
-    key = fingerprint(server.host_key) if server.host_key else "?"
-    lines = [
-        f"ssh server on {bind}:{port} · players: ssh {flag}NAME@{shown}",
-        f"{who} · tables on {broker}",
-        f"host key {key} · Ctrl-C to stop",
-    ]
-    if server.web is not None:
-        lines.insert(2, f"web page of the held tables on {server.web.url} (at most "
-                     f"{settings.web_max_spectators} browser spectators)")
-    return lines
-
-
-# -- the command --------------------------------------------------------------------------------

@@ -453,6 +453,10 @@ def _add_net_commands(
     host.add_argument("--table", type=table_name, default="stacks", help="table name (stacks)")
     host.add_argument("--block-window", type=window_seconds, default=3.0,
                       help="seconds opponents have to Block a completed pile (3)")
+    host.add_argument("--plain-window", type=window_seconds, default=None, metavar="SECONDS",
+                      help="when a player in plain mode (a screen reader: join --plain) "
+                      "takes a seat before the deal, make the Block window this long "
+                      "(off by default)")
     host.add_argument("--turn-clock", type=clock_seconds, default=60.0, metavar="SECONDS",
                       help="seconds a player has for a turn before the stand-in bot plays "
                       "it; 0 turns the clock off (60)")

@@ -34,6 +34,7 @@ from tui.messages import (
     Say,
     SessionFailed,
     SessionReady,
+    SetBlockWindow,
     ShowHistory,
     ShowReplay,
     ShowResults,
@@ -308,6 +309,9 @@ class StacksApp(GameApp):
 
     def on_fill_with_bots(self, message: FillWithBots) -> None:
         self.control.fill_with_bots()
+
+    def on_set_block_window(self, message: SetBlockWindow) -> None:
+        self.control.set_block_window(message.seconds)
 
     async def on_close_table(self, message: CloseTable) -> None:
         await self.control.close_held()

@@ -27,7 +27,7 @@ from tui.plural import counted
 from tui.serve_link import SERVED_EXTRAS
 
 if TYPE_CHECKING:
-    from netplay.player import Notice
+    from netplay.playing.notices import Notice
     from tui.appbase import GameApp
     from tui.session import TableSession
 
@@ -366,6 +366,19 @@ class Control:
             if count:
                 self.app.notify(f"{counted(count, 'bot')} on their way; the game starts when every "
                                 "seat is taken.", timeout=4)
+
+    def set_block_window(self, seconds: float) -> None:
+        """Our own table's Block window, before the deal (for a seat in plain mode)."""
+        if self.session is None:
+            return
+        problem = self.session.set_block_window(seconds)
+        if problem is not None:
+            self.app.notify(f"The Block window stays as it is: {problem}.",
+                            severity="warning", timeout=5)
+            return
+        if self.launch is not None:
+            self.launch = replace(self.launch, block_window=seconds)  # the rematch's too
+        self.app.notify(f"The Block window is {seconds:g} s now.", timeout=4)
 
     # -- what the session says -----------------------------------------------------------------
 

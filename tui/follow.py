@@ -17,7 +17,7 @@ from textual.markup import escape
 
 from engine.actions import Block, PassBlock
 from engine.games import AnyAction
-from netplay.player import (
+from netplay.playing.notices import (
     Applied,
     ChatLine,
     Desynced,
@@ -29,6 +29,7 @@ from netplay.player import (
     Impostor,
     Joined,
     Missed,
+    NextGame,
     Notice,
     RaceResult,
     Refused,
@@ -228,6 +229,15 @@ class Following:
             f"Someone is impersonating this table: {notice.what}. The host put its own "
             "announcement back; you stay with your host.", severity="warning", timeout=10,
         )
+
+    @notice.register
+    async def _next_game(self, notice: NextGame) -> None:
+        launch = self.owner.launch
+        if launch is not None and launch.hosting and not launch.held:
+            return  # our own rematch
+        what = "watch" if self.model.spectator or self.model.me is None else "join"
+        self.app.notify(f"The next game at {notice.table} has opened: r to {what} it.",
+                        timeout=10)
 
     @notice.register
     async def _host_conflict(self, notice: HostConflict) -> None:

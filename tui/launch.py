@@ -47,6 +47,9 @@ class Launch:
     """The level of the bot that plays for a player who is away."""
     bot_delay: float = 0.6
     block_window: float = 3.0
+    plain_window: float | None = None
+    """The Block window a seat in plain mode (a screen reader) gets, if it joins before the
+    deal (``stacks host --plain-window``; ``None``: off)."""
     turn_clock: float = 60.0
     """Seconds per turn before the stand-in plays it (0: off); never on in ``play``."""
     spectator_delay: float = 0.0

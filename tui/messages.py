@@ -14,7 +14,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:  # the menu posts Start without loading the rules and the protocol
     from engine.games import AnyAction
-    from netplay.player import Notice
+    from netplay.playing.notices import Notice
     from tui.launch import Launch
 
 
@@ -59,6 +59,14 @@ class Say(Message):
 
 class FillWithBots(Message):
     """The host wants bots in the empty seats, so the game starts now."""
+
+
+class SetBlockWindow(Message):
+    """The host lengthens the Block window before the deal (for a seat in plain mode)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
 
 
 class CloseTable(Message):

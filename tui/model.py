@@ -30,6 +30,8 @@ class SeatPresence:
     standin: bool
     gone: bool = False
     """The host closed the table: nobody sits there any more."""
+    plain: bool = False
+    """The player plays in plain mode (read by a screen reader, its join said)."""
 
     @property
     def words(self) -> str:
@@ -53,6 +55,7 @@ def seats_from_announce(announce: dict[str, Any]) -> list[SeatPresence | None]:
             bot=bool(entry.get("bot")),
             present=bool(entry.get("present", True)),
             standin=bool(entry.get("standin")),
+            plain=entry.get("plain") is True,
         ))
     return seats
 

@@ -33,8 +33,8 @@ from netplay.journal import Entry, JournalError, JournalFile, list_tables, mark
 from netplay.known import KnownHosts
 from netplay.memory import AsyncMemoryBroker
 from netplay.peer import Broker
-from netplay.player import Applied, GameEnded, Notice, Resynced, TableClosed, Verified
 from netplay.player_peer import BotPeer, Player
+from netplay.playing.notices import Applied, GameEnded, Notice, Resynced, TableClosed, Verified
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress, MqttTransport, Transport
 from netplay.wire import Outgoing
@@ -197,6 +197,9 @@ class TableSession:
         not in here when the session ends is added then: a player who leaves the
         game-over screen at once must not lose the game's rating)."""
         self._seat_record: Path | None = None
+        self.plain = False
+        """Our seat is played in plain mode (``tui.plain``, for screen readers): the join
+        says so, and the table's host may lengthen its Block window for it."""
 
     # -- what the app calls ------------------------------------------------------------------
 
@@ -252,6 +255,18 @@ class TableSession:
             task.add_done_callback(self._tasks.discard)
         return len(empty)
 
+    def set_block_window(self, seconds: float) -> str | None:
+        """Make our own table's Block window ``seconds`` long, before the deal (a seat
+        plays in plain mode: a screen reader needs the time); why not, in words, or
+        ``None`` when done."""
+        if self.host is None:
+            return "only the host of the table sets it"
+        try:
+            self.host.set_block_window(seconds)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
     # -- the run -----------------------------------------------------------------------------
 
     async def run(self) -> None:
@@ -295,6 +310,7 @@ class TableSession:
             )
             if launch.seed is not None:
                 player.player.entropy = derive_seed(launch.seed, label=f"player-{launch.game}")
+            player.player.plain = self.plain
             self._watched = WatchedTransport(player.transport, Topics(player.player.table),
                                              skip_host=self.skip_host)
             player.transport = self._watched
@@ -451,7 +467,7 @@ class TableSession:
             table=launch.table, players=launch.players,
             bots=tuple(launch.bot_level(i) for i in range(launch.bots)), standin=launch.standin,
             rules=launch.rules, block_window=launch.block_window, password=launch.password,
-            bot_delay=launch.bot_delay,
+            bot_delay=launch.bot_delay, plain_window=launch.plain_window,
             # Against bots only (``play``) nobody waits for anybody: no clock there.
             turn_clock=0.0 if launch.role == "play" else launch.turn_clock,
             spectator_delay=launch.spectator_delay,
@@ -481,7 +497,7 @@ class TableSession:
         first_bot = self.launch.players - self.launch.bots
         level = self.launch.bot_level(max(0, seat - first_bot))
         # Our own table's bots follow our host only (and join at once: no other key to
-        # listen for, see netplay.player.SETTLE).
+        # listen for, see netplay.playing.joining.SETTLE).
         own = self.host.identity.peer_id if self.host is not None else None
         bot = BotPeer(
             self._bot_identity(seat), self.launch.table, broker=self.broker, strategy=level,

@@ -26,28 +26,19 @@ import os
 import random
 import time
 from collections.abc import Callable
-from typing import Final, Protocol
+from typing import Final
 
 from engine.bots.ismcts import C_PUCT, Search, SearchStats
 from engine.classic.actions import ExchangeDeadCard, PlaceChip, SequenceAction
 from engine.classic.board import THROUGH
 from engine.classic.cards import JACKS, JackKind
 from engine.classic.lines import Lines
+from engine.classic.policy import SequenceBot
 from engine.classic.scores import SPREAD, Scorer, best_of, medium_score
 from engine.classic.search import SequenceGameForSearch
 from engine.classic.state import SequenceState
 from engine.rng import Rng
 from engine.state import Seat
-
-
-class SequenceBot(Protocol):
-    """Decides for one seat. ``view`` is that seat's view; ``legal`` is never empty."""
-
-    name: str
-
-    def choose(
-        self, view: SequenceState, seat: Seat, legal: list[SequenceAction]
-    ) -> SequenceAction: ...
 
 
 class RandomSequenceBot:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.classic.bots import SequenceBot
 from engine.classic.config import SequenceConfig
 from engine.classic.game import SequenceGame
 from engine.classic.invariants import check_invariants
+from engine.classic.policy import SequenceBot
 from engine.classic.state import SequenceState, Team
 from engine.headless import Totals, play_out
 

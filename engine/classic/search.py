@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from engine.bots.determinize import ViewError, count_hidden, deal_hidden, unseen_cards
 from engine.bots.ismcts import favourite_priors, uniform_priors
@@ -26,6 +26,7 @@ from engine.classic.actions import (
 from engine.classic.cards import CODES, HIDDEN, JACKS, JackKind
 from engine.classic.fastplay import play
 from engine.classic.lines import Board, spent_windows
+from engine.classic.policy import SequenceBot
 from engine.classic.rules import legal_actions
 from engine.classic.scores import (
     BY_SCORE,
@@ -39,9 +40,6 @@ from engine.classic.scores import (
 from engine.classic.state import Phase, SequenceState
 from engine.rng import Rng
 from engine.state import HOST, SPECTATOR, Seat
-
-if TYPE_CHECKING:
-    from engine.classic.bots import MediumSequenceBot
 
 _MEDIUM_PRIOR: Final = 0.5
 
@@ -118,7 +116,7 @@ class SequenceGameForSearch:
     __slots__ = ("_board", "_legal", "_ranked", "_spent", "_state", "me", "policy", "rng",
                  "spent", "spread", "temperature", "width")
 
-    def __init__(self, policy: MediumSequenceBot, rng: Rng, *, width: int | None = None,
+    def __init__(self, policy: SequenceBot, rng: Rng, *, width: int | None = None,
                  temperature: float | None = None, spread: float = SPREAD,
                  spent: str = "none") -> None:
         if spent not in ("none", "mine", "all"):

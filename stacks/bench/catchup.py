@@ -115,8 +115,8 @@ def _read(stream: IO[str], timeout: float) -> dict[str, Any]:
 async def _spectate(url: str, pin: str, ready: int, timeout: float,
                     host: subprocess.Popen[str]) -> dict[str, Any]:
     from netplay.identity import Identity
-    from netplay.player import Applied, Verified
     from netplay.player_peer import Spectator
+    from netplay.playing.notices import Applied, Verified
 
     assert host.stdin is not None and host.stdout is not None
     start = time.perf_counter()

@@ -39,8 +39,8 @@ from netplay.identity import Identity
 from netplay.listing import QUERY, query_reply_topic
 from netplay.lobby import list_tables
 from netplay.names import is_table_name
-from netplay.player import Applied, Impostor
 from netplay.player_peer import BotPeer, Spectator
+from netplay.playing.notices import Applied, Impostor
 from netplay.topics import Topics
 from netplay.wire import Sender
 from stacks.rules_args import rule_words

@@ -28,8 +28,8 @@ from netplay.host_peer import Host
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.journal import JournalFile
-from netplay.player import Applied, Notice
 from netplay.player_peer import BotPeer
+from netplay.playing.notices import Applied, Notice
 from netplay.transport import MqttTransport
 from netplay.wire import Outgoing
 
@@ -186,7 +186,7 @@ async def _worker(spec: dict[str, Any]) -> dict[str, Any]:
             # Seats on the other nodes of a cluster: events cross the cluster's routes. Each
             # is given the host's fingerprint, as `stacks tables` shows it to a person: a
             # pinned seat joins at once, where a bare table name listens a second first
-            # (netplay.player.SETTLE), and that second was most of a table's set-up.
+            # (netplay.playing.joining.SETTLE), and that second was most of a table's set-up.
             pinned = f"{name}@{fingerprint(host.identity.key)}"
             seats = [_LoadBot(Identity.generate(), pinned,
                               broker=urls[(node + 1 + s) % len(urls)],

@@ -28,8 +28,8 @@ from rich.console import Console
 
 from engine.actions import Action
 from netplay.identity import Identity
-from netplay.player import Applied, Notice
 from netplay.player_peer import BotPeer
+from netplay.playing.notices import Applied, Notice
 from netplay.transport import Arrivals, MqttTransport
 from stacks.argtypes import percentile
 from stacks.bench.echo import measure_floor

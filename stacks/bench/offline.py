@@ -30,8 +30,8 @@ import time
 from typing import IO
 
 from netplay.identity import Identity
-from netplay.player import HOST_SILENT, REST_HOST_SILENT
 from netplay.player_peer import Player
+from netplay.playing.liveness import HOST_SILENT, REST_HOST_SILENT
 from stacks.bench.net import broker_process
 from tui.session import CHECK_EVERY
 

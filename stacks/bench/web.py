@@ -55,7 +55,7 @@ from stacks.argtypes import percentile, positive_int
 if TYPE_CHECKING:
     import aiohttp
 
-    from netplay.player import Notice
+    from netplay.playing.notices import Notice
 
 TARGET_P99_MS = 100.0
 MISS_AFTER_S = 5.0
@@ -302,7 +302,7 @@ class _Reference:
         self.ended: float | None = None
 
     def notice(self, notice: Notice, at: float) -> None:
-        from netplay.player import Applied, GameEnded, GameStarted, Joined
+        from netplay.playing.notices import Applied, GameEnded, GameStarted, Joined
         from tui.history import HEADERS
 
         if isinstance(notice, Joined):

@@ -14,7 +14,8 @@ from rich.text import Text
 from netplay.errors import ProfileError
 from netplay.identity import profiles_dir
 from netplay.known import KnownHosts
-from netplay.player import (
+from netplay.player_peer import BotPeer
+from netplay.playing.notices import (
     Applied,
     GameEnded,
     GameStarted,
@@ -23,7 +24,6 @@ from netplay.player import (
     Refused,
     Verified,
 )
-from netplay.player_peer import BotPeer
 from netplay.transport import BrokerAddress
 from stacks.commands.peer import (
     follow,

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,7 @@ async def _host(args: argparse.Namespace) -> int:
                 game=definition.name,
                 rules=table_rules(args),
                 block_window=args.block_window,
+                plain_window=getattr(args, "plain_window", None),
                 password=args.password,
                 bot_delay=args.bot_delay,
                 turn_clock=args.turn_clock,
@@ -216,7 +218,7 @@ async def _host(args: argparse.Namespace) -> int:
                   f"{table}@{fingerprint(host.identity.key)}", flush=True)
             finished = asyncio.create_task(host.finished(verify_wait=args.verify_wait))
             stopped = asyncio.create_task(stop.wait())
-            reporter = asyncio.create_task(_report_seats(session))
+            reporter = asyncio.create_task(_report_seats(session, say=_say))
             await asyncio.wait({finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
             reporter.cancel()
             stopped.cancel()
@@ -344,11 +346,35 @@ def _opened_lines(table: str, url: str, players: int, bots: int, seated: int,
     return lines
 
 
-async def _report_seats(session: HostSession, every: float = 0.2) -> None:
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def plain_seat_words(name: str, seat: int, session: HostSession) -> str:
+    """What the headless host says when a seat in plain mode (a screen reader) joins: the
+    Block window it has, and how to lengthen it."""
+    settings = session.settings
+    window = settings.block_window
+    said = f"{name} (seat {seat + 1}) plays in plain mode, with a screen reader"
+    if settings.game != "stacks":
+        return said + " (a table of this game has no Block window)"
+    if settings.plain_window is not None and window >= settings.plain_window:
+        return said + f": the Block window is {window:g} s (--plain-window)"
+    if session.game is not None:
+        return said + f": the Block window is {window:g} s (the deal is done: it stays)"
+    return said + (f": a {window:g} s Block window is over before the question is "
+                   "heard; host with --plain-window 10 (or --block-window 10) to give "
+                   "such players 10 s")
+
+
+async def _report_seats(session: HostSession, every: float = 0.2,
+                        say: Callable[[str], None] = _say) -> None:
     """Say who joins, leaves and comes back, who watches, and when the game starts (a
-    headless host's terminal is how its user learns that the others got in)."""
+    headless host's terminal is how its user learns that the others got in); a seat in
+    plain mode (a screen reader) with how to give it a longer Block window."""
     seen: list[tuple[str, bool] | None] = [
         None if info is None else (info.name, info.online) for info in session.seats]
+    plain = {seat for seat, info in enumerate(session.seats) if info is not None and info.plain}
     started = session.game is not None
     watchers = set(session.spectators)
     while True:
@@ -367,12 +393,16 @@ async def _report_seats(session: HostSession, every: float = 0.2) -> None:
             if was is None:
                 free = sum(1 for other in now if other is None)
                 more = f"; waiting for {free} more" if free and not started else ""
-                print(f"{name} joined (seat {seat + 1}){more}", flush=True)
+                say(f"{name} joined (seat {seat + 1}){more}")
             elif online and not was[1]:
                 print(f"{name} is back (seat {seat + 1})", flush=True)
             elif not online and was[1]:
                 print(f"{name} is away (seat {seat + 1})", flush=True)
         seen = now
+        for seat, held in enumerate(session.seats):
+            if held is not None and held.plain and seat not in plain:
+                plain.add(seat)
+                say(plain_seat_words(held.name, seat, session))
         if not started and session.game is not None:
             started = True
             print("every seat is taken: the game starts", flush=True)

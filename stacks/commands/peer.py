@@ -19,7 +19,8 @@ from netplay.errors import ProfileError
 from netplay.host_peer import Host
 from netplay.hosts import fingerprint
 from netplay.identity import Identity, load_profile, profiles_dir
-from netplay.player import (
+from netplay.player_peer import BotPeer, Player, Spectator
+from netplay.playing.notices import (
     HostBack,
     HostOffline,
     HostsDisagree,
@@ -27,7 +28,6 @@ from netplay.player import (
     TableClosed,
     UnexpectedHost,
 )
-from netplay.player_peer import BotPeer, Player, Spectator
 from netplay.transport import BrokerAddress, MqttTransport
 from tui.launch import LOCK_FILE, ProfileLock
 

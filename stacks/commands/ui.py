@@ -69,7 +69,7 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
             password=args.password, players=args.players, bots=bots,
             bot_levels=levels or ("medium",), standin=args.standin,
             bot_delay=args.bot_delay, block_window=args.block_window, rules=_rules(args),
-            variant=args.game,
+            variant=args.game, plain_window=args.plain_window,
             turn_clock=args.turn_clock, spectator_delay=args.spectator_delay,
             seed=args.seed, bind=args.bind, port=args.port, record=record,
             default_record=record is None,

@@ -11,14 +11,8 @@ import sys
 from netplay.errors import ProfileError
 from netplay.identity import profiles_dir
 from netplay.known import KnownHosts
-from netplay.player import (
-    Applied,
-    GameEnded,
-    Notice,
-    Refused,
-    Verified,
-)
 from netplay.player_peer import Spectator
+from netplay.playing.notices import Applied, GameEnded, Notice, Refused, Verified
 from stacks.commands.peer import (
     follow,
     held_profile,

@@ -33,9 +33,13 @@ from pathlib import Path
 import pytest
 
 from broker.mosquitto_runner import render_config
+from engine.games import game_def
+from engine.results import seat_results
+from netplay.batch import Batch
 from netplay.record import read_record, verify_record
 from tests.e2e.conftest import ROOT, SCALE, free_port, mosquitto_exe, stacks_command, wait_for_port
 from tests.support import wait_until
+from tui.model import results_of
 
 GAME_TIMEOUT = 120.0 * SCALE
 HASH = re.compile(r"final public hash: ([0-9a-f]{32})")
@@ -229,6 +233,26 @@ class Trial:
         printed = Counter(_batches(self.live["watch"].text()))
         recorded = {b["n"]: len(b["events"]) for b in data["batches"]}
         assert printed == Counter({n: k for n, k in recorded.items() if k}), report
+        self.check_results(data, watch_lines, report)
+
+    def check_results(self, data: dict[str, object], watch_lines: list[dict[str, object]],
+                      report: str) -> None:
+        """The end of the game in numbers (the game-over box's, ``engine.results``) reads
+        the same from the host's record, from the spectator's events and from each seat's
+        record, the seat killed and started again mid-game included."""
+        game = game_def(str(data["game"]))
+        players = int(data["players"])  # type: ignore[call-overload]
+        batches = [Batch.from_body(b, game) for b in data["batches"]]  # type: ignore[attr-defined]
+        expected = seat_results(players, (e for b in batches for e in b.events))
+        watched = seat_results(players, (game.event_from_wire(line["event"])
+                                         for line in watch_lines if "event" in line))
+        assert watched == expected, f"spectator {watched} != record {expected}\n{report}"
+        for name in ("bot-a", "bot-b"):
+            written = re.findall(r"record written to (\S+)", self.live[name].text())
+            assert written, f"{name} wrote no seat record\n{report}"
+            seat = read_record(Path(written[-1]))
+            held = {b["n"]: Batch.from_body(b, game) for b in seat["batches"]}
+            assert results_of(players, held) == expected, f"{name}'s end differs\n{report}"
 
     def stop(self) -> None:
         for proc in self.procs:

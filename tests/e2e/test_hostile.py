@@ -48,7 +48,8 @@ from netplay.host import HostSettings
 from netplay.host_peer import Host
 from netplay.identity import Identity, profiles_dir
 from netplay.known import KnownHosts
-from netplay.player import (
+from netplay.player_peer import BotPeer, Player, Spectator
+from netplay.playing.notices import (
     Applied,
     Impostor,
     Notice,
@@ -58,7 +59,6 @@ from netplay.player import (
     UnexpectedHost,
     Unseated,
 )
-from netplay.player_peer import BotPeer, Player, Spectator
 from netplay.record import verify_record
 from netplay.topics import Topics
 from netplay.transport import BrokerAddress

@@ -20,8 +20,8 @@ from engine.config import RulesConfig
 from netplay.host import HostSettings
 from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.player import HostOffline
 from netplay.player_peer import BotPeer
+from netplay.playing.notices import HostOffline
 from tests.e2e.conftest import ROOT, SCALE, stacks_command
 from tests.support import wait_until_async
 
@@ -93,14 +93,14 @@ async def test_a_frozen_seat_at_a_resting_table_is_found_away_and_a_stand_in_pla
             assert info is not None and info.key is not None
             os.kill(seat.pid, signal.SIGSTOP)
             frozen = time.monotonic()
-            await wait_until_async(lambda: session._away(info), "the seat found away")
+            await wait_until_async(lambda: session.presence.away(info), "the seat found away")
             # Its beats stopped (and, later, its will comes): it counts away away_after
             # after the later of the freeze and its turn coming (protocol 8: while the
             # table was not waiting for it, the host gave it idle_away_after). The host's
             # clock is the loop's, time.monotonic().
-            waited = session._waiting_since.get(0)
+            waited = session.presence.waiting_since.get(0)
             assert waited is not None  # found away on its turn
-            away_from = session._away_from(info)
+            away_from = session.presence.away_from(info)
             assert away_from <= max(frozen, waited) + settings.away_after * SCALE + 0.5, \
                 (away_from - frozen, waited - frozen)
             assert away_from <= frozen + settings.idle_away_after * SCALE + 0.5

@@ -37,7 +37,8 @@ from netplay.codec import Frame, Sequencer, decode, pack, unpack
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity, peer_id
 from netplay.memory import MemoryBroker
-from netplay.player import Notice, PlayerSession, Rejected
+from netplay.player import PlayerSession
+from netplay.playing.notices import Notice, Rejected
 from netplay.topics import Topics
 from netplay.verify import deal_seed
 
@@ -167,6 +168,7 @@ class Table:
         password: str | None = None,
         start: bool = True,
         settle: float = 0.0,
+        plain: bool = False,
     ) -> PlayerSession:
         """A new session (seated or, with ``watch``, a spectator), subscribed and started.
         It joins at the table's first announcement (``settle=0``): the harness's host is the
@@ -177,6 +179,7 @@ class Table:
             watch=watch, password=password, settle=settle,
         )
         session.entropy = derive(self.seed, f"entropy/{label}")
+        session.plain = plain
         self.identities[session.peer_id] = session.identity
         bot = self.settings.definition.bot("medium", derive(self.seed, f"bot/{label}"))
         self.peers.append(Peer(session, bot, auto=not watch))
@@ -509,7 +512,7 @@ def forge_sealed(
 
 def replay_states(table: Table) -> list[State]:
     """The host's state after each batch (index ``n`` is after batch ``n``), replayed."""
-    facts = table.host.facts()
+    facts = table.host.deal_facts()
     game = Game.new(
         facts["players"], deal_seed(table.host.secret, facts["entropies"]),
         table.settings.rules,

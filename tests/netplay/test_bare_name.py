@@ -7,14 +7,9 @@ from __future__ import annotations
 from netplay.codec import TABLE_PROTOCOL
 from netplay.hosts import HostTrust, Trust, fingerprint
 from netplay.identity import Identity
-from netplay.player import (
-    SETTLE,
-    HostConflict,
-    HostsDisagree,
-    Joined,
-    PlayerSession,
-    TableSeen,
-)
+from netplay.player import PlayerSession
+from netplay.playing.joining import SETTLE
+from netplay.playing.notices import HostConflict, HostsDisagree, Joined, TableSeen
 
 from .harness import TABLE, Table, forge
 
@@ -95,7 +90,7 @@ def test_a_pinned_name_joins_at_once() -> None:
     table = Table(2, seed=3, join=False)
     pinned = f"{TABLE}@{fingerprint(table.host_identity.key)}"
     session = PlayerSession(Identity.generate(), pinned, "p0", table.clock)
-    assert session.settle == SETTLE and not session.trust.bare
+    assert session.joining.settle == SETTLE and not session.trust.bare
     session.start(table.clock)
     session.data_to_send()  # its presence
     table.broker.subscribe(session, table.topics.announce,
@@ -162,3 +157,24 @@ def test_a_new_key_opening_the_table_after_our_game_ended_is_its_next_game() -> 
     pinned = HostTrust(fingerprint(a))
     assert pinned.consider(a, {"status": "over"}) is Trust.FOLLOW
     assert pinned.consider(b, {"status": "lobby"}, joined=True, ended=True) is Trust.IGNORE
+
+
+def test_a_rematch_under_a_new_host_key_is_the_next_game_not_a_hijack() -> None:
+    from netplay.playing.notices import NextGame
+
+    from .harness import SHORT
+
+    table = Table(2, seed=5, rules=SHORT)
+    spectator = table.add_player("watcher", watch=True)
+    table.pump()
+    table.run_to_end()
+    assert spectator.view is not None and spectator.view.outcome is not None
+    # The host rematches: its next game is announced under a key of its own.
+    table.inject(table.topics.announce, _rogue_announcement(), retain=True)
+    for peer in (spectator, table.players[0]):
+        assert not table.notices_of(peer, HostConflict), peer.name  # no hijack warning
+        (news,) = table.notices_of(peer, NextGame)
+        assert news.host.key == ROGUE.key and news.table == TABLE
+        assert peer.host_key == table.host_identity.key  # stays with its ended game
+    table.inject(table.topics.announce, _rogue_announcement(), retain=True)
+    assert len(table.notices_of(spectator, NextGame)) == 1  # said once

@@ -9,7 +9,7 @@ from engine.actions import Block, CloseBlockWindow, PassBlock
 from engine.cards import CARDS_BY_KIND, Kind
 from engine.events import BlockPassed, PileBlocked, PileCleared, PileCompleted
 from engine.state import Phase, Seat
-from netplay.player import RaceResult, Rejected
+from netplay.playing.notices import RaceResult, Rejected
 
 from .harness import Table, blocks_in_hand
 

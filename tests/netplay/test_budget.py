@@ -18,7 +18,8 @@ from netplay.budget import (
     Limit,
 )
 from netplay.identity import Identity
-from netplay.player import CHAT_OTHERS, ChatLine
+from netplay.playing.chat import CHAT_OTHERS
+from netplay.playing.notices import ChatLine
 
 from .harness import SHORT, Table, forge, observe, opened
 

@@ -8,12 +8,13 @@ import pytest
 
 from engine.state import Phase
 from netplay import history as history_module
-from netplay import host as host_module
-from netplay import player as player_module
 from netplay.budget import HostBudgets, HostLimits, Limit
 from netplay.codec import decode
 from netplay.history import PublicCopies
-from netplay.player import IDLE_HEARTBEAT, Applied, Missed, Resynced
+from netplay.hosting import repair as host_module
+from netplay.playing import follower as follower_module
+from netplay.playing.beats import IDLE_HEARTBEAT
+from netplay.playing.notices import Applied, Missed, Resynced
 
 from .harness import SHORT, Table
 
@@ -25,8 +26,8 @@ CHUNK = 8
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(host_module, "MAX_RESEND", CHUNK)
     monkeypatch.setattr(history_module, "CHUNK", CHUNK)
-    monkeypatch.setattr(player_module, "CHUNK", CHUNK)
-    monkeypatch.setattr(player_module, "SEAT_CHUNK", CHUNK)
+    monkeypatch.setattr(follower_module, "CHUNK", CHUNK)
+    monkeypatch.setattr(follower_module, "SEAT_CHUNK", CHUNK)
 
 
 def history_bytes(table: Table, first: int, last: int) -> int:
@@ -136,7 +137,7 @@ def test_a_spectator_whose_buffer_fills_with_live_batches_still_fills_its_gap(
     """A spectator catching up on a fast game (bots at full speed, a spectator that
     joined late or reconnected) hears live batches far ahead of its gap while its budget
     paces the chunks: the batches that fill the gap must find room, or it never moves."""
-    monkeypatch.setattr(player_module, "MAX_BUFFER", 2 * CHUNK)
+    monkeypatch.setattr(follower_module, "MAX_BUFFER", 2 * CHUNK)
     table = long_game(84, 2 * CHUNK)
     one = history_bytes(table, 1, CHUNK)
     table.host.budgets = HostBudgets(HostLimits(spectator_history=Limit(one, one / 4)))
@@ -145,7 +146,7 @@ def test_a_spectator_whose_buffer_fills_with_live_batches_still_fills_its_gap(
     assert late.applied == CHUNK  # one chunk in the burst, the rest paced
     target = len(table.host.batches) + 4 * CHUNK  # more than the buffer holds, no time passing
     table.run(lambda: len(table.host.batches) >= target or table.host.over)
-    assert len(late.pending.batches) == 2 * CHUNK
+    assert len(late.follower.ahead) == 2 * CHUNK
     table.run_to_end()
     numbers = [n.n for n in table.notices_of(late, Applied)]
     assert numbers == list(range(1, len(table.host.batches) + 1))

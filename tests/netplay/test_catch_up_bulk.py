@@ -15,7 +15,8 @@ from engine.state import SPECTATOR
 from netplay.codec import decode, pack, unpack
 from netplay.errors import FrameError
 from netplay.history import FRAME_BYTES, batches, frames
-from netplay.player import Applied, PlayerSession
+from netplay.player import PlayerSession
+from netplay.playing.notices import Applied
 
 from .harness import Table, forge
 

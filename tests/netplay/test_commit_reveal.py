@@ -10,7 +10,7 @@ from netplay.codec import decode
 from netplay.entropy import REVEAL_WAIT, bot_entropy, entropy_commitment
 from netplay.host import HostSession
 from netplay.identity import Identity
-from netplay.player import Refused, Unseated
+from netplay.playing.notices import Refused, Unseated
 from netplay.verify import Verdict
 
 from .harness import Table, derive, forge
@@ -29,7 +29,7 @@ def test_joiners_commit_when_they_join_and_reveal_only_once_everyone_has() -> No
     assert joins and all("entropy" not in f.body and len(f.body["entropy_commit"]) == 32
                          for f in joins)
     assert _types(table) == ["join", "join", "entropy", "entropy"]
-    facts = table.host.facts()
+    facts = table.host.deal_facts()
     for seat, session in enumerate(table.players):
         assert facts["entropies"][seat] == session.entropy
         assert facts["entropy_commits"][seat] == entropy_commitment(session.entropy)
@@ -169,13 +169,13 @@ def _deal_with(table: Table, change: Callable[[HostSession], None]) -> None:
     """The last seat is taken and every reveal is in; ``change`` is what a cheating host
     does to the seats then, knowing every entropy, just before it deals."""
     host = table.host
-    deal = host._start
+    deal = host.start_game
 
     def cheat() -> None:
         change(host)
         deal()
 
-    host._start = cheat  # type: ignore[method-assign]
+    host.start_game = cheat  # type: ignore[method-assign]
     table.add_player("p1")
     table.pump()
     assert host.game is not None

@@ -41,7 +41,7 @@ def finished(seed: int = 51) -> Table:
 
 
 def facts_of(table: Table) -> GameFacts:
-    facts = table.host.facts()
+    facts = table.host.deal_facts()
     return GameFacts(
         TABLE, facts["players"], RulesConfig.from_wire(facts["rules"]), tuple(facts["keys"]),
         facts["commit"], tuple(facts["entropies"]),
@@ -63,7 +63,7 @@ def check(table: Table, batches: dict[int, Batch] | None = None, *,
 
 def first(table: Table, kind: type[Action], *, human: bool) -> Batch:
     """The first batch caused by an action of ``kind`` of a person (or of a host bot)."""
-    keys = table.host.facts()["keys"]
+    keys = table.host.deal_facts()["keys"]
     for batch in table.host.batches:
         if isinstance(batch.action, kind) and (keys[batch.action.seat] is not None) == human:
             return batch
@@ -94,7 +94,7 @@ def test_every_peer_verifies_a_fair_game() -> None:
 
 def test_the_seed_is_the_documented_hash() -> None:
     table = finished()
-    facts = table.host.facts()
+    facts = table.host.deal_facts()
     expected = hashlib.sha256(
         b"sstacks-deal" + table.host.secret + b"".join(facts["entropies"])
     ).digest()
@@ -394,7 +394,7 @@ def test_a_passed_on_dealer_deals_and_every_peer_and_the_record_verify_it(tmp_pa
     game = table.host.game
     assert game is not None
     assert game.state.dealer == 2
-    assert table.host.facts()["dealer"] == 2
+    assert table.host.deal_facts()["dealer"] == 2
     assert all(session.verdict is not None and session.verdict.ok for session in table.players)
     path = tmp_path / "game.json"
     write_record(path, table.host.record())
@@ -409,7 +409,7 @@ def test_a_passed_on_dealer_deals_and_every_peer_and_the_record_verify_it(tmp_pa
 
 def test_without_a_passed_on_dealer_it_is_drawn_from_the_seed() -> None:
     table = finished()
-    assert table.host.facts()["dealer"] is None
+    assert table.host.deal_facts()["dealer"] is None
     facts = facts_of(table)
     assert facts.dealer is None and check(table).ok
     game = table.host.game

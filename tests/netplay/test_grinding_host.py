@@ -87,18 +87,18 @@ class GrindingHost(HostSession):
         honest = [s for s, seat in enumerate(self.seats)
                   if seat is not None and not seat.is_bot and s != self.puppet]
         if self.how.startswith("void"):
-            self._send_events("entropy_round", {
+            self.stream.to_everyone("entropy_round", {
                 "round": self.round.number + 1, "phase": COMMIT, "held": [],
                 "commits": [None if s in honest else seat.commit if seat else None
                             for s, seat in enumerate(self.seats)]})
         if self.how.endswith("relist"):  # the same round again, or the one after the void
-            self._send_events("entropy_round", {
+            self.stream.to_everyone("entropy_round", {
                 "round": self.round.number + (2 if self.how.startswith("void") else 0),
                 "phase": REVEAL, "held": [],
                 "commits": [seat.commit if seat else None for seat in self.seats]})
         self.round.waiting.clear()
         self.round.phase = self.round.deadline = None
-        self._start()
+        self.start_game()
 
 
 def grinding_table(seed: int, *, how: str = "swap", tries: int = 200,
@@ -142,7 +142,7 @@ def test_a_grinding_host_is_caught_by_the_honest_player_and_by_stacks_verify(
     # than the one its puppet's own entropy gave.
     assert host.best_score is not None and host.fair_score is not None
     assert host.best_score > host.fair_score, (host.best_score, host.fair_score)
-    facts = host.facts()
+    facts = host.deal_facts()
     # Every commitment matches its entropy, the honest seat is dealt with what it revealed:
     # only the commitments of the reveal round tell.
     assert facts["entropies"][0] == honest.entropy
@@ -168,7 +168,7 @@ def test_a_grinding_host_that_covers_its_tracks_is_caught_by_the_honest_player(h
     table, honest, watcher = grinding_table(22, how=how)
     host = table.host
     assert isinstance(host, GrindingHost) and host.how == how
-    assert host.facts()["entropies"][0] != honest.entropy or how == "relist"
+    assert host.deal_facts()["entropies"][0] != honest.entropy or how == "relist"
     assert honest.verdict == Verdict(False, f"{CHANGED} (seat 1)")
     assert host.verdicts["seat 0"]["ok"] is False
     assert verify_record(host.record()) == Verdict(False, f"{CHANGED} (seat 1)")
@@ -259,7 +259,7 @@ def test_a_seat_away_at_the_reveal_is_held_and_the_others_commit_afresh_first() 
     # entropy (their first one was seen), then a reveal round lists the held seat as null.
     assert [r["phase"] for r in rounds] == [REVEAL, COMMIT, REVEAL]
     assert [r["held"] for r in rounds] == [[], [2], [2]]
-    facts = host.facts()
+    facts = host.deal_facts()
     assert facts["entropy_commits"] == rounds[-1]["commits"] == host.reveal_commits
     assert facts["entropy_commits"][2] is None
     assert facts["entropies"][2] == bot_entropy(host.secret, 2)
@@ -327,7 +327,7 @@ def test_a_held_player_back_while_the_others_commit_is_dealt_in_again() -> None:
     for topic, payload in held:
         table.to_host(payload, topic)
     assert host.game is not None
-    facts = host.facts()
+    facts = host.deal_facts()
     assert facts["entropies"][2] == back.entropy
     assert facts["entropy_commits"] == _rounds(table)[-1]["commits"] == host.reveal_commits
     table.run_to_end()
@@ -341,7 +341,7 @@ def test_a_host_that_holds_a_seat_whose_player_revealed_is_caught_by_that_player
     table = Table(2, seed=26, rules=SHORT, join=False)
     host = table.host
     victim = table.add_player("victim")
-    deal, take = host._start, host._entropy
+    deal, take = host.start_game, host._entropy
     held = False
 
     def deaf_to_the_victim(key: bytes, body: dict[str, Any], raw: bytes) -> None:
@@ -352,17 +352,17 @@ def test_a_host_that_holds_a_seat_whose_player_revealed_is_caught_by_that_player
         nonlocal held
         if not held:
             held = True
-            host._journal({"t": "hold", "seats": [0]})
-            host._hold([0])
-            host._seats_full()
+            host.journal.append({"t": "hold", "seats": [0]})
+            host.deal.deal_without([0])
+            host.deal.seats_full()
             return
         deal()
 
-    host._start = cheat  # type: ignore[method-assign]
+    host.start_game = cheat  # type: ignore[method-assign]
     host._entropy = deaf_to_the_victim  # type: ignore[method-assign]
     table.add_player("p1")
     table.pump()
-    assert host.game is not None and host.facts()["entropy_commits"][0] is None
+    assert host.game is not None and host.deal_facts()["entropy_commits"][0] is None
     table.run_to_end()
     assert victim.verdict is not None and not victim.verdict.ok
     assert "by its own secret, as if its player were away, after this player revealed" \
@@ -391,7 +391,7 @@ def test_a_host_resumed_after_a_hold_keeps_it_and_the_game_verifies() -> None:
     table.flush()
     table.pump()
     assert new.game is not None
-    facts = new.facts()
+    facts = new.deal_facts()
     assert facts["entropy_commits"][2] is None
     assert facts["entropy_commits"] == _rounds(table)[-1]["commits"] == new.reveal_commits
     table.run_to_end()
@@ -445,7 +445,7 @@ def test_a_player_joining_a_restarted_host_before_the_deal_commits_to_fresh_entr
     assert ana.entropy != first  # its join committed to fresh entropy
     table.tick()
     assert new.game is not None
-    assert new.facts()["entropies"][0] == first  # dealt with what she revealed
+    assert new.deal_facts()["entropies"][0] == first  # dealt with what she revealed
     table.run_to_end()
     assert all(s.verdict is not None and s.verdict.ok for s in (ana, bo))
 
@@ -471,4 +471,4 @@ def test_an_old_journal_whose_away_seat_was_dealt_at_once_still_resumes() -> Non
     assert [b.to_body() for b in new.batches] == [b.to_body() for b in before.batches]
     seat = new.seats[2]
     assert seat is not None and seat.held and seat.entropy == bot_entropy(new.secret, 2)
-    assert new.reveal_commits == new.facts()["entropy_commits"]
+    assert new.reveal_commits == new.deal_facts()["entropy_commits"]

@@ -11,7 +11,9 @@ from engine.state import Phase
 from netplay.codec import Frame, decode
 from netplay.host import IN_FLIGHT
 from netplay.lobby import _heartbeat_of
-from netplay.player import HEARTBEAT, IDLE_HEARTBEAT, HostOffline, PlayerSession
+from netplay.player import PlayerSession
+from netplay.playing.beats import HEARTBEAT, IDLE_HEARTBEAT
+from netplay.playing.notices import HostOffline
 
 from .harness import SHORT, Table, forge_sealed, frames, observe, seat_heartbeats
 
@@ -227,7 +229,7 @@ def test_seats_acting_in_turn_with_skipped_beats_never_count_as_away() -> None:
         move(table)
         table.advance(1.0)
     for info in table.host.seats:
-        assert info is not None and not table.host._away(info)
+        assert info is not None and not table.host.presence.away(info)
     assert not any(w.away is not None for w in table.host.waits())
 
 

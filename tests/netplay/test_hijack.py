@@ -6,7 +6,7 @@ from __future__ import annotations
 from netplay.codec import TABLE_PROTOCOL, decode
 from netplay.hosts import AnnounceWatch, HostTrust, Trust, check_pin, fingerprint, split_pin
 from netplay.identity import Identity
-from netplay.player import HostConflict, Impostor, TableClosed
+from netplay.playing.notices import HostConflict, Impostor, TableClosed
 
 from .harness import Table, forge
 

@@ -24,8 +24,8 @@ from netplay.host import HostSettings
 from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.player import Applied
 from netplay.player_peer import Player
+from netplay.playing.notices import Applied
 from tests.support import wait_until_async
 
 pytestmark = pytest.mark.asyncio
@@ -93,7 +93,7 @@ async def test_the_host_answers_while_its_hard_bot_searches() -> None:
                     if view is None or seat is None or view.outcome is not None:
                         continue
                     legal = legal_actions(view, seat)
-                    if legal and not me.player.pending.batches:
+                    if legal and not me.player.follower.ahead:
                         me.act(ana.choose(view, seat, legal))
 
             player = asyncio.create_task(play())

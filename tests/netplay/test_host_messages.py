@@ -21,7 +21,8 @@ from engine.views import public_hash
 from netplay.codec import MAX_FRAME, pack, unpack
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
-from netplay.player import Joined, PlayerSession, Refused, Rejected, Resynced
+from netplay.player import PlayerSession
+from netplay.playing.notices import Joined, Refused, Rejected, Resynced
 
 from .harness import (
     SHORT,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from netplay.codec import decode
 from netplay.lobby import table_from_announcement
-from netplay.player import HOST_SILENT, HostBack, HostOffline, TableSeen
+from netplay.playing.liveness import HOST_SILENT
+from netplay.playing.notices import HostBack, HostOffline, TableSeen
 
 from .harness import SHORT, TABLE, Table, forge, identity_for
 
@@ -70,7 +71,7 @@ def test_a_will_with_an_older_seq_is_taken_and_the_live_hosts_next_heartbeat_und
     player = table.players[0]
     will = table.host.last_will()  # signed now...
     table.advance(1.0)  # ...older than the heartbeats and announcements that follow
-    table.host._announce()
+    table.host.announce()
     table.pump()
     assert decode(will.payload).seq < decode(table.broker.retained[table.topics.announce]).seq
     table.inject(will.topic, will.payload, retain=True)  # a stale will, the host is alive
@@ -110,7 +111,7 @@ def test_a_newcomer_finding_only_the_will_waits_then_joins_the_host_that_comes_b
     del host.tick  # type: ignore[method-assign]  # the instance override goes
     for pattern in (table.topics.all_outboxes, table.topics.all_presence):
         table.broker.subscribe(host, pattern, table._deliverer(host))
-    host._announce()
+    host.announce()
     table.pump()
     assert table.notices_of(newcomer, HostBack) and newcomer.joined and newcomer.seat == 0
 

@@ -8,7 +8,8 @@ away; at a table of four acting every 2 s about 0.6 beats an action go out inste
 from __future__ import annotations
 
 from engine.classic.config import SequenceConfig
-from netplay.player import HEARTBEAT, IDLE_HEARTBEAT, PlayerSession
+from netplay.player import PlayerSession
+from netplay.playing.beats import HEARTBEAT, IDLE_HEARTBEAT
 
 from .harness import Table
 
@@ -42,7 +43,7 @@ def test_the_seat_the_table_waits_for_beats_every_heartbeat_the_other_every_idle
 ) -> None:
     table = sequence_table(71)
     mover, other = mover_and_other(table)
-    assert mover.beat_every() == HEARTBEAT and other.beat_every() == IDLE_HEARTBEAT
+    assert mover.beats.interval() == HEARTBEAT and other.beats.interval() == IDLE_HEARTBEAT
     mine, theirs = beats(table, mover), beats(table, other)
     wait(table, 32.0)
     # A beat comes 0.8 to 1 interval after the last one (jitter), the first of them within
@@ -50,7 +51,7 @@ def test_the_seat_the_table_waits_for_beats_every_heartbeat_the_other_every_idle
     assert 7 <= beats(table, mover) - mine <= 10
     assert 3 <= beats(table, other) - theirs <= 5
     for info in table.host.seats:  # and neither ever counts as away
-        assert info is not None and not table.host._away(info)
+        assert info is not None and not table.host.presence.away(info)
 
 
 def test_a_seat_whose_turn_comes_beats_within_a_heartbeat_of_it() -> None:
@@ -66,7 +67,7 @@ def test_a_seat_whose_turn_comes_beats_within_a_heartbeat_of_it() -> None:
     session.act(table.peer(session).bot.choose(
         view, session.seat, definition.legal_actions(view, session.seat)))
     table.pump()
-    assert other.beat_every() == HEARTBEAT  # its turn now
+    assert other.beats.interval() == HEARTBEAT  # its turn now
     wait(table, HEARTBEAT)
     assert beats(table, other) == theirs + 1
 
@@ -80,9 +81,9 @@ def test_a_frozen_seat_the_table_does_not_wait_for_counts_away_after_idle_away_a
     table.peer(other).paused = True  # frozen: no beats, no will (the broker keeps it)
     frozen_at = table.clock
     wait(table, table.settings.away_after + 2.0)
-    assert not table.host._away(info)  # 12 s: it may just be between two idle beats
+    assert not table.host.presence.away(info)  # 12 s: it may just be between two idle beats
     wait(table, frozen_at + table.settings.idle_away_after + 0.5 - table.clock)
-    assert table.host._away(info)
+    assert table.host.presence.away(info)
 
 
 def test_a_frozen_seat_whose_turn_comes_is_found_away_ten_seconds_into_it_and_gets_a_bot(
@@ -100,11 +101,11 @@ def test_a_frozen_seat_whose_turn_comes_is_found_away_ten_seconds_into_it_and_ge
                                            definition.legal_actions(view, mover.seat)))
     table.pump()
     turn_at, batches = table.clock, len(table.host.batches)
-    assert other.seat in table.host._deciders()
+    assert other.seat in table.host.deciders()
     wait(table, table.settings.away_after - 0.5)
-    assert not table.host._away(info)
+    assert not table.host.presence.away(info)
     wait(table, 1.0)
-    assert table.host._away(info)
+    assert table.host.presence.away(info)
     assert any(w.seat == other.seat and w.away is not None for w in table.host.waits())
     wait(table, turn_at + table.settings.away_after + table.settings.grace + 0.5 - table.clock)
     assert len(table.host.batches) > batches  # a stand-in played the frozen seat's turn
@@ -119,15 +120,15 @@ def test_a_seat_the_table_waits_for_is_found_away_ten_seconds_after_its_last_bea
     table.peer(mover).paused = True
     last = info.last_seen
     wait(table, last + table.settings.away_after - 0.5 - table.clock)
-    assert not table.host._away(info)
+    assert not table.host.presence.away(info)
     wait(table, 1.0)
-    assert table.host._away(info)
+    assert table.host.presence.away(info)
 
 
 def test_after_the_game_a_live_seat_beating_every_idle_beat_never_counts_as_away() -> None:
     table = Table(2, seed=76, game="sequence", rules=SequenceConfig())
     table.run_to_end()
-    assert all(p.beat_every() == IDLE_HEARTBEAT for p in table.players)
+    assert all(p.beats.interval() == IDLE_HEARTBEAT for p in table.players)
     me = table.at_seat(0)
     out = table.out_topic(me)
 
@@ -140,4 +141,4 @@ def test_after_the_game_a_live_seat_beating_every_idle_beat_never_counts_as_away
             table.filters.remove(lost)
         table.advance(0.5)
         for info in table.host.seats:
-            assert info is not None and not table.host._away(info)
+            assert info is not None and not table.host.presence.away(info)

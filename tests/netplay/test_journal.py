@@ -18,7 +18,7 @@ from netplay.journal import (
     mark,
     read_entries,
 )
-from netplay.player import Applied, Joined, Verified
+from netplay.playing.notices import Applied, Joined, Verified
 from netplay.record import from_json, to_json, write_new_record
 from tests.netplay.harness import SHORT, Table
 

@@ -19,8 +19,10 @@ from netplay.hosts import HostTrust, Trust, fingerprint
 from netplay.identity import Identity
 from netplay.known import KNOWN_FILE, KnownHosts
 from netplay.memory import AsyncMemoryBroker
-from netplay.player import SETTLE, HostConflict, HostsDisagree, PlayerSession, UnexpectedHost
+from netplay.player import PlayerSession
 from netplay.player_peer import BotPeer
+from netplay.playing.joining import SETTLE
+from netplay.playing.notices import HostConflict, HostsDisagree, UnexpectedHost
 
 from .harness import SHORT, TABLE, Table, forge
 

@@ -14,8 +14,8 @@ from netplay.host import HostSettings
 from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.player import Notice, RaceResult
 from netplay.player_peer import BotPeer
+from netplay.playing.notices import Notice, RaceResult
 from tests.netplay.harness import SHORT
 from tests.support import wait_until_async
 

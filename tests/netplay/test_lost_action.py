@@ -15,12 +15,13 @@ import dataclasses
 
 from engine.games import AnyAction
 from engine.state import Phase
-from netplay import player as player_module
-from netplay.player import PlayerSession, Rejected
+from netplay.player import PlayerSession
+from netplay.playing import pending_actions as pending_module
+from netplay.playing.notices import Rejected
 
 from .harness import SHORT, Table
 
-AGAIN = player_module.ACTION_AGAIN
+AGAIN = pending_module.ACTION_AGAIN
 
 
 def _table(seed: int) -> Table:
@@ -125,7 +126,7 @@ def test_an_action_nobody_answers_goes_out_four_times_in_all() -> None:
     for _ in range(int(10 * AGAIN)):
         table.advance(0.5)
     sent = table.sent(table.out_topic(actor), "action", since=mark)
-    assert len(sent) == player_module.ACTION_TRIES
+    assert len(sent) == pending_module.ACTION_TRIES
 
 
 def test_an_action_whose_rejection_was_lost_gets_its_rejection_when_sent_again() -> None:

@@ -8,7 +8,7 @@ make the host send the reveal again.
 
 from __future__ import annotations
 
-from netplay import host as host_module
+from netplay.hosting import presence as host_module
 
 from .harness import SHORT, Table, observe
 

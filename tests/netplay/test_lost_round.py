@@ -11,7 +11,8 @@ channel, and the seat answers it.
 from __future__ import annotations
 
 from netplay.entropy import REVEAL_WAIT
-from netplay.player import PlayerSession, Refused
+from netplay.player import PlayerSession
+from netplay.playing.notices import Refused
 
 from .harness import SHORT, Table
 
@@ -27,7 +28,7 @@ def _until_dealt(table: Table) -> None:
 def _dealt_fairly(table: Table, seat: PlayerSession) -> None:
     assert table.host.game is not None, "not dealt"
     assert not table.notices_of(seat, Refused), table.notices_of(seat, Refused)
-    facts = table.host.facts()
+    facts = table.host.deal_facts()
     assert seat.seat is not None and facts["entropies"][seat.seat] == seat.entropy
     table.run_to_end()
     assert seat.verdict is not None and seat.verdict.ok, seat.verdict

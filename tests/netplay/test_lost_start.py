@@ -14,8 +14,9 @@ batches.
 
 from __future__ import annotations
 
-from netplay import player as player_module
-from netplay.player import Applied, PlayerSession
+from netplay.player import PlayerSession
+from netplay.playing import follower as follower_module
+from netplay.playing.notices import Applied
 
 from .harness import SHORT, Table
 
@@ -107,7 +108,7 @@ def test_the_start_is_asked_for_again_once_a_second_at_most() -> None:
         table.advance(0.5)
     asks = [f.body for f in table.sent(table.out_topic(watcher), "resync", since=mark)]
     assert asks and all(a["start"] is True for a in asks), asks
-    assert len(asks) <= (table.clock - began) / player_module.RESYNC_EVERY + 1
+    assert len(asks) <= (table.clock - began) / follower_module.RESYNC_EVERY + 1
     assert watcher.view is None and not table.notices_of(watcher, Applied)
 
 

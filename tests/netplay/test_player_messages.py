@@ -9,11 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import netplay.host
+import netplay.hosting.listing
 import netplay.player
+import netplay.playing.following
 from engine.config import RulesConfig
 from engine.state import Phase
-from netplay.player import ChatLine, PlayerSession, Refused
+from netplay.player import PlayerSession
+from netplay.playing.notices import ChatLine, Refused
 
 from .harness import SHORT, Table, forge, forge_sealed, identity_for
 
@@ -181,8 +183,8 @@ def test_a_host_of_another_protocol_is_named_and_no_seat_is_taken(
     # wait for history frames that never come), a peer built before (it would drop them),
     # a host built before sealed frames were vouched for by their boxes alone (2). The
     # player is told why, not joining.
-    monkeypatch.setattr(netplay.host, "TABLE_PROTOCOL", host)
-    monkeypatch.setattr(netplay.player, "TABLE_PROTOCOL", peer)
+    monkeypatch.setattr(netplay.hosting.listing, "TABLE_PROTOCOL", host)
+    monkeypatch.setattr(netplay.playing.following, "TABLE_PROTOCOL", peer)
     table = Table(2, join=False)
     player = table.add_player("new-program")
     table.pump()

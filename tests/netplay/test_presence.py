@@ -7,7 +7,8 @@ from typing import Any
 
 from engine.state import Phase, Seat
 from netplay.codec import decode
-from netplay.player import HEARTBEAT, PlayerSession
+from netplay.player import PlayerSession
+from netplay.playing.beats import HEARTBEAT
 
 from .harness import SHORT, Table
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 from engine.state import Phase
 from netplay.codec import decode
 from netplay.host import REST_HEARTBEAT
-from netplay.player import HEARTBEAT, IDLE_HEARTBEAT, HostOffline, PlayerSession
+from netplay.player import PlayerSession
+from netplay.playing.beats import HEARTBEAT, IDLE_HEARTBEAT
+from netplay.playing.notices import HostOffline
 from netplay.probe import Probe
 
 from .harness import SHORT, Table, seat_heartbeats

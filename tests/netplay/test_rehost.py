@@ -8,14 +8,8 @@ from netplay.host import HostSession, HostSettings
 from netplay.hosts import fingerprint
 from netplay.identity import Identity
 from netplay.memory import MemoryBroker
-from netplay.player import (
-    HostChanged,
-    HostConflict,
-    HostsDisagree,
-    Joined,
-    PlayerSession,
-    TableClosed,
-)
+from netplay.player import PlayerSession
+from netplay.playing.notices import HostChanged, HostConflict, HostsDisagree, Joined, TableClosed
 from netplay.topics import Topics
 
 

@@ -10,9 +10,12 @@ from engine.actions import Discard
 from engine.state import Phase
 from engine.views import public_hash
 from netplay import history as history_module
-from netplay import host as host_module
-from netplay import player as player_module
-from netplay.player import GAP_WAIT, IDLE_HEARTBEAT, Applied, Desynced, PlayerSession, Resynced
+from netplay.hosting import repair as host_module
+from netplay.player import PlayerSession
+from netplay.playing import follower as follower_module
+from netplay.playing.beats import IDLE_HEARTBEAT
+from netplay.playing.follower import GAP_WAIT
+from netplay.playing.notices import Applied, Desynced, Resynced
 
 from .harness import SHORT, Filter, Session, Table, observe, opened
 from .leaks import clear_leaks
@@ -105,8 +108,8 @@ def test_a_lost_batch_is_asked_for_after_the_gap_wait() -> None:
     ]
     move_until(table, k + 1)
     assert me.applied == k - 1
-    assert k + 1 in me.pending.batches
-    assert me.pending.gap_since == table.clock
+    assert k + 1 in me.follower.ahead
+    assert me.follower.gap_since == table.clock
     table.advance(GAP_WAIT / 2)
     assert sent_by(table, me, "resync") == [] and me.applied == k - 1
     table.advance(GAP_WAIT / 2 + 0.01)
@@ -123,13 +126,13 @@ def test_a_host_heartbeat_reveals_a_lost_last_batch() -> None:
     k = len(table.host.batches) + 1
     table.filters += [batch_to(table, me, k), heartbeats(table, sender=me, receiver=table.host)]
     move_until(table, k)
-    assert me.applied == k - 1 and not me.pending.batches
-    assert me.pending.gap_since is None  # nothing says it is behind yet
+    assert me.applied == k - 1 and not me.follower.ahead
+    assert me.follower.gap_since is None  # nothing says it is behind yet
     for _ in range(200):  # within a heartbeat period the host says "at k"
         table.advance(0.01)
-        if me.pending.gap_since is not None:
+        if me.follower.gap_since is not None:
             break
-    assert me.pending.gap_since == table.clock
+    assert me.follower.gap_since == table.clock
     assert sent_by(table, me, "resync") == [] and me.applied == k - 1
     table.advance(GAP_WAIT + 0.01)
     assert sent_by(table, me, "resync") == [{"from": k, "snapshot": False, "reason": "gap"}]
@@ -169,7 +172,7 @@ def test_a_batch_overtaken_on_its_topic_is_dropped_and_the_gap_filled() -> None:
 
     table.filters.append(hold)
     move_until(table, k + 2)
-    assert me.applied == k - 1 and set(me.pending.batches) >= {k + 1, k + 2}
+    assert me.applied == k - 1 and set(me.follower.ahead) >= {k + 1, k + 2}
     ((topic, payload),) = held
     me.receive(topic, payload, table.clock)
     assert "replayed" in me.dropped[-1] and me.applied == k - 1
@@ -195,12 +198,12 @@ def test_a_spectator_applies_batches_from_two_topics_in_order() -> None:
 
     table.filters.append(lose_public_k)
     move_until(table, k + 2)
-    assert watcher.applied == k - 1 and set(watcher.pending.batches) == {k + 1, k + 2}
+    assert watcher.applied == k - 1 and set(watcher.follower.ahead) == {k + 1, k + 2}
     watcher.sender.send(
         table.out_topic(watcher), "resync", {"from": k, "snapshot": False, "reason": "test"}
     )
     table.pump()
-    assert watcher.applied == k + 2 and not watcher.pending.batches
+    assert watcher.applied == k + 2 and not watcher.follower.ahead
     table.assert_in_step([watcher])
     assert not table.notices_of(watcher, Desynced)
 
@@ -228,7 +231,7 @@ def test_a_spectators_long_gap_is_filled_chunk_by_chunk_never_by_snapshot(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(history_module, "CHUNK", 3)
-    monkeypatch.setattr(player_module, "CHUNK", 3)
+    monkeypatch.setattr(follower_module, "CHUNK", 3)
     table = held_game(36)
     watcher = table.add_player("watcher", watch=True)
     table.pump()

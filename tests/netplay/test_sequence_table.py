@@ -11,7 +11,7 @@ from engine.games import SEQUENCE
 from engine.state import HOST
 from netplay.host import HostSession, HostSettings
 from netplay.identity import Identity
-from netplay.player import Joined, Refused, Resynced, Verified
+from netplay.playing.notices import Joined, Refused, Resynced, Verified
 from netplay.record import verify_record
 from tests.netplay.harness import Table
 from tests.netplay.test_journal import _crash_and_resume, _journaled

@@ -8,7 +8,7 @@ from __future__ import annotations
 from netplay.codec import decode
 from netplay.host import HostSession
 from netplay.lobby import table_from_announcement
-from netplay.player import Applied, GameEnded, Verified
+from netplay.playing.notices import Applied, GameEnded, Verified
 
 from .harness import SHORT, Table, frames, seat_heartbeats
 from .test_journal import _crash_and_resume, _journaled

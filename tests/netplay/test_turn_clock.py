@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine.state import Phase
 from netplay.codec import decode
-from netplay.player import Applied
+from netplay.playing.notices import Applied
 
 from .harness import SHORT, Table, seat_heartbeats
 
@@ -138,8 +138,8 @@ def test_a_new_turn_never_shows_the_last_turns_countdown() -> None:
         assert player.waiting(table.clock) == []
         assert player.waiting(table.clock + 0.5) == []
     moved = table.clock
-    beats = table.host._next_heartbeat
-    while table.host._next_heartbeat == beats:
+    beats = table.host.beats.next_beat_at
+    while table.host.beats.next_beat_at == beats:
         table.advance(0.1)  # up to the next heartbeat, for the new turn
     now = table.state.current
     for player in table.players:

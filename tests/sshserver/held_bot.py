@@ -17,8 +17,8 @@ import asyncio
 import sys
 
 from netplay.identity import load_profile
-from netplay.player import Joined, Verified
 from netplay.player_peer import BotPeer
+from netplay.playing.notices import Joined, Verified
 from tui.serve_link import LinkError, ServeLink
 
 RULES = {"win_chips": 3, "win_min_each_colour": 1}

@@ -11,8 +11,8 @@ from netplay.host import HostSettings
 from netplay.host_peer import Host
 from netplay.identity import Identity
 from netplay.memory import AsyncMemoryBroker
-from netplay.player import GameEnded
 from netplay.player_peer import BotPeer
+from netplay.playing.notices import GameEnded
 from stacks.commands.bot import BotTalk
 
 pytestmark = pytest.mark.asyncio

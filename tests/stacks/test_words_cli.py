@@ -81,7 +81,7 @@ async def test_the_headless_host_says_who_joins_and_when_the_game_starts(
     from stacks.commands.host import _report_seats
 
     def seat(name: str, online: bool = True) -> SimpleNamespace:
-        return SimpleNamespace(name=name, online=online)
+        return SimpleNamespace(name=name, online=online, plain=False)
 
     session = SimpleNamespace(seats=[seat("Bot 1"), None, None], game=None, spectators={})
     reporter = asyncio.create_task(_report_seats(session, every=0.01))  # type: ignore[arg-type]

@@ -11,7 +11,8 @@ import pytest
 from netplay.host import HostSettings
 from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.player import HOST_SILENT, Desynced, Resynced
+from netplay.playing.liveness import HOST_SILENT
+from netplay.playing.notices import Desynced, Resynced
 from tests.support import free_port
 from tests.tui import states
 from tests.tui.conftest import TIMEOUT, until

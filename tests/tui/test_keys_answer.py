@@ -339,7 +339,7 @@ async def test_the_history_title_shows_every_word_at_80x24(stacks_home: Path) ->
 
 async def test_a_rejoined_log_keeps_numbering_its_turns(stacks_home: Path) -> None:
     from engine.events import TurnStarted
-    from netplay.player import Resynced
+    from netplay.playing.notices import Resynced
     from tui.history import History, Step
 
     table = Table(2, seed=33)

@@ -92,7 +92,7 @@ async def test_game_over_offers_no_menu_behind_a_table_the_command_line_opened(
         assert isinstance(app.screen, GameOverScreen) and app.return_code is None
 
 
-def test_the_leave_question_speaks_to_the_one_who_leaves() -> None:
+async def test_the_leave_question_speaks_to_the_one_who_leaves() -> None:
     from tui.launch import Launch
     from tui.screens.seated import leave_question
 

@@ -340,3 +340,34 @@ async def test_a_full_table_names_itself_and_w_watches_it(stacks_home: Path) -> 
         await until(pilot, lambda: isinstance(app.screen, TableScreen | GameOverScreen),
                     "the table, watched")
         assert app.control.model is not None and app.control.model.me is None
+
+
+async def test_a_seat_in_plain_mode_is_shown_and_ctrl_w_lengthens_the_hosts_window(
+    stacks_home: Path,
+) -> None:
+    broker = AsyncMemoryBroker()
+    launch = Launch(role="host", table="friday", name="Ana", broker=MEMORY, players=3, bots=0,
+                    block_window=3.0, table_open=True)
+    app = make_app(launch, profiles=stacks_home, memory=broker)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        screen = app.screen
+        assert isinstance(screen, LobbyScreen)
+        await until(pilot, lambda: screen.me == 0, "our seat")
+        assert "plain mode" not in _lobby_text(app)
+        await pilot.press("ctrl+w")  # nobody plays plain: the key does nothing
+        await pilot.pause()
+        assert "Block window 3 s" in _lobby_text(app)
+        cy = BotPeer(Identity.generate(), "friday", broker=broker, name="Cy")
+        cy.player.plain = True
+        async with cy:
+            await until(pilot, lambda: "Cy plain mode" in _lobby_text(app), "Cy, plain")
+            text = _lobby_text(app)
+            assert "Ctrl+W" in text and "3 s Block window" in text
+            await pilot.press("ctrl+w")
+            await until(pilot, lambda: "Block window 10 s" in _lobby_text(app),
+                        "the longer window, announced")
+            session = app.control.session  # type: ignore[attr-defined]
+            assert session.host.host.settings.block_window == 10.0
+            assert session.host.host.block_race.window == 10.0
+            assert "Ctrl+W" not in _lobby_text(app)  # done: no more offer

@@ -26,7 +26,7 @@ from engine.events import (
 )
 from engine.game import Game
 from engine.state import NEW_PILE, Phase, Zone
-from netplay.player import Applied, ChatLine, GameStarted, Joined, Rejected
+from netplay.playing.notices import Applied, ChatLine, GameStarted, Joined, Rejected
 from tui.plain.commands import Command, CommandError, parse
 from tui.plain.table import PlainTable
 from tui.plain.words import plain
@@ -385,3 +385,26 @@ def test_a_block_window_passes_by_itself_for_a_player_without_a_block() -> None:
     assert len(told.sent) == 1 and told.sent[0][0] == "later"
     told.sent[0][1]()  # the short pause is over
     assert told.sent[-1] == PassBlock(0)
+
+
+def test_the_block_question_says_the_window_the_table_announces() -> None:
+    """A joiner knows the window only from the announcement; a host may lengthen it before
+    the deal (for a seat in plain mode), and the question says the new seconds."""
+    from netplay.playing.notices import TableSeen
+
+    lines: list[str] = []
+    table = PlainTable("friday", send=lambda _a: None, later=lambda _s, _f: None,
+                       write=lines.append)
+    table.notice(TableSeen({"block_window": 3.0, "variant": "stacks"}))
+    assert table.block_window == 3.0
+    table.notice(TableSeen({"block_window": 10.0, "variant": "stacks"}))
+    assert lines[-1].endswith("The host made the Block window 10 s.")
+    table.notice(TableSeen({"block_window": "long"}))  # an odd announcement changes nothing
+    told = Told()
+    told.table = table
+    table.write = told.lines.append
+    view = _stacks_table(told)
+    _window(view, [card("B2"), kind(Kind.BLOCK)])
+    told.lines.clear()
+    table.notice(Applied(1, None, (PileCompleted(1, 0, False, (0,)),)), view)
+    assert told.words() == ["Block Bob's Red pile a? block or pass, 10 s"]

@@ -36,7 +36,7 @@ async def test_resume_lists_the_profiles_unfinished_table_and_brings_it_back(
         assert session.host is not None
         host = session.host.host
         # The host's bot has played (its moves go out once journaled): Ana's turn.
-        await until(pilot, lambda: host._deciders() == [0] and not host._in_window(),
+        await until(pilot, lambda: host.deciders() == [0] and not host.in_window(),
                     "Ana's turn")
         commit, key, batches = host.commit, host.identity.key, len(host.batches)
     # The interface is gone in the middle of the game: the table is unfinished.

@@ -55,7 +55,7 @@ async def _game_over(app: StacksApp) -> float:
         session = app.control.session
         host = session.host if session is not None else None
         if host is not None and host.host.over:
-            return host.host._sent_at[len(host.host.batches)]
+            return host.host.repair.sent_at[len(host.host.batches)]
         await asyncio.sleep(0.005)  # a close watch that takes the moment, not a wait
 
 

@@ -11,7 +11,7 @@ from engine.state import Phase
 from netplay.host import HostSettings
 from netplay.host_peer import Host
 from netplay.memory import AsyncMemoryBroker
-from netplay.player import Applied, Notice
+from netplay.playing.notices import Applied, Notice
 from tests.tui.conftest import TIMEOUT, until
 from tests.tui.showcase import plain
 from tui.app import make_app

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from engine.games import AnyAction, game_def
-from netplay.player import GameEnded
+from netplay.playing.notices import GameEnded
 from tui import words
 from tui.plain.table import PlainTable
 from tui.plain.words import escaped
@@ -165,6 +165,7 @@ async def play_plain(launch: Any, *, stdin: TextIO | None = None,
               "leave.")
     table.say(escaped(opening))
     session = TableSession(launch, post, profiles=profiles, memory=memory)
+    session.plain = True  # our join says so: the host may give us a longer Block window
     running = asyncio.create_task(session.run())
     running.add_done_callback(lambda _task: finish(0 if table.over else 1))
     lines: asyncio.Queue[str | LongLine | None] = asyncio.Queue()

@@ -1,6 +1,6 @@
 """Plain mode's table: one table told in numbered lines, and typed lines done.
 
-What the table's session reports (a :class:`~netplay.player.Notice`) becomes lines: the
+What the table's session reports (a :class:`~netplay.playing.notices.Notice`) becomes lines: the
 events in the interface's own sentences (:mod:`tui.words`, :mod:`tui.classic_words`,
 through :class:`tui.history.History`) with the markup taken off, then, when the table
 turns to you, your hand and your moves, or the Block window's question. A typed line is
@@ -23,7 +23,7 @@ from engine.events import PileCompleted
 from engine.games import AnyAction, game_def
 from engine.state import Phase, PileId, Seat, State
 from netplay.messages import MAX_CHAT, clean_text
-from netplay.player import (
+from netplay.playing.notices import (
     Applied,
     ChatLine,
     Desynced,
@@ -34,6 +34,7 @@ from netplay.player import (
     Impostor,
     Joined,
     Missed,
+    NextGame,
     Notice,
     RaceResult,
     Refused,
@@ -81,7 +82,8 @@ class PlainTable:
     write: Callable[[str], None]
     say_chat: Callable[[str], None] = lambda _text: None
     block_window: float | None = None
-    """Seconds the Block window stays open, when known (our own table)."""
+    """Seconds the Block window stays open, when known: as the table announces it (a
+    host may lengthen it before the deal, for a seat in plain mode)."""
     count: int = 0
     """Lines said so far."""
     names: tuple[str, ...] = ()
@@ -154,6 +156,15 @@ class PlainTable:
         if not self._seen_table:
             self._seen_table = True
             self.say(f"Found table {escaped(self.table)}.")
+        window = notice.announce.get("block_window")
+        if isinstance(window, bool) or not isinstance(window, int | float) \
+                or not 0 < window <= 60 or window == self.block_window:
+            return
+        told = self.block_window is not None and not self.started \
+            and notice.announce.get("variant", "stacks") == "stacks"
+        self.block_window = float(window)
+        if told:
+            self.say(f"The host made the Block window {self.block_window:g} s.")
 
     @_told.register
     def _joined(self, notice: Joined) -> None:
@@ -316,6 +327,12 @@ class PlainTable:
     def _impostor(self, notice: Impostor) -> None:
         self.say(f"Someone is impersonating this table: {escaped(notice.what)}. The host "
                  "put its own announcement back; you stay with your host.")
+
+    @_told.register
+    def _next_game(self, notice: NextGame) -> None:
+        table = escaped(notice.table)
+        self.say(f"The next game at {table} has opened: stacks join {table} plays it, "
+                 f"stacks watch {table} watches it.")
 
     @_told.register
     def _host_conflict(self, notice: HostConflict) -> None:

@@ -28,7 +28,7 @@ from engine.state import Seat
 from tui import words
 from tui.appbase import GameApp
 from tui.launch import Launch
-from tui.messages import CloseTable, FillWithBots, LeaveTable, Problem, Say
+from tui.messages import CloseTable, FillWithBots, LeaveTable, Problem, Say, SetBlockWindow
 from tui.model import SeatPresence, TableModel
 from tui.plural import counted
 from tui.screens.host_form import (
@@ -48,6 +48,9 @@ SAY_SHORT = "Say something"
 """The chat field's placeholder, and the one where the long one would be cut."""
 SUMMARY_WIDTH = 38
 """The settings column's width at 80x24, for a summary not laid out yet."""
+PLAIN_WINDOW = 10.0
+"""Seconds of Block window the host is offered (Ctrl+W) when a seat plays in plain mode:
+a screen reader has to say the question before it can be answered."""
 
 
 class SettingsSummary(Static):
@@ -70,6 +73,7 @@ class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "open_table", "Open table", priority=True),
         Binding("ctrl+b", "fill", "Fill with bots", priority=True),
+        Binding("ctrl+w", "plain_window", f"Block window {PLAIN_WINDOW:g} s for plain mode"),
         Binding("x", "close_table", "Close table"),
         Binding("t", "chat", "Talk"),
         Binding("escape", "leave", "Leave"),
@@ -289,7 +293,25 @@ class LobbyScreen(Screen[None]):
                     "table."
         if launch.role == "host":
             text += "\n[b]Ctrl+B[/] fills the empty seats with bots and starts."
+        plain = self._plain_seats()
+        if plain and self._plain_window_offered():
+            who = escape(", ".join(plain))
+            text += (f"\n{who} {'plays' if len(plain) == 1 else 'play'} in plain mode (a "
+                     f"screen reader): a {self.model.block_window:g} s Block window is over "
+                     f"before its question is heard. [b]Ctrl+W[/] makes it "
+                     f"{PLAIN_WINDOW:g} s.")
         return text
+
+    def _plain_seats(self) -> list[str]:
+        """The names of the seats that play in plain mode, as announced."""
+        return [seat.name for seat in self.seats if seat is not None and seat.plain]
+
+    def _plain_window_offered(self) -> bool:
+        """Our own table, before the deal, a seat in plain mode and a window shorter than
+        :data:`PLAIN_WINDOW`: Ctrl+W lengthens it."""
+        return (self.launch.role == "host" and not self.launch.held and not self.editing
+                and self.model.status == "lobby" and self.model.game == "stacks"
+                and self.model.block_window < PLAIN_WINDOW and bool(self._plain_seats()))
 
     def _empty_seats(self) -> int:
         return sum(1 for s in range(self.model.players)
@@ -341,6 +363,8 @@ class LobbyScreen(Screen[None]):
             return (self.launch.role == "host" or self.launch.held) and not self.editing
         if action == "close_table":
             return self.launch.held and not self.editing
+        if action == "plain_window":
+            return self._plain_window_offered()
         return True
 
     async def action_open_table(self) -> None:
@@ -370,6 +394,10 @@ class LobbyScreen(Screen[None]):
 
     def action_fill(self) -> None:
         self.post_message(FillWithBots())
+
+    def action_plain_window(self) -> None:
+        if self._plain_window_offered():
+            self.post_message(SetBlockWindow(PLAIN_WINDOW))
 
     def action_close_table(self) -> None:
         self.post_message(CloseTable())

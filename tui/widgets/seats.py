@@ -34,6 +34,8 @@ class SeatList(Widget):
                 lines.append(f"{seat + 1}. [dim]— empty seat —[/]")
                 continue
             you = " [b](you)[/]" if seat == self.me else ""
+            plain = " [i]plain mode[/]" if info.plain else ""
             mark = "●" if info.present or info.bot else "○"
-            lines.append(f"{seat + 1}. {mark} {escape(info.name)}{you} [dim]{info.words}[/]")
+            lines.append(f"{seat + 1}. {mark} {escape(info.name)}{you}{plain} "
+                         f"[dim]{info.words}[/]")
         return "\n".join(lines)
