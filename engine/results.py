@@ -10,6 +10,7 @@ live made a rejoined player's box differ from everyone else's.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -46,22 +47,22 @@ _STEALS = (Kind.STEAL_CARD, Kind.STEAL_CHIP)
 def seat_results(players: int, events: Iterable[object]) -> tuple[SeatResult, ...]:
     """Each seat's :class:`SeatResult` over ``events`` (a whole game's, in order; events of
     other kinds, and any naming no seat of the game, are passed over)."""
-    counts = [[0] * 7 for _ in range(players)]
+    counts: list[Counter[str]] = [Counter() for _ in range(players)]
     for event in events:
         seat = getattr(event, "seat", None)
         if type(seat) is not int or not 0 <= seat < players:
             continue
         mine = counts[seat]
         if isinstance(event, CardPlayed):
-            mine[0] += 1
+            mine["cards_played"] += 1
         elif isinstance(event, PileCompleted):
-            mine[1] += 1
+            mine["completed"] += 1
         elif isinstance(event, PileBlocked):
-            mine[2] += 1
+            mine["blocked"] += 1
         elif isinstance(event, ActionPlayed):
-            mine[4] += 1
+            mine["actions"] += 1
             if 0 <= event.card < len(FACES) and FACES[event.card].kind in _STEALS:
-                mine[3] += 1
+                mine["steals"] += 1
         elif isinstance(event, ChipAwarded):
-            mine[5 if event.colour == Colour.RED else 6] += 1
-    return tuple(SeatResult(*c) for c in counts)
+            mine["red_won" if event.colour == Colour.RED else "blue_won"] += 1
+    return tuple(SeatResult(**c) for c in counts)

@@ -140,6 +140,23 @@ async def holds_back(url: str) -> float | None:
     return delay
 
 
+MEASURE_WAIT = 20.0
+"""Seconds the one measurement at start may take before it is let go (said nothing)."""
+
+
+async def slow_broker_words(url: str, shown: str | None = None) -> str | None:
+    """The one sentence to say when the broker at ``url`` holds small messages back
+    (:func:`holds_back`, measured once within :data:`MEASURE_WAIT`), else ``None``;
+    ``shown``: the address to name in it, when it is not ``url``. Used by every place
+    that measures its broker at start (the headless host, the interface's host, the ssh
+    server), each saying it to whoever can fix the broker."""
+    try:
+        delay = await asyncio.wait_for(holds_back(url), MEASURE_WAIT)
+    except (TimeoutError, OSError):
+        return None
+    return None if delay is None else slow_words(shown or url, delay)
+
+
 def slow_words(url: str, median_ms: float) -> str:
     """The slow broker in one short sentence, with its fix."""
     address = BrokerAddress.parse(url)

@@ -437,17 +437,12 @@ async def _check_broker(server: GameServer) -> None:
     """Does the broker of the held tables hold small messages back (Nagle)? Measured once
     beside the serving and said in the server's log: its operator can fix the broker's
     config, its players can't (``netplay.nagle``)."""
-    from netplay.nagle import holds_back, slow_words
+    from netplay.nagle import slow_broker_words
 
     url = server.settings.broker
-    if not url:
-        return
-    try:
-        delay = await asyncio.wait_for(holds_back(url), 20)
-    except (TimeoutError, OSError):
-        return
-    if delay is not None:
-        server.status.event(f"warning: {slow_words(url, delay)}")
+    words = await slow_broker_words(url) if url else None
+    if words is not None:
+        server.status.event(f"warning: {words}")
 
 
 async def _live_status(server: GameServer, stop: asyncio.Event, out: TextIO) -> None:

@@ -102,6 +102,9 @@ class HeldTable:
     restarts: int = 0
     """Times it was brought back from its journal after its host failed."""
     rated: str = ""
+    rated_kept: bool = False
+    """The game is kept on disk while the database is down: ``rated`` is not the last word
+    (it turns to "Rated" once the game is stored; the players ask again till then)."""
     """Once its game is over: what became of it in the ratings, in words for the
     players (`TableKeeper.handle`'s ``info``); empty until then."""
 
@@ -145,9 +148,10 @@ class TableKeeper:
         self.tables: dict[str, HeldTable] = {}
         self._opening: set[str] = set()
         self._stopping = False
-        self.rated_after: dict[str, str] = {}
-        """What became of the last game of a table that has ended since, by the table's
-        name (its players may ask after it is gone): at most :data:`RATED_KEPT`."""
+        self.rated_after: dict[str, tuple[str, bool]] = {}
+        """What became of the last game of a table that has ended since (its words, and
+        whether it is kept while the database is down), by the table's name: its players
+        may ask after it is gone. At most :data:`RATED_KEPT`."""
         self._waiting: set[asyncio.Task[None]] = set()
 
     # -- the requests ------------------------------------------------------------------------
@@ -165,11 +169,11 @@ class TableKeeper:
             if op == "info":
                 table = self.tables.get(_table_field(request))
                 creator = table is not None and table.creator == caller.profile
-                rated = table.rated if table is not None else \
-                    self.rated_after.get(_table_field(request), "")
+                rated, kept = (table.rated, table.rated_kept) if table is not None \
+                    else self.rated_after.get(_table_field(request), ("", False))
                 reply: dict[str, Any] = {"ok": True, "held": table is not None,
                                          "creator": creator, "rated": rated,
-                                         "rated_final": rated_final(rated)}
+                                         "rated_final": bool(rated) and not kept}
                 if table is not None and creator:
                     # Its creator coming back with `join TABLE` rematches with these, not
                     # with the defaults of a join; the bots it seated with ``fill`` too,
@@ -377,7 +381,8 @@ class TableKeeper:
                 added = await self.archive.store(entry)
                 table.rated = rated_words(added is not None, self.archive.down,
                                           full=self.archive.full)
-                if added is None and self.archive.down is not None:
+                table.rated_kept = added is None and self.archive.down is not None
+                if table.rated_kept:
                     self._when_stored(table, entry)
             # It stays a while for anyone coming back, and at least until the spectators,
             # behind the spectator delay, have seen the end.
@@ -415,7 +420,7 @@ class TableKeeper:
 
         async def stored() -> None:
             await archive.wait_stored(entry)
-            table.rated = rated_words(True, None)
+            table.rated, table.rated_kept = RATED_YES, False
             if table.name in self.rated_after:
                 self._remember_rated(table)
 
@@ -427,7 +432,7 @@ class TableKeeper:
         if not table.rated:
             return
         self.rated_after.pop(table.name, None)
-        self.rated_after[table.name] = table.rated
+        self.rated_after[table.name] = (table.rated, table.rated_kept)
         while len(self.rated_after) > RATED_KEPT:
             del self.rated_after[next(iter(self.rated_after))]
 
@@ -470,12 +475,6 @@ class TableKeeper:
 RATED_KEPT = 256
 """Ended tables whose last game's rating words are kept for players asking after them."""
 RATED_YES = "Rated: the game is in the server's ratings (Rankings, k)."
-
-
-def rated_final(words: str) -> bool:
-    """Whether ``words`` are the last word on the game's rating (else it is kept while the
-    database is down, and stored later: the players ask again)."""
-    return bool(words) and "when it is back" not in words and "when there is room" not in words
 
 
 def rated_words(stored: bool, down: str | None, *, full: bool = False) -> str:

@@ -546,19 +546,15 @@ class TableSession:
         beside the game; said once, in words (``netplay.nagle``: only a Mosquitto without
         ``set_tcp_nodelay``, beyond what a busy machine explains; never our own embedded
         broker, which sets it)."""
-        from netplay.nagle import holds_back, slow_words
+        from netplay.nagle import slow_broker_words
 
         url = self.url
         if not url.startswith("mqtt") or self._embedded:
             return
         given = self.launch.broker
-        try:
-            delay = await asyncio.wait_for(
-                holds_back(given if given and given != MEMORY else url), 20)
-        except TimeoutError:
-            return
-        if delay is not None:
-            self.post(BrokerNote(slow_words(url, delay)))
+        words = await slow_broker_words(given if given and given != MEMORY else url, url)
+        if words is not None:
+            self.post(BrokerNote(words))
 
     async def _add_bot(self, seat: int) -> None:
         assert self._stack is not None

@@ -144,14 +144,11 @@ async def warn_if_broker_holds_messages(url: str, *, embedded: bool = False) -> 
     embedded broker sets ``TCP_NODELAY``: never measured."""
     if embedded:
         return
-    from netplay.nagle import holds_back, slow_words
+    from netplay.nagle import slow_broker_words
 
-    try:
-        delay = await asyncio.wait_for(holds_back(url), 20)
-    except TimeoutError:
-        return
-    if delay is not None:
-        print(f"stacks host: warning: {slow_words(url, delay)}", file=sys.stderr, flush=True)
+    words = await slow_broker_words(url)
+    if words is not None:
+        print(f"stacks host: warning: {words}", file=sys.stderr, flush=True)
 
 
 async def until_stopped(work: Coroutine[Any, Any, int], stop: asyncio.Event) -> int:
