@@ -176,19 +176,24 @@ class Trial:
               or host.popen.poll() is not None, f"batch {at}", self.procs)
         if host.popen.poll() is not None or "game over" in host.text():
             return False
-        self.hurt()
+        hurt = self.hurt()
+        if hurt is not None and "game over" in hurt.text():
+            return False  # the victim had seen the end before the kill: no fault mid-game
         for proc in self.live.values():
             _wait(lambda p=proc: p.popen.poll() is not None, f"{proc.name} to end", self.procs)
         self.check(self.record)
         return True
 
-    def hurt(self) -> None:
+    def hurt(self) -> Proc | None:
+        """Make the fault; the player process it killed, if it killed one."""
         fault = self.fault
         if fault == "player":
             victim = self.rng.choice(["bot-a", "bot-b"])
-            self.live[victim].kill()
+            killed = self.live[victim]
+            killed.kill()
             self.bot(victim)
-        elif fault == "host":
+            return killed
+        if fault == "host":
             self.live["host"].kill()
             self.host("--resume", self.table)
         elif fault == "broker":
@@ -200,6 +205,7 @@ class Trial:
             victim.signal(signal.SIGSTOP)
             time.sleep(self.rng.uniform(0.3, 2.5))  # the fault itself lasts this long
             victim.signal(signal.SIGCONT)
+        return None
 
     def check(self, record: Path) -> None:
         report = "\n".join(p.describe() for p in self.procs)
