@@ -99,7 +99,9 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
     serve.add_argument("--web-port", type=port_number, metavar="PORT",
                        help="also serve a web page of the tables this server holds on this "
                        "port, each watched in the browser as a spectator, as `stacks web` "
-                       "does (default: no web page; 0 picks a free port)")
+                       "does, with the leaderboards, players' pages and finished games "
+                       "(replays) of its database and a JSON API under /api/ (default: no "
+                       "web page; 0 picks a free port)")
     serve.add_argument("--web-bind", default="127.0.0.1", metavar="ADDR",
                        help="address of the web page (127.0.0.1: put a TLS reverse proxy in "
                        "front, docs/deploy.md)")

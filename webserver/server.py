@@ -43,6 +43,7 @@ from textual_serve.download_manager import DownloadManager
 from netplay.lobby import TableInfo
 from netplay.names import is_table_name
 from webserver import pages
+from webserver.community import DEFAULT_MAX_REPLAYS, Community, CommunityError
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,11 @@ class WebSettings:
     folder of the server's own, removed when it stops."""
     list_fresh: float = LIST_FRESH_S
     list_timeout: float = LIST_TIMEOUT_S
+    database: str | None = None
+    """The ratings database whose leaderboards, players and games are shown, and replayed
+    (`webserver.community`); ``None``: none."""
+    max_replays: int = DEFAULT_MAX_REPLAYS
+    """Replays at once (each a ``stacks replay`` process)."""
 
 
 class WebError(Exception):
@@ -182,6 +188,7 @@ class WebServer:
         self._own_home = False
         self._downloads = DownloadManager()
         self._stopping = False
+        self.community: Community | None = None
         self._reserved = 0
         """Places taken by visitors not yet in `visitors` (their table is being looked
         up): counted by `full` from the moment the cap is checked."""
@@ -196,6 +203,15 @@ class WebServer:
         self._home.mkdir(parents=True, exist_ok=True)
         app = web.Application(client_max_size=MAX_MESSAGE)
         static = Path(textual_serve.__file__).parent / "static"
+        self.community = Community(settings.database, tables=self._tables_json,
+                                   command=settings.command, home=self._home,
+                                   max_replays=settings.max_replays,
+                                   idle_timeout=settings.idle_timeout, say=self._line)
+        try:
+            await self.community.open()
+        except CommunityError as exc:
+            raise WebError(str(exc)) from exc
+        self.community.install(app)
         app.add_routes([
             web.get("/", self._index),
             web.get("/tables.json", self._tables_json),
@@ -212,6 +228,7 @@ class WebServer:
         except OSError as exc:
             await self._runner.cleanup()
             self._runner = None
+            await self.community.close()
             raise WebError(f"can't listen on {settings.bind}:{settings.port}: "
                            f"{exc.strerror or exc}") from exc
 
@@ -246,6 +263,8 @@ class WebServer:
         for visitor in visitors:
             if visitor.service is not None:
                 visitor.service.kill()
+        if self.community is not None:
+            await self.community.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

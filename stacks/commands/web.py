@@ -43,6 +43,14 @@ def add_web_arguments(commands: argparse._SubParsersAction) -> None:  # type: ig
     web.add_argument("--max-spectators", type=positive_int, default=32, metavar="N",
                      help="browser spectators at once, each a process on this machine; "
                      "more are told the page is full (32)")
+    web.add_argument("--database", metavar="URL",
+                     help="also show this ratings database's games: the leaderboard of "
+                     "each game, each player's page, the recent games, each finished game "
+                     "as a replay at /game/ID, and the JSON API under /api/ "
+                     "(sqlite:///PATH or postgresql://USER@HOST/DB; default: none)")
+    web.add_argument("--max-replays", type=positive_int, default=8, metavar="N",
+                     help="replays in the browser at once, each a `stacks replay` process "
+                     "on this machine (8)")
     web.add_argument("--idle-timeout", type=minutes, default=30.0, metavar="MINUTES",
                      help="close a browser view with no key press, click or resize for "
                      "this long (30; 0: never, for a screen that only shows a table)")
@@ -62,7 +70,8 @@ async def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from webserver.server import WebError, WebServer, WebSettings
 
     settings = WebSettings(bind=args.bind, port=args.port, max_visitors=args.max_spectators,
-                           idle_timeout=args.idle_timeout * 60, table=args.table)
+                           idle_timeout=args.idle_timeout * 60, table=args.table,
+                           database=args.database, max_replays=args.max_replays)
     broker: str = args.broker
 
     async def tables() -> list[TableInfo]:
@@ -84,7 +93,12 @@ async def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"stacks web: {exc}", file=err)
         return 2
     what = f"table {args.table}" if args.table else "the tables"
-    print(f"stacks web: {what} of {broker} on {server.url} (at most "
+    games = ""
+    if args.database:
+        from ratings.store import shown
+
+        games = f", the games of {shown(args.database)}"
+    print(f"stacks web: {what} of {broker}{games} on {server.url} (at most "
           f"{settings.max_visitors} browser spectators) · Ctrl-C to stop", file=out, flush=True)
     try:
         await stop.wait()
