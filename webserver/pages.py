@@ -45,8 +45,9 @@ def _page(title: str, body: str, *, static: str, head: str = "") -> str:
 
 
 def table_list(tables: Sequence[TableInfo], *, watching: Mapping[str, int], used: int,
-               cap: int, where: str) -> str:
-    """The broker's tables, each a link to watch it, reloaded every few seconds."""
+               cap: int, where: str, games: bool = False) -> str:
+    """The broker's tables, each a link to watch it, reloaded every few seconds (with
+    ``games``: and links to the database's pages, `webserver.community_pages`)."""
     rows = []
     for info in tables:
         seated = ", ".join(info.seated) or "nobody yet"
@@ -78,12 +79,21 @@ def table_list(tables: Sequence[TableInfo], *, watching: Mapping[str, int], used
         places += " The page is full: a table opens again when someone leaves."
     body = (
         "<main>\n<h1>Sequence Stacks: tables to watch</h1>\n"
+        + (_GAMES_LINKS if games else "") +
         f"<p class=\"note\">Tables on {escape(where)}. Open one to watch it as a spectator: "
         "you see what every spectator sees, no hand but what is face up.</p>\n"
         f"{listing}\n<p class=\"note\" id=\"places\">{escape(places)}</p>\n</main>"
     )
     head = f"<meta http-equiv=\"refresh\" content=\"{LIST_REFRESH_S}\">\n"
     return _page("Sequence Stacks: tables", body, static="static/", head=head)
+
+
+_GAMES_LINKS = (
+    "<nav class=\"note\">Leaderboards: <a href=\"leaderboard?game=stacks\">Sequence "
+    "Stacks</a> · <a href=\"leaderboard?game=sequence\">classic Sequence</a> · "
+    "<a href=\"games\">Recent games</a> (each a replay) · "
+    "<a href=\"api/openapi.json\">API</a></nav>\n"
+)
 
 
 def words(title: str, text: str, *, back: str | None = "../") -> str:

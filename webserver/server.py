@@ -326,7 +326,7 @@ class WebServer:
             raise web.HTTPFound(f"table/{self.settings.table}")
         html = pages.table_list(await self.tables(), watching=self.watching(),
                                 used=len(self.visitors), cap=self.settings.max_visitors,
-                                where=self.where)
+                                where=self.where, games=self.settings.database is not None)
         return web.Response(text=html, content_type="text/html")
 
     async def _tables_json(self, request: web.Request) -> web.StreamResponse:

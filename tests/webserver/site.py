@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ratings.store import Store
 from tests.ratings.games import sequence_record, stacks_records
@@ -31,7 +32,7 @@ def database(folder: Path) -> str:
 
 
 @contextmanager
-def served(folder: Path, url: str) -> Iterator[str]:
+def served(folder: Path, url: str, **settings: Any) -> Iterator[str]:
     """The web server over the database at ``url``, on a free port, its loop in a thread
     of its own (for clients that block: schemathesis's); yields its address."""
     loop = asyncio.new_event_loop()
@@ -41,7 +42,7 @@ def served(folder: Path, url: str) -> Iterator[str]:
     async def no_tables() -> list[object]:
         return []
 
-    server = WebServer(WebSettings(port=0, database=url, home=folder / "web-home"),
+    server = WebServer(WebSettings(port=0, database=url, home=folder / "web-home", **settings),
                        tables=no_tables, broker=lambda: None)  # type: ignore[arg-type]
     try:
         asyncio.run_coroutine_threadsafe(server.start(), loop).result(60)

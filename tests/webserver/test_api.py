@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,8 @@ from hypothesis import HealthCheck, settings
 from netplay.record import parse_record, verify_record
 from ratings.store import Store
 from stacks.commands.verify import run_verify
+from tests.e2e.conftest import ROOT, stacks_command
+from tests.support import free_port
 from tests.webserver.site import database, served
 from webserver.api import openapi_document
 
@@ -141,3 +145,15 @@ def test_a_method_the_api_has_not_is_405_with_allow(site: tuple[str, str]) -> No
     reply = requests.post(site[0] + "/api/games", timeout=30)
     assert reply.status_code == 405 and "GET" in reply.headers["Allow"]
     assert json.loads(reply.text)["error"]
+
+
+def test_stacks_web_with_a_database_it_can_t_open_says_so_and_exits_2(tmp_path: Path) -> None:
+    port = free_port()
+    done = subprocess.run(
+        stacks_command("web", "--port", "0", "--broker", f"mqtt://127.0.0.1:{port}",
+                       "--database", f"postgresql://nobody@127.0.0.1:{port}/none"),
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+        env=dict(os.environ, HOME=str(tmp_path)))
+    assert done.returncode == 2, done
+    assert done.stderr.startswith("stacks web: database postgresql://nobody@127.0.0.1"), done
+    assert "Traceback" not in done.stderr

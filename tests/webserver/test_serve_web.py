@@ -13,6 +13,7 @@ from sshserver.settings import ServeSettings
 from sshserver.tables import Caller
 from tests.support import SCALE, wait_until_async
 from tests.webserver.conftest import TIMEOUT
+from tests.webserver.site import fill
 
 pytestmark = pytest.mark.asyncio
 
@@ -47,5 +48,28 @@ async def test_the_web_page_lists_the_held_tables_and_opens_them(
                 assert 'href="table/held"' in await reply.text()
             async with http.get(url + "table/held") as reply:
                 assert reply.status == 200 and "textual-terminal" in await reply.text()
+    finally:
+        await server.stop()
+
+
+async def test_the_web_page_shows_the_server_s_games_and_api(
+    mosquitto: str, tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'ratings.sqlite'}"
+    await fill(url)
+    server = GameServer(ServeSettings(bind="127.0.0.1", port=0, broker=mosquitto, open=True,
+                                      config=tmp_path / "config", web_port=0, database=url))
+    await server.start()
+    try:
+        assert server.web is not None
+        async with aiohttp.ClientSession() as http:
+            async with http.get(server.web.url + "leaderboard?game=sequence") as reply:
+                page = await reply.text()
+                assert reply.status == 200 and 'href="player/ann"' in page
+            async with http.get(server.web.url + "api/players/ann") as reply:
+                player = await reply.json()
+                assert set(player["ratings"]) == {"stacks", "sequence"}
+            async with http.get(server.web.url) as reply:  # the tables link to the games
+                assert 'href="leaderboard?game=stacks"' in await reply.text()
     finally:
         await server.stop()
