@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 
 from ratings.display import points, provisional
 from ratings.models import accounts, game_seats, games, players, ratings
@@ -132,9 +132,9 @@ async def _seats(conn: Any, ids: list[str]) -> dict[str, list[SeatLine]]:
 
 
 async def identities_named(store: Store, name: str) -> list[str]:
-    """The identities ``name`` may mean, fewest first: the identity with that
-    fingerprint, else the account of that name (any case), else every player who played
-    under that name. Empty: nobody."""
+    """The identities ``name`` may mean: the identity with that fingerprint, else the
+    account of that name (any case), else every player known by that name, else every
+    player who sat at a game under it. Empty: nobody."""
     async with store._read() as conn:
         exact = await conn.scalar(select(players.c.fingerprint)
                                   .where(players.c.fingerprint == name))
@@ -145,9 +145,15 @@ async def identities_named(store: Store, name: str) -> list[str]:
         if account is not None:
             return [account]
         taken = select(accounts.c.fingerprint).scalar_subquery()
-        rows = (await conn.execute(
+        named = list((await conn.execute(
             select(players.c.fingerprint)
-            .where(players.c.name == name,
-                   or_(players.c.fingerprint.not_in(taken)))
-            .order_by(players.c.fingerprint).limit(20))).scalars()
-        return list(rows)
+            .where(players.c.name == name, players.c.fingerprint.not_in(taken))
+            .order_by(players.c.fingerprint).limit(20))).scalars())
+        if named:
+            return named
+        # A name a game's seat had (a bot's "Bot 4 (medium)" is bot-medium, whichever seat
+        # it sat at): the lists of games show it.
+        return list((await conn.execute(
+            select(game_seats.c.fingerprint).distinct()
+            .where(game_seats.c.name == name, game_seats.c.fingerprint.not_in(taken))
+            .order_by(game_seats.c.fingerprint).limit(20))).scalars())

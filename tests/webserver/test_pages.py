@@ -1,0 +1,65 @@
+"""The database's pages (no browser needed for these): every link on the leaderboards,
+the recent games and each player's page leads to a page that answers, and bad input on a
+page is a page that says so with a 4xx, never a 500."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from urllib.parse import urljoin
+
+import pytest
+import requests
+
+from tests.webserver.site import database, served
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("pages")
+    with served(folder, database(folder)) as address:
+        yield address + "/"
+
+
+def test_every_link_of_the_games_pages_answers(site: str) -> None:
+    seen: set[str] = set()
+    todo = [urljoin(site, "leaderboard?game=stacks"), urljoin(site, "leaderboard?game=sequence"),
+            urljoin(site, "games"), urljoin(site, "games?game=sequence&limit=2")]
+    players = games = 0
+    while todo:
+        url = todo.pop()
+        if url in seen or not url.startswith(site):
+            continue
+        seen.add(url)
+        reply = requests.get(url, timeout=30)
+        assert reply.status_code == 200, (url, reply.status_code, reply.text[:300])
+        if "/api/" in url or "/static/" in url:
+            continue
+        players += "/player/" in url
+        games += "/game/" in url
+        for link in re.findall(r'href="([^"]*)"', reply.text):
+            todo.append(urljoin(url, link.replace("&amp;", "&")))
+    # Every player of the six games (ann, bob and the bots' levels) and every game.
+    assert players >= 5 and games == 6, sorted(seen)
+
+
+def test_a_bot_s_seat_name_leads_to_its_level(site: str) -> None:
+    page = requests.get(site + "player/Bot 4 (medium)", timeout=30)
+    assert page.status_code == 200 and "bot-medium" in page.text
+
+
+@pytest.mark.parametrize(("path", "status", "words"), [
+    ("leaderboard?game=chess", 400, "game must be one of"),
+    ("leaderboard?limit=100000", 400, "limit must be from 1 to 200"),
+    ("games?offset=x", 400, "offset must be a whole number"),
+    ("player/nobody", 404, "Nobody called"),
+    ("player/" + "n" * 3000, 404, "Nobody called"),
+    ("game/12", 400, "not a game id"),
+    ("game/" + "f" * 64, 404, "No game"),
+    ("game/" + "f" * 64 + "/ws", 400, ""),
+])
+def test_bad_input_on_a_page_is_a_4xx_page_in_words(site: str, path: str, status: int,
+                                                   words: str) -> None:
+    reply = requests.get(site + path, timeout=30)
+    assert reply.status_code == status, reply.text[:200]
+    assert words in reply.text and "Traceback" not in reply.text
