@@ -4,20 +4,41 @@ page is a page that says so with a 4xx, never a 500."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from collections.abc import Iterator
 from urllib.parse import urljoin
 
 import pytest
 import requests
+from sqlalchemy import insert
 
+from ratings.models import players
+from ratings.store import Store
 from tests.webserver.site import database, served
+
+SAMS = ("aaaa-0000-0000-0001", "aaaa-0000-0000-0002")
+"""Two people who played under one name (no rated game: linked from no list)."""
+
+
+async def _two_sams(url: str) -> None:
+    store = await Store.open(url)
+    try:
+        async with store.engine.begin() as conn:
+            await conn.execute(insert(players), [
+                {"fingerprint": f, "name": "sam", "bot": False, "key": None,
+                 "first_seen": time.time()} for f in SAMS])
+    finally:
+        await store.close()
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("pages")
-    with served(folder, database(folder)) as address:
+    url = database(folder)
+    asyncio.run(_two_sams(url))
+    with served(folder, url) as address:
         yield address + "/"
 
 
@@ -46,6 +67,17 @@ def test_every_link_of_the_games_pages_answers(site: str) -> None:
 def test_a_bot_s_seat_name_leads_to_its_level(site: str) -> None:
     page = requests.get(site + "player/Bot 4 (medium)", timeout=30)
     assert page.status_code == 200 and "bot-medium" in page.text
+
+
+def test_a_name_two_people_played_under_asks_which_one(site: str) -> None:
+    reply = requests.get(site + "api/players/sam", timeout=30)
+    assert reply.status_code == 409 and reply.json()["candidates"] == list(SAMS)
+    page = requests.get(site + "player/sam", timeout=30)
+    assert page.status_code == 200 and "2 players have played here as sam" in page.text
+    for fingerprint in SAMS:
+        assert f'href="../player/{fingerprint}"' in page.text
+        one = requests.get(site + f"player/{fingerprint}", timeout=30)
+        assert one.status_code == 200 and "No rating yet" in one.text
 
 
 @pytest.mark.parametrize(("path", "status", "words"), [
