@@ -297,7 +297,8 @@ class GameServer:
         web = WebServer(
             WebSettings(bind=settings.web_bind, port=port,
                         max_visitors=settings.web_max_spectators,
-                        idle_timeout=settings.idle_timeout, database=self.archive.url),
+                        idle_timeout=settings.idle_timeout, database=self.archive.url,
+                        wait_for_database=True),
             tables=self.held_tables, broker=lambda: self.broker_url,
             say=self.status.event, where="the tables this ssh server holds")
         try:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+StoreSource = Callable[[], Awaitable["Store | None"]]
+"""The database, open (``None``: the server keeps none; `DatabaseError`: it can't be read
+now)."""
 API_VERSION = "1.0.0"
 
 
@@ -52,8 +55,9 @@ async def api_errors(request: web.Request, handler: Handler) -> web.StreamRespon
         return error(400, str(exc))
     except DatabaseError as exc:
         log.warning("the API could not read the database: %s", exc)
-        return error(503, "the database can't be read just now; try again in a minute",
-                     retry=True)
+        reply = error(503, "the database can't be read just now; try again in a minute")
+        reply.headers["Retry-After"] = "60"
+        return reply
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -70,8 +74,8 @@ async def api_errors(request: web.Request, handler: Handler) -> web.StreamRespon
 class Api:
     """The API's handlers, over the database (``None``: a server that keeps none)."""
 
-    def __init__(self, store: Store | None, *, tables: Handler) -> None:
-        self.store = store
+    def __init__(self, store: StoreSource, *, tables: Handler) -> None:
+        self._source = store
         self._tables = tables
 
     def routes(self) -> list[web.RouteDef]:
@@ -84,11 +88,12 @@ class Api:
             web.get("/api/games/{id}", self.game),
         ]
 
-    def _store(self) -> Store:
-        if self.store is None:
+    async def _store(self) -> Store:
+        store = await self._source()
+        if store is None:
             raise web.HTTPNotFound(reason="this server keeps no database of games "
                                           "(start it with a database to have one)")
-        return self.store
+        return store
 
     async def openapi(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(openapi_document())
@@ -98,13 +103,13 @@ class Api:
         offset, limit = params.paging(request.query)
         from ratings.browse import leaderboard_page
 
-        total, rows = await leaderboard_page(self._store(), kind, offset, limit)
+        total, rows = await leaderboard_page(await self._store(), kind, offset, limit)
         return web.json_response({"game": kind, "total": total, "offset": offset,
                                   "limit": limit, "players": [r.to_json() for r in rows]})
 
     async def player(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
-        found = await player_data(self._store(), name)
+        found = await player_data(await self._store(), name)
         if isinstance(found, list):
             if not found:
                 return error(404, f"no player called {params.shown(name)} has played a "
@@ -118,13 +123,13 @@ class Api:
         offset, limit = params.paging(request.query)
         from ratings.browse import recent_games
 
-        total, rows = await recent_games(self._store(), kind, offset, limit)
+        total, rows = await recent_games(await self._store(), kind, offset, limit)
         return web.json_response({"game": kind, "total": total, "offset": offset,
                                   "limit": limit, "games": [r.to_json() for r in rows]})
 
     async def game(self, request: web.Request) -> web.StreamResponse:
         game_id = params.game_id(request.match_info["id"])
-        record = await self._store().record(game_id)
+        record = await (await self._store()).record(game_id)
         if record is None:
             return error(404, f"no game {game_id} is stored here")
         return web.json_response(to_json(record))
@@ -139,7 +144,8 @@ def _ref(name: str) -> dict[str, str]:
 def _answers(ok: str, described: str, *errors: int) -> dict[str, Any]:
     words = {400: "A parameter is not what it names (the error says which and why).",
              404: "No such thing here, or no database on this server.",
-             409: "The name is several players': ask for one by its fingerprint."}
+             409: "The name is several players': ask for one by its fingerprint.",
+             503: "The database can't be read just now: try again later."}
     answers: dict[str, Any] = {
         "200": {"description": described,
                 "content": {"application/json": {"schema": _ref(ok)}}}}
@@ -236,20 +242,20 @@ def openapi_document() -> dict[str, Any]:
                 "operationId": "players", "summary": "A game's leaderboard, a page of it.",
                 "parameters": [_GAME_QUERY, *_PAGING],
                 "responses": _answers("Leaderboard", "A page of the leaderboard.",
-                                      400, 404)}},
+                                      400, 404, 503)}},
             "/api/players/{name}": {"get": {
                 "operationId": "player",
                 "summary": "A player: ratings per game and recent games.",
                 "parameters": [name],
-                "responses": _answers("Player", "The player.", 404, 409)}},
+                "responses": _answers("Player", "The player.", 404, 409, 503)}},
             "/api/games": {"get": {
                 "operationId": "games", "summary": "The games that ended last, newest first.",
                 "parameters": [_GAME_QUERY, *_PAGING],
-                "responses": _answers("Games", "A page of the games.", 400, 404)}},
+                "responses": _answers("Games", "A page of the games.", 400, 404, 503)}},
             "/api/games/{id}": {"get": {
                 "operationId": "game", "summary": "A game's record (`stacks verify` checks it).",
                 "parameters": [game_id],
-                "responses": _answers("Record", "The record.", 400, 404)}},
+                "responses": _answers("Record", "The record.", 400, 404, 503)}},
             "/api/openapi.json": {"get": {
                 "operationId": "openapi", "summary": "This document.",
                 "responses": {"200": {"description": "The OpenAPI document.",

@@ -105,6 +105,9 @@ class WebSettings:
     (`webserver.community`); ``None``: none."""
     max_replays: int = DEFAULT_MAX_REPLAYS
     """Replays at once (each a ``stacks replay`` process)."""
+    wait_for_database: bool = False
+    """A database that can't be opened at the start is tried again later (its pages
+    answer 503 meanwhile), instead of the start failing."""
 
 
 class WebError(Exception):
@@ -206,7 +209,8 @@ class WebServer:
         self.community = Community(settings.database, tables=self._tables_json,
                                    command=settings.command, home=self._home,
                                    max_replays=settings.max_replays,
-                                   idle_timeout=settings.idle_timeout, say=self._line)
+                                   idle_timeout=settings.idle_timeout, say=self._line,
+                                   wait_for_database=settings.wait_for_database)
         try:
             await self.community.open()
         except CommunityError as exc:

@@ -11,9 +11,10 @@ import pytest
 from sshserver.server import GameServer
 from sshserver.settings import ServeSettings
 from sshserver.tables import Caller
-from tests.support import SCALE, wait_until_async
+from tests.support import SCALE, free_port, wait_until_async
 from tests.webserver.conftest import TIMEOUT
 from tests.webserver.site import fill
+from webserver.server import WebServer, WebSettings
 
 pytestmark = pytest.mark.asyncio
 
@@ -73,3 +74,27 @@ async def test_the_web_page_shows_the_server_s_games_and_api(
                 assert 'href="leaderboard?game=stacks"' in await reply.text()
     finally:
         await server.stop()
+
+
+async def test_a_database_down_at_the_start_is_a_503_not_a_server_that_won_t_start(
+    tmp_path: Path,
+) -> None:
+    async def no_tables() -> list[object]:
+        return []
+
+    port = free_port()
+    web = WebServer(WebSettings(port=0, home=tmp_path / "home", wait_for_database=True,
+                                database=f"postgresql://nobody@127.0.0.1:{port}/none"),
+                    tables=no_tables, broker=lambda: None)  # type: ignore[arg-type]
+    await web.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(web.url + "api/players") as reply:
+                assert reply.status == 503 and reply.headers["Retry-After"] == "60"
+                assert "can't be read just now" in (await reply.json())["error"]
+            async with http.get(web.url + "leaderboard") as reply:
+                assert reply.status == 503 and "try again" in await reply.text()
+            async with http.get(web.url + "tables.json") as reply:
+                assert reply.status == 200  # the tables are served all the same
+    finally:
+        await web.stop()
