@@ -12,7 +12,9 @@ line per visitor when the visitor goes.
 
 Pages (every URL relative, see :mod:`webserver.pages`): ``/`` the table list (or, with
 one table given, that table), ``/tables.json`` the same as data, ``/table/NAME`` a
-table's page, ``/table/NAME/ws`` its websocket, ``/static/`` textual-serve's files.
+table's page, ``/table/NAME/ws`` its websocket, ``/static/`` textual-serve's files; with
+a database, the leaderboards, players, games and replays, and the JSON API under ``/api/``
+(:mod:`webserver.community`).
 """
 
 from __future__ import annotations
