@@ -17,7 +17,8 @@ from webserver.server import WebServer, WebSettings
 
 pytestmark = pytest.mark.asyncio
 
-IDLE_S = 4.0 * SCALE
+IDLE_S = 8.0 * SCALE
+"""Long enough for the replay program to draw its first screen on a loaded machine."""
 
 
 async def test_replays_are_capped_and_an_idle_one_is_closed(tmp_path: Path) -> None:
