@@ -19,19 +19,21 @@ metric.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from netplay.identity import peer_id
+from netplay.wire import Outgoing
 
 if TYPE_CHECKING:
     from netplay.host_peer import Host
-    from netplay.wire import Outgoing
 
 MAX_WAITING = 64
-"""Actions at most waiting for their seat's frame (one per seat in practice: a seat acts
-once per answer); an answer that never comes is forgotten rather than kept."""
+"""Answers at most waited for (one or two in practice: each goes out at the end of the
+turn that made it, or once the journal is on disk); one that never leaves (the table
+closed) is forgotten rather than kept."""
 
 
 def watch_host(host: Host, observe: Callable[[float], None]) -> None:
@@ -39,8 +41,12 @@ def watch_host(host: Host, observe: Callable[[float], None]) -> None:
     frame that answers it to its seat leaves (see the module's words)."""
     session = host.host
     topics = session.topics
+    outbox = session.sender.outbox
     received = [0.0]
-    waiting: dict[str, float] = {}
+    by_frame: dict[int, tuple[float, Outgoing]] = {}
+    """The answer's frame (made already), by its id: the batch's, on ``table``."""
+    by_topic: dict[str, float] = {}
+    """The answer's topic, for a frame made only when it is sent (a refusal, sealed)."""
     receive = session.receive
     step = session.step
     transport = host.transport
@@ -55,15 +61,33 @@ def watch_host(host: Host, observe: Callable[[float], None]) -> None:
 
     def timed_step(action: Any, proof: bytes | None, key: bytes | None, *,
                    standin: bool = False) -> bool:
-        if key is not None and not standin and received[0]:
-            inbox = topics.inbox(peer_id(key))
-            waiting.setdefault(inbox, received[0])
-            while len(waiting) > MAX_WAITING:
-                del waiting[next(iter(waiting))]
-        return step(action, proof, key, standin=standin)
+        started = received[0]
+        if key is None or standin or not started:
+            return step(action, proof, key, standin=standin)
+        before = len(outbox)
+        try:
+            return step(action, proof, key, standin=standin)
+        finally:
+            _note(started, topics.inbox(peer_id(key)), before)
+
+    def _note(started: float, inbox: str, before: int) -> None:
+        """The first frame the step queued for the seat: its batch, or its refusal."""
+        for item in itertools.islice(outbox, before, None):
+            if item.topic not in (topics.table_stream, inbox):
+                continue
+            if isinstance(item, Outgoing):
+                by_frame[id(item)] = (started, item)
+            else:
+                by_topic.setdefault(item.topic, started)
+            break
+        while len(by_frame) > MAX_WAITING:
+            del by_frame[next(iter(by_frame))]
+        while len(by_topic) > MAX_WAITING:
+            del by_topic[next(iter(by_topic))]
 
     def timed_publish(out: Outgoing) -> None:
-        started = waiting.pop(out.topic, None)
+        noted = by_frame.pop(id(out), None)
+        started = noted[0] if noted is not None else by_topic.pop(out.topic, None)
         publish(out)
         if started is not None:
             observe(time.perf_counter() - started)

@@ -289,6 +289,8 @@ class GameServer:
             self.authorized = AuthorizedKeys(settings.keys_path)
             self.authorized.load()
         self.host_key = load_host_key(settings.config_path / HOST_KEY_FILE)
+        if settings.metrics_port is not None:  # up before the players can come
+            await self._start_metrics(settings.metrics_port)
         try:
             self._acceptor = await asyncssh.create_server(
                 lambda: _Connection(self), settings.bind or None, settings.port,
@@ -305,11 +307,11 @@ class GameServer:
                 server_version="sequence-stacks",
             )
         except OSError as exc:
+            if self.ops is not None:
+                await self.ops.stop()
             raise ServeError(f"can't listen on {settings.bind}:{settings.port}: "
                              f"{exc.strerror or exc}") from exc
         _raise_fd_limit(settings.max_sessions)
-        if settings.metrics_port is not None:
-            await self._start_metrics(settings.metrics_port)
         if settings.fork and settings.command == default_command():
             from sshserver.zygote import ForkServer
 
@@ -334,12 +336,7 @@ class GameServer:
         metrics = ServerMetrics(self)
         ops = OpsServer(metrics, self.archive, lambda: self.broker_url,
                         bind=self.settings.metrics_bind, port=port)
-        try:
-            await ops.start()
-        except ServeError:
-            if self._acceptor is not None:
-                self._acceptor.close()
-            raise
+        await ops.start()
         self.tables.on_host = lambda host: watch_host(host, metrics.observe_latency)
         self.metrics, self.ops = metrics, ops
 
