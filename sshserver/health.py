@@ -50,7 +50,8 @@ async def database_health(archive: Archive) -> str:
     except TimeoutError:
         return f"no answer in {CHECK_TIMEOUT:g} s"
     except Exception as exc:  # whatever the driver raises, said in words
-        return _first_line(str(exc)) or type(exc).__name__
+        cause = getattr(exc, "orig", None) or exc  # the driver's words, not SQLAlchemy's
+        return _first_line(f"the database does not answer: {cause}")
     return OK
 
 
