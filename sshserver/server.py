@@ -474,9 +474,10 @@ async def serve(settings: ServeSettings, out: TextIO, err: TextIO) -> int:
     on_terminal = out.isatty() and not json_logs
     status = Status(None if json_logs else out, log_status=json_logs)
     server = GameServer(settings, status)
+    had_terminal = not _terminal_gone()  # started from a terminal (not by systemd)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         handler = stop.set if sig != signal.SIGHUP else \
-            (lambda: _hung_up(server, stop, on_terminal))
+            (lambda: _hung_up(server, stop, had_terminal))
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, handler)
     try:
@@ -509,10 +510,10 @@ async def serve(settings: ServeSettings, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _hung_up(server: GameServer, stop: asyncio.Event, on_terminal: bool) -> None:
-    """SIGHUP: the terminal the server runs on has gone (stop, as before), or someone
-    asks it to reload its keys (``systemctl reload``, ``kill -HUP``)."""
-    if on_terminal and _terminal_gone():
+def _hung_up(server: GameServer, stop: asyncio.Event, had_terminal: bool) -> None:
+    """SIGHUP: the terminal the server was started from has gone (stop, as before), or
+    someone asks it to reload its keys (``systemctl reload``, ``kill -HUP``)."""
+    if had_terminal and _terminal_gone():
         stop.set()
         return
     server.reload_keys()

@@ -25,7 +25,17 @@ import pytest
 from netplay.record import read_record
 from sshserver.metrics import parse_samples
 from tests.postgres import Cluster
-from tests.sshserver.conftest import TIMEOUT, Keys, Server, ServerFactory, eventually
+from tests.sshserver.conftest import (
+    TIMEOUT,
+    Keys,
+    Server,
+    ServerFactory,
+    Tmux,
+    alive,
+    cmdline,
+    eventually,
+    processes_with_env,
+)
 from tests.sshserver.test_kill_trial import HELD_BOT, Players
 from tests.sshserver.test_play import GAME_TIMEOUT
 from tests.support import SCALE, free_port, wait_until
@@ -213,3 +223,23 @@ def test_sighup_reloads_the_authorized_keys_and_the_json_log_is_one_object_a_lin
     reloaded = [r for r in parsed if r["event"] == "keys_reloaded"]
     assert [r["keys"] for r in reloaded] == [1]
     assert "status" in events
+
+
+def test_a_server_in_a_terminal_stops_when_the_terminal_closes(
+    tmux: Tmux, tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    port = free_port()
+    tmux.open("serve", ["env", f"STACKS_HOME={home}", sys.executable, "-m", "stacks.cli",
+                        "serve", "--open", "--bind", "127.0.0.1", "--ssh-port", str(port),
+                        "--no-fork"])
+    tmux.wait_for("serve", "Ctrl-C to stop")
+    found = [pid for pid in processes_with_env(f"STACKS_HOME={home}")
+             if "stacks.cli" in cmdline(pid)]
+    assert len(found) == 1, found
+    try:
+        tmux.run("kill-session", "-t", "serve")  # the terminal hangs up: SIGHUP
+        eventually(lambda: not alive(found[0]), "the server to stop with its terminal")
+    finally:
+        if alive(found[0]):
+            os.kill(found[0], signal.SIGKILL)
