@@ -120,6 +120,10 @@ def test_the_metrics_count_the_sessions_tables_games_and_answers_of_held_tables(
            server)
     after = _scrape(metrics)
     assert after["stacks_games_finished_total"] == 2
+    # The tables stay a while for players coming back (the keeper's linger), ended.
+    assert _tables(after) == 2
+    assert after['stacks_tables{state="over"}'] + after['stacks_tables{state="public_over"}'] \
+        == 2
     signed = sum(1 for path in records.glob("*.json")
                  for batch in read_record(path)["batches"] if batch.get("proof"))
     answered = after["stacks_action_own_view_seconds_count"]
