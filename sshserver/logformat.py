@@ -3,7 +3,7 @@ person reads on the terminal) or as JSON lines, one object a line, for log shipp
 
 Each JSON line has ``time`` (UTC, ISO 8601 with milliseconds), ``level``, ``logger``,
 ``message`` and ``event`` (what kind of line it is: ``listening``, ``status``,
-``keys_reloaded``, ``login_refused``, ``stopped``, ``notice`` for the server's other news
+``keys_reloaded``, ``key_refused``, ``stopped``, ``notice`` for the server's other news
 in words, ``log`` for a library's or a module's own log record), and ``exception`` when
 a traceback goes with it. A few lines carry more fields of their own (``sessions``,
 ``tables``, ``keys``).

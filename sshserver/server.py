@@ -113,11 +113,21 @@ class _Connection(asyncssh.SSHServer):
         self.conn: asyncssh.SSHServerConnection | None = None
         self.key: asyncssh.SSHKey | None = None
         self.peer = "?"
+        self.refused_key = False
+        """A key it offered was refused (the login is refused if no other key is let in)."""
+        self.authenticated = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
         peer = conn.get_extra_info("peername")
         self.peer = str(peer[0]) if peer else "?"
+
+    def auth_completed(self) -> None:
+        self.authenticated = True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.refused_key and not self.authenticated:
+            self.server.refused("unknown_key")  # once a connection, however many keys
 
     def begin_auth(self, username: str) -> bool:
         return True
@@ -136,10 +146,10 @@ class _Connection(asyncssh.SSHServer):
                 await self.server.accounts.key_allowed(fingerprint(key)):
             self.key = key  # the last key accepted is the one that signs in
             return True
-        self.server.refused("unknown_key")
+        self.refused_key = True
         self.server.status.event(
             f"refused key {fingerprint(key)} for {player_name(username)!r} from {self.peer}",
-            "login_refused", cause="unknown_key", key=fingerprint(key), peer=self.peer,
+            "key_refused", key=fingerprint(key), peer=self.peer,
         )
         return False
 

@@ -222,8 +222,8 @@ def test_sighup_reloads_the_authorized_keys_and_the_json_log_is_one_object_a_lin
         assert {"time", "level", "logger", "message", "event"} <= set(record), record
     events = [record["event"] for record in parsed]
     assert events[0] == "listening" and events[-1] == "stopped"
-    refused = [r for r in parsed if r["event"] == "login_refused"]
-    assert len(refused) == 2 and all(r["cause"] == "unknown_key" for r in refused)
+    refused = [r for r in parsed if r["event"] == "key_refused"]
+    assert len(refused) == 2 and all(r["peer"] == "127.0.0.1" for r in refused)
     reloaded = [r for r in parsed if r["event"] == "keys_reloaded"]
     assert [r["keys"] for r in reloaded] == [1]
     assert "status" in events
