@@ -18,6 +18,7 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
+from types import TracebackType
 from typing import TextIO
 
 FORMATS = ("text", "json")
@@ -52,7 +53,8 @@ class JsonFormatter(logging.Formatter):
 
 def use_json_logs(stream: TextIO | None = None) -> None:
     """Send every log record to ``stream`` (standard output) as JSON lines: the server's
-    own news at INFO, everything else from WARNING."""
+    own news at INFO, everything else from WARNING, Python's warnings and an uncaught
+    exception's traceback included."""
     handler = logging.StreamHandler(stream or sys.stdout)
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
@@ -62,6 +64,16 @@ def use_json_logs(stream: TextIO | None = None) -> None:
         logging.getLogger(name).setLevel(logging.INFO)
     logging.getLogger("amqtt").setLevel(logging.CRITICAL)
     logging.getLogger("mqtt").setLevel(logging.ERROR)
+    logging.captureWarnings(True)  # a library's warning too is a line of JSON, not text
+    sys.excepthook = _log_uncaught
+
+
+def _log_uncaught(kind: type[BaseException], exc: BaseException,
+                  trace: TracebackType | None) -> None:
+    """A traceback that would end the program: one JSON line too."""
+    logging.getLogger("sshserver").critical("stacks serve failed: %s", exc,
+                                            exc_info=(kind, exc, trace),
+                                            extra={EVENT: "failed"})
 
 
 def event(logger: logging.Logger, kind: str, message: str, *, level: int = logging.INFO,

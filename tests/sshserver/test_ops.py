@@ -131,6 +131,8 @@ def test_the_metrics_count_the_sessions_tables_games_and_answers_of_held_tables(
     assert signed <= answered <= signed + 8, (signed, answered)  # + a few refused presses
     assert after['stacks_action_own_view_seconds_bucket{le="+Inf"}'] == answered
     assert 0 < after["stacks_action_own_view_seconds_sum"] < answered * 5.0
+    print(f"\n{answered:.0f} actions answered at the host, mean "
+          f"{after['stacks_action_own_view_seconds_sum'] / answered * 1000:.2f} ms")
     assert after["stacks_database_errors_total"] == 0
     assert after["process_resident_memory_bytes"] > 0
 
