@@ -25,6 +25,7 @@ import pytest
 from netplay.record import read_record
 from sshserver.metrics import parse_samples
 from tests.postgres import Cluster
+from tests.ratings.conftest import postgres  # noqa: F401  (the cluster fixture)
 from tests.sshserver.conftest import (
     TIMEOUT,
     Keys,
@@ -141,29 +142,25 @@ def test_the_metrics_count_the_sessions_tables_games_and_answers_of_held_tables(
 
 
 def test_the_health_check_names_the_database_when_it_is_stopped_and_recovers(
-    serve: ServerFactory, broker: str,
+    serve: ServerFactory, broker: str, request: pytest.FixtureRequest,
 ) -> None:
-    cluster = Cluster()
-    try:
-        cluster.start()
-        url = cluster.create()
-        metrics = free_port()
-        serve("--open", "--broker", broker, "--database", url, "--metrics-port",
-              str(metrics))
-        status, body = _get(metrics, "/healthz")
-        assert (status, json.loads(body)) == (200, {"database": "ok", "broker": "ok"})
+    postgres: Cluster = request.getfixturevalue("postgres")
+    url = postgres.create()
+    metrics = free_port()
+    serve("--open", "--broker", broker, "--database", url, "--metrics-port", str(metrics))
+    status, body = _get(metrics, "/healthz")
+    assert (status, json.loads(body)) == (200, {"database": "ok", "broker": "ok"})
 
-        cluster.pause()
+    postgres.pause()  # the test run's own cluster, started again below whatever happens
+    try:
         status, body = _get(metrics, "/healthz")
         said = json.loads(body)
         assert status == 503, body
         assert said["failing"] == ["database"] and said["broker"] == "ok"
         assert "the database does not answer" in said["database"], said
-
-        cluster.resume()
-        eventually(lambda: _get(metrics, "/healthz")[0] == 200, "the database back")
     finally:
-        cluster.stop()
+        postgres.resume()
+    eventually(lambda: _get(metrics, "/healthz")[0] == 200, "the database back")
 
 
 def test_the_health_check_names_a_broker_that_does_not_answer() -> None:
