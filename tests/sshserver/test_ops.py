@@ -144,14 +144,14 @@ def test_the_metrics_count_the_sessions_tables_games_and_answers_of_held_tables(
 def test_the_health_check_names_the_database_when_it_is_stopped_and_recovers(
     serve: ServerFactory, broker: str, request: pytest.FixtureRequest,
 ) -> None:
-    postgres: Cluster = request.getfixturevalue("postgres")
-    url = postgres.create()
+    cluster: Cluster = request.getfixturevalue("postgres")
+    url = cluster.create()
     metrics = free_port()
     serve("--open", "--broker", broker, "--database", url, "--metrics-port", str(metrics))
     status, body = _get(metrics, "/healthz")
     assert (status, json.loads(body)) == (200, {"database": "ok", "broker": "ok"})
 
-    postgres.pause()  # the test run's own cluster, started again below whatever happens
+    cluster.pause()  # the test run's own cluster, started again below whatever happens
     try:
         status, body = _get(metrics, "/healthz")
         said = json.loads(body)
@@ -159,7 +159,7 @@ def test_the_health_check_names_the_database_when_it_is_stopped_and_recovers(
         assert said["failing"] == ["database"] and said["broker"] == "ok"
         assert "the database does not answer" in said["database"], said
     finally:
-        postgres.resume()
+        cluster.resume()
     eventually(lambda: _get(metrics, "/healthz")[0] == 200, "the database back")
 
 
