@@ -212,7 +212,7 @@ class Archive:
         return added
 
     def failed(self) -> None:
-        """A call to the database (through :meth:`store_handle`) failed: counted."""
+        """A caller's call to the database failed (an account's look-up): counted."""
         self.errors += 1
 
     async def _lost(self, why: str, *, full: bool = False) -> None:
