@@ -60,6 +60,11 @@ class Archive:
         """Why the database can't be used now (``None``: it can)."""
         self.full = False
         """The database can't be used now for want of room (a full disk, a size limit)."""
+        self.failures = 0
+        """Times storing a finished game failed on the database (down or full)."""
+        self.errors = 0
+        """Database calls that failed: the failed stores, and those its users report
+        (:meth:`failed`: the accounts' look-ups)."""
         self._lock = asyncio.Lock()
         self._opening = asyncio.Lock()
         self._calls: set[asyncio.Task[Any]] = set()
@@ -206,7 +211,13 @@ class Archive:
                       "are stored again")
         return added
 
+    def failed(self) -> None:
+        """A caller's call to the database failed (an account's look-up): counted."""
+        self.errors += 1
+
     async def _lost(self, why: str, *, full: bool = False) -> None:
+        self.failures += 1
+        self.errors += 1
         if self._store is not None:
             store, self._store = self._store, None
             with contextlib.suppress(Exception):

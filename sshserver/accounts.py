@@ -86,6 +86,7 @@ class Accounts:
             store = await self._store()
             account = await store.account_for_key(ssh_fingerprint)
         except (AccountsDown, DatabaseError) as exc:
+            self.archive.failed()
             login.problem = str(exc)
             known = self._known.get(ssh_fingerprint)
             if known is not None:  # its identity (and seats) as last known; no changes
@@ -111,6 +112,7 @@ class Accounts:
             store = await self._store()
             account = await store.account_for_key(ssh_fingerprint)
         except (AccountsDown, DatabaseError) as exc:
+            self.archive.failed()
             log.warning("accounts can't be looked up for key %s: %s", ssh_fingerprint, exc)
             # A key the server last knew on an account still gets back to its seats.
             return ssh_fingerprint in self._known

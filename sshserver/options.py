@@ -110,6 +110,16 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
                        help="browser spectators at once, each a process; more are told the "
                        f"page is full ({DEFAULT_WEB_SPECTATORS}); --idle-timeout closes idle "
                        "ones")
+    serve.add_argument("--metrics-port", type=port_number, metavar="PORT",
+                       help="serve Prometheus metrics on /metrics and a health check on "
+                       "/healthz on this port (default: none; 0 picks a free port); see "
+                       "docs/operations.md")
+    serve.add_argument("--metrics-bind", default="127.0.0.1", metavar="ADDR",
+                       help="address of the metrics and health check (127.0.0.1: this "
+                       "machine only)")
+    serve.add_argument("--log-format", choices=("text", "json"), default="text",
+                       help="the server's log: text lines (default) or one JSON object a "
+                       "line on standard output, for log shippers")
     serve.add_argument("--no-fork", action="store_true",
                        help="start each connection's `stacks` as a new interpreter instead "
                        "of forking it from a warm, pre-imported one (slower to its first "

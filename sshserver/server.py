@@ -68,6 +68,8 @@ from sshserver.tables import TableKeeper
 if TYPE_CHECKING:
     from broker.autostart import MeetingPoint
     from netplay.lobby import TableInfo
+    from sshserver.health import OpsServer
+    from sshserver.metrics import ServerMetrics
     from sshserver.zygote import ForkServer
     from webserver.server import WebServer
 
@@ -111,11 +113,21 @@ class _Connection(asyncssh.SSHServer):
         self.conn: asyncssh.SSHServerConnection | None = None
         self.key: asyncssh.SSHKey | None = None
         self.peer = "?"
+        self.refused_key = False
+        """A key it offered was refused (the login is refused if no other key is let in)."""
+        self.authenticated = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
         peer = conn.get_extra_info("peername")
         self.peer = str(peer[0]) if peer else "?"
+
+    def auth_completed(self) -> None:
+        self.authenticated = True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.refused_key and not self.authenticated:
+            self.server.refused("unknown_key")  # once a connection, however many keys
 
     def begin_auth(self, username: str) -> bool:
         return True
@@ -134,8 +146,10 @@ class _Connection(asyncssh.SSHServer):
                 await self.server.accounts.key_allowed(fingerprint(key)):
             self.key = key  # the last key accepted is the one that signs in
             return True
+        self.refused_key = True
         self.server.status.event(
-            f"refused key {fingerprint(key)} for {player_name(username)!r} from {self.peer}"
+            f"refused key {fingerprint(key)} for {player_name(username)!r} from {self.peer}",
+            "key_refused", key=fingerprint(key), peer=self.peer,
         )
         return False
 
@@ -175,6 +189,10 @@ class GameServer:
         self.web: WebServer | None = None
         self.zygote: ForkServer | None = None
         """The fork server the sessions' programs come from (`sshserver.zygote`)."""
+        self.metrics: ServerMetrics | None = None
+        """What the server counts for Prometheus (``--metrics-port``)."""
+        self.ops: OpsServer | None = None
+        """The HTTP server of the metrics and the health check."""
 
     def _table_news(self, text: str) -> None:
         self.status.event(text)
@@ -226,10 +244,35 @@ class GameServer:
 
     def admit(self, session: Session) -> bool:
         if len(self.sessions) >= self.settings.max_sessions:
+            self.refused("server_full")
             return False
         self.sessions.add(session)
         self.status.changed(self)
         return True
+
+    def refused(self, cause: str) -> None:
+        """A login turned away, counted by cause (`sshserver.metrics`)."""
+        if self.metrics is not None:
+            self.metrics.refused(cause)
+
+    def reload_keys(self) -> None:
+        """Read the authorized-keys file again (SIGHUP): a key removed is refused at its
+        next login, a key added is let in; an unreadable file keeps the keys read last."""
+        if self.authorized is None:
+            self.status.event("SIGHUP: any key may connect (--open): no keys to reload",
+                              "keys_reloaded")
+            return
+        path = self.authorized.path
+        try:
+            self.authorized.load()
+        except ServeError as exc:
+            self.status.event(f"SIGHUP: the authorized keys were not reloaded, the server "
+                              f"keeps the {self.authorized.count} it had: {exc}",
+                              "keys_reloaded", error=str(exc))
+            return
+        count = self.authorized.count
+        self.status.event(f"SIGHUP: {count} authorized key{'s' if count != 1 else ''} "
+                          f"reloaded from {path}", "keys_reloaded", keys=count)
 
     def forget(self, session: Session) -> None:
         self.sessions.discard(session)
@@ -256,6 +299,8 @@ class GameServer:
             self.authorized = AuthorizedKeys(settings.keys_path)
             self.authorized.load()
         self.host_key = load_host_key(settings.config_path / HOST_KEY_FILE)
+        if settings.metrics_port is not None:  # up before the players can come
+            await self._start_metrics(settings.metrics_port)
         try:
             self._acceptor = await asyncssh.create_server(
                 lambda: _Connection(self), settings.bind or None, settings.port,
@@ -272,6 +317,8 @@ class GameServer:
                 server_version="sequence-stacks",
             )
         except OSError as exc:
+            if self.ops is not None:
+                await self.ops.stop()
             raise ServeError(f"can't listen on {settings.bind}:{settings.port}: "
                              f"{exc.strerror or exc}") from exc
         _raise_fd_limit(settings.max_sessions)
@@ -288,6 +335,20 @@ class GameServer:
         if settings.web_port is not None:
             await self._start_web(settings.web_port)
         await self.tables.resume_all()  # the tables a stopped (or crashed) server held
+
+    async def _start_metrics(self, port: int) -> None:
+        """The metrics and the health check (`sshserver.health`), beside the ssh port;
+        every held table's host is watched for its latency from now on."""
+        from sshserver.health import OpsServer
+        from sshserver.latency import watch_host
+        from sshserver.metrics import ServerMetrics
+
+        metrics = ServerMetrics(self)
+        ops = OpsServer(metrics, self.archive, lambda: self.broker_url,
+                        bind=self.settings.metrics_bind, port=port)
+        await ops.start()
+        self.tables.on_host = lambda host: watch_host(host, metrics.observe_latency)
+        self.metrics, self.ops = metrics, ops
 
     async def _start_web(self, port: int) -> None:
         """The web page of the tables the server holds, beside the ssh port."""
@@ -347,6 +408,9 @@ class GameServer:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._draining
         await self.archive.close()
+        if self.ops is not None:
+            await self.ops.stop()
+            self.ops = None
         if self._meeting is not None:
             await self._meeting.close()
             self._meeting = None
@@ -385,6 +449,9 @@ def where_lines(server: GameServer) -> list[str]:
         f"{who} · tables on {broker}",
         f"host key {key} · Ctrl-C to stop",
     ]
+    if server.ops is not None:
+        lines.insert(2, f"metrics on {server.ops.url}/metrics, health check on "
+                     f"{server.ops.url}/healthz")
     if server.web is not None:
         lines.insert(2, f"web page of the held tables on {server.web.url} (at most "
                      f"{settings.web_max_spectators} browser spectators)")
@@ -399,6 +466,10 @@ def run(args: argparse.Namespace) -> int:
     if logging.getLogger("asyncssh").level == logging.NOTSET:
         logging.getLogger("asyncssh").setLevel(logging.WARNING)
     settings = settings_from(args)
+    if settings.log_format == "json":
+        from sshserver.logformat import use_json_logs
+
+        use_json_logs(sys.stdout)
     try:
         return asyncio.run(serve(settings, sys.stdout, sys.stderr))
     except KeyboardInterrupt:
@@ -406,32 +477,67 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def serve(settings: ServeSettings, out: TextIO, err: TextIO) -> int:
+    """Serve until SIGINT or SIGTERM; SIGHUP reloads the authorized keys (or stops a
+    server whose terminal has gone)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stop.set)
-    status = Status(out)
+    json_logs = settings.log_format == "json"
+    on_terminal = out.isatty() and not json_logs
+    status = Status(None if json_logs else out, log_status=json_logs)
     server = GameServer(settings, status)
+    had_terminal = not _terminal_gone()  # started from a terminal (not by systemd)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        handler = stop.set if sig != signal.SIGHUP else \
+            (lambda: _hung_up(server, stop, had_terminal))
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, handler)
     try:
         await server.start()
     except ServeError as exc:
-        print(f"stacks serve: {exc}", file=err)
+        if json_logs:
+            log.error("stacks serve: %s", exc, extra={"event": "failed"})
+        else:
+            print(f"stacks serve: {exc}", file=err)
         return 2
     checked = asyncio.create_task(_check_broker(server))
     try:
-        if out.isatty():
+        if on_terminal:
             await _live_status(server, stop, out)
         else:
             for line in where_lines(server):
-                print(line, file=out, flush=True)
+                if json_logs:
+                    status.event(line, "listening")
+                else:
+                    print(line, file=out, flush=True)
             status.changed(server)
             await stop.wait()
     finally:
         checked.cancel()
         await server.stop()
-    print("ssh server stopped.", file=out, flush=True)
+    if json_logs:
+        status.event("ssh server stopped.", "stopped")
+    else:
+        print("ssh server stopped.", file=out, flush=True)
     return 0
+
+
+def _hung_up(server: GameServer, stop: asyncio.Event, had_terminal: bool) -> None:
+    """SIGHUP: the terminal the server was started from has gone (stop, as before), or
+    someone asks it to reload its keys (``systemctl reload``, ``kill -HUP``)."""
+    if had_terminal and _terminal_gone():
+        stop.set()
+        return
+    server.reload_keys()
+
+
+def _terminal_gone() -> bool:
+    """Has this process's controlling terminal hung up?"""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        return True
+    os.close(fd)
+    return False
 
 
 async def _check_broker(server: GameServer) -> None:

@@ -70,6 +70,12 @@ class ServeSettings:
     """Also serve the held tables' web page (`webserver`) on this port; ``None``: no page."""
     web_bind: str = "127.0.0.1"
     web_max_spectators: int = DEFAULT_WEB_SPECTATORS
+    metrics_port: int | None = None
+    """Serve the metrics and the health check (`sshserver.health`) on this port;
+    ``None``: not at all."""
+    metrics_bind: str = "127.0.0.1"
+    log_format: str = "text"
+    """``text`` (lines for a person) or ``json`` (one object a line, `sshserver.logformat`)."""
     fork: bool = True
     """Fork each session's ``stacks`` from a warm, pre-imported fork server
     (`sshserver.zygote`) instead of starting a new interpreter; only for the default
@@ -104,5 +110,8 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
         web_port=getattr(args, "web_port", None),
         web_bind=getattr(args, "web_bind", "127.0.0.1"),
         web_max_spectators=getattr(args, "web_max_spectators", DEFAULT_WEB_SPECTATORS),
+        metrics_port=getattr(args, "metrics_port", None),
+        metrics_bind=getattr(args, "metrics_bind", "127.0.0.1"),
+        log_format=getattr(args, "log_format", "text"),
         fork=not getattr(args, "no_fork", False),
     )

@@ -42,8 +42,10 @@ class Status:
     On a terminal: a live status line under the events; otherwise timestamped lines.
     """
 
-    def __init__(self, out: TextIO | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, *, log_status: bool = False) -> None:
         self.out = out
+        self.log_status = log_status
+        """Log the status line when it changes (JSON logs: ``out`` is then ``None``)."""
         self._live: Callable[[str], None] | None = None
         self._print: Callable[[str], None] | None = None
         self.line = ""
@@ -51,8 +53,10 @@ class Status:
     def attach(self, live: Callable[[str], None], printer: Callable[[str], None]) -> None:
         self._live, self._print = live, printer
 
-    def event(self, text: str) -> None:
-        log.info("%s", text)
+    def event(self, text: str, kind: str = "notice", **fields: object) -> None:
+        """One of the server's events, in words; ``kind`` and ``fields`` name it for
+        JSON logs (`sshserver.logformat`)."""
+        log.info("%s", text, extra={"event": kind, "fields": fields})
         if self._print is not None:
             self._print(text)
         elif self.out is not None:
@@ -71,6 +75,9 @@ class Status:
         if line == self.line:
             return
         self.line = line
+        if self.log_status:
+            log.info("%s", line, extra={"event": "status", "fields": {
+                "sessions": n, "tables": tables}})
         if self._live is not None:
             self._live(line)
         elif self.out is not None:

@@ -153,6 +153,10 @@ class TableKeeper:
         whether it is kept while the database is down), by the table's name: its players
         may ask after it is gone. At most :data:`RATED_KEPT`."""
         self._waiting: set[asyncio.Task[None]] = set()
+        self.games_finished = 0
+        """Games of held tables that reached their end (for the metrics)."""
+        self.on_host: Callable[[Host], None] | None = None
+        """Called with each table's host before it starts (the metrics watch it)."""
 
     # -- the requests ------------------------------------------------------------------------
 
@@ -279,6 +283,8 @@ class TableKeeper:
 
     async def _keep(self, host: Host, creator: str, creator_name: str) -> HeldTable:
         """Run ``host`` as one of the server's tables."""
+        if self.on_host is not None:
+            self.on_host(host)
         stack = contextlib.AsyncExitStack()
         try:
             await stack.enter_async_context(host)
@@ -368,6 +374,7 @@ class TableKeeper:
                         await self._end(table, f"nobody in its lobby for {minutes:g} min")
                         return
                 await asyncio.sleep(CHECK_EVERY)
+            self.games_finished += 1
             self._say(f"table {table.name}: game over")
             # Noted on disk before the record is written and the journal marked finished:
             # a server killed from here on stores the game when it starts again.

@@ -337,7 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     gc.collect()
     gc.freeze()  # what is here now is shared with every child: keep the collector off it
-    _send(sock, {"ready": os.getpid(), "modules": modules})
+    try:
+        _send(sock, {"ready": os.getpid(), "modules": modules})
+    except OSError:  # the server stopped (or died) while this one warmed up: nothing to do
+        return 0
     child = serve(sock)
     if child is None:
         return 0

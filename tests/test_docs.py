@@ -29,9 +29,11 @@ def _tables(text: str) -> list[tuple[int, list[list[str]]]]:
     return tables
 
 
-def test_the_operators_guide_stays_within_400_lines() -> None:
+def test_the_operators_guide_stays_within_450_lines() -> None:
+    # An operator reads it top to bottom: detail (a cluster, a service, the web) goes to a
+    # page of its own that the guide links; measurements go to benchmarks.md.
     lines = (DOCS / "deploy.md").read_text(encoding="utf-8").count("\n")
-    assert lines <= 400, f"docs/deploy.md has {lines} lines: measurements go to benchmarks.md"
+    assert lines <= 450, f"docs/deploy.md has {lines} lines: detail goes to pages of its own"
 
 
 def test_every_benchmark_table_says_what_command_machine_date_and_value() -> None:
