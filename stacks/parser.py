@@ -163,6 +163,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     tour.add_argument("--json", action="store_true",
                       help="one JSON object: per bot its games, wins, win_rate, ci95 and "
                       "times; per seat its wins")
+    _add_engine_arguments(tour, "a program that plays through the engine protocol "
+                          "(docs/engine-protocol.md), in the line-up under NAME: "
+                          "--engine mine='python3 mybot.py' --bots medium,hard; repeatable")
 
     _add_ui_commands(commands)
     _add_net_commands(commands, command)
@@ -293,6 +296,23 @@ def _list_last(commands: argparse._SubParsersAction, names: tuple[str, ...]) -> 
     for bots and benchmarks after (argparse lists commands in the order they were added)."""
     listed = commands._choices_actions
     listed.sort(key=lambda action: names.index(action.dest) + 1 if action.dest in names else 0)
+
+
+def _add_engine_arguments(parser: argparse.ArgumentParser, what: str, *,
+                          named: bool = True) -> None:
+    """``--engine`` and the budget and restarts of the programs it names."""
+    from netplay.engines import DEFAULT_BUDGET as ENGINE_BUDGET
+    from netplay.engines import DEFAULT_RESTARTS
+
+    parser.add_argument("--engine", action="append", default=[],
+                        metavar="NAME=COMMAND" if named else "COMMAND", help=what)
+    parser.add_argument("--engine-budget", type=positive_seconds, default=ENGINE_BUDGET,
+                        metavar="SECONDS",
+                        help=f"seconds an engine has per decision before the stand-in "
+                        f"plays it ({ENGINE_BUDGET:g})")
+    parser.add_argument("--engine-restarts", type=int, default=DEFAULT_RESTARTS,
+                        metavar="N", help="times a crashed engine is started again before "
+                        f"the stand-in plays on for it ({DEFAULT_RESTARTS})")
 
 
 def _add_rule_argument(parser: argparse.ArgumentParser) -> None:
