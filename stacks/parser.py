@@ -521,6 +521,9 @@ def _add_net_commands(
     bot.add_argument("--name", help="the bot's name at the table")
     bot.add_argument("--password", help="table password")
     bot.add_argument("--think", type=float, default=0.0, help="seconds before each move (0)")
+    _add_engine_arguments(bot, "a program of yours plays instead of our bot, through the "
+                          "engine protocol (docs/engine-protocol.md): --engine 'python3 "
+                          "mybot.py'; its own profile is engine-NAME", named=False)
     _add_host_timeout(bot)
     _add_common_peer(bot, broker_default=DEFAULT_BROKER)
 
