@@ -17,8 +17,8 @@ import pytest
 
 from engine.classic import SequenceConfig, SequenceGame
 from engine.config import RulesConfig
-from engine.games import game_def
 from engine.game import Game
+from engine.games import game_def
 from netplay.engines import EngineBot, EngineError, EngineSpec
 from tests.support import SCALE
 
@@ -199,7 +199,7 @@ def test_a_wrong_protocol_version_is_refused_at_the_handshake_in_words() -> None
 
 def test_a_mute_program_or_a_missing_one_is_refused_in_words() -> None:
     bot = EngineBot(misbehaving("mute"), handshake_timeout=0.5)
-    with pytest.raises(EngineError, match="did not say hello within 0.5 s"):
+    with pytest.raises(EngineError, match=r"did not say hello within 0\.5 s"):
         bot.start()
     bot.close()
     missing = EngineBot(EngineSpec("nope", ("/nonexistent/engine",)))
