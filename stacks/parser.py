@@ -346,6 +346,9 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
     play.add_argument("--bots", type=bot_list, default=["medium"], metavar="LEVELS",
                       help="the bots' levels, comma separated and cycled over their seats: "
                       f"{', '.join(LEVELS)} (medium)")
+    _add_engine_arguments(play, "play against a program of yours too: it takes a bot's seat "
+                          "and plays through the engine protocol (docs/engine-protocol.md), "
+                          "as in --engine 'python3 mybot.py'; repeatable", named=False)
     play.add_argument("--seed", type=int, help="the same seed deals the same game")
     play.add_argument("--bot-delay", type=float, default=0.6,
                       help="seconds a bot waits before each move (0.6)")
@@ -462,6 +465,9 @@ def _add_net_commands(
     host.add_argument("--bots", type=host_bots, default=0, metavar="N|LEVELS",
                       help="seats played by the host's bots: a count, or their levels "
                       f"comma separated ({', '.join(LEVELS)}) (0)")
+    _add_engine_arguments(host, "a seat played by a program of yours through the engine "
+                          "protocol (docs/engine-protocol.md), as a peer of its own: "
+                          "--engine mine='python3 mybot.py'; repeatable, one seat each")
     host.add_argument("--bot-strategy", default="medium", type=bot_level, metavar="LEVEL",
                       help=f"level of the host's bots when --bots is a count: {', '.join(LEVELS)}"
                       " (medium)")

@@ -91,6 +91,11 @@ class Launch:
     HOST``), so that the lobby can show the command that joins its table."""
     dealer: int | None = None
     """A26: who deals (a rematch passes the deal left); ``None`` = drawn from the seed."""
+    engines: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Outside programs seated at our own table (play, host), each as a peer of its own
+    that plays through the engine protocol: (name, command line)."""
+    engine_budget: float = 2.0
+    """Seconds an engine has per decision before the stand-in plays it."""
 
     @property
     def hosting(self) -> bool:

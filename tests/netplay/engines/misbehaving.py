@@ -37,7 +37,7 @@ def main():
         decisions += 1
         request, legal = message["request"], message["legal"]
         answer = {"type": "action", "request": request, "id": legal[0]["id"]}
-        if MODE == "slow" and decisions % 2 == 1:
+        if MODE == "slow" and decisions in (1, 3):
             time.sleep(message["budget_ms"] / 1000 + 0.3)  # too late: the stand-in plays
         elif MODE == "crash" and decisions == 2:
             os._exit(3)
