@@ -135,3 +135,31 @@ def _others_hidden(view: dict[str, Any], seat: int) -> str:
     return json.dumps(plain, sort_keys=True)
 
 
+
+
+def test_a_slow_and_a_crashing_engine_seated_by_the_host_never_stall_the_table(
+    mosquitto: str, tmp_path: Path
+) -> None:
+    """``stacks host --engine``: one program answers its first and third decisions late,
+    another crashes at its second; the table plays on (the stand-in plays those turns, in
+    words at the table), the crashed one is started again, and the game ends verified."""
+    bad = Path(__file__).parents[1] / "netplay" / "engines" / "misbehaving.py"
+    table = "misbehaving"
+    record = tmp_path / "misbehaving.json"
+    slow = subprocess.list2cmdline([sys.executable, str(bad), "slow"])
+    crash = subprocess.list2cmdline([sys.executable, str(bad), "crash_once",
+                                     str(tmp_path / "crashed")])
+    host = spawn("host", "--headless", "--players", "3", "--bots", "1", "--table", table,
+                 "--broker", mosquitto, "--record", str(record), "--bot-delay", "0",
+                 "--block-window", "0.5", "--verify-wait", str(10 * SCALE),
+                 "--engine", f"slow={slow}", "--engine", f"crashy={crash}",
+                 "--engine-budget", str(0.5 * SCALE))
+    rc, out, err = finish(host, 150 * SCALE)
+    assert rc == 0, out + err
+    assert "game over:" in out
+    assert "slow: slow took longer than" in out and "the stand-in (medium) played" in out
+    assert "crashy: crashy stopped (exit code 3)" in out
+    assert "starting it again (1 of 3)" in out
+    verify = subprocess.run(stacks_command("verify", str(record)), cwd=ROOT,
+                            capture_output=True, text=True, timeout=60 * SCALE)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
