@@ -73,6 +73,10 @@ class KeeperSettings:
     max_per_creator: int = 3
     journals: Path | None = None
     """Where the tables' journals go (``None``: no journal, nothing resumes)."""
+    engines: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Outside programs the operator registered (``stacks serve --engine NAME=CMD``): a
+    table's creator may seat them as opponents, each a peer of its own."""
+    engine_budget: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,8 @@ class HeldTable:
     stack: contextlib.AsyncExitStack
     opened: float
     bots: list[BotPeer] = field(default_factory=list)
+    engines: list[str] = field(default_factory=list)
+    """The registered engines seated at it, by name."""
     task: asyncio.Task[None] | None = None
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     why: str = ""
@@ -166,6 +172,8 @@ class TableKeeper:
                 return await self.fill(caller, _table_field(request))
             if op == "close":
                 return await self.close_by(caller, _table_field(request))
+            if op == "engines":
+                return {"ok": True, "engines": [name for name, _ in self.settings.engines]}
             if op == "info":
                 table = self.tables.get(_table_field(request))
                 creator = table is not None and table.creator == caller.profile
@@ -188,6 +196,7 @@ class TableKeeper:
 
     async def open(self, caller: Caller, request: dict[str, Any]) -> dict[str, Any]:
         settings = host_settings(request)
+        engines = self._engines_asked(request, settings)
         name = settings.table
         if self._stopping:
             raise RequestRefused("the server is stopping")
@@ -213,6 +222,8 @@ class TableKeeper:
             table = await self._start(caller, settings, broker)
         finally:
             self._opening.discard(name)
+        for engine in engines:
+            await self._seat_engine(table, engine, broker)
         bots = len(settings.bots)
         self._say(f"{caller.name} opened table {name} ({counted(settings.players, 'seat')}"
                   + (f", {counted(bots, 'bot')}" if bots else "") + ")")
@@ -239,6 +250,45 @@ class TableKeeper:
         bot.player.bot_level = "greedy"  # the server's own: rated as its level, not its key
         table.bots.append(bot)
         await table.stack.enter_async_context(bot)
+
+    def _engines_asked(self, request: dict[str, Any], settings: HostSettings) -> list[str]:
+        """The registered engines an ``open`` request seats (``engines``: their names)."""
+        asked = request.get("engines", [])
+        registered = dict(self.settings.engines)
+        if not isinstance(asked, list) or not all(isinstance(n, str) for n in asked):
+            raise RequestRefused("engines: a list of engine names, please")
+        unknown = [n for n in asked if n not in registered]
+        if unknown:
+            offered = ", ".join(registered) or "none"
+            raise RequestRefused(f"this server has no engine {unknown[0]!r} (it offers "
+                                 f"{offered})")
+        if len(asked) + len(settings.bots) >= settings.players:
+            raise RequestRefused(f"{len(asked)} engine(s) and {len(settings.bots)} bot(s) "
+                                 f"leave no seat for you at {settings.players} players")
+        return asked
+
+    async def _seat_engine(self, table: HeldTable, name: str, broker: Broker) -> None:
+        """Seat a registered engine as a peer of its own; one that can't start is said in
+        the server's log and the seat stays free (the creator may fill it with a bot)."""
+        from netplay.engine_peer import EnginePeer
+        from netplay.engines import EngineBot, EngineError, EngineSpec
+
+        command = dict(self.settings.engines)[name]
+        engine = EngineBot(EngineSpec(name, command), budget=self.settings.engine_budget,
+                           say=lambda text: self._say(f"table {table.name}: {text}"))
+        try:
+            await asyncio.to_thread(engine.start)
+        except EngineError as exc:
+            self._say(f"table {table.name}: {exc}; its seat stays free")
+            return
+        seed = hashlib.sha256(b"served-engine:" + bytes(table.host.identity.signing_key)
+                              + name.encode()).digest()
+        peer = EnginePeer(engine, Identity.from_seed(seed), table.name, broker=broker,
+                          name=name, password=table.settings.password,
+                          pin=table.host.identity.peer_id,
+                          say=lambda text: self._say(f"table {table.name}: {text}"))
+        table.engines.append(name)
+        await table.stack.enter_async_context(peer)
 
     async def close_by(self, caller: Caller, name: str) -> dict[str, Any]:
         table = self._mine(caller, name)

@@ -96,6 +96,9 @@ class Launch:
     that plays through the engine protocol: (name, command line)."""
     engine_budget: float = 2.0
     """Seconds an engine has per decision before the stand-in plays it."""
+    engine_choices: tuple[str, ...] = ()
+    """The engines the ssh server offers as opponents (the host form lists them); a held
+    table's chosen ones go in ``engines`` with no command: the server knows it."""
 
     @property
     def hosting(self) -> bool:

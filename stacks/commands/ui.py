@@ -162,9 +162,9 @@ def run(args: argparse.Namespace) -> int:
 
     link = ServeLink.from_env()  # started by `stacks serve`: it holds the tables we open
     if link is not None:
-        defaults = replace(defaults, ssh=link.ssh)
+        defaults = replace(defaults, ssh=link.ssh, engine_choices=link.engines)
         if launch is not None:
-            launch = replace(launch, ssh=link.ssh)
+            launch = replace(launch, ssh=link.ssh, engine_choices=link.engines)
     kiosk = args.command == "watch" and getattr(args, "kiosk", False)
     bell = False if getattr(args, "no_bell", False) else None  # None: the profile's setting
     app = make_app(launch, defaults=defaults, ask=ask, link=link, kiosk=kiosk, bell=bell)

@@ -1,0 +1,60 @@
+"""Engines registered by the server's operator (``stacks serve --engine NAME=CMD``): the
+sessions are told their names, a table's creator seats one as an opponent, and it plays
+to the end as a peer of its own; a name the server does not offer is refused in words."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from netplay.identity import Identity
+from netplay.memory import AsyncMemoryBroker
+from netplay.player_peer import BotPeer
+from netplay.record import read_record
+from sshserver.options import _engine
+from tests.sshserver.test_tables import ALICE, _keeper
+from tests.tui.conftest import TIMEOUT
+from tui.serve_link import ENGINES_ENV, ServeLink
+
+MINIMAL = Path(__file__).parents[2] / "examples" / "engines" / "minimal.py"
+
+
+@pytest.mark.asyncio
+async def test_the_creator_seats_a_registered_engine_and_it_plays_to_the_end(
+    tmp_path: Path,
+) -> None:
+    broker = AsyncMemoryBroker()
+    engines = (("mini", (sys.executable, str(MINIMAL))),)
+    keeper = _keeper(broker, tmp_path, engines=engines, linger=0.5, verify_wait=0.5)
+    try:
+        listed = await keeper.handle(ALICE, {"op": "engines"})
+        assert listed == {"ok": True, "engines": ["mini"]}
+        refused = await keeper.handle(ALICE, {"op": "open", "table": "duel", "players": 2,
+                                              "engines": ["stockfish"]})
+        assert refused["error"] == "this server has no engine 'stockfish' (it offers mini)"
+        full = await keeper.handle(ALICE, {"op": "open", "table": "duel", "players": 2,
+                                           "bots": 1, "engines": ["mini"]})
+        assert "leave no seat for you" in full["error"]
+        reply = await keeper.handle(ALICE, {"op": "open", "table": "duel", "players": 2,
+                                            "engines": ["mini"], "block_window": 0.2,
+                                            "bot_delay": 0})
+        assert reply["ok"], reply
+        table = keeper.tables["duel"]
+        assert table.engines == ["mini"]
+        async with BotPeer(Identity.generate(), "duel", broker=broker, name="alice"):
+            await asyncio.wait_for(table.ended.wait(), 30 * TIMEOUT)
+        assert table.why == "its game is over"
+        record = read_record(tmp_path / "duel.json")
+        assert "mini" in record["names"]
+        assert all(v["ok"] for v in record["verdicts"].values()) and len(record["verdicts"]) == 2
+    finally:
+        await keeper.stop()
+
+
+def test_the_operator_s_engines_reach_the_sessions_by_name() -> None:
+    assert _engine("mini=python3 'my bot.py'") == ("mini", ("python3", "my bot.py"))
+    link = ServeLink.from_env({"STACKS_SERVE_LINK": "0", ENGINES_ENV: "mini,deep"})
+    assert link is not None and link.engines == ("mini", "deep")
