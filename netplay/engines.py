@@ -23,6 +23,7 @@ import contextlib
 import logging
 import os
 import queue
+import re
 import shlex
 import subprocess
 import threading
@@ -97,12 +98,14 @@ class EngineSpec:
         if not words:
             raise ValueError("the engine's command is empty")
         if not name:
-            base = os.path.basename(words[-1] if words[0] in _INTERPRETERS else words[0])
-            name = os.path.splitext(base)[0] or "engine"
+            program = words[0]
+            if _INTERPRETER.fullmatch(os.path.basename(program)):
+                program = next((w for w in words[1:] if not w.startswith("-")), program)
+            name = os.path.splitext(os.path.basename(program))[0] or "engine"
         return cls(name, words)
 
 
-_INTERPRETERS = ("python", "python3", "node", "nodejs", "ruby", "perl", "java")
+_INTERPRETER = re.compile(r"(python|pypy|node|nodejs|deno|ruby|perl|java)[\d.]*")
 
 
 class Ended:
