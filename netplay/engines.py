@@ -369,16 +369,17 @@ class EngineBot:
     def start(self) -> Handshake:
         """Start the program and greet it; :class:`EngineError` in words if it can't be
         used (won't start, ends at once, speaks another protocol version)."""
-        with self._lock:
-            process = EngineProcess(self.spec, self.complain)
-            try:
-                self.handshake = process.greet(self.handshake_timeout)
-            except EngineError:
-                process.stop(0.2)
-                raise
+        process = EngineProcess(self.spec, self.complain)
+        try:
+            said = process.greet(self.handshake_timeout)
+        except EngineError:
+            process.stop(0.2)
+            raise
+        with self._lock:  # greeted outside it: `finish` never waits for a slow start
+            self.handshake = said
             self._process = process
             self._open = None
-            return self.handshake
+        return said
 
     def close(self) -> None:
         with self._lock:
@@ -490,13 +491,13 @@ class EngineBot:
                               f"{self.restarts} times already")
                 return
             self.tally.restarts += 1
-            self.say(f"{self.name} stopped ({words}); the stand-in ({self.standin_level}) "
-                     f"played this turn; starting it again ({self.tally.restarts} of "
-                     f"{self.restarts})")
-            try:
-                self.start()
-            except EngineError as exc:
-                self._give_up(str(exc))
+        self.say(f"{self.name} stopped ({words}); the stand-in ({self.standin_level}) "
+                 f"played this turn; starting it again ({self.tally.restarts} of "
+                 f"{self.restarts})")
+        try:
+            self.start()
+        except EngineError as exc:
+            self._give_up(str(exc))
 
     def _give_up(self, why: str) -> None:
         if not self._given_up:
