@@ -216,7 +216,7 @@ async def _host(args: argparse.Namespace) -> int:
                 print(line, flush=True)
             print(f"host fingerprint {fingerprint(host.identity.key)}: players may pin it, "
                   f"{table}@{fingerprint(host.identity.key)}", flush=True)
-            if getattr(args, "engine", None) and not args.resume:
+            if getattr(args, "engine", None):
                 problem = await _seat_engines(args, host, url, stack)
                 if problem:
                     print(f"stacks host: {problem}", file=sys.stderr)
