@@ -288,6 +288,8 @@ class GameServer:
         if settings.web_port is not None:
             await self._start_web(settings.web_port)
         await self.tables.resume_all()  # the tables a stopped (or crashed) server held
+        for line in await self.tables.check_engines():
+            self.status.event(line)
 
     async def _start_web(self, port: int) -> None:
         """The web page of the tables the server holds, beside the ssh port."""

@@ -251,6 +251,25 @@ class TableKeeper:
         table.bots.append(bot)
         await table.stack.enter_async_context(bot)
 
+    async def check_engines(self) -> list[str]:
+        """Start and greet each registered engine once, so that the operator learns at
+        start-up, in words, that one can't play (a player choosing it would find its seat
+        free)."""
+        from netplay.engines import EngineBot, EngineError, EngineSpec
+
+        lines = []
+        for name, command in self.settings.engines:
+            probe = EngineBot(EngineSpec(name, command))
+            try:
+                said = await asyncio.to_thread(probe.start)
+                lines.append(f"engine {name} offered: {said.name}, protocol {said.protocol}, "
+                              f"plays {', '.join(said.games)}")
+            except EngineError as exc:
+                lines.append(f"engine {name} can't be offered: {exc}")
+            finally:
+                await asyncio.to_thread(probe.close)
+        return lines
+
     def _engines_asked(self, request: dict[str, Any], settings: HostSettings) -> list[str]:
         """The registered engines an ``open`` request seats (``engines``: their names)."""
         asked = request.get("engines", [])

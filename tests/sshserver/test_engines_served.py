@@ -30,6 +30,8 @@ async def test_the_creator_seats_a_registered_engine_and_it_plays_to_the_end(
     engines = (("mini", (sys.executable, str(MINIMAL))),)
     keeper = _keeper(broker, tmp_path, engines=engines, linger=0.5, verify_wait=0.5)
     try:
+        assert await keeper.check_engines() == [
+            "engine mini offered: minimal-py, protocol 1, plays stacks, sequence"]
         listed = await keeper.handle(ALICE, {"op": "engines"})
         assert listed == {"ok": True, "engines": ["mini"]}
         refused = await keeper.handle(ALICE, {"op": "open", "table": "duel", "players": 2,
