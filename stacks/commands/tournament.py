@@ -222,6 +222,8 @@ class Results:
     bots: dict[str, Standing] = field(default_factory=dict)
     seat_wins: list[int] = field(default_factory=list)
     engines: dict[str, EngineStats] = field(default_factory=dict)
+    versus: dict[str, dict[str, Standing]] = field(default_factory=dict)
+    """Each outside program's games and wins against each line-up of our bots."""
 
     def add(self, outcome: GameOutcome) -> None:
         if not self.seat_wins:
@@ -236,6 +238,13 @@ class Results:
             self.bots.setdefault(name, Standing()).timing.add(timing)
         for name, stats in outcome.engines.items():
             self.engines.setdefault(name, EngineStats()).add(stats)
+            # Its record against each line-up of ours, apart.
+            against = ",".join(sorted({n for n in outcome.seats if n != name}))
+            record = self.versus.setdefault(name, {}).setdefault(against, Standing())
+            for seat, sitting in enumerate(outcome.seats):
+                if sitting == name:
+                    record.games += 1
+                    record.wins += outcome.winner == seat
         if outcome.winner is None:
             self.draws += 1
         else:
@@ -275,6 +284,12 @@ class Results:
                 "chance_explains": low <= chance <= high,
             })
         engines = {name: stats.summary() for name, stats in self.engines.items()}
+        for name, records in self.versus.items():
+            engines[name]["versus"] = {
+                against: {"games": r.games, "wins": r.wins,
+                          "win_rate": round(r.wins / r.games, 4) if r.games else 0.0,
+                          "ci95": [round(x, 4) for x in wilson(r.wins, r.games)]}
+                for against, r in records.items()}
         return {"games": self.games, "players": self.players, "draws": self.draws,
                 "bots": bots, "seats": seats, "engines": engines}
 
@@ -436,5 +451,9 @@ def _print(summary: dict[str, object]) -> None:
             f"95th {row['answer_ms_p95']}, max {row['answer_ms_max']}); the stand-in played "
             f"{row['stand_in']} ({row['too_slow']} too slow, {row['refused']} refused, "
             f"{row['crashes']} crashes)")
+        for against, r in row.get("versus", {}).items():
+            low, high = r["ci95"]
+            console.print(f"  against {against}: {r['wins']} of {r['games']} "
+                          f"({100 * r['win_rate']:.1f}%, 95% CI {100 * low:.1f}-{100 * high:.1f}%)")
     console.print(f"draws {summary['draws']} · {summary['seconds']} s · jobs {summary['jobs']}"
                   f" · load {', '.join(f'{x:.2f}' for x in summary['load'])}")  # type: ignore[attr-defined]

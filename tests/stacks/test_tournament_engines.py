@@ -45,6 +45,8 @@ def test_a_tournament_reports_the_engine_s_win_rate_interval_and_answer_times(
     assert stats["decisions"] == mini["decisions"] > 0
     assert stats["answered"] == stats["decisions"] and stats["stand_in"] == 0
     assert 0 < stats["answer_ms_p50"] <= stats["answer_ms_max"]
+    versus = stats["versus"]["medium"]
+    assert versus["games"] == 4 and versus["wins"] == mini["wins"]
 
 
 def test_a_tournament_refuses_an_engine_of_another_protocol_version_in_words() -> None:
