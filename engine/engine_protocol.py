@@ -97,7 +97,7 @@ def parse_line(line: bytes | str) -> Said:
     text = text.strip()
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise EngineProtocolError(f"not JSON: {_clip(text)!r}") from None
     if not isinstance(data, dict):
         raise EngineProtocolError(f"not a JSON object: {_clip(text)!r}")

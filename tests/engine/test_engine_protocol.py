@@ -65,6 +65,7 @@ def test_a_program_s_lines_are_read_or_refused_in_words() -> None:
     assert said == Handshake("x", "", 1, ("sequence",))
     for line, words in [
         ("nope", "not JSON"),
+        ("[" * 60_000, "not JSON"),
         ("[1]", "not a JSON object"),
         ('{"type":"move"}', "unknown message type 'move'"),
         ('{"type":"action","request":"3","id":1}', "whole numbers 'request' and 'id'"),
