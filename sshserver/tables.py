@@ -188,6 +188,8 @@ class TableKeeper:
                     # as the table's own in the next game (its own rematch does the same).
                     settings = open_request(table.settings)
                     settings["bots"] += len(table.bots)
+                    if table.engines:
+                        settings["engines"] = list(table.engines)
                     reply["settings"] = settings
                 return reply
             raise RequestRefused(f"unknown request {op!r}")

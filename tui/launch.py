@@ -150,6 +150,9 @@ def as_held(launch: Launch, settings: dict[str, Any]) -> Launch:
     password = settings.get("password")
     if password is None or isinstance(password, str):
         changes["password"] = password or None
+    engines = settings.get("engines")
+    if isinstance(engines, list) and all(isinstance(name, str) for name in engines):
+        changes["engines"] = tuple((name, ()) for name in engines)  # the server's own
     game = settings.get("game")
     if isinstance(game, str):
         try:

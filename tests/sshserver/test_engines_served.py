@@ -46,6 +46,8 @@ async def test_the_creator_seats_a_registered_engine_and_it_plays_to_the_end(
         assert reply["ok"], reply
         table = keeper.tables["duel"]
         assert table.engines == ["mini"]
+        info = await keeper.handle(ALICE, {"op": "info", "table": "duel"})
+        assert info["settings"]["engines"] == ["mini"]  # the creator's rematch seats it too
         async with BotPeer(Identity.generate(), "duel", broker=broker, name="alice"):
             await asyncio.wait_for(table.ended.wait(), 30 * TIMEOUT)
         assert table.why == "its game is over"
