@@ -283,6 +283,8 @@ class TableKeeper:
             offered = ", ".join(registered) or "none"
             raise RequestRefused(f"this server has no engine {unknown[0]!r} (it offers "
                                  f"{offered})")
+        if len(set(asked)) < len(asked):
+            raise RequestRefused("an engine takes one seat of a table")
         if len(asked) + len(settings.bots) >= settings.players:
             raise RequestRefused(f"{len(asked)} engine(s) and {len(settings.bots)} bot(s) "
                                  f"leave no seat for you at {settings.players} players")
@@ -302,9 +304,8 @@ class TableKeeper:
         except EngineError as exc:
             self._say(f"table {table.name}: {exc}; its seat stays free")
             return
-        seed = hashlib.sha256(b"served-engine:" + bytes(table.host.identity.signing_key)
-                              + name.encode()).digest()
-        peer = EnginePeer(engine, Identity.from_seed(seed), table.name, broker=broker,
+        peer = EnginePeer(engine, engine_identity(table.host.identity, name), table.name,
+                          broker=broker,
                           name=name, password=table.settings.password,
                           pin=table.host.identity.peer_id,
                           say=lambda text: self._say(f"table {table.name}: {text}"))
@@ -401,9 +402,13 @@ class TableKeeper:
         try:
             table = await self._keep(host, str(head.get("creator") or ""),
                                      str(head.get("creator_name") or "?"))
+            engines = {engine_identity(host.identity, name).key: name
+                       for name, _ in self.settings.engines}
             for seat, info in enumerate(host.host.seats):
                 if info is not None and info.key == bot_identity(host.identity, seat).key:
                     await self._seat_bot(table, seat, broker)  # a bot of the creator's
+                elif info is not None and info.key in engines:
+                    await self._seat_engine(table, engines[info.key], broker)  # back in it
         except Exception as exc:  # one table that can't run must not stop the server
             log.exception("resuming table %s failed", name)
             self._say(f"table {name} not resumed: {exc}")
@@ -645,6 +650,13 @@ def bot_identity(host: Identity, seat: int) -> Identity:
     host key (kept in its journal), so that a resumed table gets the same bots back."""
     seed = bytes(host.signing_key)
     return Identity.from_seed(hashlib.sha256(b"served-bot:" + seed + bytes([seat])).digest())
+
+
+def engine_identity(host: Identity, name: str) -> Identity:
+    """The identity of the registered engine ``name`` at a table: derived from the table's
+    host key, so that a resumed table takes the same engine back into its seat."""
+    seed = bytes(host.signing_key)
+    return Identity.from_seed(hashlib.sha256(b"served-engine:" + seed + name.encode()).digest())
 
 
 def _url(broker: Broker) -> str:

@@ -16,6 +16,7 @@ from netplay.player_peer import BotPeer
 from netplay.record import read_record
 from sshserver.options import _engine
 from tests.sshserver.test_tables import ALICE, _keeper
+from tests.support import wait_until_async
 from tests.tui.conftest import TIMEOUT
 from tui.serve_link import ENGINES_ENV, ServeLink
 
@@ -62,3 +63,35 @@ def test_the_operator_s_engines_reach_the_sessions_by_name() -> None:
     assert _engine("mini=python3 'my bot.py'") == ("mini", ("python3", "my bot.py"))
     link = ServeLink.from_env({"STACKS_SERVE_LINK": "0", ENGINES_ENV: "mini,deep"})
     assert link is not None and link.engines == ("mini", "deep")
+
+
+@pytest.mark.asyncio
+async def test_a_restarted_server_takes_its_engine_back_into_its_seat(tmp_path: Path) -> None:
+    broker = AsyncMemoryBroker()
+    journals = tmp_path / "journals"
+    engines = (("mini", (sys.executable, str(MINIMAL))),)
+    first = _keeper(broker, tmp_path, journals=journals, engines=engines, verify_wait=2.0,
+                    linger=0.2)
+    duplicate = await first.handle(ALICE, {"op": "open", "table": "rerun", "players": 3,
+                                           "engines": ["mini", "mini"]})
+    assert duplicate["error"] == "an engine takes one seat of a table"
+    await first.handle(ALICE, {"op": "open", "table": "rerun", "players": 2,
+                               "engines": ["mini"], "block_window": 0.2, "bot_delay": 0.05})
+    table = first.tables["rerun"]
+    alice = BotPeer(Identity.generate(), "rerun", broker=broker, name="alice", think=0.05)
+    async with alice:
+        await wait_until_async(lambda: len(table.host.host.batches) >= 4, "a few batches")
+        await first.stop()  # mid-game: the table is kept, its engine stopped
+        played = len(table.host.host.batches)
+        second = _keeper(broker, tmp_path, journals=journals, engines=engines,
+                         verify_wait=2.0, linger=0.2)
+        try:
+            assert await second.resume_all() == ["rerun"]
+            back = second.tables["rerun"]
+            assert back.engines == ["mini"]
+            await asyncio.wait_for(back.ended.wait(), 30 * TIMEOUT)
+            assert back.why == "its game is over"
+            # The engine played its own seat after the restart: no stand-in was needed.
+            assert not any(batch.standin for batch in back.host.host.batches[played:])
+        finally:
+            await second.stop()
