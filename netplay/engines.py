@@ -67,6 +67,10 @@ SAY_EVERY: Final = 10.0
 SAY_AT_MOST: Final = 5
 """Each kind of complaint is said at most this many times every ``SAY_EVERY`` seconds."""
 STDERR_AT_MOST: Final = 20
+FLOOD_LINES: Final = 2_000
+FLOOD_WINDOW: Final = 10.0
+"""A program that writes more than ``FLOOD_LINES`` lines in ``FLOOD_WINDOW`` seconds (it
+is asked one answer a decision) is stopped, as if it had crashed."""
 
 
 class EngineError(Exception):
@@ -217,6 +221,7 @@ class EngineProcess:
 
     def _read(self, stream: IO[bytes]) -> None:
         name = self.spec.name
+        since, count = time.monotonic(), 0
         try:
             while True:
                 line = stream.readline(MAX_LINE + 1)
@@ -235,6 +240,16 @@ class EngineProcess:
                 except EngineProtocolError as exc:
                     self.complain("bad", f"engine {name}: refused a line: {exc}")
                     continue
+                now = time.monotonic()
+                if now - since > FLOOD_WINDOW:
+                    since, count = now, 0
+                count += 1
+                if count > FLOOD_LINES:
+                    self.complain("flooded", f"engine {name} floods its output (over "
+                                  f"{FLOOD_LINES:,} lines in {FLOOD_WINDOW:g} s): it is "
+                                  "stopped")
+                    self.proc.kill()  # its end is seen as a crash: started again
+                    break
                 try:
                     self.lines.put_nowait(said)
                 except queue.Full:

@@ -153,6 +153,20 @@ def test_a_flood_of_lines_is_dropped_said_and_the_game_goes_on() -> None:
     assert len(said) < 20, "complaints are rate-limited"
 
 
+def test_a_flood_that_never_stops_gets_the_program_stopped_and_started_again(
+    tmp_path: Path,
+) -> None:
+    said: list[str] = []
+    bot = engine("torrent", str(tmp_path / "flooded"), said=said)
+    try:
+        play(bot, 6)
+    finally:
+        bot.close()
+    assert any("floods its output (over 2,000 lines in 10 s): it is stopped" in line
+               for line in said), said
+    assert bot.tally.restarts == 1 and bot.tally.answered >= 4
+
+
 def test_a_line_too_long_is_refused() -> None:
     said: list[str] = []
     bot = engine("long_line", said=said)

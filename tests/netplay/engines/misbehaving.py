@@ -1,8 +1,9 @@
 """An engine that misbehaves one way, named by its argument (the tests' purpose-built
 engines): ``slow``, ``crash``, ``crash_once``, ``junk`` (not JSON), ``unknown_id``,
-``illegal``, ``flood``, ``long_line``, ``noise`` (stderr), ``wrong_version``, ``mute``
-(never says hello), ``unread`` (stops reading its input), ``good``. Otherwise it plays
-the first legal action, so the game goes on. Standard library only."""
+``illegal``, ``flood``, ``torrent`` (a flood that never stops, once), ``long_line``,
+``noise`` (stderr), ``wrong_version``, ``mute`` (never says hello), ``unread`` (stops
+reading its input), ``good``. Otherwise it plays the first legal action, so the game goes
+on. Standard library only."""
 
 import json
 import os
@@ -55,6 +56,10 @@ def main():
         elif MODE == "flood" and decisions == 1:
             for n in range(5000):
                 sys.stdout.write(json.dumps({"type": "chat", "text": f"spam {n}"}) + "\n")
+        elif MODE == "torrent" and decisions == 1 and not os.path.exists(STATE):
+            open(STATE, "w").close()
+            while True:  # never stops: the adapter stops it
+                sys.stdout.write('{"type": "chat", "text": "spam"}\n' * 100)
         elif MODE == "long_line" and decisions == 1:
             sys.stdout.write("x" * 300_000 + "\n")
         elif MODE == "noise":
