@@ -275,6 +275,9 @@ class BotPeer(Player):
         self.poke()
 
     def _play(self, action: Any) -> None:
+        # Its answer is awaited from now, not from the start of a long decision (an
+        # engine's, a search's): no second decision while the first is on its way.
+        self._in_flight = self.loop_time
         self._acted(action)
         self.player.act(action)
 

@@ -69,6 +69,14 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
     serve.add_argument("--broker", metavar="URL",
                        help="the broker the players' `join TABLE` and `watch TABLE` use "
                        "(default: mqtt://127.0.0.1:1883, a broker on this machine)")
+    serve.add_argument("--engine", action="append", default=[], type=_engine,
+                       metavar="NAME=COMMAND",
+                       help="register a program that plays through the engine protocol "
+                       "(docs/engine-protocol.md): a table's creator may pick it as an "
+                       "opponent in the host form; repeatable")
+    serve.add_argument("--engine-budget", type=float, default=2.0, metavar="SECONDS",
+                       help="seconds a registered engine has per decision before the "
+                       "stand-in plays it (2)")
     serve.add_argument("--database", metavar="URL",
                        help="where finished games, ratings and accounts are stored: "
                        "sqlite:///PATH or postgresql://USER@HOST/DB (default: SQLite in the "
@@ -127,3 +135,21 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
     serve.add_argument("--session-command", metavar="COMMAND",
                        help="the program each connection runs, in place of this `stacks` "
                        "(split like a shell would; for tests and wrappers)")
+
+
+def _engine(text: str) -> tuple[str, tuple[str, ...]]:
+    """``NAME=COMMAND`` as (name, command line); the words of what is wrong otherwise."""
+    import shlex
+
+    name, sep, command = text.partition("=")
+    name = name.strip()
+    if not sep or not name or not name.replace("-", "").replace("_", "").isalnum():
+        raise argparse.ArgumentTypeError(
+            f"an engine is NAME=COMMAND, as in mine='python3 mybot.py'; not {text!r}")
+    try:
+        words = tuple(shlex.split(command))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"engine {name}: {exc}") from None
+    if not words:
+        raise argparse.ArgumentTypeError(f"engine {name}: the command is empty")
+    return name, words

@@ -335,6 +335,8 @@ class GameServer:
         if settings.web_port is not None:
             await self._start_web(settings.web_port)
         await self.tables.resume_all()  # the tables a stopped (or crashed) server held
+        for line in await self.tables.check_engines():
+            self.status.event(line)
 
     async def _start_metrics(self, port: int) -> None:
         """The metrics and the health check (`sshserver.health`), beside the ssh port;

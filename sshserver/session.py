@@ -32,7 +32,7 @@ from sshserver.request import (
     session_env,
 )
 from sshserver.tables import Caller
-from tui.serve_link import LINK_ENV, SSH_ENV, serve_link
+from tui.serve_link import ENGINES_ENV, LINK_ENV, SSH_ENV, serve_link
 
 if TYPE_CHECKING:
     from sshserver.accounts import Accounts
@@ -312,6 +312,9 @@ class Session(asyncssh.SSHServerSession[bytes]):
         env = session_env(os.environ, term=term, client=chan.get_environment(),
                           user=self.name)
         env[SSH_ENV] = ssh
+        engines = server.settings.tables.engines
+        if engines:
+            env[ENGINES_ENV] = ",".join(name for name, _ in engines)
         if server.settings.database:
             env["STACKS_DATABASE"] = server.settings.database  # ratings.local.DATABASE_ENV
         return argv, env

@@ -105,7 +105,9 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
         idle_timeout=args.idle_timeout * 60, max_sessions=args.max_sessions, command=command,
         public_host=getattr(args, "public_host", None),
         tables=KeeperSettings(
-            lobby_timeout=getattr(args, "lobby_timeout", DEFAULT_LOBBY_MINUTES) * 60),
+            lobby_timeout=getattr(args, "lobby_timeout", DEFAULT_LOBBY_MINUTES) * 60,
+            engines=tuple(dict(getattr(args, "engine", None) or []).items()),
+            engine_budget=getattr(args, "engine_budget", 2.0)),
         database=getattr(args, "database", None),
         web_port=getattr(args, "web_port", None),
         web_bind=getattr(args, "web_bind", "127.0.0.1"),

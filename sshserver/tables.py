@@ -73,6 +73,10 @@ class KeeperSettings:
     max_per_creator: int = 3
     journals: Path | None = None
     """Where the tables' journals go (``None``: no journal, nothing resumes)."""
+    engines: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Outside programs the operator registered (``stacks serve --engine NAME=CMD``): a
+    table's creator may seat them as opponents, each a peer of its own."""
+    engine_budget: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,8 @@ class HeldTable:
     stack: contextlib.AsyncExitStack
     opened: float
     bots: list[BotPeer] = field(default_factory=list)
+    engines: list[str] = field(default_factory=list)
+    """The registered engines seated at it, by name."""
     task: asyncio.Task[None] | None = None
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     why: str = ""
@@ -170,6 +176,8 @@ class TableKeeper:
                 return await self.fill(caller, _table_field(request))
             if op == "close":
                 return await self.close_by(caller, _table_field(request))
+            if op == "engines":
+                return {"ok": True, "engines": [name for name, _ in self.settings.engines]}
             if op == "info":
                 table = self.tables.get(_table_field(request))
                 creator = table is not None and table.creator == caller.profile
@@ -184,6 +192,8 @@ class TableKeeper:
                     # as the table's own in the next game (its own rematch does the same).
                     settings = open_request(table.settings)
                     settings["bots"] += len(table.bots)
+                    if table.engines:
+                        settings["engines"] = list(table.engines)
                     reply["settings"] = settings
                 return reply
             raise RequestRefused(f"unknown request {op!r}")
@@ -192,6 +202,7 @@ class TableKeeper:
 
     async def open(self, caller: Caller, request: dict[str, Any]) -> dict[str, Any]:
         settings = host_settings(request)
+        engines = self._engines_asked(request, settings)
         name = settings.table
         if self._stopping:
             raise RequestRefused("the server is stopping")
@@ -217,6 +228,8 @@ class TableKeeper:
             table = await self._start(caller, settings, broker)
         finally:
             self._opening.discard(name)
+        for engine in engines:
+            await self._seat_engine(table, engine, broker)
         bots = len(settings.bots)
         self._say(f"{caller.name} opened table {name} ({counted(settings.players, 'seat')}"
                   + (f", {counted(bots, 'bot')}" if bots else "") + ")")
@@ -243,6 +256,65 @@ class TableKeeper:
         bot.player.bot_level = "greedy"  # the server's own: rated as its level, not its key
         table.bots.append(bot)
         await table.stack.enter_async_context(bot)
+
+    async def check_engines(self) -> list[str]:
+        """Start and greet each registered engine once, so that the operator learns at
+        start-up, in words, that one can't play (a player choosing it would find its seat
+        free)."""
+        from netplay.engines import EngineBot, EngineError, EngineSpec
+
+        lines = []
+        for name, command in self.settings.engines:
+            probe = EngineBot(EngineSpec(name, command))
+            try:
+                said = await asyncio.to_thread(probe.start)
+                lines.append(f"engine {name} offered: {said.name}, protocol {said.protocol}, "
+                              f"plays {', '.join(said.games)}")
+            except EngineError as exc:
+                lines.append(f"engine {name} can't be offered: {exc}")
+            finally:
+                await asyncio.to_thread(probe.close)
+        return lines
+
+    def _engines_asked(self, request: dict[str, Any], settings: HostSettings) -> list[str]:
+        """The registered engines an ``open`` request seats (``engines``: their names)."""
+        asked = request.get("engines", [])
+        registered = dict(self.settings.engines)
+        if not isinstance(asked, list) or not all(isinstance(n, str) for n in asked):
+            raise RequestRefused("engines: a list of engine names, please")
+        unknown = [n for n in asked if n not in registered]
+        if unknown:
+            offered = ", ".join(registered) or "none"
+            raise RequestRefused(f"this server has no engine {unknown[0]!r} (it offers "
+                                 f"{offered})")
+        if len(set(asked)) < len(asked):
+            raise RequestRefused("an engine takes one seat of a table")
+        if len(asked) + len(settings.bots) >= settings.players:
+            raise RequestRefused(f"{len(asked)} engine(s) and {len(settings.bots)} bot(s) "
+                                 f"leave no seat for you at {settings.players} players")
+        return asked
+
+    async def _seat_engine(self, table: HeldTable, name: str, broker: Broker) -> None:
+        """Seat a registered engine as a peer of its own; one that can't start is said in
+        the server's log and the seat stays free (the creator may fill it with a bot)."""
+        from netplay.engine_peer import EnginePeer
+        from netplay.engines import EngineBot, EngineError, EngineSpec
+
+        command = dict(self.settings.engines)[name]
+        engine = EngineBot(EngineSpec(name, command), budget=self.settings.engine_budget,
+                           say=lambda text: self._say(f"table {table.name}: {text}"))
+        try:
+            await asyncio.to_thread(engine.start)
+        except EngineError as exc:
+            self._say(f"table {table.name}: {exc}; its seat stays free")
+            return
+        peer = EnginePeer(engine, engine_identity(table.host.identity, name), table.name,
+                          broker=broker,
+                          name=name, password=table.settings.password,
+                          pin=table.host.identity.peer_id,
+                          say=lambda text: self._say(f"table {table.name}: {text}"))
+        table.engines.append(name)
+        await table.stack.enter_async_context(peer)
 
     async def close_by(self, caller: Caller, name: str) -> dict[str, Any]:
         table = self._mine(caller, name)
@@ -336,9 +408,13 @@ class TableKeeper:
         try:
             table = await self._keep(host, str(head.get("creator") or ""),
                                      str(head.get("creator_name") or "?"))
+            engines = {engine_identity(host.identity, name).key: name
+                       for name, _ in self.settings.engines}
             for seat, info in enumerate(host.host.seats):
                 if info is not None and info.key == bot_identity(host.identity, seat).key:
                     await self._seat_bot(table, seat, broker)  # a bot of the creator's
+                elif info is not None and info.key in engines:
+                    await self._seat_engine(table, engines[info.key], broker)  # back in it
         except Exception as exc:  # one table that can't run must not stop the server
             log.exception("resuming table %s failed", name)
             self._say(f"table {name} not resumed: {exc}")
@@ -581,6 +657,13 @@ def bot_identity(host: Identity, seat: int) -> Identity:
     host key (kept in its journal), so that a resumed table gets the same bots back."""
     seed = bytes(host.signing_key)
     return Identity.from_seed(hashlib.sha256(b"served-bot:" + seed + bytes([seat])).digest())
+
+
+def engine_identity(host: Identity, name: str) -> Identity:
+    """The identity of the registered engine ``name`` at a table: derived from the table's
+    host key, so that a resumed table takes the same engine back into its seat."""
+    seed = bytes(host.signing_key)
+    return Identity.from_seed(hashlib.sha256(b"served-engine:" + seed + name.encode()).digest())
 
 
 def _url(broker: Broker) -> str:

@@ -163,6 +163,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     tour.add_argument("--json", action="store_true",
                       help="one JSON object: per bot its games, wins, win_rate, ci95 and "
                       "times; per seat its wins")
+    _add_engine_arguments(tour, "a program that plays through the engine protocol "
+                          "(docs/engine-protocol.md), in the line-up under NAME: "
+                          "--engine mine='python3 mybot.py' --bots medium,hard; repeatable")
 
     _add_ui_commands(commands)
     _add_net_commands(commands, command)
@@ -295,6 +298,23 @@ def _list_last(commands: argparse._SubParsersAction, names: tuple[str, ...]) -> 
     listed.sort(key=lambda action: names.index(action.dest) + 1 if action.dest in names else 0)
 
 
+def _add_engine_arguments(parser: argparse.ArgumentParser, what: str, *,
+                          named: bool = True) -> None:
+    """``--engine`` and the budget and restarts of the programs it names."""
+    from netplay.engines import DEFAULT_BUDGET as ENGINE_BUDGET
+    from netplay.engines import DEFAULT_RESTARTS
+
+    parser.add_argument("--engine", action="append", default=[],
+                        metavar="NAME=COMMAND" if named else "COMMAND", help=what)
+    parser.add_argument("--engine-budget", type=positive_seconds, default=ENGINE_BUDGET,
+                        metavar="SECONDS",
+                        help=f"seconds an engine has per decision before the stand-in "
+                        f"plays it ({ENGINE_BUDGET:g})")
+    parser.add_argument("--engine-restarts", type=int, default=DEFAULT_RESTARTS,
+                        metavar="N", help="times a crashed engine is started again before "
+                        f"the stand-in plays on for it ({DEFAULT_RESTARTS})")
+
+
 def _add_rule_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rule", type=rule_assignment, action="append", metavar="NAME=VALUE",
@@ -326,6 +346,9 @@ def _add_ui_commands(commands: argparse._SubParsersAction) -> None:  # type: ign
     play.add_argument("--bots", type=bot_list, default=["medium"], metavar="LEVELS",
                       help="the bots' levels, comma separated and cycled over their seats: "
                       f"{', '.join(LEVELS)} (medium)")
+    _add_engine_arguments(play, "play against a program of yours too: it takes a bot's seat "
+                          "and plays through the engine protocol (docs/engine-protocol.md), "
+                          "as in --engine 'python3 mybot.py'; repeatable", named=False)
     play.add_argument("--seed", type=int, help="the same seed deals the same game")
     play.add_argument("--bot-delay", type=float, default=0.6,
                       help="seconds a bot waits before each move (0.6)")
@@ -442,6 +465,9 @@ def _add_net_commands(
     host.add_argument("--bots", type=host_bots, default=0, metavar="N|LEVELS",
                       help="seats played by the host's bots: a count, or their levels "
                       f"comma separated ({', '.join(LEVELS)}) (0)")
+    _add_engine_arguments(host, "a seat played by a program of yours through the engine "
+                          "protocol (docs/engine-protocol.md), as a peer of its own: "
+                          "--engine mine='python3 mybot.py'; repeatable, one seat each")
     host.add_argument("--bot-strategy", default="medium", type=bot_level, metavar="LEVEL",
                       help=f"level of the host's bots when --bots is a count: {', '.join(LEVELS)}"
                       " (medium)")
@@ -501,6 +527,9 @@ def _add_net_commands(
     bot.add_argument("--name", help="the bot's name at the table")
     bot.add_argument("--password", help="table password")
     bot.add_argument("--think", type=float, default=0.0, help="seconds before each move (0)")
+    _add_engine_arguments(bot, "a program of yours plays instead of our bot, through the "
+                          "engine protocol (docs/engine-protocol.md): --engine 'python3 "
+                          "mybot.py'; its own profile is engine-NAME", named=False)
     _add_host_timeout(bot)
     _add_common_peer(bot, broker_default=DEFAULT_BROKER)
 

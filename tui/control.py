@@ -120,6 +120,8 @@ class Control:
         try:
             reply = await link.request(
                 "open", **extra, table=launch.table, players=launch.players, bots=launch.bots,
+                **({"engines": [name for name, _ in launch.engines]} if launch.engines
+                   else {}),
                 block_window=launch.block_window, bot_delay=launch.bot_delay,
                 password=launch.password, rules=launch.rules.to_wire(),
                 dealer=None if launch.dealer is None else launch.dealer % launch.players,

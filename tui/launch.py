@@ -91,6 +91,14 @@ class Launch:
     HOST``), so that the lobby can show the command that joins its table."""
     dealer: int | None = None
     """A26: who deals (a rematch passes the deal left); ``None`` = drawn from the seed."""
+    engines: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Outside programs seated at our own table (play, host), each as a peer of its own
+    that plays through the engine protocol: (name, command line)."""
+    engine_budget: float = 2.0
+    """Seconds an engine has per decision before the stand-in plays it."""
+    engine_choices: tuple[str, ...] = ()
+    """The engines the ssh server offers as opponents (the host form lists them); a held
+    table's chosen ones go in ``engines`` with no command: the server knows it."""
 
     @property
     def hosting(self) -> bool:
@@ -142,6 +150,9 @@ def as_held(launch: Launch, settings: dict[str, Any]) -> Launch:
     password = settings.get("password")
     if password is None or isinstance(password, str):
         changes["password"] = password or None
+    engines = settings.get("engines")
+    if isinstance(engines, list) and all(isinstance(name, str) for name in engines):
+        changes["engines"] = tuple((name, ()) for name in engines)  # the server's own
     game = settings.get("game")
     if isinstance(game, str):
         try:

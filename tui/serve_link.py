@@ -39,6 +39,9 @@ LINK_ENV = "STACKS_SERVE_LINK"
 """The environment variable naming the program's end of the channel (a descriptor)."""
 SSH_ENV = "STACKS_SERVE_SSH"
 """The ssh command line that reaches the server (``ssh -t -p 2222 HOST``)."""
+ENGINES_ENV = "STACKS_SERVE_ENGINES"
+"""The engines the server's operator registered, by name, comma separated: the host form
+offers them as opponents."""
 SERVED_EXTRAS = ("turn_clock", "spectator_delay")
 """Table settings in seconds (0-3600) an ``open`` may carry, where the host has them."""
 MAX_LINE = 64 * 1024
@@ -121,10 +124,12 @@ def _request_id(message: dict[str, Any]) -> int | None:
 class ServeLink:
     """The program's end: one request at a time, each answered or a `LinkError`."""
 
-    def __init__(self, fd: int, ssh: str = "") -> None:
+    def __init__(self, fd: int, ssh: str = "", engines: tuple[str, ...] = ()) -> None:
         self.fd = fd
         self.ssh = ssh
         """How players reach the server: ``ssh -t -p 2222 HOST`` (append ``join TABLE``)."""
+        self.engines = engines
+        """The engines the server offers as opponents (``stacks serve --engine``)."""
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         self._lock: asyncio.Lock | None = None
         self._next_id = 0
@@ -141,7 +146,8 @@ class ServeLink:
             os.fstat(fd)
         except OSError:
             return None
-        return cls(fd, env.get(SSH_ENV, ""))
+        engines = tuple(name for name in env.get(ENGINES_ENV, "").split(",") if name)
+        return cls(fd, env.get(SSH_ENV, ""), engines)
 
     def join_command(self, table: str) -> str:
         return f"{self.ssh} join {table}" if self.ssh else f"stacks join {table}"

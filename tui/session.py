@@ -485,6 +485,8 @@ class TableSession:
         await stack.enter_async_context(host)
         stack.push_async_callback(self._let_spectators_see_the_end)
         self.host = host
+        for name, command in launch.engines:
+            self._later(self._add_engine(name, command))
 
     def _identity(self, lock: ProfileLock) -> Identity:
         wanted = self.launch.profile or default_profile()
@@ -559,6 +561,28 @@ class TableSession:
     async def _add_bot(self, seat: int) -> None:
         assert self._stack is not None
         await self._stack.enter_async_context(self._new_bot(seat))
+
+    async def _add_engine(self, name: str, command: tuple[str, ...]) -> None:
+        """Seat an outside program (``stacks play --engine``) as a peer of its own; one
+        that can't be used is said in the log and a medium bot sits in its place."""
+        from netplay.engine_peer import EnginePeer
+        from netplay.engines import EngineBot, EngineError, EngineSpec
+
+        assert self._stack is not None and self.host is not None and self.broker is not None
+        engine = EngineBot(EngineSpec(name, command), budget=self.launch.engine_budget)
+        try:
+            await asyncio.to_thread(engine.start)
+        except EngineError as exc:
+            log.warning("%s; a medium bot sits in its place", exc)
+            await self._add_bot(self.launch.players - 1)
+            return
+        seed = hashlib.sha256(b"sstacks-engine" + bytes(self.host.identity.signing_key)
+                              + name.encode()).digest()
+        peer = EnginePeer(engine, Identity.from_seed(seed), self.launch.table,
+                          broker=self.broker, name=name, password=self.launch.password,
+                          pin=self.host.identity.peer_id,
+                          say=lambda text: log.warning("%s", text))
+        await self._stack.enter_async_context(peer)
 
     async def _finish(self) -> None:
         """The host waits for the verdicts, then writes the record."""

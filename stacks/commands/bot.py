@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -39,6 +40,9 @@ from tui.history import History, Step
 from tui.serve_link import LINK_ENV
 from tui.words import short_name
 
+if TYPE_CHECKING:
+    from netplay.engines import EngineBot
+
 RATE_AT_END_S = 10.0
 """Seconds the bot may spend adding its finished game to this machine's ratings (a
 database that can't take it keeps it for the next game)."""
@@ -55,19 +59,36 @@ def run_bot(args: argparse.Namespace) -> int:
 
 
 async def _bot(args: argparse.Namespace) -> int:
+    engine = None
+    if getattr(args, "engine", None):
+        engine = await _start_engine(args)
+        if engine is None:
+            return 2
     try:
-        profile, identity = held_profile(args, "bot", "stacks bot")
+        default = f"engine-{engine.spec.name}" if engine is not None else "bot"
+        profile, identity = held_profile(args, default, "stacks bot")
     except ProfileError as exc:
         print(f"stacks bot: {exc}", file=sys.stderr)
+        if engine is not None:
+            engine.close()
         return 2
     # Stable across restarts, like the profile: the host knows a returning bot by its key.
-    name = args.name or f"{args.strategy}-{profile}"
+    name = args.name or (profile if engine is not None else f"{args.strategy}-{profile}")
     stop = asyncio.Event()
     stop_on_signals(stop)
     written: list[Path] = []
-    async with BotPeer(identity, args.table, broker=args.broker, strategy=args.strategy,
-                       name=name, password=args.password, think=args.think,
-                       known=KnownHosts(profiles_dir() / profile)) as bot:
+    peer: BotPeer
+    known = KnownHosts(profiles_dir() / profile)
+    if engine is not None:
+        from netplay.engine_peer import EnginePeer
+
+        peer = EnginePeer(engine, identity, args.table, broker=args.broker, name=name,
+                          password=args.password, think=args.think, known=known,
+                          say=lambda text: print(f"{name}: {text}", flush=True))
+    else:
+        peer = BotPeer(identity, args.table, broker=args.broker, strategy=args.strategy,
+                       name=name, password=args.password, think=args.think, known=known)
+    async with peer as bot:
         if not await reach(bot, args.broker, "stacks bot"):
             return 1
         print(f"{name}: connected to {BrokerAddress.parse(args.broker).url}; joining table "
@@ -101,6 +122,26 @@ async def _bot(args: argparse.Namespace) -> int:
     for path in written:
         await _rate_here(path, name)
     return status
+
+
+async def _start_engine(args: argparse.Namespace) -> EngineBot | None:
+    """The ``--engine`` program, started and greeted; ``None`` after saying why not."""
+    from netplay.engines import EngineBot, EngineError, EngineSpec
+
+    try:
+        spec = EngineSpec.parse(" ".join(args.engine), named=False)
+    except ValueError as exc:
+        print(f"stacks bot: {exc}", file=sys.stderr)
+        return None
+    engine = EngineBot(spec, budget=args.engine_budget, restarts=args.engine_restarts)
+    try:
+        said = await asyncio.to_thread(engine.start)
+    except EngineError as exc:
+        print(f"stacks bot: {exc}", file=sys.stderr)
+        return None
+    print(f"engine {spec.name}: {said.name}" + (f" by {said.author}" if said.author else "")
+          + f", protocol {said.protocol}, plays {', '.join(said.games)}", flush=True)
+    return engine
 
 
 def _keep_seat_record(bot: BotPeer, name: str, table: str) -> Path | None:

@@ -201,7 +201,7 @@ async def _host(args: argparse.Namespace) -> int:
     stop, terminated = asyncio.Event(), asyncio.Event()
     stop_on_signals(stop, terminated)
     try:
-        async with host:
+        async with host, contextlib.AsyncExitStack() as stack:
             if not await reach(host, url, "stacks host"):
                 return 1
             nagle_check = asyncio.create_task(warn_if_broker_holds_messages(
@@ -216,6 +216,11 @@ async def _host(args: argparse.Namespace) -> int:
                 print(line, flush=True)
             print(f"host fingerprint {fingerprint(host.identity.key)}: players may pin it, "
                   f"{table}@{fingerprint(host.identity.key)}", flush=True)
+            if getattr(args, "engine", None):
+                problem = await _seat_engines(args, host, url, stack)
+                if problem:
+                    print(f"stacks host: {problem}", file=sys.stderr)
+                    return 2
             finished = asyncio.create_task(host.finished(verify_wait=args.verify_wait))
             stopped = asyncio.create_task(stop.wait())
             reporter = asyncio.create_task(_report_seats(session, say=_say))
@@ -268,6 +273,47 @@ async def _host(args: argparse.Namespace) -> int:
             await mosquitto.stop()
         if advertiser is not None:
             await advertiser.stop()
+
+
+async def _seat_engines(args: argparse.Namespace, host: Host, url: str,
+                        stack: contextlib.AsyncExitStack) -> str | None:
+    """Seat each ``--engine`` program as a peer of its own (its profile ``engine-NAME``),
+    once the table is open; what stops one, in words."""
+    from netplay.engine_peer import EnginePeer
+    from netplay.engines import EngineBot, EngineError, EngineSpec
+
+    settings = host.host.settings
+    try:
+        specs = [EngineSpec.parse(text) for text in args.engine]
+    except ValueError as exc:
+        return str(exc)
+    if len(specs) + len(settings.bots) > settings.players:
+        return (f"{len(specs)} engine(s) and {len(settings.bots)} bot(s) are more than "
+                f"{settings.players} seats")
+    for spec in specs:
+        engine = EngineBot(spec, budget=args.engine_budget, restarts=args.engine_restarts)
+        try:
+            said = await asyncio.to_thread(engine.start)
+        except EngineError as exc:
+            return str(exc)
+        stack.callback(engine.close)
+        if settings.game not in said.games:
+            return f"engine {spec.name} ({said.name}) does not play {settings.game}"
+        try:
+            profile, identity = held_profile(argparse.Namespace(profile=None),
+                                             f"engine-{spec.name}", "stacks host")
+        except ProfileError as exc:
+            return str(exc)
+        name = spec.name
+
+        def say(text: str, name: str = name) -> None:
+            print(f"{name}: {text}", flush=True)
+
+        peer = EnginePeer(engine, identity, settings.table, broker=url, name=name,
+                          password=settings.password, pin=host.identity.peer_id, say=say)
+        await stack.enter_async_context(peer)
+        print(f"engine {spec.name} ({said.name}, profile {profile}) takes a seat", flush=True)
+    return None
 
 
 async def _rate_here(record: Path) -> None:

@@ -32,6 +32,7 @@ from engine.games import TableBot
 from engine.rng import derive_seed
 from engine.runner import game_seed, play_game
 from engine.state import Seat
+from netplay.engines import EngineBot, EngineError, EngineSpec, EngineStats
 from stacks.progress import Bar
 
 SEQUENCE_PLAYERS = (2, 3)
@@ -52,8 +53,16 @@ def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def lineups(names: Sequence[str], players: int) -> list[tuple[str, ...]]:
-    """The line-ups a tournament plays (before seat rotation)."""
+def lineups(names: Sequence[str], players: int,
+            fixed: Sequence[str] = ()) -> list[tuple[str, ...]]:
+    """The line-ups a tournament plays (before seat rotation). ``fixed`` (the outside
+    programs) sit in every line-up; ``names`` fill the other seats as above."""
+    if fixed:
+        rest = players - len(fixed)
+        if rest <= 0:
+            return [tuple(fixed[seat % len(fixed)] for seat in range(players))]
+        return [(*fixed, *others) for others in lineups(names, rest)] if names else \
+            [tuple(fixed[seat % len(fixed)] for seat in range(players))]
     if len(names) == players:
         return [tuple(names)]
     if len(names) > players:
@@ -62,10 +71,11 @@ def lineups(names: Sequence[str], players: int) -> list[tuple[str, ...]]:
     return [tuple(names[seat % len(names)] for seat in range(players))]
 
 
-def schedule(names: Sequence[str], players: int, games: int) -> list[tuple[str, ...]]:
+def schedule(names: Sequence[str], players: int, games: int,
+             fixed: Sequence[str] = ()) -> list[tuple[str, ...]]:
     """Game ``i`` seats ``schedule[i][seat]``: line-ups in turn, each rotated one seat
     further every time it comes round."""
-    plans = lineups(names, players)
+    plans = lineups(names, players, fixed)
     out = []
     for index in range(games):
         lineup = plans[index % len(plans)]
@@ -135,6 +145,10 @@ class Job:
     iterations: int | None
     game: str = "stacks"
     """``stacks``, or ``sequence`` (classic Sequence, where the winning side is a seat)."""
+    engines: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Outside programs in the line-up: (name, command line)."""
+    engine_budget: float = 2.0
+    engine_restarts: int = 3
 
 
 @dataclass(slots=True)
@@ -143,13 +157,32 @@ class GameOutcome:
     seats: tuple[str, ...]
     winner: Seat | None
     timings: dict[str, Timing]
+    engines: dict[str, EngineStats] = field(default_factory=dict)
 
 
 def play_one(job: Job) -> GameOutcome:
     """One game of the tournament (also run in worker processes)."""
+    engines: dict[Seat, EngineBot] = {}
+    try:
+        return _play_one(job, engines)
+    finally:
+        for engine in engines.values():
+            engine.close()
+
+
+def _play_one(job: Job, engines: dict[Seat, EngineBot]) -> GameOutcome:
     bots: list[TimedBot] = []
+    commands = dict(job.engines)
     for seat, name in enumerate(job.seats):
         seed = derive_seed(job.seed, label=f"tournament-bot-{job.index}-{seat}")
+        if name in commands:
+            engine = EngineBot(EngineSpec(name, commands[name]), budget=job.engine_budget,
+                               restarts=job.engine_restarts, seed=seed,
+                               say=lambda text: print(text, file=sys.stderr, flush=True))
+            engines[seat] = engine
+            engine.start()
+            bots.append(TimedBot(engine, None))
+            continue
         if job.game == "sequence":
             limit = job.budget if name == "hard" and job.iterations is None else None
             bots.append(TimedBot(make_sequence_bot(name, seed, budget=job.budget,
@@ -167,7 +200,11 @@ def play_one(job: Job) -> GameOutcome:
     timings: dict[str, Timing] = {}
     for name, bot in zip(job.seats, bots, strict=True):
         timings.setdefault(name, Timing()).add(bot.timing)
-    return GameOutcome(job.index, job.seats, result.winner, timings)
+    stats: dict[str, EngineStats] = {}
+    for seat, engine in engines.items():
+        engine.finish(seat, None, termination=result.termination, winner=result.winner)
+        stats.setdefault(engine.name, EngineStats()).add(engine.tally)
+    return GameOutcome(job.index, job.seats, result.winner, timings, stats)
 
 
 @dataclass(slots=True)
@@ -184,6 +221,9 @@ class Results:
     draws: int = 0
     bots: dict[str, Standing] = field(default_factory=dict)
     seat_wins: list[int] = field(default_factory=list)
+    engines: dict[str, EngineStats] = field(default_factory=dict)
+    versus: dict[str, dict[str, Standing]] = field(default_factory=dict)
+    """Each outside program's games and wins against each line-up of our bots."""
 
     def add(self, outcome: GameOutcome) -> None:
         if not self.seat_wins:
@@ -196,6 +236,15 @@ class Results:
                 standing.wins += 1
         for name, timing in outcome.timings.items():
             self.bots.setdefault(name, Standing()).timing.add(timing)
+        for name, stats in outcome.engines.items():
+            self.engines.setdefault(name, EngineStats()).add(stats)
+            # Its record against each line-up of ours, apart.
+            against = ",".join(sorted({n for n in outcome.seats if n != name}))
+            record = self.versus.setdefault(name, {}).setdefault(against, Standing())
+            for seat, sitting in enumerate(outcome.seats):
+                if sitting == name:
+                    record.games += 1
+                    record.wins += outcome.winner == seat
         if outcome.winner is None:
             self.draws += 1
         else:
@@ -234,8 +283,15 @@ class Results:
                 "ci99": [round(low, 4), round(high, 4)],
                 "chance_explains": low <= chance <= high,
             })
+        engines = {name: stats.summary() for name, stats in self.engines.items()}
+        for name, records in self.versus.items():
+            engines[name]["versus"] = {
+                against: {"games": r.games, "wins": r.wins,
+                          "win_rate": round(r.wins / r.games, 4) if r.games else 0.0,
+                          "ci95": [round(x, 4) for x in wilson(r.wins, r.games)]}
+                for against, r in records.items()}
         return {"games": self.games, "players": self.players, "draws": self.draws,
-                "bots": bots, "seats": seats}
+                "bots": bots, "seats": seats, "engines": engines}
 
 
 def run_tournament(
@@ -249,10 +305,17 @@ def run_tournament(
     jobs: int = 1,
     progress: Bar | None = None,
     game: str = "stacks",
+    engines: Sequence[EngineSpec] = (),
+    engine_budget: float = 2.0,
+    engine_restarts: int = 3,
 ) -> Results:
-    """Play the tournament (in ``jobs`` worker processes when more than 1)."""
-    plan = [Job(i, seats, seed, budget, iterations, game)
-            for i, seats in enumerate(schedule(names, players, games))]
+    """Play the tournament (in ``jobs`` worker processes when more than 1). Each of
+    ``engines`` (outside programs) sits in every game, against ``names``."""
+    commands = tuple((spec.name, spec.command) for spec in engines)
+    plan = [Job(i, seats, seed, budget, iterations, game, commands, engine_budget,
+                engine_restarts)
+            for i, seats in enumerate(schedule(names, players, games,
+                                               [spec.name for spec in engines]))]
     results = Results(players)
     for outcome in _outcomes(plan, jobs):
         results.add(outcome)
@@ -289,6 +352,13 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"stacks tournament: {exc}", file=sys.stderr)
             return 2
+    try:
+        engines = _engines(args, game, names)
+    except (ValueError, EngineError) as exc:
+        print(f"stacks tournament: {exc}", file=sys.stderr)
+        return 2
+    if engines and not args.bots:
+        names = ["medium"]
     jobs = args.jobs if args.jobs is not None else 1
     # On stderr, when it is a terminal and the run lasts (stacks.progress), with --json
     # too: the table or the JSON object on stdout never holds it.
@@ -297,7 +367,9 @@ def run(args: argparse.Namespace) -> int:
     with progress:
         results = run_tournament(names, args.players, args.games, seed=args.seed,
                                  budget=args.budget, iterations=args.iterations, jobs=jobs,
-                                 progress=progress, game=game)
+                                 progress=progress, game=game, engines=engines,
+                                 engine_budget=args.engine_budget,
+                                 engine_restarts=args.engine_restarts)
     summary = results.summary()
     summary.update(game=game, seed=args.seed, budget=args.budget,
                    iterations=args.iterations, jobs=jobs,
@@ -308,6 +380,29 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(summary)
     return 0
+
+
+def _engines(args: argparse.Namespace, game: str, names: list[str]) -> list[EngineSpec]:
+    """The ``--engine`` programs, each started once and greeted to see that it can play
+    (:class:`EngineError` in words if not: it won't start, or speaks another version)."""
+    specs = [EngineSpec.parse(text) for text in getattr(args, "engine", None) or []]
+    taken = set(names)
+    for spec in specs:
+        if spec.name in taken:
+            raise ValueError(f"the engine name {spec.name!r} is taken; name it otherwise")
+        taken.add(spec.name)
+        probe = EngineBot(spec)
+        try:
+            said = probe.start()
+        finally:
+            probe.close()
+        if game not in said.games:
+            raise EngineError(f"engine {spec.name} ({said.name}) does not play {game}; "
+                              f"it plays {', '.join(said.games)}")
+        print(f"engine {spec.name}: {said.name}"
+              + (f" by {said.author}" if said.author else "")
+              + f", protocol {said.protocol}", file=sys.stderr, flush=True)
+    return specs
 
 
 def _print(summary: dict[str, object]) -> None:
@@ -348,5 +443,17 @@ def _print(summary: dict[str, object]) -> None:
                            f"{100 * low:.1f}-{100 * high:.1f}%",
                            "yes" if row["chance_explains"] else "NO")
     console.print(seat_table)
+    engines = summary.get("engines")
+    for name, row in (engines.items() if isinstance(engines, dict) else ()):
+        console.print(
+            f"engine {name}: {row['answered']} of {row['decisions']} decisions answered "
+            f"(answer ms mean {row['answer_ms_mean']}, median {row['answer_ms_p50']}, "
+            f"95th {row['answer_ms_p95']}, max {row['answer_ms_max']}); the stand-in played "
+            f"{row['stand_in']} ({row['too_slow']} too slow, {row['refused']} refused, "
+            f"{row['crashes']} crashes)")
+        for against, r in row.get("versus", {}).items():
+            low, high = r["ci95"]
+            console.print(f"  against {against}: {r['wins']} of {r['games']} "
+                          f"({100 * r['win_rate']:.1f}%, 95% CI {100 * low:.1f}-{100 * high:.1f}%)")
     console.print(f"draws {summary['draws']} · {summary['seconds']} s · jobs {summary['jobs']}"
                   f" · load {', '.join(f'{x:.2f}' for x in summary['load'])}")  # type: ignore[attr-defined]

@@ -50,18 +50,21 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
     if command == "learn":
         return None, base, "learn"
     if command == "play":
+        engines = engine_seats(args, named=False)
         launch = Launch(
             role="play", name=name, profile=profile, players=args.players,
-            bots=args.players - 1, bot_levels=tuple(args.bots), seed=args.seed,
+            bots=args.players - 1 - len(engines), bot_levels=tuple(args.bots), seed=args.seed,
             bot_delay=args.bot_delay,
             block_window=args.block_window, variant=args.game, rules=_rules(args),
+            engines=engines, engine_budget=args.engine_budget,
         )
         return launch, launch, None
     if command == "host":
         from stacks.argtypes import host_bot_levels
 
         levels = host_bot_levels(args)
-        bots = max(0, min(args.bots, args.players - 1))
+        engines = engine_seats(args, named=True)
+        bots = max(0, min(args.bots, args.players - 1 - len(engines)))
         # Without --record, named when the table opens (after the form's game and table).
         record = Path(args.record) if args.record else None
         launch = Launch(
@@ -74,7 +77,7 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
             seed=args.seed, bind=args.bind, port=args.port, record=record,
             default_record=record is None,
             verify_wait=args.verify_wait, advertise=not args.no_advertise,
-            new_table=args.new,
+            new_table=args.new, engines=engines, engine_budget=args.engine_budget,
         )
         if args.resume:
             from netplay.journal import list_tables
@@ -99,6 +102,33 @@ def launch_from(args: argparse.Namespace) -> tuple[Launch | None, Launch, str | 
                         profile=profile, broker=args.broker or DEFAULT_BROKER)
         return launch, launch, None
     raise ValueError(f"no interface for {command!r}")
+
+
+def engine_seats(args: argparse.Namespace, *,
+                 named: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The ``--engine`` programs, each started once and greeted (``ValueError`` in words
+    when one can't play here: it won't start, speaks another protocol version, does not
+    play the game, or leaves no seat)."""
+    from netplay.engines import EngineBot, EngineError, EngineSpec
+
+    texts = getattr(args, "engine", None) or []
+    specs = [EngineSpec.parse(text, named=named) for text in texts]
+    if len({spec.name for spec in specs}) < len(specs):
+        raise ValueError("two engines have one name; name them apart (NAME=COMMAND)")
+    if len(specs) + (args.bots if isinstance(args.bots, int) else 0) >= args.players:
+        raise ValueError(f"{len(specs)} engine(s) leave no seat for you at {args.players} "
+                         "players")
+    for spec in specs:
+        probe = EngineBot(spec)
+        try:
+            said = probe.start()
+        except EngineError as exc:
+            raise ValueError(str(exc)) from None
+        finally:
+            probe.close()
+        if args.game not in said.games:
+            raise ValueError(f"engine {spec.name} ({said.name}) does not play {args.game}")
+    return tuple((spec.name, spec.command) for spec in specs)
 
 
 def _rules(args: argparse.Namespace) -> Any:
@@ -132,9 +162,9 @@ def run(args: argparse.Namespace) -> int:
 
     link = ServeLink.from_env()  # started by `stacks serve`: it holds the tables we open
     if link is not None:
-        defaults = replace(defaults, ssh=link.ssh)
+        defaults = replace(defaults, ssh=link.ssh, engine_choices=link.engines)
         if launch is not None:
-            launch = replace(launch, ssh=link.ssh)
+            launch = replace(launch, ssh=link.ssh, engine_choices=link.engines)
     kiosk = args.command == "watch" and getattr(args, "kiosk", False)
     bell = False if getattr(args, "no_bell", False) else None  # None: the profile's setting
     app = make_app(launch, defaults=defaults, ask=ask, link=link, kiosk=kiosk, bell=bell)

@@ -228,6 +228,13 @@ def form_rows(launch: Launch) -> ComposeResult:
         yield _row(f"Bot {index + 1} level", _level_select(
             f"set-level-{index}", launch.bot_level(index), game.name),
             classes=f"set-level-row set-level-{index}-row")
+    if launch.engine_choices:
+        # The engines the ssh server's operator registered: an opponent of its own seat.
+        chosen = launch.engines[0][0] if launch.engines else ""
+        yield _row("Engine opponent", Select(
+            [("none", ""), *((name, name) for name in launch.engine_choices)],
+            value=chosen if chosen in launch.engine_choices else "", allow_blank=False,
+            id="set-engine", compact=True))
     yield _row("Stand-in for the away", _level_select("set-standin", launch.standin))
     yield _row("Block window (s)", Input(f"{launch.block_window:g}", id="set-window",
                                          type="number", compact=True),
@@ -283,13 +290,18 @@ def read_form(screen: Screen[None], launch: Launch) -> Launch:
             raise ValueError(f"{game.title} has no {unknown[0]} bot yet; choose from "
                              f"{', '.join(game.bot_names)}")
     game.check_players(players)
-    if bots >= players:
-        raise ValueError(f"{bots} bots leave no seat for you at {players} players")
+    engines: tuple[tuple[str, tuple[str, ...]], ...] = launch.engines
+    if launch.engine_choices:
+        engine = str(screen.query_one("#set-engine", Select).value or "")
+        engines = ((engine, ()),) if engine else ()
+    if bots + len(engines) >= players:
+        seats = f"{bots} bots" + (" and an engine" if engines else "")
+        raise ValueError(f"{seats} leave no seat for you at {players} players")
     if not 0 < window <= 60:
         raise ValueError("the block window is more than 0 and at most 60 seconds")
     if not (0 <= clock <= 3600 and 0 <= delay <= 3600):
         raise ValueError("the turn clock and spectator delay are 0 to 3600 seconds")
-    return replace(launch, table=table, players=players, bots=bots,
+    return replace(launch, table=table, players=players, bots=bots, engines=engines,
                    bot_levels=levels, standin=standin, block_window=window,
                    turn_clock=clock, spectator_delay=delay, variant=game.name,
                    password=password, rules=rules, table_open=True)
