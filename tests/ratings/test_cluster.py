@@ -9,7 +9,7 @@ import time
 import pytest
 
 from netplay.journal import JournalFenced
-from ratings.cluster import ClusterStore, DbJournal
+from ratings.cluster import ClusterStore, DbJournal, HeldRow
 from ratings.store import Store
 
 SHORT = 0.6
@@ -60,13 +60,8 @@ def test_two_nodes_racing_for_a_free_table_exactly_one_wins(url: str) -> None:
             row = next(r for r in dead.free() if r.table == f"t{round_}")
             won: list[str] = []
             start = threading.Barrier(len(racers))
-
-            def race(store: ClusterStore, row=row) -> None:  # type: ignore[no-untyped-def]
-                start.wait()
-                if store.take_over(row) is not None:
-                    won.append(store.node)
-
-            threads = [threading.Thread(target=race, args=(s,)) for s in racers]
+            threads = [threading.Thread(target=_race, args=(s, row, start, won))
+                       for s in racers]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -79,6 +74,13 @@ def test_two_nodes_racing_for_a_free_table_exactly_one_wins(url: str) -> None:
         dead.close()
         for store in racers:
             store.close()
+
+
+def _race(store: ClusterStore, row: HeldRow, start: threading.Barrier,
+          won: list[str]) -> None:
+    start.wait()
+    if store.take_over(row) is not None:
+        won.append(store.node)
 
 
 def test_a_live_lease_is_not_taken_and_renewing_keeps_it(url: str) -> None:
