@@ -98,6 +98,13 @@ class ClusterNode:
             self._say(f"handed over table {journal.lease.table} (epoch "
                           f"{journal.lease.epoch})")
 
+    async def held_anywhere(self, table: str) -> bool:
+        try:
+            rows = await asyncio.to_thread(self.store.listed)
+        except ClusterDown:
+            return False
+        return any(row.table == table for row in rows)
+
     # -- the loop -------------------------------------------------------------------------------
 
     async def start(self) -> None:
@@ -198,6 +205,8 @@ class ClusterNode:
             return
         took = -row.lease_left + (time.monotonic() - started)
         self.taken.append((row.table, lease.epoch, took))
+        self._say(f"table {row.table}: hosted here {took:.2f} s after its lease "
+                  + ("was handed over" if row.state == "handover" else "ended"))
 
     # -- stopping -------------------------------------------------------------------------------
 
