@@ -411,6 +411,11 @@ class DbJournal:
         """This node's own deadline for the lease (monotonic clock): past it, the table
         may be another node's, and nothing more is committed or published."""
 
+    @property
+    def epoch(self) -> int:
+        """The epoch the table is held at: its host's, in every frame."""
+        return self.lease.epoch
+
     @classmethod
     def create(cls, store: ClusterStore, lease: Lease, **header: Any) -> DbJournal:
         """A new table's journal: its first entry names it, committed at once."""

@@ -305,6 +305,7 @@ class TableKeeper:
                     from None
         host = Host(settings, broker=broker, identity=Identity.generate(), record_path=record,
                     journal=journal)
+        host.epoch = int(getattr(journal, "epoch", 0))  # a shared journal's lease: 1
         try:
             return await self._keep(host, caller.profile, caller.name)
         except BaseException:
