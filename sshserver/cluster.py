@@ -216,11 +216,30 @@ class ClusterNode:
         except ClusterDown:
             return []
 
-    def fence_all(self, why: str) -> None:
-        """Stop publishing every table (a drain): their hosts close, their leases are
-        handed over as they do (`TableKeeper.stop`)."""
-        for table in self.keeper.tables.values():
-            table.host.fence(why)
+    async def drain(self, why: str) -> int:
+        """Stop publishing every table and hand each lease over at once, all together:
+        the other nodes take them while this one closes their hosts (`TableKeeper.stop`).
+        The tables handed over."""
+        self._stopping = True
+        with contextlib.suppress(ClusterDown):
+            await asyncio.to_thread(self.store.heartbeat, "draining")
+        journals = self._journals()
+        for name, _journal in journals:
+            self.keeper.tables[name].host.fence(why)
+
+        async def hand(journal: DbJournal) -> bool:
+            try:
+                return await asyncio.to_thread(self.store.hand_over, journal.lease)
+            except ClusterDown as exc:
+                self._say(f"table {journal.lease.table}: not handed over ({exc}): its "
+                          "lease runs out by itself")
+                return False
+
+        handed = await asyncio.gather(*(hand(journal) for _name, journal in journals))
+        for (name, journal), done in zip(journals, handed, strict=True):
+            if done:
+                self._say(f"handed over table {name} (epoch {journal.lease.epoch})")
+        return sum(handed)
 
     async def stop(self) -> None:
         """Stop the loop and say this node is gone (after the keeper handed its tables

@@ -380,8 +380,8 @@ class GameServer:
             # A drain: the tables go to the other nodes first (nothing more is published
             # here, each lease is handed over), then the players are told to come back.
             others = await self.node.alive_others()
-            self.node.fence_all("this server is stopping: another takes the table over")
-            count = len(self.tables.tables)
+            count = await self.node.drain("this server is stopping: another takes the "
+                                          "table over")
             await self.tables.stop()
             if count:
                 self._table_news(f"node {self.node.name} handed {count} table(s) over"
