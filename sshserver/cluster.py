@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from netplay.identity import KEY_FILE, Identity, load_profile
 from netplay.journal import JournalStore
@@ -48,6 +50,10 @@ from sshserver.tables import RequestRefused, TableKeeper
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+WATCH_EVERY = 0.1
+"""Seconds between the node's looks at its tables' own lease deadlines (no I/O)."""
+
 class ClusterNode:
     """This node's part in the community's shared database (see the module)."""
 
@@ -60,16 +66,25 @@ class ClusterNode:
         self._loop: asyncio.Task[None] | None = None
         self._stopping = False
         self._renewing = False
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"node-{self.name}")
+        """The node's own threads for the database: a database out of reach holds up these
+        (for seconds), never the threads the tables' bots think in."""
+        self._watch: asyncio.Task[None] | None = None
         self.taken: list[tuple[str, int, float]] = []
         """Tables this node took over: (name, epoch, seconds from the end of the lease to
         the host running here), for the trials' figures."""
         keeper.shared = self
 
+    async def _db(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``call`` in one of the node's database threads."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, functools.partial(call, *args, **kwargs))
+
     # -- the keeper's shared store -------------------------------------------------------------
 
     async def new_journal(self, table: str, header: dict[str, Any]) -> JournalStore:
         try:
-            lease = await asyncio.to_thread(self.store.claim, table,
+            lease = await self._db(self.store.claim, table,
                                             creator=str(header.get("creator") or ""),
                                             creator_name=str(header.get("creator_name")
                                                              or "?"))
@@ -80,27 +95,27 @@ class ClusterNode:
             raise RequestRefused(f"a table named {table!r} is already open on a server of "
                                  "this community: pick another name, or join it")
         try:
-            return await asyncio.to_thread(DbJournal.create, self.store, lease,
+            return await self._db(DbJournal.create, self.store, lease,
                                            node=self.name, **header)
         except Exception as exc:
             with contextlib.suppress(Exception):
-                await asyncio.to_thread(self.store.end, lease, "its journal failed")
+                await self._db(self.store.end, lease, "its journal failed")
             raise RequestRefused(f"the server can't keep the table's journal: {exc}") \
                 from None
 
     async def ended(self, journal: JournalStore, why: str) -> None:
         if isinstance(journal, DbJournal):
-            await asyncio.to_thread(self.store.end, journal.lease, why)
+            await self._db(self.store.end, journal.lease, why)
 
     async def let_go(self, journal: JournalStore) -> None:
         if isinstance(journal, DbJournal) and \
-                await asyncio.to_thread(self.store.hand_over, journal.lease):
+                await self._db(self.store.hand_over, journal.lease):
             self._say(f"handed over table {journal.lease.table} (epoch "
                           f"{journal.lease.epoch})")
 
     async def held_anywhere(self, table: str) -> bool:
         try:
-            rows = await asyncio.to_thread(self.store.listed)
+            rows = await self._db(self.store.listed)
         except ClusterDown:
             return False
         return any(row.table == table for row in rows)
@@ -111,17 +126,23 @@ class ClusterNode:
         """Beat once (a database out of reach is said, and the loop tries again), then
         run the loop."""
         try:
-            await asyncio.to_thread(self.store.heartbeat)
+            await self._db(self.store.heartbeat)
         except ClusterDown as exc:
             self._say(f"node {self.name}: {exc}")
         self._say(f"node {self.name} joined the community's database")
         self._loop = asyncio.create_task(self._run(), name=f"node-{self.name}")
+        self._watch = asyncio.create_task(self._watching(), name=f"fence-{self.name}")
+
+    async def _watching(self) -> None:
+        """Fence on time, whatever the database threads wait for."""
+        while True:
+            self._fence_overdue(time.monotonic())
+            await asyncio.sleep(WATCH_EVERY)
 
     async def _run(self) -> None:
         last_renew = 0.0
         while not self._stopping:
             now = time.monotonic()
-            self._fence_overdue(now)
             if now - last_renew >= RENEW_EVERY and not self._renewing:
                 last_renew = now
                 self._renewing = True
@@ -150,14 +171,14 @@ class ClusterNode:
 
     async def _renew(self) -> None:
         try:
-            await asyncio.to_thread(self.store.heartbeat)
+            await self._db(self.store.heartbeat)
         except ClusterDown as exc:
             log.warning("node %s: %s", self.name, exc)
             return
         for name, journal in self._journals():
             sent = time.monotonic()
             try:
-                kept = await asyncio.to_thread(self.store.renew, journal.lease)
+                kept = await self._db(self.store.renew, journal.lease)
             except ClusterDown as exc:
                 log.warning("node %s: table %s: %s", self.name, name, exc)
                 return
@@ -173,7 +194,7 @@ class ClusterNode:
     async def _take_free(self) -> None:
         if self._stopping or self.keeper._stopping:
             return
-        free = await asyncio.to_thread(self.store.free)
+        free = await self._db(self.store.free)
         for row in free:
             if self._stopping:
                 return
@@ -182,17 +203,17 @@ class ClusterNode:
             await self._take(row)
 
     async def _take(self, row: HeldRow) -> None:
-        lease = await asyncio.to_thread(self.store.take_over, row)
+        lease = await self._db(self.store.take_over, row)
         if lease is None:
             return  # another node was first
         started = time.monotonic()
         self._say(f"taking over table {row.table} from node {row.node} (epoch {lease.epoch}, "
                   f"lease ended {-row.lease_left:.1f} s ago)")
         try:
-            entries = await asyncio.to_thread(self.store.entries, lease.held_id)
+            entries = await self._db(self.store.entries, lease.held_id)
         except Exception as exc:
             self._say(f"table {row.table} not taken over: {exc}")
-            await asyncio.to_thread(self.store.hand_over, lease)
+            await self._db(self.store.hand_over, lease)
             return
         journal = DbJournal(self.store, lease, next_seq=len(entries))
         journal.renewed(started)
@@ -201,7 +222,7 @@ class ClusterNode:
             if any(e.get("t") in ("finished", "abandoned") for e in entries):
                 return
             with contextlib.suppress(ClusterDown):
-                await asyncio.to_thread(self.store.end, lease, "it could not be taken over")
+                await self._db(self.store.end, lease, "it could not be taken over")
             return
         took = -row.lease_left + (time.monotonic() - started)
         self.taken.append((row.table, lease.epoch, took))
@@ -212,7 +233,7 @@ class ClusterNode:
 
     async def alive_others(self) -> list[str]:
         try:
-            return await asyncio.to_thread(self.store.alive_nodes)
+            return await self._db(self.store.alive_nodes)
         except ClusterDown:
             return []
 
@@ -222,14 +243,14 @@ class ClusterNode:
         The tables handed over."""
         self._stopping = True
         with contextlib.suppress(ClusterDown):
-            await asyncio.to_thread(self.store.heartbeat, "draining")
+            await self._db(self.store.heartbeat, "draining")
         journals = self._journals()
         for name, _journal in journals:
             self.keeper.tables[name].host.fence(why)
 
         async def hand(journal: DbJournal) -> bool:
             try:
-                return await asyncio.to_thread(self.store.hand_over, journal.lease)
+                return await self._db(self.store.hand_over, journal.lease)
             except ClusterDown as exc:
                 self._say(f"table {journal.lease.table}: not handed over ({exc}): its "
                           "lease runs out by itself")
@@ -245,21 +266,23 @@ class ClusterNode:
         """Stop the loop and say this node is gone (after the keeper handed its tables
         over)."""
         self._stopping = True
-        loop, self._loop = self._loop, None
-        if loop is not None:
-            loop.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await loop
+        for task in (self._loop, self._watch):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        self._loop = self._watch = None
         with contextlib.suppress(ClusterDown):
-            await asyncio.to_thread(self.store.heartbeat, "gone")
-        await asyncio.to_thread(self.store.close)
+            await self._db(self.store.heartbeat, "gone")
+        await self._db(self.store.close)
+        self._pool.shutdown(wait=False)
 
     # -- players' identities --------------------------------------------------------------------
 
     async def share_profile(self, profile: str) -> None:
         """Make ``profile``'s game identity on this node the community's: the one the
         shared database has (written here), or this node's own (stored there)."""
-        await asyncio.to_thread(_share_profile, self.store, profile)
+        await self._db(_share_profile, self.store, profile)
 
 
 def _share_profile(store: ClusterStore, profile: str) -> None:
