@@ -169,7 +169,7 @@ class ClusterStore:
             raise self._down(exc) from None
 
     def alive_nodes(self) -> list[str]:
-        """The other nodes that beat lately and are not leaving."""
+        """The other nodes that beat lately, reach a broker and are not leaving."""
         try:
             with self.engine.connect() as conn:
                 rows = conn.execute(

@@ -31,7 +31,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -53,12 +53,16 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 WATCH_EVERY = 0.1
 """Seconds between the node's looks at its tables' own lease deadlines (no I/O)."""
+BROKER_GRACE = 3.0
+"""Seconds a table's host may be without its broker before the node lets the table go to
+a node that has one (or, its broker list having moved on, takes it back on the new one)."""
 
 class ClusterNode:
     """This node's part in the community's shared database (see the module)."""
 
     def __init__(self, store: ClusterStore, keeper: TableKeeper, *,
-                 say: Callable[[str], None] | None = None) -> None:
+                 say: Callable[[str], None] | None = None,
+                 broker: Callable[[], Awaitable[str | None]] | None = None) -> None:
         self.store = store
         self.keeper = keeper
         self.name = store.node
@@ -66,6 +70,14 @@ class ClusterNode:
         self._loop: asyncio.Task[None] | None = None
         self._stopping = False
         self._renewing = False
+        self._broker_check = broker
+        """The broker in use if it (or the next of the list) answers, else ``None``."""
+        self.broker_now: str | None = None
+        self.broker_ok = True
+        """This node reaches a broker: it says so in its heartbeat (``up``, else
+        ``nobroker``), takes tables over only then, and hands its own to nodes that do."""
+        self._offline_since: dict[str, float] = {}
+        self._started_on: dict[str, str | None] = {}
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"node-{self.name}")
         """The node's own threads for the database: a database out of reach holds up these
         (for seconds), never the threads the tables' bots think in."""
@@ -170,11 +182,24 @@ class ClusterNode:
                 table.host.fence("its lease could not be renewed")
 
     async def _renew(self) -> None:
+        hearing = any(getattr(getattr(t.host.transport, "connected", None), "is_set",
+                              lambda: False)() for t in self.keeper.tables.values())
+        if hearing:
+            self.broker_ok = True
+        elif self._broker_check is not None:  # else: its tables hear it
+            now_url = await self._broker_check()
+            if (now_url is not None) != self.broker_ok:
+                self._say(f"node {self.name}: " + (f"the broker answers again ({now_url})"
+                          if now_url else "no broker answers: its tables go to nodes that "
+                          "have one"))
+            self.broker_ok = now_url is not None
+            self.broker_now = now_url or self.broker_now
         try:
-            await self._db(self.store.heartbeat)
+            await self._db(self.store.heartbeat, "up" if self.broker_ok else "nobroker")
         except ClusterDown as exc:
             log.warning("node %s: %s", self.name, exc)
             return
+        await self._without_broker()
         for name, journal in self._journals():
             sent = time.monotonic()
             try:
@@ -191,8 +216,41 @@ class ClusterNode:
                           "hosting it")
                 table.host.fence("another node holds its lease")
 
+    async def _without_broker(self) -> None:
+        """Let go of the tables whose host has been without its broker for
+        :data:`BROKER_GRACE` seconds, when another node has one (or this node's broker
+        list moved on to another that answers: it takes them back there)."""
+        now = time.monotonic()
+        stranded: list[str] = []
+        for name, table in list(self.keeper.tables.items()):
+            self._started_on.setdefault(name, self.broker_now)
+            connected = getattr(table.host.transport, "connected", None)
+            if connected is None or connected.is_set() or table.host.fenced is not None:
+                self._offline_since.pop(name, None)
+                continue
+            since = self._offline_since.setdefault(name, now)
+            if now - since >= BROKER_GRACE:
+                stranded.append(name)
+        for name in set(self._started_on) - set(self.keeper.tables):
+            self._started_on.pop(name, None)
+            self._offline_since.pop(name, None)
+        if not stranded:
+            return
+        others = await self.alive_others()
+        for name in stranded:
+            moved = self.broker_ok and self.broker_now != self._started_on.get(name)
+            held = self.keeper.tables.get(name)
+            if held is None or not (others or moved):
+                continue
+            self._say(f"table {name}: its broker is out of reach: handing it over")
+            held.host.fence("its broker is out of reach")
+            journal = held.host.journal
+            if isinstance(journal, DbJournal):
+                with contextlib.suppress(ClusterDown):
+                    await self._db(self.store.hand_over, journal.lease)
+
     async def _take_free(self) -> None:
-        if self._stopping or self.keeper._stopping:
+        if self._stopping or self.keeper._stopping or not self.broker_ok:
             return
         free = await self._db(self.store.free)
         for row in free:
