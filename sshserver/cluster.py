@@ -142,6 +142,14 @@ class ClusterNode:
         except ClusterDown as exc:
             self._say(f"node {self.name}: {exc}")
         self._say(f"node {self.name} joined the community's database")
+        try:
+            shared = await self._db(_share_all_profiles, self.store)
+        except ClusterDown as exc:
+            self._say(f"node {self.name}: players' identities not shared yet: {exc}")
+        else:
+            if shared:
+                self._say(f"node {self.name}: {shared} players' identities shared with the "
+                          "community")
         self._loop = asyncio.create_task(self._run(), name=f"node-{self.name}")
         self._watch = asyncio.create_task(self._watching(), name=f"fence-{self.name}")
 
@@ -341,6 +349,26 @@ class ClusterNode:
         """Make ``profile``'s game identity on this node the community's: the one the
         shared database has (written here), or this node's own (stored there)."""
         await self._db(_share_profile, self.store, profile)
+
+
+def _share_all_profiles(store: ClusterStore) -> int:
+    """Every profile of this node whose identity the community does not have yet, stored
+    (a server that becomes the first node of a community brings its players' identities,
+    so their accounts and seats are the same on every node); how many."""
+    count = 0
+    try:
+        folders = sorted(p for p in profiles_dir().iterdir() if (p / KEY_FILE).is_file())
+    except OSError:
+        return 0
+    for folder in folders:
+        try:
+            seed = bytes.fromhex((folder / KEY_FILE).read_text().strip())
+            Identity.from_seed(seed)
+        except (OSError, ValueError):
+            continue
+        if store.profile_seed(folder.name, seed) == seed:
+            count += 1
+    return count
 
 
 def _share_profile(store: ClusterStore, profile: str) -> None:
