@@ -25,6 +25,7 @@ from tests.ratings.conftest import postgres  # noqa: F401  (the cluster fixture)
 from tests.sshserver.conftest import TIMEOUT, Keys, Server, ServerFactory, descendants
 from tests.sshserver.test_kill_trial import HELD_BOT, Players, _rows, _until, stored_ids
 from tests.sshserver.test_kill_trial import players as players
+from tests.support import SCALE
 
 
 def _node(serve: ServerFactory, name: str, url: str, broker: str, authorized: str,
@@ -89,6 +90,12 @@ def test_a_table_outlives_its_node(
                                           b.output()),
                f"node b to take over table {table}", a, b)
     assert all(epoch == 2 for epoch in _epochs(url).values()), _epochs(url)
+    # From the lease's end (or its hand-over) to the host running on node b.
+    took = [float(x) for x in re.findall(r"hosted here ([0-9.]+) s after", b.output())]
+    assert len(took) == tables, b.output()
+    print(f"\n[{how}] took over {tables} tables, {max(took):.2f} s at most after the lease")
+    if how == "SIGTERM":
+        assert max(took) < 2.0 * SCALE, took  # a drain: no player waits 2 s
     # The players reconnect, to the other node, and land back in their seats.
     for name, table in zip(who, names, strict=True):
         players.join(b, name, table)
