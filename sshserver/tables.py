@@ -249,8 +249,17 @@ class TableKeeper:
                 "ssh": f"{caller.ssh} join {name}" if caller.ssh else "",
                 "status": table.status}
 
+    async def _mine_here(self, caller: Caller, name: str) -> HeldTable:
+        """:meth:`_mine`, said in words when another node of the community holds it."""
+        if name not in self.tables and self.shared is not None \
+                and await self.shared.held_anywhere(name):
+            raise RequestRefused(f"table {name!r} is held by another server of this "
+                                 "community: its creator fills or closes it there, or from "
+                                 "here once it moves")
+        return self._mine(caller, name)
+
     async def fill(self, caller: Caller, name: str) -> dict[str, Any]:
-        table = self._mine(caller, name)
+        table = await self._mine_here(caller, name)
         if table.host.host.game is not None:
             raise RequestRefused("the game has started: every seat is taken")
         taken = {bot.player.name for bot in table.bots}
@@ -270,7 +279,7 @@ class TableKeeper:
         await table.stack.enter_async_context(bot)
 
     async def close_by(self, caller: Caller, name: str) -> dict[str, Any]:
-        table = self._mine(caller, name)
+        table = await self._mine_here(caller, name)
         if table.host.host.game is not None and not table.host.host.over:
             raise RequestRefused("the game is on: a table held by the server ends with its "
                                  "game (leave it; a bot plays your seat)")
