@@ -699,8 +699,7 @@ def _sequence_after(host: Host, entries: list[Entry]) -> None:
     last = max((float(e["at"]) for e in entries
                 if isinstance(e.get("at"), int | float) and not isinstance(e.get("at"), bool)),
                default=0.0)
-    sequencer = host.host.sender.sequencer
-    sequencer._last = max(sequencer._last, int((last + 1.0) * 1_000_000))
+    host.host.sender.sequencer.after(int((last + 1.0) * 1_000_000))
 
 
 def _url(broker: Broker) -> str:
