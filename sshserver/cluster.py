@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from netplay.identity import KEY_FILE, Identity, load_profile
-from netplay.journal import JournalStore
+from netplay.journal import JournalError, JournalStore
 from netplay.paths import profiles_dir
 from ratings.cluster import (
     POLL_EVERY,
@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 WATCH_EVERY = 0.1
 """Seconds between the node's looks at its tables' own lease deadlines (no I/O)."""
+RETRY_AFTER = 2.0
+"""Seconds before a node tries again a table it could not take over (another may)."""
 BROKER_GRACE = 3.0
 """Seconds a table's host may be without its broker before the node lets the table go to
 a node that has one (or, its broker list having moved on, takes it back on the new one)."""
@@ -77,6 +79,8 @@ class ClusterNode:
         """This node reaches a broker: it says so in its heartbeat (``up``, else
         ``nobroker``), takes tables over only then, and hands its own to nodes that do."""
         self._offline_since: dict[str, float] = {}
+        self._backoff: dict[str, float] = {}
+        """Tables this node failed to take over lately: not tried again before then."""
         self._started_on: dict[str, str | None] = {}
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"node-{self.name}")
         """The node's own threads for the database: a database out of reach holds up these
@@ -266,6 +270,8 @@ class ClusterNode:
                 return
             if row.table in self.keeper.tables:
                 continue  # ours, still closing: its lease was let go a moment ago
+            if self._backoff.get(row.table, 0.0) > time.monotonic():
+                continue  # it could not be taken here a moment ago
             await self._take(row)
 
     async def _take(self, row: HeldRow) -> None:
@@ -277,18 +283,21 @@ class ClusterNode:
                   f"lease ended {-row.lease_left:.1f} s ago)")
         try:
             entries = await self._db(self.store.entries, lease.held_id)
-        except Exception as exc:
-            self._say(f"table {row.table} not taken over: {exc}")
-            await self._db(self.store.hand_over, lease)
-            return
-        journal = DbJournal(self.store, lease, next_seq=len(entries))
-        journal.renewed(started)
-        table = await self.keeper.resume_shared(journal, entries, lease.epoch)
-        if table is None:
-            if any(e.get("t") in ("finished", "abandoned") for e in entries):
-                return
+            journal = DbJournal(self.store, lease, next_seq=len(entries))
+            journal.renewed(started)
+            table = await self.keeper.resume_shared(journal, entries, lease.epoch)
+        except JournalError as exc:  # never: its journal does not replay, or it ended
+            self._say(f"table {row.table} not taken over, and ended: {exc}")
             with contextlib.suppress(ClusterDown):
-                await self._db(self.store.end, lease, "it could not be taken over")
+                await self._db(self.store.end, lease, f"it could not be taken over: {exc}")
+            return
+        except ClusterDown as exc:
+            self._say(f"table {row.table} not taken over now: {exc}")
+            table = None
+        if table is None:  # not now: another node (or this one, a moment later) may
+            self._backoff[row.table] = time.monotonic() + RETRY_AFTER
+            with contextlib.suppress(ClusterDown):
+                await self._db(self.store.hand_over, lease)
             return
         took = -row.lease_left + (time.monotonic() - started)
         self.taken.append((row.table, lease.epoch, took))

@@ -396,20 +396,18 @@ class TableKeeper:
                             epoch: int) -> HeldTable | None:
         """Host a table another node held (its lease ran out, or was handed over), from
         its journal in the shared database, at ``epoch``: the same host key, commitment,
-        seats and batch numbers. ``None`` (and why, said) if it can't be."""
+        seats and batch numbers. ``None`` (and why, said) if it can't be now (another
+        node may); `JournalError` if it never can (its journal does not replay)."""
         name = next((str(e.get("table")) for e in entries if e.get("t") == "journal"), "?")
         if any(e.get("t") in ("finished", "abandoned") for e in entries):
-            self._say(f"table {name} was over already: not taken over")
-            assert self.shared is not None
-            await self.shared.ended(journal, "over before it was taken over")
-            return None
+            raise JournalError(f"table {name} was over already")
         if name in self.tables:
             self._say(f"table {name} not taken over: a table of that name is open here")
             return None
         try:
             broker = await self._broker()
-            host = Host.resume(journal, entries, broker=broker)
-        except (JournalError, OSError, ValueError) as exc:
+            host = Host.resume(journal, entries, broker=broker)  # JournalError: never
+        except (OSError, ValueError) as exc:
             self._say(f"table {name} not taken over: {exc}")
             return None
         host.epoch = epoch
