@@ -139,3 +139,50 @@ async def test_the_first_broker_that_answers_is_used() -> None:
     finally:
         server.close()
         await server.wait_closed()
+
+
+async def test_no_batch_reaches_a_player_before_its_journal_entry_is_committed(
+    tmp_path: Path,
+) -> None:
+    """The shared journal's commit is the host's sync: a batch a player applied is in the
+    database already (a node taking over would replay it), however slow the commits."""
+    import random
+
+    from engine.config import RulesConfig
+    from netplay.host import HostSettings
+    from netplay.host_peer import Host
+    from ratings.cluster import DbJournal, Lease
+
+    url = f"sqlite:///{tmp_path / 'community.sqlite'}"
+    await (await Store.open(url)).close()
+    store = ClusterStore(url, "a")
+    lease = store.claim("slow", creator="c", creator_name="C")
+    assert lease is not None
+    committed = 0
+    append = store.append
+
+    def slow_append(held: Lease, first: int, lines: list[bytes]) -> None:
+        nonlocal committed
+        time.sleep(random.uniform(0, 0.02))
+        append(held, first, lines)
+        committed += sum(b'"t":"batch"' in line for line in lines)
+
+    store.append = slow_append  # type: ignore[method-assign]
+    journal = DbJournal.create(store, lease)
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="slow", players=2, bots=("greedy",), block_window=0.2,
+                            rules=RulesConfig(win_chips=3, win_min_each_colour=1))
+    seen: list[tuple[int, int]] = []
+    try:
+        async with Host(settings, broker=broker, journal=journal) as host, \
+                BotPeer(Identity.generate(), "slow", broker=broker, name="Ann") as player:
+            host.epoch = 1
+            while not host.host.over:
+                seen.append((player.player.applied, committed))
+                await asyncio.sleep(0.002)
+        assert len(seen) > 50
+        assert all(applied <= done for applied, done in seen), \
+            [s for s in seen if s[0] > s[1]][:5]
+        assert committed >= 5 and max(applied for applied, _ in seen) >= 5
+    finally:
+        store.close()
