@@ -313,8 +313,27 @@ class ClusterStore:
                     conn.execute(insert(journal_entries), [
                         {"held_id": lease.held_id, "seq": first + i, "epoch": lease.epoch,
                          "entry": line} for i, line in enumerate(lines)])
+        except IntegrityError:
+            # Our own commit went through before, its answer lost: the same lines are
+            # there (anything else there is another writer's, and the journal not ours).
+            if self._committed(lease, first, lines):
+                return
+            raise JournalFenced(f"table {lease.table}: its journal has other entries at "
+                                f"{first}") from None
         except (OperationalError, DBAPIError, OSError) as exc:
             raise self._down(exc) from None
+
+    def _committed(self, lease: Lease, first: int, lines: list[bytes]) -> bool:
+        try:
+            with self.engine.connect() as conn:
+                rows = conn.execute(select(journal_entries.c.entry)
+                                    .where(journal_entries.c.held_id == lease.held_id,
+                                           journal_entries.c.seq >= first,
+                                           journal_entries.c.seq < first + len(lines))
+                                    .order_by(journal_entries.c.seq)).all()
+        except (OperationalError, DBAPIError, OSError) as exc:
+            raise self._down(exc) from None
+        return [bytes(row.entry) for row in rows] == lines
 
     def entries(self, held_id: int) -> list[Entry]:
         """A held table's journal, in order; `JournalError` if a line is unreadable."""
@@ -400,6 +419,9 @@ class DbJournal:
         self.path = Path(f"held-table-{lease.held_id}")
         """A name for the logs (there is no file)."""
         self._lock = threading.Lock()
+        self._commit = threading.Lock()
+        self._dead: str | None = None
+        """Why a commit failed for good: nothing is committed after it."""
         self._lines: list[bytes] = []
         self._next = next_seq
         self.written = 0
@@ -451,11 +473,25 @@ class DbJournal:
         """Commit what was written (and renew the lease); what it covers. Runs in a
         syncing thread; raises `JournalFenced` when the lease is lost or the database is
         out of reach (nothing that waited on it may be published)."""
-        with self._lock:
-            lines, self._lines = self._lines, []
-            first = self._next
-            self._next += len(lines)
-            target = self.written
+        # One commit at a time, in order (a driver's own entry may come while a syncing
+        # thread commits): entries are committed in their order or not at all, and once
+        # one commit failed no later one may pass, nor cover what it lost.
+        with self._commit:
+            if self._dead is not None:
+                raise JournalFenced(self._dead)
+            with self._lock:
+                lines, self._lines = self._lines, []
+                first = self._next
+                self._next += len(lines)
+                target = self.written
+            try:
+                self._commit_lines(first, lines)
+            except JournalFenced as exc:
+                self._dead = str(exc)
+                raise
+            return target
+
+    def _commit_lines(self, first: int, lines: list[bytes]) -> None:
         while True:
             sent = time.monotonic()
             if sent >= self.valid_until:
@@ -468,7 +504,7 @@ class DbJournal:
                 time.sleep(min(0.2, max(0.0, self.valid_until - time.monotonic())))
                 continue
             self.renewed(sent)
-            return target
+            return
 
     def renewed(self, sent: float) -> None:
         """The lease was renewed by a statement sent at ``sent`` (monotonic)."""

@@ -180,3 +180,19 @@ def test_a_profile_has_one_identity_on_every_node(url: str) -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_a_commit_made_again_after_its_answer_was_lost_counts_once(url: str) -> None:
+    a = _store(url, "a")
+    try:
+        lease = a.claim("t", creator="c", creator_name="C")
+        assert lease is not None
+        journal = DbJournal.create(a, lease)
+        a.append(lease, 1, [b'{"t":"seat"}\n'])
+        a.append(lease, 1, [b'{"t":"seat"}\n'])  # the same commit, tried again
+        with pytest.raises(JournalFenced):
+            a.append(lease, 1, [b'{"t":"other"}\n'])
+        assert [e["t"] for e in a.entries(lease.held_id)] == ["journal", "seat"]
+        journal.close()
+    finally:
+        a.close()
