@@ -101,6 +101,17 @@ def test_a_table_outlives_its_node(
         players.join(b, name, table)
     _until(lambda: len(set(stored_ids(url))) == tables, "every table's game stored", a, b)
     _stored_once(url, tables)
+    # Each player sat again at its own seat through node b (the same game identity on
+    # both nodes) and saw a fair deal.
+    for name, table in zip(who, names, strict=True):
+        again = tmp_path / f"ssh-{name}-{table}-{tables + names.index(table)}.log"
+        _until(lambda f=again: "VERIFIED True" in f.read_text(errors="replace"),  # type: ignore[misc]
+               f"{name} to verify its game through node b", a, b)
+        first = (tmp_path / f"ssh-{name}-{table}-{names.index(table)}.log").read_text(
+            errors="replace")
+        seat = re.search(r"SEATED (\d)", first)
+        assert seat is not None, first
+        assert f"SEATED {seat.group(1)}" in again.read_text(errors="replace")
     log = b.output()
     assert "not taken over" not in log, log
     assert "Traceback" not in log, log
