@@ -36,6 +36,7 @@ from sqlalchemy import (
     Engine,
     Float,
     create_engine,
+    delete,
     insert,
     literal_column,
     select,
@@ -67,6 +68,8 @@ FENCE_MARGIN = 2.0
 on its own monotonic clock from the moment it *sent* the last renewal that succeeded: the
 lease can't pass to another node while the old one still publishes, even if the two
 clocks run at slightly different rates."""
+KEEP_ENDED = 7 * 86400.0
+"""Seconds an ended table's row is kept (its journal goes at once)."""
 POLL_EVERY = 0.25
 """Seconds between a node's looks for tables whose lease ran out (or was handed over)."""
 NODE_ALIVE = 4.0
@@ -209,6 +212,25 @@ class ClusterStore:
             raise self._down(exc) from None
         return done.rowcount == 1
 
+    def renew_all(self, leases: list[Lease]) -> set[int]:
+        """Renew every lease of ``leases`` in one statement; the rows of those kept (the
+        others are no longer this node's)."""
+        if not leases:
+            return set()
+        try:
+            with self.engine.begin() as conn:
+                rows = conn.execute(
+                    update(held_tables)
+                    .where(held_tables.c.id.in_([lease.held_id for lease in leases]),
+                           held_tables.c.node == self.node, held_tables.c.state == "held",
+                           held_tables.c.lease_until > self._now)
+                    .values(lease_until=self._now + self.lease)
+                    .returning(held_tables.c.id, held_tables.c.epoch)).all()
+        except (OperationalError, DBAPIError, OSError) as exc:
+            raise self._down(exc) from None
+        epochs = {int(row.id): int(row.epoch) for row in rows}
+        return {lease.held_id for lease in leases if epochs.get(lease.held_id) == lease.epoch}
+
     def _renewing(self, lease: Lease) -> Any:
         """The compare-and-set that keeps a lease: still this node's, at its epoch, and not
         run out (a lease that ran out may be taken over already, or at any moment)."""
@@ -293,6 +315,14 @@ class ClusterStore:
                            held_tables.c.epoch == lease.epoch)
                     .values(state="ended", live_name=None, ended_at=self._now,
                             why=why[:500]))
+                if done.rowcount == 1:
+                    # Its journal is of no more use (the game's record is the truth), nor
+                    # are the rows of tables ended long ago.
+                    conn.execute(delete(journal_entries)
+                                 .where(journal_entries.c.held_id == lease.held_id))
+                    conn.execute(delete(held_tables)
+                                 .where(held_tables.c.state == "ended",
+                                        held_tables.c.ended_at < self._now - KEEP_ENDED))
         except (OperationalError, DBAPIError, OSError) as exc:
             raise self._down(exc) from None
         return done.rowcount == 1

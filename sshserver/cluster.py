@@ -212,14 +212,15 @@ class ClusterNode:
             log.warning("node %s: %s", self.name, exc)
             return
         await self._without_broker()
-        for name, journal in self._journals():
-            sent = time.monotonic()
-            try:
-                kept = await self._db(self.store.renew, journal.lease)
-            except ClusterDown as exc:
-                log.warning("node %s: table %s: %s", self.name, name, exc)
-                return
-            if kept:
+        journals = self._journals()
+        sent = time.monotonic()
+        try:
+            kept = await self._db(self.store.renew_all, [j.lease for _n, j in journals])
+        except ClusterDown as exc:
+            log.warning("node %s: leases not renewed: %s", self.name, exc)
+            return
+        for name, journal in journals:
+            if journal.lease.held_id in kept:
                 journal.renewed(sent)
                 continue
             table = self.keeper.tables.get(name)
