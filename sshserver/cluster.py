@@ -124,10 +124,11 @@ class ClusterNode:
             await self._db(self.store.end, journal.lease, why)
 
     async def let_go(self, journal: JournalStore) -> None:
-        if isinstance(journal, DbJournal) and \
+        # (A draining node handed its leases over already.)
+        if isinstance(journal, DbJournal) and not self._stopping and \
                 await self._db(self.store.hand_over, journal.lease):
             self._say(f"handed over table {journal.lease.table} (epoch "
-                          f"{journal.lease.epoch})")
+                      f"{journal.lease.epoch})")
 
     async def held_anywhere(self, table: str) -> bool:
         try:
@@ -170,7 +171,7 @@ class ClusterNode:
             if now - last_renew >= RENEW_EVERY and not self._renewing:
                 last_renew = now
                 self._renewing = True
-                renewing = asyncio.create_task(self._renew())
+                renewing = asyncio.create_task(self._renew_safely())
                 renewing.add_done_callback(lambda _t: setattr(self, "_renewing", False))
             try:
                 await self._take_free()
@@ -192,6 +193,12 @@ class ClusterNode:
                 self._say(f"table {name}: lease lost (not renewed in time): stopped "
                           "hosting it")
                 table.host.fence("its lease could not be renewed")
+
+    async def _renew_safely(self) -> None:
+        try:
+            await self._renew()
+        except Exception:  # the next renewal tries again; the fence watch stays on time
+            log.exception("node %s: renewing failed", self.name)
 
     async def _renew(self) -> None:
         hearing = any(getattr(getattr(t.host.transport, "connected", None), "is_set",
