@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 WATCH_EVERY = 0.1
 """Seconds between the node's looks at its tables' own lease deadlines (no I/O)."""
+TAKE_AT_ONCE = 8
+"""Tables a node takes over at once (each a few database reads and a broker connection)."""
 RETRY_AFTER = 2.0
 """Seconds before a node tries again a table it could not take over (another may)."""
 BROKER_GRACE = 3.0
@@ -273,14 +275,29 @@ class ClusterNode:
         if self._stopping or self.keeper._stopping or not self.broker_ok:
             return
         free = await self._db(self.store.free)
-        for row in free:
-            if self._stopping:
-                return
-            if row.table in self.keeper.tables:
-                continue  # ours, still closing: its lease was let go a moment ago
-            if self._backoff.get(row.table, 0.0) > time.monotonic():
-                continue  # it could not be taken here a moment ago
-            await self._take(row)
+        now = time.monotonic()
+        rows = [row for row in free
+                if row.table not in self.keeper.tables  # ours, still closing
+                and self._backoff.get(row.table, 0.0) <= now]  # failed here lately
+        if not rows:
+            return
+        # Several at once (a node's many tables handed over together): the last of them
+        # waits no longer than the first.
+        gate = asyncio.Semaphore(TAKE_AT_ONCE)
+
+        async def take(row: HeldRow) -> None:
+            async with gate:
+                if not self._stopping:
+                    await self._take(row)
+
+        outcomes = await asyncio.gather(*(take(row) for row in rows), return_exceptions=True)
+        for row, outcome in zip(rows, outcomes, strict=True):
+            if isinstance(outcome, ClusterDown):
+                log.info("node %s: table %s not taken over: %s", self.name, row.table,
+                         outcome)
+            elif isinstance(outcome, Exception):
+                log.error("node %s: taking over table %s failed", self.name, row.table,
+                          exc_info=outcome)
 
     async def _take(self, row: HeldRow) -> None:
         lease = await self._db(self.store.take_over, row)

@@ -15,6 +15,7 @@ import os
 import re
 import signal
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -79,6 +80,7 @@ def test_a_table_outlives_its_node(
     # Mid-game: a few batches played at every table.
     _until(lambda: all(n >= 3 for n in _batches(url, names).values()),
            "a few batches at every table", a, b)
+    stopped = time.monotonic()
     if how == "kill -9":
         _kill_all(a)
     else:
@@ -89,11 +91,13 @@ def test_a_table_outlives_its_node(
         _until(lambda t=table: re.search(rf"took over table {t} (at batch|in its lobby)",
                                           b.output()),
                f"node b to take over table {table}", a, b)
+    moved_s = time.monotonic() - stopped
     assert all(epoch == 2 for epoch in _epochs(url).values()), _epochs(url)
     # From the lease's end (or its hand-over) to the host running on node b.
     took = [float(x) for x in re.findall(r"hosted here ([0-9.]+) s after", b.output())]
     assert len(took) == tables, b.output()
-    print(f"\n[{how}] took over {tables} tables, {max(took):.2f} s at most after the lease")
+    print(f"\n[{how}] took over {tables} tables, {max(took):.2f} s at most after the lease; "
+          f"{moved_s:.1f} s from the {how} to every table running on node b")
     if how == "SIGTERM":
         assert max(took) < 2.0 * SCALE, took  # a drain: no player waits 2 s
     # The players reconnect, to the other node, and land back in their seats.
