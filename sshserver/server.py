@@ -309,6 +309,8 @@ class GameServer:
             raise ServeError(f"can't listen on {settings.bind}:{settings.port}: "
                              f"{exc.strerror or exc}") from exc
         _raise_fd_limit(settings.max_sessions)
+        if settings.node is not None:  # before anything else starts: it may refuse
+            await self._join_community(settings.node)
         if settings.fork and settings.command == default_command():
             from sshserver.zygote import ForkServer
 
@@ -321,9 +323,7 @@ class GameServer:
         self._draining = asyncio.create_task(self.archive.drain(), name="ratings-drain")
         if settings.web_port is not None:
             await self._start_web(settings.web_port)
-        if settings.node is not None:
-            await self._join_community(settings.node)
-        else:
+        if settings.node is None:
             await self.tables.resume_all()  # the tables a stopped (or crashed) server held
 
     async def _join_community(self, node: str) -> None:
