@@ -126,6 +126,8 @@ class ClusterNode:
             await self._db(self.store.end, journal.lease, why)
 
     async def let_go(self, journal: JournalStore) -> None:
+        if isinstance(journal, DbJournal):  # the others take it first
+            self._backoff[journal.lease.table] = time.monotonic() + RETRY_AFTER
         # (A draining node handed its leases over already.)
         if isinstance(journal, DbJournal) and not self._stopping and \
                 await self._db(self.store.hand_over, journal.lease):
