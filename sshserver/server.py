@@ -44,7 +44,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO, overload
 
 import asyncssh
 
@@ -68,6 +68,7 @@ from sshserver.tables import TableKeeper
 if TYPE_CHECKING:
     from broker.autostart import MeetingPoint
     from netplay.lobby import TableInfo
+    from sshserver.cluster import ClusterNode
     from sshserver.health import OpsServer
     from sshserver.metrics import ServerMetrics
     from sshserver.zygote import ForkServer
@@ -193,6 +194,10 @@ class GameServer:
         """What the server counts for Prometheus (``--metrics-port``)."""
         self.ops: OpsServer | None = None
         """The HTTP server of the metrics and the health check."""
+        self.node: ClusterNode | None = None
+        """This server's part in a community of several (``--node``), once started."""
+        self._broker_now: str | None = None
+        """Of several ``--broker``s, the one in use (the first that answered)."""
 
     def _table_news(self, text: str) -> None:
         self.status.event(text)
@@ -202,6 +207,8 @@ class GameServer:
     def broker_url(self) -> str | None:
         """The broker every session meets on: ``--broker``, or the one the server started
         for its tables (``None`` before: the sessions' default, a broker on this machine)."""
+        if self._broker_now is not None:
+            return self._broker_now
         if self.settings.broker is not None:
             return self.settings.broker
         return self._meeting.url if self._meeting is not None else None
@@ -210,6 +217,10 @@ class GameServer:
         """The broker of the tables the server holds; without ``--broker``, the embedded
         one on this machine's port 1883 (or the broker found there), started on first use
         so that a server nobody hosts on touches no port but its own."""
+        if len(self.settings.brokers) > 1:
+            self._broker_now = await first_answering(self.settings.brokers,
+                                                     self._broker_now)
+            return self._broker_now
         if self.settings.broker is not None:
             return self.settings.broker
         async with self._meeting_lock:
@@ -274,6 +285,29 @@ class GameServer:
         self.status.event(f"SIGHUP: {count} authorized key{'s' if count != 1 else ''} "
                           f"reloaded from {path}", "keys_reloaded", keys=count)
 
+    async def _broker_answers(self) -> str | None:
+        """The broker in use, or the next of ``--broker``'s list that answers (then used
+        from now on); ``None`` when none does."""
+        urls = self.settings.brokers or ((self.settings.broker,) if self.settings.broker
+                                         else ())
+        found = await first_answering(urls, self._broker_now, strict=True) if urls else None
+        if found is not None and len(urls) > 1 and found != self._broker_now:
+            if self._broker_now is not None:
+                self._table_news(f"broker {self._broker_now} does not answer: using {found}")
+            self._broker_now = found
+        return found
+
+    async def share_profile(self, profile: str) -> None:
+        """A node of several: the profile's game identity is the community's (the same
+        on every node, so a player's seats are theirs whichever node they reach)."""
+        if self.node is None:
+            return
+        try:
+            await self.node.share_profile(profile)
+        except Exception as exc:  # the local identity still plays; its seats may differ
+            self.status.event(f"profile {profile}: the shared identity can't be used "
+                              f"now: {exc}")
+
     def forget(self, session: Session) -> None:
         self.sessions.discard(session)
         if self.seats.get(session.profile) is session:
@@ -322,6 +356,8 @@ class GameServer:
             raise ServeError(f"can't listen on {settings.bind}:{settings.port}: "
                              f"{exc.strerror or exc}") from exc
         _raise_fd_limit(settings.max_sessions)
+        if settings.node is not None:  # before anything else starts: it may refuse
+            await self._join_community(settings.node)
         if settings.fork and settings.command == default_command():
             from sshserver.zygote import ForkServer
 
@@ -334,7 +370,8 @@ class GameServer:
         self._draining = asyncio.create_task(self.archive.drain(), name="ratings-drain")
         if settings.web_port is not None:
             await self._start_web(settings.web_port)
-        await self.tables.resume_all()  # the tables a stopped (or crashed) server held
+        if settings.node is None:
+            await self.tables.resume_all()  # the tables a stopped (or crashed) server held
         for line in await self.tables.check_engines():
             self.status.event(line)
 
@@ -351,6 +388,34 @@ class GameServer:
         await ops.start()
         self.tables.on_host = lambda host: watch_host(host, metrics.observe_latency)
         self.metrics, self.ops = metrics, ops
+
+    async def _join_community(self, node: str) -> None:
+        """Run as ``node`` of the community on the shared database: its schema brought up
+        to date, then its tables held under leases (`sshserver.cluster`)."""
+        from netplay.journal import data_dir
+        from ratings.cluster import ClusterStore
+        from ratings.schema import SchemaTooNew
+        from ratings.store import DatabaseError, Store, default_database
+        from sshserver.cluster import ClusterNode
+
+        url = self.settings.database or str(default_database(data_dir()))
+        if self.settings.broker is None:
+            if self._acceptor is not None:
+                self._acceptor.close()
+            raise ServeError(f"node {node}: give --broker, the broker (cluster) every node "
+                             "of the community uses")
+        try:
+            store = await Store.open(url)
+            await store.close()
+        except (DatabaseError, SchemaTooNew) as exc:
+            if self._acceptor is not None:
+                self._acceptor.close()
+            raise ServeError(f"node {node}: {exc}") from exc
+        if len(self.settings.brokers) > 1:
+            self._broker_now = await first_answering(self.settings.brokers, None)
+        self.node = ClusterNode(ClusterStore(url, node), self.tables, say=self._table_news,
+                                broker=self._broker_answers)
+        await self.node.start()
 
     async def _start_web(self, port: int) -> None:
         """The web page of the tables the server holds, beside the ssh port."""
@@ -377,6 +442,12 @@ class GameServer:
         from netplay.lobby import list_tables
 
         held = set(self.tables.tables)
+        if self.node is not None:  # every node's tables
+            from ratings.cluster import ClusterDown
+
+            with contextlib.suppress(ClusterDown):
+                held |= {row.table for row in
+                         await asyncio.to_thread(self.node.store.listed)}
         url = self.broker_url
         if not held or url is None:
             return []
@@ -387,6 +458,19 @@ class GameServer:
         tables the server holds."""
         if self._acceptor is not None:
             self._acceptor.close()
+        if self.node is not None:
+            # A drain: the tables go to the other nodes first (nothing more is published
+            # here, each lease is handed over), then the players are told to come back.
+            others = await self.node.alive_others()
+            count = await self.node.drain("this server is stopping: another takes the "
+                                          "table over")
+            await self.tables.stop()
+            if count:
+                self._table_news(f"node {self.node.name} handed {count} table(s) over"
+                                 + (f" to {', '.join(others)}" if others else
+                                    " (no other node is alive: they come back with one)"))
+            reason = ("This server is restarting: connect again (the same ssh command) and "
+                      "you are back in your seat.")
         if self.web is not None:
             await self.web.stop()
             self.web = None
@@ -413,6 +497,8 @@ class GameServer:
         if self.ops is not None:
             await self.ops.stop()
             self.ops = None
+        if self.node is not None:
+            await self.node.stop()
         if self._meeting is not None:
             await self._meeting.close()
             self._meeting = None
@@ -421,12 +507,45 @@ class GameServer:
                 await asyncio.wait_for(self._acceptor.wait_closed(), 5)
 
 
+@overload
+async def first_answering(urls: tuple[str, ...], current: str | None) -> str: ...
+@overload
+async def first_answering(urls: tuple[str, ...], current: str | None,
+                          strict: Literal[True]) -> str | None: ...
+async def first_answering(urls: tuple[str, ...], current: str | None,
+                          strict: bool = False) -> str | None:
+    """Of a broker cluster's URLs, the one in use if it still answers, else the first that
+    does (a TCP connection within a second); the first when none does (``None`` if
+    ``strict``)."""
+    from netplay.transport import BrokerAddress
+
+    async def answers(url: str) -> bool:
+        try:
+            address = BrokerAddress.parse(url)
+            _, writer = await asyncio.wait_for(
+                asyncio.open_connection(address.host, address.port), 1.0)
+        except (OSError, ValueError, TimeoutError):
+            return False
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+        return True
+
+    for url in ([current] if current else []) + [u for u in urls if u != current]:
+        if await answers(url):
+            return url
+    return None if strict else urls[0]
+
+
 # -- what the server's own terminal shows ---------------------------------------------------------
 
 
 def where_lines(server: GameServer) -> list[str]:
     """The server's banner: where it listens, how players reach it, who may connect, the
-    broker of its tables, its host key (and its web page, when it has one)."""
+    broker of its tables, its host key (and its web page, when it has one; its community,
+    when it is a node of one)."""
+    from ratings.store import shown as without_password
+
     settings = server.settings
     bind = settings.bind or "0.0.0.0"
     shown = "HOST"
@@ -454,6 +573,11 @@ def where_lines(server: GameServer) -> list[str]:
     if server.ops is not None:
         lines.insert(2, f"metrics on {server.ops.url}/metrics, health check on "
                      f"{server.ops.url}/healthz")
+    if settings.node is not None:
+        lines.insert(2, f"node {settings.node} of a community: tables held under leases in "
+                     f"{without_password(settings.database or 'the default database')}"
+                     + (f", brokers {', '.join(settings.brokers)}"
+                        if len(settings.brokers) > 1 else ""))
     if server.web is not None:
         lines.insert(2, f"web page of the held tables on {server.web.url} (at most "
                      f"{settings.web_max_spectators} browser spectators)")

@@ -36,14 +36,14 @@ import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from engine.errors import ConfigError
 from engine.games import DEFAULT_GAME, game_def
 from netplay.host import HostSettings
 from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.journal import JournalError, JournalFile, list_tables, mark
+from netplay.journal import Entry, JournalError, JournalFile, JournalStore, list_tables, mark
 from netplay.memory import AsyncMemoryBroker
 from netplay.peer import Broker
 from netplay.player_peer import BotPeer
@@ -135,6 +135,30 @@ class RequestRefused(ValueError):
     """A request the keeper won't do; the message is for the player."""
 
 
+class SharedTables(Protocol):
+    """Where a node of several (``stacks serve --node``) keeps its tables' journals and
+    leases: the shared database (`sshserver.cluster.ClusterNode`). Without it, journals
+    are files of the server's own."""
+
+    async def new_journal(self, table: str, header: dict[str, Any]) -> JournalStore:
+        """A new table's journal, held by this node; `RequestRefused` when the name is
+        held by a node already, or the database can't be used."""
+        ...
+
+    async def ended(self, journal: JournalStore, why: str) -> None:
+        """The table of ``journal`` ended: no node takes it again."""
+        ...
+
+    async def let_go(self, journal: JournalStore) -> None:
+        """This node stopped hosting the table of ``journal`` (stopping, or its host
+        failed): another node (or this one) takes it over at once."""
+        ...
+
+    async def held_anywhere(self, table: str) -> bool:
+        """Does a node of the community hold a table of this name now?"""
+        ...
+
+
 class TableKeeper:
     """The server's tables: opens them, runs them, ends them."""
 
@@ -163,6 +187,8 @@ class TableKeeper:
         """Games of held tables that reached their end (for the metrics)."""
         self.on_host: Callable[[Host], None] | None = None
         """Called with each table's host before it starts (the metrics watch it)."""
+        self.shared: SharedTables | None = None
+        """The shared database of a node of several (``None``: journals on disk)."""
 
     # -- the requests ------------------------------------------------------------------------
 
@@ -183,7 +209,10 @@ class TableKeeper:
                 creator = table is not None and table.creator == caller.profile
                 rated, kept = (table.rated, table.rated_kept) if table is not None \
                     else self.rated_after.get(_table_field(request), ("", False))
-                reply: dict[str, Any] = {"ok": True, "held": table is not None,
+                held = table is not None or (
+                    self.shared is not None
+                    and await self.shared.held_anywhere(_table_field(request)))
+                reply: dict[str, Any] = {"ok": True, "held": held,
                                          "creator": creator, "rated": rated,
                                          "rated_final": bool(rated) and not kept}
                 if table is not None and creator:
@@ -237,8 +266,17 @@ class TableKeeper:
                 "ssh": f"{caller.ssh} join {name}" if caller.ssh else "",
                 "status": table.status}
 
+    async def _mine_here(self, caller: Caller, name: str) -> HeldTable:
+        """:meth:`_mine`, said in words when another node of the community holds it."""
+        if name not in self.tables and self.shared is not None \
+                and await self.shared.held_anywhere(name):
+            raise RequestRefused(f"table {name!r} is held by another server of this "
+                                 "community: its creator fills or closes it there, or from "
+                                 "here once it moves")
+        return self._mine(caller, name)
+
     async def fill(self, caller: Caller, name: str) -> dict[str, Any]:
-        table = self._mine(caller, name)
+        table = await self._mine_here(caller, name)
         if table.host.host.game is not None:
             raise RequestRefused("the game has started: every seat is taken")
         taken = {bot.player.name for bot in table.bots}
@@ -317,7 +355,7 @@ class TableKeeper:
         await table.stack.enter_async_context(peer)
 
     async def close_by(self, caller: Caller, name: str) -> dict[str, Any]:
-        table = self._mine(caller, name)
+        table = await self._mine_here(caller, name)
         if table.host.host.game is not None and not table.host.host.over:
             raise RequestRefused("the game is on: a table held by the server ends with its "
                                  "game (leave it; a bot plays your seat)")
@@ -338,20 +376,28 @@ class TableKeeper:
     async def _start(self, caller: Caller, settings: HostSettings, broker: Broker) -> HeldTable:
         record = self._record_path(settings.table, settings.game) if self._record_path \
             else None
-        journal = None
-        if self.settings.journals is not None:
+        journal: JournalStore | None = None
+        header = {"profile": "serve", "creator": caller.profile, "creator_name": caller.name,
+                  "broker": _url(broker), "record": str(record) if record else None}
+        if self.shared is not None:
+            journal = await self.shared.new_journal(settings.table, header)
+        elif self.settings.journals is not None:
             try:
-                journal = JournalFile.create(
-                    settings.table, folder=self.settings.journals, profile="serve",
-                    creator=caller.profile, creator_name=caller.name, broker=_url(broker),
-                    record=str(record) if record else None,
-                )
+                journal = JournalFile.create(settings.table, folder=self.settings.journals,
+                                             **header)
             except JournalError as exc:
                 raise RequestRefused(f"the server can't keep the table's journal: {exc}") \
                     from None
         host = Host(settings, broker=broker, identity=Identity.generate(), record_path=record,
                     journal=journal)
-        return await self._keep(host, caller.profile, caller.name)
+        host.epoch = int(getattr(journal, "epoch", 0))  # a shared journal's lease: 1
+        try:
+            return await self._keep(host, caller.profile, caller.name)
+        except BaseException:
+            if self.shared is not None and journal is not None:
+                with contextlib.suppress(Exception):
+                    await self.shared.ended(journal, "it could not start")
+            raise
 
     async def _keep(self, host: Host, creator: str, creator_name: str) -> HeldTable:
         """Run ``host`` as one of the server's tables."""
@@ -428,6 +474,47 @@ class TableKeeper:
         self._say(f"resumed table {name} {where}")
         return table
 
+    async def resume_shared(self, journal: JournalStore, entries: list[Entry],
+                            epoch: int) -> HeldTable | None:
+        """Host a table another node held (its lease ran out, or was handed over), from
+        its journal in the shared database, at ``epoch``: the same host key, commitment,
+        seats and batch numbers. ``None`` (and why, said) if it can't be now (another
+        node may); `JournalError` if it never can (its journal does not replay)."""
+        name = next((str(e.get("table")) for e in entries if e.get("t") == "journal"), "?")
+        if any(e.get("t") in ("finished", "abandoned") for e in entries):
+            raise JournalError(f"table {name} was over already")
+        if name in self.tables:
+            self._say(f"table {name} not taken over: a table of that name is open here")
+            return None
+        try:
+            broker = await self._broker()
+            host = Host.resume(journal, entries, broker=broker)  # JournalError: never
+        except (OSError, ValueError) as exc:
+            self._say(f"table {name} not taken over: {exc}")
+            return None
+        host.epoch = epoch
+        _sequence_after(host, entries)
+        if self._record_path is not None:  # the record goes to this node's disk
+            host.record_path = self._record_path(host.settings.table, host.settings.game)
+        head = entries[0]
+        try:
+            table = await self._keep(host, str(head.get("creator") or ""),
+                                     str(head.get("creator_name") or "?"))
+            for seat, info in enumerate(host.host.seats):
+                if info is not None and info.key == bot_identity(host.identity, seat).key:
+                    await self._seat_bot(table, seat, broker)
+        except Exception as exc:
+            log.exception("taking over table %s failed", name)
+            self._say(f"table {name} not taken over: {exc}")
+            held = self.tables.get(name)
+            if held is not None:
+                await self._end(held, "it could not be taken over", resumable=True)
+            return None
+        where = "in its lobby" if host.host.game is None else \
+            f"at batch {len(host.host.batches)}"
+        self._say(f"took over table {name} {where} (epoch {epoch})")
+        return table
+
     async def _run(self, table: HeldTable) -> None:
         """Watch one table until something ends it."""
         loop = asyncio.get_running_loop()
@@ -435,6 +522,10 @@ class TableKeeper:
         nobody_since: float | None = table.opened
         try:
             while not host.host.over:
+                if host.fenced is not None:
+                    await self._end(table, f"no longer this server's ({host.fenced})",
+                                    resumable=True)
+                    return
                 failure = host.failure
                 if failure is not None:
                     await self._restart(table, failure)
@@ -454,10 +545,18 @@ class TableKeeper:
             self._say(f"table {table.name}: game over")
             # Noted on disk before the record is written and the journal marked finished:
             # a server killed from here on stores the game when it starts again.
+            if host.fenced is not None:
+                await self._end(table, f"no longer this server's ({host.fenced})",
+                                resumable=True)
+                return
             entry = None if self.archive is None else self.archive.expect(
-                journal=host.journal.path if host.journal is not None else None,
+                journal=host.journal.path if isinstance(host.journal, JournalFile) else None,
                 record=host.record_path)
             await host.finished(verify_wait=self.settings.verify_wait)
+            if host.fenced is not None:  # the next node stores the game
+                await self._end(table, f"no longer this server's ({host.fenced})",
+                                resumable=True)
+                return
             if self.archive is not None and entry is not None:
                 if host.record_path is not None:
                     self.archive.note_record(entry, host.record_path)
@@ -484,6 +583,10 @@ class TableKeeper:
         journal = table.host.journal
         if journal is None or table.restarts >= MAX_RESTARTS:
             await self._end(table, f"stopped on an error ({failure!r})")
+            return
+        if not isinstance(journal, JournalFile):  # a shared journal: any node takes it
+            await self._end(table, f"stopped on an error ({failure!r}); handed over",
+                            resumable=True)
             return
         path = journal.path
         await self._end(table, f"stopped on an error ({failure!r}); resuming it",
@@ -535,11 +638,21 @@ class TableKeeper:
         if table.host.host.over:
             with contextlib.suppress(OSError):
                 table.host.write_record()
-        journal = table.host.journal.path if table.host.journal is not None else None
+        store = table.host.journal
+        journal = store.path if isinstance(store, JournalFile) else None
         with contextlib.suppress(Exception):
             await table.stack.aclose()  # the host clears its announcement
-        if table.host.journal is not None:
-            table.host.journal.close()  # even if the host's close failed: let go of its lock
+        if store is not None:
+            store.close()  # even if the host's close failed: let go of its lock
+        if self.shared is not None and store is not None and journal is None:
+            try:
+                if resumable:
+                    await self.shared.let_go(store)
+                else:
+                    await self.shared.ended(store, why)
+            except Exception as exc:  # the lease runs out by itself
+                log.warning("table %s: the shared database was not told: %s", table.name,
+                            exc)
         if journal is not None and not resumable and not table.host.host.over:
             try:
                 mark(journal, "abandoned", why=why)
@@ -550,9 +663,10 @@ class TableKeeper:
     async def stop(self) -> None:
         """The server stops: stop every table, to be resumed by the next server."""
         self._stopping = True
+        why = "the server stopped; it resumes with the server" if self.shared is None \
+            else "the server stopped; another server of the community takes it over"
         for table in list(self.tables.values()):
-            await self._end(table, "the server stopped; it resumes with the server",
-                            resumable=True)
+            await self._end(table, why, resumable=True)
 
 
 RATED_KEPT = 256
@@ -664,6 +778,15 @@ def engine_identity(host: Identity, name: str) -> Identity:
     host key, so that a resumed table takes the same engine back into its seat."""
     seed = bytes(host.signing_key)
     return Identity.from_seed(hashlib.sha256(b"served-engine:" + seed + name.encode()).digest())
+
+def _sequence_after(host: Host, entries: list[Entry]) -> None:
+    """A host taken over from another machine numbers its frames after the old one's
+    (peers drop a frame numbered below the last they took from the key): its sequence
+    starts past the last time the journal names, should this machine's clock be behind."""
+    last = max((float(e["at"]) for e in entries
+                if isinstance(e.get("at"), int | float) and not isinstance(e.get("at"), bool)),
+               default=0.0)
+    host.host.sender.sequencer.after(int((last + 1.0) * 1_000_000))
 
 
 def _url(broker: Broker) -> str:
