@@ -13,7 +13,6 @@ from ratings.moderation import ModerationStore, span_words
 from ratings.store import Refused, Store
 
 
-
 async def _store(tmp_path: Path) -> tuple[Store, ModerationStore]:
     store = await Store.open(f"sqlite:///{tmp_path / 'mod.sqlite'}")
     await store.create_account("Ann", "SHA256:aaa", "ssh-aaaa", "1111-2222-3333-4444")
