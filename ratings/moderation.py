@@ -317,6 +317,16 @@ class ModerationStore:
         return [Sanction(r.id, r.kind, r.account_id, r.ssh_fingerprint, r.target, r.reason,
                          r.by_name, r.at, r.until) for r in rows]
 
+    @_in_words
+    async def accounts_by_id(self, ids: set[int]) -> dict[int, Account]:
+        """The accounts of these ids (those that still exist)."""
+        if not ids:
+            return {}
+        async with self.store._read() as conn:
+            found = (await conn.execute(select(accounts.c.id).where(
+                accounts.c.id.in_(sorted(ids))))).scalars().all()
+            return {i: await _account(conn, i) for i in found}
+
     # -- renaming ------------------------------------------------------------------------
 
     @_in_words
@@ -391,6 +401,14 @@ class ModerationStore:
                     await conn.execute(insert(abandons).values(
                         fingerprint=fingerprint, table_name=_clip(table, 64), at=at,
                         name=_clip(name, 64)))
+
+    @_in_words
+    async def abandoners(self) -> dict[str, Abandonment]:
+        """Every identity that ever left a game before its end, with its count."""
+        async with self.store._read() as conn:
+            who = list((await conn.execute(
+                select(abandons.c.fingerprint).distinct())).scalars())
+        return await self.abandonment(who)
 
     @_in_words
     async def abandonment(self, fingerprints: list[str]) -> dict[str, Abandonment]:

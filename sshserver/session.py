@@ -21,6 +21,7 @@ import asyncssh
 
 from sshserver.accounts import ACCOUNT_OPS, Login
 from sshserver.keys import fingerprint
+from sshserver.moderation import MODERATION_OPS
 from sshserver.pty import TERMINAL_RESET, PtyProcess, WindowSize
 from sshserver.request import (
     Request,
@@ -36,6 +37,7 @@ from tui.serve_link import LINK_ENV, SSH_ENV, serve_link
 
 if TYPE_CHECKING:
     from sshserver.accounts import Accounts
+    from sshserver.moderation import Moderation
     from sshserver.settings import ServeSettings
     from sshserver.status import Status
     from sshserver.tables import TableKeeper
@@ -87,6 +89,9 @@ class Served(Protocol):
 
     @property
     def tables(self) -> TableKeeper: ...
+
+    @property
+    def moderation(self) -> Moderation: ...
 
     @property
     def sessions(self) -> Collection[Session]: ...
@@ -262,6 +267,12 @@ class Session(asyncssh.SSHServerSession[bytes]):
             if self.login.problem is not None:
                 server.status.event(f"accounts can't be looked up for {self.name}: "
                                     f"{self.login.problem}")
+            banned = server.moderation.banned(self.login)
+            if banned is not None:
+                server.status.event(f"refused {self.name} (key {fingerprint(key)}): {banned}")
+                self._say(f"{banned}\n")
+                self._exit(1)
+                return
             if self.request.kind == "watch":
                 self.profile += "-w"  # a spectator identity: never blocks the seat's
             if not server.admit(self):
@@ -395,11 +406,31 @@ class Session(asyncssh.SSHServerSession[bytes]):
         with contextlib.suppress(Exception):
             chan.close()
 
+    @property
+    def where(self) -> str:
+        """Where the session is, in words: at which table, or at the menu."""
+        idle = (time.monotonic() - self.last_input) / 60
+        since = f", idle {idle:.0f} min" if idle >= 1 else ""
+        peer = f"from {self.connection.peer}{since}"
+        if self.request is not None and self.request.kind == "watch":
+            return f"watching {self.request.table} ({peer})"
+        if self.at_table and self.at_table in self.server.tables.tables:
+            return f"at table {self.at_table} ({peer})"
+        return f"at the menu ({peer})"
+
     async def _link_request(self, request: dict[str, object], ssh: str) -> dict[str, object]:
-        """One request of this session's program: about its account, or a table."""
+        """One request of this session's program: about its account, moderation, or a
+        table."""
+        moderation = self.server.moderation
+        if request.get("op") in MODERATION_OPS:
+            return await moderation.request(self, request)
+        if request.get("op") == "open" and (refused := moderation.refuse_table(self.login)):
+            return {"ok": False, "error": refused}
         if request.get("op") in ACCOUNT_OPS and self.login is not None:
             before = self.name
             reply = await self.server.accounts.request(self.login, dict(request))
+            if request.get("op") == "account":
+                reply["moderator"] = moderation.is_moderator(self.login)
             if self.login.name != before:
                 self.name = self.login.name
                 self.server.status.event(f"{before} is now called {self.name} "

@@ -9,6 +9,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sshserver.moderation import ModerationSettings
+from sshserver.modoptions import moderation_settings
 from sshserver.options import (
     DEFAULT_GRACE_S,
     DEFAULT_IDLE_MINUTES,
@@ -70,6 +72,9 @@ class ServeSettings:
     """Also serve the held tables' web page (`webserver`) on this port; ``None``: no page."""
     web_bind: str = "127.0.0.1"
     web_max_spectators: int = DEFAULT_WEB_SPECTATORS
+    moderation: ModerationSettings = field(default_factory=ModerationSettings)
+    """Moderators, the chat's word filter, the abandonment limit
+    (`sshserver.moderation`)."""
     fork: bool = True
     """Fork each session's ``stacks`` from a warm, pre-imported fork server
     (`sshserver.zygote`) instead of starting a new interpreter; only for the default
@@ -105,4 +110,5 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
         web_bind=getattr(args, "web_bind", "127.0.0.1"),
         web_max_spectators=getattr(args, "web_max_spectators", DEFAULT_WEB_SPECTATORS),
         fork=not getattr(args, "no_fork", False),
+        moderation=moderation_settings(args),
     )
