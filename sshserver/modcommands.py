@@ -73,16 +73,17 @@ def span(word: str) -> float | None:
     return min(float(found.group(1)) * _UNITS[found.group(2).lower()], MAX_SPAN)
 
 
-async def run_command(words: list[str], mods: ModerationStore, ctx: Context) -> str:
-    """Do one command; its reply in words (`CommandError` is said as the reply too)."""
+async def run_command(words: list[str], mods: ModerationStore,
+                      ctx: Context) -> tuple[bool, str]:
+    """Do one command: whether it was done, and the reply in words (why not, if not)."""
     try:
-        return await _run(words, mods, ctx)
+        return True, await _run(words, mods, ctx)
     except CommandError as exc:
-        return f"{exc}"
+        return False, f"{exc}"
     except Refused as exc:
-        return f"refused: {exc}"
+        return False, f"refused: {exc}"
     except DatabaseError as exc:
-        return f"the database can't be used now: {exc}"
+        return False, f"the database can't be used now: {exc}"
 
 
 async def _run(words: list[str], mods: ModerationStore, ctx: Context) -> str:

@@ -424,7 +424,7 @@ class Moderation:
             return {"ok": False, "error": "a command line, please (`help` lists them)"}
         ctx = Context(by=session.name, who=self.who_lines,
                       tables=lambda: self.server.tables.tables)
-        reply = await run_command(words_of(line), await self._mods(), ctx)
+        _, reply = await run_command(words_of(line), await self._mods(), ctx)
         await self.look()  # act on it now, not at the next look
         return {"ok": True, "text": reply}
 
