@@ -132,6 +132,8 @@ class Moderation:
         self.db_moderators: set[int] = set()
         self.banned_identities: dict[str, Sanction] = {}
         """The identity fingerprints of banned accounts (refused a seat at a table)."""
+        self.banned_keys: dict[str, Sanction] = {}
+        """The ssh keys banned, or of banned accounts (refused before anything else)."""
         self.abandoners: dict[str, Abandonment] = {}
         self.notices: deque[tuple[int, str | None, str]] = deque(maxlen=MAX_NOTICES)
         self._seq = 0
@@ -207,9 +209,12 @@ class Moderation:
         banned_accounts = {s.account_id for s in self.sanctions
                            if s.kind == "ban" and s.account_id is not None}
         found = await mods.accounts_by_id(banned_accounts)
-        self.banned_identities = {
-            found[s.account_id].fingerprint: s for s in self.sanctions
-            if s.kind == "ban" and s.account_id in found}
+        bans = [(found[s.account_id], s) for s in self.sanctions
+                if s.kind == "ban" and s.account_id in found]
+        self.banned_identities = {account.fingerprint: s for account, s in bans}
+        self.banned_keys = {key: s for account, s in bans for key in account.keys}
+        self.banned_keys.update((s.ssh_fingerprint, s) for s in self.sanctions
+                                if s.kind == "ban" and s.ssh_fingerprint is not None)
         now = time.monotonic()
         if self.settings.max_abandon_rate is not None and \
                 now - self._abandons_at >= ABANDON_EVERY:
@@ -284,6 +289,13 @@ class Moderation:
         """Why this login is refused (``this account is banned: REASON``), or ``None``."""
         sanction = self.ban_of(login)
         return None if sanction is None else banned_words(sanction)
+
+    def banned_key(self, ssh_fingerprint: str) -> str | None:
+        """Why this key is refused (it, or its account, is banned), or ``None``."""
+        sanction = self.banned_keys.get(ssh_fingerprint)
+        if sanction is None or not sanction.in_force(time.time()):
+            return None
+        return banned_words(sanction)
 
     def mute_of(self, login: Login) -> Sanction | None:
         return self._sanction("mute", login)

@@ -245,6 +245,14 @@ class Session(asyncssh.SSHServerSession[bytes]):
         server = self.server
         port = server.port
         try:
+            key = self.connection.key
+            assert key is not None, "a session before public-key authentication"
+            banned = server.moderation.banned_key(fingerprint(key))
+            if banned is not None:  # said first, with or without a terminal
+                server.status.event(f"refused key {fingerprint(key)}: {banned}")
+                self._say(f"{banned}\n")
+                self._exit(1)
+                return
             term = chan.get_terminal_type()
             if term is None:
                 self._say(NO_TERMINAL.format(port=port))
@@ -256,8 +264,6 @@ class Session(asyncssh.SSHServerSession[bytes]):
                 self._say(f"{exc}\n\n{USAGE.format(port=port)}")
                 self._exit(2)
                 return
-            key = self.connection.key
-            assert key is not None, "a session before public-key authentication"
             username = str(chan.get_extra_info("username") or "")
             # The key's account decides the name and the game identity; a key without
             # one plays as the ssh login name until its program asks for a name.

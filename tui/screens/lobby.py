@@ -408,13 +408,13 @@ class LobbyScreen(Screen[None]):
 
     def action_report(self) -> None:
         """The chat line, opened with ``!``: ``!NAME why`` reports a player."""
-        from tui.screens.seated import report_allowed
+        from tui.screens.seated import open_with, report_allowed
 
         if report_allowed(self):
             say = self.query_one("#lobby-say", Input)
-            say.value = "!"
+            say.select_on_focus = False  # the "!" stays, the name is typed after it
             say.focus()
-            say.cursor_position = 1
+            open_with(say, "!")
 
     def action_leave(self) -> None:
         # Esc in the chat line only leaves the line; in the host's form it leaves at

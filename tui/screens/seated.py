@@ -55,10 +55,10 @@ class SeatedScreen(Screen[None]):
         server's moderators (`tui.moderation`)."""
         if not report_allowed(self):
             return
-        self.action_chat()
         chat = self.query_one(self.CHAT, Input)
-        chat.value = "!"
-        chat.cursor_position = 1
+        chat.select_on_focus = False  # the "!" stays, the name is typed after it
+        self.action_chat()
+        open_with(chat, "!")
 
     def _close_chat(self) -> None:
         chat = self.query_one(self.CHAT, Input)
@@ -128,6 +128,12 @@ def sentence(text: str) -> str:
     """The engine's reason as a sentence: a capital first, a full stop last."""
     text = text.strip()
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
+def open_with(field: Input, text: str) -> None:
+    """``text`` in the (focused) field, the cursor after it."""
+    field.value = text
+    field.cursor_position = len(text)
 
 
 def report_allowed(screen: Screen[None]) -> bool:
