@@ -49,7 +49,7 @@ async def test_a_mute_lasts_its_time_and_a_ban_for_good_until_lifted(tmp_path: P
                            "appealed"), ("ban", "SHA256:ccc", "spam bot"),
                            ("mute", "Bob", "shouting")]
         assert "Ann: rename Bob (now Robert) — offensive name" in (await mod.audit())[0].line()
-        newer = await mod.audit(after=actions and (await mod.audit())[-1].id)
+        newer = await mod.audit(after=(await mod.audit())[-1].id)
         assert [e.action for e in newer] == ["ban", "unban", "rename"]  # oldest first
     finally:
         await store.close()

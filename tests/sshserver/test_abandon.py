@@ -89,7 +89,7 @@ async def test_games_left_for_the_stand_in_count_and_too_many_close_the_tables(
     keeper = TableKeeper(where, settings=KeeperSettings(linger=0.0, verify_wait=0.5),
                          record_path=lambda table, game: tmp_path / f"{table}.json")
     store = await Store.open(f"sqlite:///{tmp_path / 'serve.sqlite'}")
-    moderation = Moderation(_Server(store, keeper),
+    moderation = Moderation(_Server(store, keeper),  # type: ignore[arg-type]
                             ModerationSettings(max_abandon_rate=0.5, min_games=2, poll=0.1))
     keeper.admit, keeper.left_early = moderation.admit, moderation.left_early
     alice = Identity.generate()
