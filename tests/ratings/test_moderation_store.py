@@ -105,3 +105,42 @@ def test_spans_read_in_round_words() -> None:
     assert span_words(7200) == "2 hours"
     assert span_words(86400) == "1 day"
     assert span_words(5) == "5 seconds"
+
+
+def test_the_leaderboard_shows_the_games_each_player_left_early(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    import argparse
+    import asyncio
+    import json
+
+    from stacks.commands.ratings import run
+
+    from .games import stacks_records
+
+    url = f"sqlite:///{tmp_path / 'board.sqlite'}"
+
+    async def fill() -> str:
+        store = await Store.open(url)
+        try:
+            for record in stacks_records():
+                await store.add_record(record)
+            human = next(s for s in await store.leaderboard() if not s.bot)
+            await ModerationStore(store).note_abandons("t1", 1.0, [(human.fingerprint, "x")])
+            return human.fingerprint
+        finally:
+            await store.close()
+
+    leaver = asyncio.run(fill())
+    args = argparse.Namespace(database=url, game="stacks", json=False, limit=None,
+                              ratings_action=None)
+    assert run(args) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split()[-1] == "left"
+    [row] = [line for line in table if leaver in line]
+    assert row.split()[-1] == "1"
+    assert all(line.split()[-1] == "0" for line in table[1:] if "bot-" in line)
+    assert "left: games left before their end" in "\n".join(table)
+    assert run(argparse.Namespace(**{**vars(args), "json": True})) == 0
+    players = json.loads(capsys.readouterr().out)["players"]
+    assert {p["fingerprint"]: p["left_early"] for p in players}[leaver] == 1
