@@ -229,6 +229,8 @@ class Moderation:
             self.server.status.event(f"moderation: {entry.by} {action} {target}"
                                      + (f" ({entry.detail})" if entry.detail else "") + why)
         if action == "say":
+            self.server.status.event(f"moderation: {entry.by} says to everyone: "
+                                     f"{entry.detail}")
             self._notice(None, f"From the server: {entry.detail}")
         elif action == "close":
             closed = await self.server.tables.close_for(
@@ -332,11 +334,16 @@ class Moderation:
 
     async def left_early(self, table: str, seats: list[tuple[bytes, str]]) -> None:
         """The players of ``table`` the stand-in was playing for at the game's end."""
-        mods = await self._mods()
         left = [(identity_fingerprint(key), name) for key, name in seats]
-        await mods.note_abandons(table, time.time(), left)
-        self.server.status.event(f"table {table}: left before the end by "
-                                 + ", ".join(name for _, name in left))
+        names = ", ".join(name for _, name in left)
+        try:
+            mods = await self._mods()
+            await mods.note_abandons(table, time.time(), left)
+        except (DatabaseError, SchemaTooNew, OSError) as exc:
+            self.server.status.event(f"table {table}: left before the end by {names}, not "
+                                     f"counted (the database can't be used: {exc})")
+            return
+        self.server.status.event(f"table {table}: left before the end by {names}")
         self._abandons_at = 0.0  # read again at the next look
 
     # -- who is on -----------------------------------------------------------------------
