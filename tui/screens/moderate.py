@@ -22,6 +22,7 @@ class ModerateScreen(Screen[None]):
     """Type a moderator's command; the server's answer is written below."""
 
     CSS_PATH = "moderate.tcss"
+    AUTO_FOCUS = "#moderate-line"  # the command line, never the log above it
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
 
     def compose(self) -> ComposeResult:
