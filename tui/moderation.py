@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tui.appbase import GameApp
     from tui.control import Control
 
-NOTICE_EVERY = 3.0
+NOTICE_EVERY = 5.0
 """Seconds between two asks for the server's lines."""
 REPORT_USAGE = ("Report a player: !NAME and why, e.g. \"!bob insults\" (their last chat "
                 "lines here go with it to the moderators).")

@@ -1,6 +1,6 @@
 """Moderation's records: mutes and bans by account or key, for a time or for good, lifted;
 renames that keep the sanctions; every action in the audit log; reports; games left
-early counted against the games played."""
+early counted against the games played; on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ from ratings.moderation import ModerationStore, span_words
 from ratings.store import Refused, Store
 
 
-async def _store(tmp_path: Path) -> tuple[Store, ModerationStore]:
-    store = await Store.open(f"sqlite:///{tmp_path / 'mod.sqlite'}")
+async def _store(database: str) -> tuple[Store, ModerationStore]:
+    store = await Store.open(database)
     await store.create_account("Ann", "SHA256:aaa", "ssh-aaaa", "1111-2222-3333-4444")
     await store.create_account("Bob", "SHA256:bbb", "ssh-bbbb", "5555-6666-7777-8888")
     return store, ModerationStore(store)
 
 
 @pytest.mark.asyncio
-async def test_a_mute_lasts_its_time_and_a_ban_for_good_until_lifted(tmp_path: Path) -> None:
-    store, mod = await _store(tmp_path)
+async def test_a_mute_lasts_its_time_and_a_ban_for_good_until_lifted(database: str) -> None:
+    store, mod = await _store(database)
     try:
         mute = await mod.sanction("mute", "bob", "Ann", "shouting", 600)
         assert mute.target == "Bob" and mute.until is not None
@@ -56,8 +56,8 @@ async def test_a_mute_lasts_its_time_and_a_ban_for_good_until_lifted(tmp_path: P
 
 
 @pytest.mark.asyncio
-async def test_reports_wait_in_the_list_until_handled(tmp_path: Path) -> None:
-    store, mod = await _store(tmp_path)
+async def test_reports_wait_in_the_list_until_handled(database: str) -> None:
+    store, mod = await _store(database)
     try:
         first = await mod.report("Ann", "Bob", "friday", "Bob: rude words", "insults")
         await mod.report("Bob", "Ann", "friday", "", "leaves every game")
@@ -74,8 +74,8 @@ async def test_reports_wait_in_the_list_until_handled(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
-async def test_moderators_are_named_in_the_database(tmp_path: Path) -> None:
-    store, mod = await _store(tmp_path)
+async def test_moderators_are_named_in_the_database(database: str) -> None:
+    store, mod = await _store(database)
     try:
         ann = await mod.set_moderator("ann", "console", on=True)
         assert await mod.moderators() == {ann.id}
@@ -86,8 +86,8 @@ async def test_moderators_are_named_in_the_database(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
-async def test_games_left_early_count_once_each(tmp_path: Path) -> None:
-    store, mod = await _store(tmp_path)
+async def test_games_left_early_count_once_each(database: str) -> None:
+    store, mod = await _store(database)
     try:
         await mod.note_abandons("t1", 100.0, [("1111-2222-3333-4444", "Ann")])
         await mod.note_abandons("t1", 100.0, [("1111-2222-3333-4444", "Ann")])
