@@ -121,3 +121,27 @@ async def test_games_left_for_the_stand_in_count_and_too_many_close_the_tables(
         await keeper.stop()
         await moderation.stop()
         await store.close()
+
+
+async def test_a_moderator_closes_a_table_even_mid_game(tmp_path: Path) -> None:
+    broker = AsyncMemoryBroker()
+
+    async def where() -> AsyncMemoryBroker:
+        return broker
+
+    keeper = TableKeeper(where, settings=KeeperSettings(journals=tmp_path / "journals"))
+    try:
+        await keeper.handle(ALICE, {"op": "open", "table": "loud", "players": 2, "bots": 1,
+                                    "block_window": 0.2, "bot_delay": 0})
+        held = keeper.tables["loud"]
+        async with BotPeer(Identity.generate(), "loud", broker=broker, name="alice"):
+            await wait_until_async(lambda: held.host.host.game is not None, "the game")
+            assert await keeper.close_for("loud", "closed by a moderator: spam")
+        assert held.ended.is_set() and held.why == "closed by a moderator: spam"
+        assert "loud" not in keeper.tables
+        assert not await keeper.close_for("loud", "again")
+        # Closed for good: a restarted server does not bring it back.
+        again = TableKeeper(where, settings=KeeperSettings(journals=tmp_path / "journals"))
+        assert await again.resume_all() == []
+    finally:
+        await keeper.stop()

@@ -1,8 +1,9 @@
 """Moderation end to end: real OpenSSH clients in tmux against ``stacks serve --moderators
 mod --word-filter FILE``. A player's chat line is masked by the filter; another reports
 it with ``!``; the report reaches the moderator's list; the moderator mutes the player
-(their next line is refused in words), renames another, bans the first (their session
-ends and their key is refused at login in words), and the console lifts the ban."""
+(their next line is refused in words), renames another, says a line to everyone, bans
+the first (their session ends and their key is refused at login in words), and the
+console lifts the ban."""
 
 from __future__ import annotations
 
@@ -137,6 +138,10 @@ def test_a_moderator_reads_a_report_mutes_renames_and_bans_and_the_ban_is_refuse
     _moderate(tmux, "mod", "rename cat Catherine name taken in error",
               "cat is now called Catherine")
     tmux.wait_for("cat", "renamed your account to Catherine")
+
+    # A line to everyone on the server.
+    _moderate(tmux, "mod", "say tables close at midnight", "said to everyone")
+    tmux.wait_for("cat", "From the server: tables close at midnight")
 
     # Ban: Bob's session ends, his key is refused at login in words.
     _moderate(tmux, "mod", "ban bob flooding the chat", "bob is banned for good")
