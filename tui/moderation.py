@@ -19,6 +19,8 @@ NOTICE_EVERY = 5.0
 """Seconds between two asks for the server's lines."""
 REPORT_USAGE = ("Report a player: !NAME and why, e.g. \"!bob insults\" (their last chat "
                 "lines here go with it to the moderators).")
+NOTICE_SHOWN = 12.0
+"""Seconds a line of the server stays on the screen."""
 HEARD = 60
 """Chat lines a table keeps to send with a report."""
 
@@ -92,4 +94,4 @@ class Notices:
             self.after = last
         lines = reply.get("lines")
         for line in lines if isinstance(lines, list) else []:
-            self.app.notify(str(line), title="Server", timeout=20)
+            self.app.notify(str(line), title="Server", timeout=NOTICE_SHOWN)
