@@ -48,10 +48,10 @@ if TYPE_CHECKING:
     from ratings.archive import Archive
     from sshserver.tables import TableKeeper
 
-REFUSED_CAUSES = ("unknown_key", "server_full")
+REFUSED_CAUSES = ("unknown_key", "server_full", "banned")
 """Causes of a refused login, each reported from the start (at 0): a key the server does
-not let in (not in the authorized-keys file nor on an account), and a connection beyond
-``--max-sessions``."""
+not let in (not in the authorized-keys file nor on an account), a connection beyond
+``--max-sessions``, and a banned key or account (`sshserver.moderation`)."""
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0,
                    5.0)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from sshserver.modoptions import add_moderation_arguments
+
 DEFAULT_SSH_PORT = 2222
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_GRACE_S = 3.0
@@ -157,6 +159,7 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
                        help="start each connection's `stacks` as a new interpreter instead "
                        "of forking it from a warm, pre-imported one (slower to its first "
                        "frame, more memory a session; see docs/deploy.md)")
+    add_moderation_arguments(serve)
     serve.add_argument("--session-command", metavar="COMMAND",
                        help="the program each connection runs, in place of this `stacks` "
                        "(split like a shell would; for tests and wrappers)")

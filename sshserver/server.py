@@ -51,6 +51,7 @@ import asyncssh
 from broker.address import lan_address
 from sshserver.accounts import Accounts
 from sshserver.keys import HOST_KEY_FILE, AuthorizedKeys, fingerprint, load_host_key
+from sshserver.moderation import WHO_FILE, Moderation
 from sshserver.request import player_name, session_env
 from sshserver.session import Link, Session
 from sshserver.settings import (
@@ -64,6 +65,7 @@ from sshserver.settings import (
 )
 from sshserver.status import Status
 from sshserver.tables import TableKeeper
+from sshserver.wordfilter import WordFilterError
 
 if TYPE_CHECKING:
     from broker.autostart import MeetingPoint
@@ -185,6 +187,11 @@ class GameServer:
         self.tables = TableKeeper(self._table_broker, settings=tables,
                                   say=self._table_news, record_path=_record_path,
                                   archive=self.archive)
+        self.moderation = Moderation(self, settings.moderation,
+                                     who_file=data_dir() / WHO_FILE)
+        """Mutes, bans, reports and the rest (`sshserver.moderation`)."""
+        self.tables.admit = self.moderation.admit
+        self.tables.left_early = self.moderation.left_early
         self._meeting: MeetingPoint | None = None
         self._meeting_lock = asyncio.Lock()
         self.web: WebServer | None = None
@@ -329,6 +336,10 @@ class GameServer:
 
     async def start(self) -> None:
         settings = self.settings
+        try:
+            await self.moderation.start()
+        except WordFilterError as exc:
+            raise ServeError(str(exc)) from None
         if not settings.open:
             self.authorized = AuthorizedKeys(settings.keys_path)
             self.authorized.load()
@@ -489,6 +500,7 @@ class GameServer:
         if self.zygote is not None:
             await self.zygote.close()
         await self.tables.stop()
+        await self.moderation.stop()
         if self._draining is not None and not self._draining.done():
             self._draining.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

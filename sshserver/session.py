@@ -21,6 +21,7 @@ import asyncssh
 
 from sshserver.accounts import ACCOUNT_OPS, Login
 from sshserver.keys import fingerprint
+from sshserver.moderation import MODERATION_OPS
 from sshserver.pty import TERMINAL_RESET, PtyProcess, WindowSize
 from sshserver.request import (
     Request,
@@ -36,6 +37,7 @@ from tui.serve_link import ENGINES_ENV, LINK_ENV, SSH_ENV, serve_link
 
 if TYPE_CHECKING:
     from sshserver.accounts import Accounts
+    from sshserver.moderation import Moderation
     from sshserver.settings import ServeSettings
     from sshserver.status import Status
     from sshserver.tables import TableKeeper
@@ -89,6 +91,9 @@ class Served(Protocol):
     def tables(self) -> TableKeeper: ...
 
     @property
+    def moderation(self) -> Moderation: ...
+
+    @property
     def sessions(self) -> Collection[Session]: ...
 
     @property
@@ -104,6 +109,8 @@ class Served(Protocol):
     def broker_url(self) -> str | None: ...
 
     def admit(self, session: Session) -> bool: ...
+
+    def refused(self, cause: str) -> None: ...
 
     async def take_over(self, session: Session) -> None: ...
 
@@ -242,6 +249,15 @@ class Session(asyncssh.SSHServerSession[bytes]):
         server = self.server
         port = server.port
         try:
+            key = self.connection.key
+            assert key is not None, "a session before public-key authentication"
+            banned = server.moderation.banned_key(fingerprint(key))
+            if banned is not None:  # said first, with or without a terminal
+                server.status.event(f"refused key {fingerprint(key)}: {banned}")
+                server.refused("banned")
+                self._say(f"{banned}\n")
+                self._exit(1)
+                return
             term = chan.get_terminal_type()
             if term is None:
                 self._say(NO_TERMINAL.format(port=port))
@@ -253,8 +269,6 @@ class Session(asyncssh.SSHServerSession[bytes]):
                 self._say(f"{exc}\n\n{USAGE.format(port=port)}")
                 self._exit(2)
                 return
-            key = self.connection.key
-            assert key is not None, "a session before public-key authentication"
             username = str(chan.get_extra_info("username") or "")
             # The key's account decides the name and the game identity; a key without
             # one plays as the ssh login name until its program asks for a name.
@@ -264,6 +278,13 @@ class Session(asyncssh.SSHServerSession[bytes]):
             if self.login.problem is not None:
                 server.status.event(f"accounts can't be looked up for {self.name}: "
                                     f"{self.login.problem}")
+            banned = server.moderation.banned(self.login)
+            if banned is not None:
+                server.status.event(f"refused {self.name} (key {fingerprint(key)}): {banned}")
+                server.refused("banned")
+                self._say(f"{banned}\n")
+                self._exit(1)
+                return
             if self.request.kind == "watch":
                 self.profile += "-w"  # a spectator identity: never blocks the seat's
             # One identity for the profile on every node of the community: its seats.
@@ -402,11 +423,31 @@ class Session(asyncssh.SSHServerSession[bytes]):
         with contextlib.suppress(Exception):
             chan.close()
 
+    @property
+    def where(self) -> str:
+        """Where the session is, in words: at which table, or at the menu."""
+        idle = (time.monotonic() - self.last_input) / 60
+        since = f", idle {idle:.0f} min" if idle >= 1 else ""
+        peer = f"from {self.connection.peer}{since}"
+        if self.request is not None and self.request.kind == "watch":
+            return f"watching {self.request.table} ({peer})"
+        if self.at_table and self.at_table in self.server.tables.tables:
+            return f"at table {self.at_table} ({peer})"
+        return f"at the menu ({peer})"
+
     async def _link_request(self, request: dict[str, object], ssh: str) -> dict[str, object]:
-        """One request of this session's program: about its account, or a table."""
+        """One request of this session's program: about its account, moderation, or a
+        table."""
+        moderation = self.server.moderation
+        if request.get("op") in MODERATION_OPS:
+            return await moderation.request(self, request)
+        if request.get("op") == "open" and (refused := moderation.refuse_table(self.login)):
+            return {"ok": False, "error": refused}
         if request.get("op") in ACCOUNT_OPS and self.login is not None:
             before = self.name
             reply = await self.server.accounts.request(self.login, dict(request))
+            if request.get("op") == "account":
+                reply["moderator"] = moderation.is_moderator(self.login)
             if self.login.name != before:
                 self.name = self.login.name
                 self.server.status.event(f"{before} is now called {self.name} "

@@ -9,6 +9,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sshserver.moderation import ModerationSettings
+from sshserver.modoptions import moderation_settings
 from sshserver.options import (
     DEFAULT_GRACE_S,
     DEFAULT_IDLE_MINUTES,
@@ -82,6 +84,9 @@ class ServeSettings:
     metrics_bind: str = "127.0.0.1"
     log_format: str = "text"
     """``text`` (lines for a person) or ``json`` (one object a line, `sshserver.logformat`)."""
+    moderation: ModerationSettings = field(default_factory=ModerationSettings)
+    """Moderators, the chat's word filter, the abandonment limit
+    (`sshserver.moderation`)."""
     fork: bool = True
     """Fork each session's ``stacks`` from a warm, pre-imported fork server
     (`sshserver.zygote`) instead of starting a new interpreter; only for the default
@@ -125,4 +130,5 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
         metrics_bind=getattr(args, "metrics_bind", "127.0.0.1"),
         log_format=getattr(args, "log_format", "text"),
         fork=not getattr(args, "no_fork", False),
+        moderation=moderation_settings(args),
     )

@@ -189,6 +189,13 @@ class TableKeeper:
         """Called with each table's host before it starts (the metrics watch it)."""
         self.shared: SharedTables | None = None
         """The shared database of a node of several (``None``: journals on disk)."""
+        self.admit: Callable[[bytes], str | None] | None = None
+        """Who may take a new seat at a held table (a player's key → why not, in words,
+        or ``None``): the server's moderation (`sshserver.moderation`)."""
+        self.left_early: Callable[[str, list[tuple[bytes, str]]], Awaitable[None]] | None \
+            = None
+        """Told at a game's end who left it for the stand-in to finish (the table, and
+        each such seat's key and name): the server's moderation counts them."""
 
     # -- the requests ------------------------------------------------------------------------
 
@@ -412,6 +419,7 @@ class TableKeeper:
         loop = asyncio.get_running_loop()
         table = HeldTable(host.settings.table, creator, creator_name, host.settings, host,
                           stack, opened=loop.time())
+        host.host.lobby.admit = lambda key: self.admit(key) if self.admit else None
         self.tables[table.name] = table
         table.task = asyncio.create_task(self._run(table), name=f"held-{table.name}")
         return table
@@ -549,6 +557,7 @@ class TableKeeper:
                 await self._end(table, f"no longer this server's ({host.fenced})",
                                 resumable=True)
                 return
+            await self._note_left_early(table)  # by the node that ends the game, once
             entry = None if self.archive is None else self.archive.expect(
                 journal=host.journal.path if isinstance(host.journal, JournalFile) else None,
                 record=host.record_path)
@@ -576,6 +585,26 @@ class TableKeeper:
         except Exception:
             log.exception("held table %s failed", table.name)
             await self._end(table, "the server failed on it (logged)")
+
+    async def _note_left_early(self, table: HeldTable) -> None:
+        """The players the stand-in was playing for when the game ended: they left it
+        before its end and never came back."""
+        left = [(info.key, info.name) for info in table.host.host.seats
+                if info is not None and info.key is not None and info.standin is not None]
+        if left and self.left_early is not None:
+            try:
+                await self.left_early(table.name, left)
+            except Exception:  # the count is worth less than the game's end
+                log.exception("counting the players who left table %s failed", table.name)
+
+    async def close_for(self, name: str, why: str) -> bool:
+        """End table ``name`` whatever its state (a moderator closes it); whether there
+        was one."""
+        table = self.tables.get(name)
+        if table is None:
+            return False
+        await self._end(table, why)
+        return True
 
     async def _restart(self, table: HeldTable, failure: BaseException) -> None:
         """The host's loop died on an error (a bug): bring the table back from its

@@ -124,6 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from stacks.commands.ratings import run as run_ratings
 
         return run_ratings(args)
+    if args.command == "moderate":
+        from stacks.commands.moderate import run as run_moderate
+
+        return run_moderate(args)
     if args.command == "replay":
         from stacks.commands.replay import run as run_replay
 

@@ -584,6 +584,7 @@ def _add_net_commands(
     verify.add_argument("record", help="the record file written by the host")
 
     _add_ratings_command(commands)
+    _add_moderate_command(commands)
 
     acl = commands.add_parser(
         "acl", help="print a Mosquitto ACL that confines each host to its own tables",
@@ -601,6 +602,24 @@ def _add_net_commands(
         from broker.cli import add_arguments as add_broker_arguments
 
         add_broker_arguments(broker)
+
+
+def _add_moderate_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    moderate = commands.add_parser(
+        "moderate", help="the ssh server's moderation, at its console",
+        description="The moderators' commands of `stacks serve`, at the server's own "
+        "console: who, mute, unmute, rename, ban, unban, close, say, audit, reports, "
+        "handled, mutes, moderator add|remove (`stacks moderate help` says each). They "
+        "go into the server's database; the running server acts on them within seconds. "
+        "See docs/moderation.md.",
+    )
+    moderate.add_argument("--database", metavar="URL",
+                          help="the server's database, as `stacks serve --database` "
+                          "(default: SQLite in your data directory)")
+    moderate.add_argument("--as", dest="moderator", default="console", metavar="NAME",
+                          help="the name the audit log keeps for these actions (console)")
+    moderate.add_argument("words", nargs=argparse.REMAINDER, metavar="COMMAND ...",
+                          help="e.g. mute bob 10m flooding the chat")
 
 
 def _add_ratings_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

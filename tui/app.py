@@ -114,6 +114,10 @@ class StacksApp(GameApp):
         if self.only is not None:
             await self.push_screen(self.only, lambda _: self.exit())
             return
+        if self.link is not None:
+            from tui.moderation import Notices
+
+            Notices(self).start()
         if self.link is not None and await self._first_login():
             return  # the name screen goes on to `_begin`
         await self._begin()
@@ -136,6 +140,7 @@ class StacksApp(GameApp):
                         f"You play as {self.defaults.display_name()}; they come back by "
                         "themselves.", severity="warning", timeout=30)
             return False
+        self.moderator = reply.get("moderator") is True
         if reply.get("account"):
             self._named(str(reply.get("name") or ""))
             return False

@@ -49,6 +49,8 @@ class GameApp(App[None]):
         """The table at hand: its session, model and screens."""
         raise NotImplementedError
 
+    moderator: bool = False
+    """The ssh server names this account a moderator: the menu offers Moderate."""
     kiosk: bool = False
     """Watch one table and nothing else (a browser visitor of ``stacks web``): no menu,
     no chat, no other table; leaving the table ends the program."""

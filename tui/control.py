@@ -354,6 +354,11 @@ class Control:
         if self.app.kiosk:
             self.app.notify("Chat is off on this page: it only watches.", timeout=4)
             return
+        if self.app.link is not None:  # the server checks each line (tui.moderation)
+            from tui.moderation import send_checked
+
+            self.app.run_worker(send_checked(self, text), group="link")
+            return
         if self.session is not None:
             self.session.chat(text)
 

@@ -47,6 +47,7 @@ from tui.bell import calls_for
 from tui.history import History, Line, Step, history_of
 from tui.messages import Problem
 from tui.model import results_of
+from tui.moderation import heard_lines
 from tui.words import Narrator, short_name
 
 if TYPE_CHECKING:
@@ -95,6 +96,9 @@ class Following:
         self.table: TableScreen | BoardScreen | None = None
         """The game's screen: the Sequence Stacks table, or a classic Sequence board."""
         self.gameover: GameOverScreen | None = None
+        self.heard = heard_lines()
+        """The table's last chat lines (shown name, text): a report sends the
+        reported player's with it (`tui.moderation`)."""
         self.rated_words = ""
         """What became of the last game in the ratings, in words (`rated`)."""
         self.problem: Problem | None = None
@@ -201,6 +205,7 @@ class Following:
 
     @notice.register
     async def _chat(self, notice: ChatLine) -> None:
+        self.heard.append((notice.name, notice.text))
         for screen in (self.table, self.lobby):
             if screen is not None and screen.is_attached:
                 screen.heard(notice.name, notice.text)

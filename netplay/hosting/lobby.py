@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 import logging
 import os
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from engine.state import Seat
@@ -61,6 +62,10 @@ class Lobby:
 
     def __init__(self, table: LobbyTable) -> None:
         self.table = table
+        self.admit: Callable[[bytes], str | None] | None = None
+        """Who may take a new seat: a player's key → why not in words, or ``None``
+        (the table's keeper's policy, e.g. the ssh server's moderation; a seat already
+        taken is never refused its return)."""
 
     def seat(self, seat: Seat, info: SeatInfo, strategy: str | None) -> None:
         """Give ``seat`` to ``info`` (journaled; ``strategy``: a host's bot's)."""
@@ -130,6 +135,10 @@ class Lobby:
         free = table.seating.free()
         if free is None:
             table.sender.send(inbox, "refused", {"reason": "the table is full"})
+            return
+        refusal = self.admit(key) if self.admit is not None else None
+        if refusal:
+            table.sender.send(inbox, "refused", {"reason": refusal})
             return
         self.seat(free, SeatInfo(name, key, b"", last_seen=table.now, commit=commit,
                                  joined=raw or None, plain=plain), None)

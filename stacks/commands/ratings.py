@@ -45,13 +45,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _show(args: argparse.Namespace) -> int:
+    from ratings.moderation import ModerationStore
+
     store = await _open(args)
     try:
         standings = await store.leaderboard(args.game, args.limit)
+        left = await ModerationStore(store).abandonment([s.fingerprint for s in standings])
     finally:
         await store.close()
     if args.json:
-        print(json.dumps({"game": args.game, "players": [s.to_json() for s in standings]}))
+        print(json.dumps({"game": args.game, "players": [
+            {**s.to_json(), "left_early": left[s.fingerprint].left} for s in standings]}))
         return 0
     if not standings:
         print(f"No rated {args.game} games yet in {shown(store.url)}.")
@@ -59,10 +63,12 @@ async def _show(args: argparse.Namespace) -> int:
     from ratings.display import START, provisional, rating_text
 
     print(f"{'#':>3}  {'name':<24} {'fingerprint':<19} {'games':>5} {'wins':>5} "
-          f"{'rating':>7}")
+          f"{'rating':>7} {'left':>4}")
     for s in standings:
         print(f"{s.rank:>3}  {s.name[:24]:<24} {s.fingerprint:<19} {s.games:>5} {s.wins:>5} "
-              f"{rating_text(s.mu, s.sigma):>7}")
+              f"{rating_text(s.mu, s.sigma):>7} {left[s.fingerprint].left:>4}")
+    if any(left[s.fingerprint].left for s in standings):
+        print("left: games left before their end, for the stand-in to finish")
     if any(provisional(s.sigma) for s in standings):
         print(f"? provisional: fewer games than a settled rating needs (a newcomer starts at "
               f"{START})")

@@ -111,3 +111,38 @@ async def test_ratings_read_as_points_with_a_provisional_mark_and_your_own_name(
                     "your games")
         for row in _prompts(screen):
             assert re.search(r"(won|lost|draw)\s+([+-]\d+|±0)\s", row), row
+
+
+async def test_the_leaderboard_and_your_card_show_the_games_you_left_early(
+    stacks_home: Path,
+) -> None:
+    from netplay.hosts import fingerprint
+    from ratings.moderation import ModerationStore
+
+    ann = identity_for(0, "ann")
+    folder = stacks_home / "ann"
+    folder.mkdir(parents=True)
+    (folder / "identity.key").write_text(bytes(ann.signing_key).hex() + "\n")
+    store = await Store.open(local_database())
+    for record in stacks_records():
+        await store.add_record(record)
+    await ModerationStore(store).note_abandons("friday", 1.0, [(fingerprint(ann.key), "ann")])
+    await store.close()
+
+    app = make_app(defaults=Launch("play", profile="ann"), profiles=stacks_home,
+                   frozen=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("k")
+        await until(pilot, lambda: isinstance(app.screen, RatingsScreen), "the rankings")
+        screen = app.screen
+        assert isinstance(screen, RatingsScreen)
+        await until(pilot, lambda: len(_prompts(screen)) > 2, "the leaderboard")
+        rows = _prompts(screen)
+        assert rows[0].split()[-1] == "left", rows
+        [mine] = [r for r in rows if "▶" in r]
+        assert mine.split()[-1] == "1", rows
+        assert any(r.split()[-1] == "0" for r in rows if "Bot (" in r)
+        await pilot.press("c")
+        card = screen.query_one("#ratings-card", Static)
+        await until(pilot, lambda: "Abandoned games" in plain(card.render()), "the card")
+        assert "left 1 of 5 games before the end (20%)" in plain(card.render())

@@ -84,6 +84,7 @@ class BoardScreen(BoardLines, SeatedScreen):
         Binding("x", "discard", "Discard"),
         Binding("i", "hint", "Hint"),
         Binding("t", "chat", "Talk"),
+        Binding("exclamation_mark", "report", "Report", key_display="!", show=False),
         Binding("l", "history", "History"),
         Binding("pageup,shift+up", "scroll_log(-1)", "Scroll the log", show=False),
         Binding("pagedown,shift+down", "scroll_log(1)", "Scroll the log", show=False),

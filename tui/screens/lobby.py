@@ -76,6 +76,7 @@ class LobbyScreen(Screen[None]):
         Binding("ctrl+w", "plain_window", f"Block window {PLAIN_WINDOW:g} s for plain mode"),
         Binding("x", "close_table", "Close table"),
         Binding("t", "chat", "Talk"),
+        Binding("exclamation_mark", "report", "Report", key_display="!", show=False),
         Binding("escape", "leave", "Leave"),
     ]
 
@@ -404,6 +405,16 @@ class LobbyScreen(Screen[None]):
 
     def action_chat(self) -> None:
         self.query_one("#lobby-say", Input).focus()
+
+    def action_report(self) -> None:
+        """The chat line, opened with ``!``: ``!NAME why`` reports a player."""
+        from tui.screens.seated import open_with, report_allowed
+
+        if report_allowed(self):
+            say = self.query_one("#lobby-say", Input)
+            say.select_on_focus = False  # the "!" stays, the name is typed after it
+            say.focus()
+            open_with(say, "!")
 
     def action_leave(self) -> None:
         # Esc in the chat line only leaves the line; in the host's form it leaves at

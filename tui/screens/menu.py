@@ -42,12 +42,14 @@ ITEMS = [
     ("theme", "t", "Theme", ""),
     ("bell", "b", "Bell", ""),
     ("account", "a", "Account", "your name on this server, your keys"),
+    ("moderate", "m", "Moderate", "mute, rename, ban; reports and the audit log"),
     ("rules", "r", "Rules", "how to play"),
     ("quit", "q", "Quit", ""),
 ]
 
 
-FOOTER_LEAVES_OUT = ("game", "resume", "learn", "theme", "bell", "account", "rules")
+FOOTER_LEAVES_OUT = ("game", "resume", "learn", "theme", "bell", "account", "moderate",
+                     "rules")
 """Items the footer does not repeat (each shows its key in the list): what is left fits
 80 columns whole, the command palette's key with it."""
 
@@ -90,10 +92,15 @@ class MenuScreen(Screen[None]):
             yield SwiftOptionList(
                 *[Option(self._prompt(ident, key, title, more), id=ident)
                   for ident, key, title, more in ITEMS
-                  if ident != "account" or served],  # accounts are an ssh server's
+                  if (ident != "account" or served)  # accounts are an ssh server's
+                  and (ident != "moderate" or self._moderator())],
                 id="menu-options", announce=False,  # nothing here follows the highlight
             )
         yield Footer(compact=True)
+
+    def _moderator(self) -> bool:
+        app = self.app
+        return isinstance(app, GameApp) and app.link is not None and app.moderator
 
     def on_mount(self) -> None:
         # The look imports the network, which the menu itself does not need: it waits for
@@ -224,6 +231,13 @@ class MenuScreen(Screen[None]):
                     app.defaults = replace(app.defaults, name=name)
 
             app.push_screen(AccountScreen(), renamed)
+        elif ident == "moderate":
+            if not self._moderator():
+                app.notify("Moderate is for this server's moderators.", timeout=5)
+                return
+            from tui.screens.moderate import ModerateScreen
+
+            app.push_screen(ModerateScreen())
         elif ident == "ratings":
             from tui.screens.ratings import RatingsScreen
 

@@ -102,14 +102,21 @@ class RatingsScreen(Screen[None]):
             self._say(f"The ratings can't be read: {exc}")
             return
         try:
+            from ratings.moderation import ModerationStore
+
+            mods = ModerationStore(store)
             if view == "leaderboard":
-                self._leaderboard(kind, await store.leaderboard(kind, 200))
+                standings = await store.leaderboard(kind, 200)
+                counts = await mods.abandonment([s.fingerprint for s in standings])
+                self._leaderboard(kind, standings, {fp: a.left for fp, a in counts.items()})
             elif who is None:
                 self._say("You have no identity here yet: play a game first.")
             elif view == "games":
                 self._games(await store.games_of(who, 100))
             else:
-                self._card(await store.card(who))
+                card = await store.card(who)
+                left = (await mods.abandonment([who]))[who] if card is not None else None
+                self._card(card, left.words() if left is not None and left.left else "")
         except DatabaseError as exc:
             self._say(f"The ratings can't be read: {exc}")
         finally:
@@ -120,7 +127,12 @@ class RatingsScreen(Screen[None]):
         self.query_one("#ratings-rows", OptionList).clear_options()
         self.query_one("#ratings-card", Static).update("")
 
-    def _leaderboard(self, kind: str, standings: list[Any]) -> None:
+    def _leaderboard(self, kind: str, standings: list[Any],
+                     left: dict[str, int] | None = None) -> None:
+        """The leaderboard; a ``left`` column (games left before their end) when anyone
+        on it left one."""
+        left = left or {}
+        shown = any(left.values())
         title = f"[b]Leaderboard[/]: {KIND_TITLES[kind]}  [dim]g: the other game[/]"
         self.query_one("#ratings-title", Label).update(title)
         rows = self.query_one("#ratings-rows", OptionList)
@@ -131,14 +143,18 @@ class RatingsScreen(Screen[None]):
             rows.add_option(Option(f"No rated {KIND_TITLES[kind]} games yet.", disabled=True))
             return
         rows.add_option(Option(f"[b]{'#':>3}  {'name':<20} {'games':>5} {'wins':>5} "
-                               f"{'rating':>7}[/]", disabled=True))
+                               f"{'rating':>7}{' left' if shown else ''}[/]", disabled=True))
         for s in standings:
             mine = s.fingerprint == self.me
             mark = "▶" if mine else " "
             name = self._my_name(s.name) if mine else s.name
             line = (f"{s.rank:>3}{mark} {escape(name[:20]):<20} {s.games:>5} {s.wins:>5} "
-                    f"{rating_text(s.mu, s.sigma):>7}")
+                    f"{rating_text(s.mu, s.sigma):>7}"
+                    + (f" {left.get(s.fingerprint, 0):>4}" if shown else ""))
             rows.add_option(Option(f"[b]{line}[/]" if mine else line, id=s.fingerprint))
+        if shown:
+            rows.add_option(Option("[dim]left: games left before their end, for the "
+                                   "stand-in to finish[/]", disabled=True))
         if any(provisional(s.sigma) for s in standings):
             rows.add_option(Option(f"[dim]? provisional: fewer games than a settled rating "
                                    f"needs · a newcomer starts at {START}[/]", disabled=True))
@@ -199,7 +215,7 @@ class RatingsScreen(Screen[None]):
         if self._row_width(len(self.rows)) != fitted[1]:
             self._games(self.rows)
 
-    def _card(self, card: Any) -> None:
+    def _card(self, card: Any, left: str = "") -> None:
         rows = self.query_one("#ratings-rows", OptionList)
         rows.clear_options()
         if card is None:
@@ -218,6 +234,8 @@ class RatingsScreen(Screen[None]):
         if card.favourites:
             lines.append("Favourite opponents: " + ", ".join(
                 f"{escape(name)} ({count})" for name, count in card.favourites))
+        if left:
+            lines.append(f"Abandoned games: {escape(left)}, for the stand-in to finish")
         self.query_one("#ratings-card", Static).update("\n".join(lines))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

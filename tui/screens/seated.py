@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from engine.state import Seat
+from tui.appbase import GameApp
 from tui.launch import Launch
 from tui.messages import LeaveTable, Problem, Say, ShowResults
 from tui.screens.choice import Answer, ChoiceScreen
@@ -48,6 +49,16 @@ class SeatedScreen(Screen[None]):
         chat.add_class("-open")
         chat.can_focus = True
         chat.focus()
+
+    def action_report(self) -> None:
+        """The chat line, opened with ``!``: ``!NAME why`` reports a player to the
+        server's moderators (`tui.moderation`)."""
+        if not report_allowed(self):
+            return
+        chat = self.query_one(self.CHAT, Input)
+        chat.select_on_focus = False  # the "!" stays, the name is typed after it
+        self.action_chat()
+        open_with(chat, "!")
 
     def _close_chat(self) -> None:
         chat = self.query_one(self.CHAT, Input)
@@ -117,3 +128,19 @@ def sentence(text: str) -> str:
     """The engine's reason as a sentence: a capital first, a full stop last."""
     text = text.strip()
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
+def open_with(field: Input, text: str) -> None:
+    """``text`` in the (focused) field, the cursor after it."""
+    field.value = text
+    field.cursor_position = len(text)
+
+
+def report_allowed(screen: Screen[None]) -> bool:
+    """Reports go to an ssh server's moderators: said so where there is none."""
+    app = screen.app
+    if isinstance(app, GameApp) and app.link is not None and not app.kiosk:
+        return True
+    screen.notify("Reports reach the moderators of an ssh server (stacks serve): this "
+                  "table has none.", timeout=5)
+    return False

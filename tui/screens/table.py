@@ -82,6 +82,7 @@ class TableScreen(TablePrompts):
         Binding("enter", "do", "Do", show=False),
         Binding("i", "hint", "Hint"),
         Binding("t", "chat", "Talk"),
+        Binding("exclamation_mark", "report", "Report", key_display="!", show=False),
         Binding("b", "late_block", "Block", show=False),
         Binding("l", "history", "History"),
         Binding("pageup,shift+up", "scroll_log(-1)", "Scroll the log", show=False),
