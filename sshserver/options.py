@@ -13,7 +13,7 @@ DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_GRACE_S = 3.0
 DEFAULT_MAX_SESSIONS = 64
 DEFAULT_LOBBY_MINUTES = 10.0
-DEFAULT_WEB_SPECTATORS = 32
+DEFAULT_WEB_SPECTATORS = 500
 
 
 def port_number(text: str) -> int:
@@ -105,9 +105,9 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
                        "front, docs/deploy.md)")
     serve.add_argument("--web-max-spectators", type=_sessions, default=DEFAULT_WEB_SPECTATORS,
                        metavar="N",
-                       help="browser spectators at once, each a process; more are told the "
-                       f"page is full ({DEFAULT_WEB_SPECTATORS}); --idle-timeout closes idle "
-                       "ones")
+                       help="browser spectators at once (one program per watched table, "
+                       "drawn once for all its visitors); more are told the page is full "
+                       f"({DEFAULT_WEB_SPECTATORS}); --idle-timeout closes idle ones")
     serve.add_argument("--no-fork", action="store_true",
                        help="start each connection's `stacks` as a new interpreter instead "
                        "of forking it from a warm, pre-imported one (slower to its first "
