@@ -50,6 +50,7 @@ DEFAULT_BIND = "127.0.0.1"
 DEFAULT_MAX_VISITORS = 500
 DEFAULT_SCREEN = (120, 40)
 DEFAULT_LINGER_S = 30.0
+ENDED_GRACE_S = 60.0
 DEFAULT_IDLE_MINUTES = 30.0
 LIST_FRESH_S = 3.0
 """A table listing is kept this long: any number of page loads cost one broker query."""
@@ -103,6 +104,9 @@ class WebSettings:
     linger: float = DEFAULT_LINGER_S
     """Seconds a table's program is kept after its last visitor leaves (one who comes
     back meanwhile gets its screen at once)."""
+    ended_grace: float = ENDED_GRACE_S
+    """Seconds a watched table may be gone from the listing (its host has stopped) before
+    its visitors are told it has ended: time to read the final screen."""
     list_fresh: float = LIST_FRESH_S
     list_timeout: float = LIST_TIMEOUT_S
 
@@ -457,8 +461,9 @@ class WebServer:
                       env={"STACKS_HOME": str(self._home)}, slot=slot,
                       on_end=self._stage_ended)
         self.stages[info.table] = stage
-        self._tasks.add(task := asyncio.create_task(self._start_stage(stage)))
-        task.add_done_callback(self._tasks.discard)
+        for job in (self._start_stage(stage), self._mind_table(stage)):
+            self._tasks.add(task := asyncio.create_task(job))
+            task.add_done_callback(self._tasks.discard)
         return stage
 
     async def _start_stage(self, stage: Stage) -> None:
@@ -471,6 +476,27 @@ class WebServer:
         width, height = stage.size
         self._line(f"spectator of table {stage.table} started for the web page "
                    f"({width}x{height}, pid {stage.program.pid})")
+
+    async def _mind_table(self, stage: Stage) -> None:
+        """Stop ``stage`` once its table has been gone from the listing (or offline) for
+        ``ended_grace``: its visitors are told the table has ended."""
+        loop = asyncio.get_running_loop()
+        gone_since: float | None = None
+        every = max(0.2, min(self.settings.list_fresh, self.settings.ended_grace / 2))
+        while not stage.ended.is_set() and not stage.stopping:
+            await asyncio.sleep(every)
+            info = await self._find(stage.table)
+            if info is not None and not info.offline:
+                gone_since = None
+                continue
+            gone_since = loop.time() if gone_since is None else gone_since
+            if loop.time() - gone_since >= self.settings.ended_grace and not stage.stopping:
+                if self.stages.get(stage.table) is stage:
+                    del self.stages[stage.table]
+                await stage.stop()
+                self._line(f"spectator of table {stage.table} stopped: the table has ended "
+                           f"({counted(stage.visitors)} watching told so)")
+                return
 
     def _stage_ended(self, stage: Stage) -> None:
         if self.stages.get(stage.table) is stage:
