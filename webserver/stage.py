@@ -5,10 +5,12 @@ spectator delay), so it is drawn once: a :class:`Stage` runs one ``stacks watch 
 --kiosk`` under Textual's web driver (textual-serve's :class:`AppService`), at one fixed
 terminal size, and keeps what it writes:
 
-- the changes, as a short run of numbered chunks shared by every visitor (no visitor has
-  a copy of its own: each has only the number of the next chunk it is owed);
-- the whole current screen, through a terminal emulator (:mod:`webserver.terminal`), for
-  a visitor who arrives late or falls behind the kept run.
+- what it draws goes through a terminal emulator (:mod:`webserver.terminal`): at most
+  every `FLUSH_S` the cells that changed become one chunk, numbered, kept in a short run
+  shared by every visitor (no visitor has a copy of its own: each has only the number of
+  the next chunk it is owed);
+- the whole screen as of the last chunk, for a visitor who arrives late or falls behind
+  the kept run.
 
 Each visitor has a sender (:meth:`Stage.send_to`) that writes what it is owed to its
 websocket, all it is owed in one message; a slow visitor waits on its own socket and
@@ -38,6 +40,9 @@ log = logging.getLogger(__name__)
 KEEP_BYTES = 512 * 1024
 """The changes kept for visitors catching up (one table's, not one visitor's): a visitor
 further behind gets the whole screen instead."""
+FLUSH_S = 0.02
+"""The program's frames this close together are sent as one change (a Textual program
+draws a change in a few frames, a few milliseconds apart)."""
 STOP_GRACE_S = 5.0
 """Seconds the table's program has to quit before it is killed."""
 
@@ -109,6 +114,7 @@ class Stage:
         self._first = 0
         """The number of the oldest chunk kept."""
         self._kept = 0
+        self._flush: asyncio.TimerHandle | None = None
         self._changed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.program = _Program(command, env=env, stage=self,
                                 download_manager=DownloadManager())
@@ -133,10 +139,20 @@ class Stage:
     # -- what the program draws ---------------------------------------------------------------
 
     async def written(self, data: bytes) -> None:
-        """A piece of the program's screen output: kept, and every visitor woken."""
+        """A piece of the program's screen output: drawn, and said as a change within
+        `FLUSH_S`."""
         if not data:
             return
         self.screen.feed(data)
+        if self._flush is None:
+            self._flush = asyncio.get_running_loop().call_later(FLUSH_S, self._said)
+
+    def _said(self) -> None:
+        """The changes drawn since the last time become a chunk; every visitor is woken."""
+        self._flush = None
+        data = self.screen.changes()
+        if not data:
+            return
         self._chunks.append(data)
         self._kept += len(data)
         while self._kept > KEEP_BYTES and len(self._chunks) > 1:
@@ -147,6 +163,9 @@ class Stage:
     def program_ended(self) -> None:
         if self.ended.is_set():
             return
+        if self._flush is not None:  # its last frames too
+            self._flush.cancel()
+            self._said()
         self.ended.set()
         self._wake()
         if self._on_end is not None:
@@ -166,12 +185,11 @@ class Stage:
         owed: int | None = None  # the next chunk the visitor is owed (None: the screen)
         while True:
             if owed is None or owed < self._first:
-                if self.screen.drawn:
+                if self.screen.drawn:  # the whole screen, as of the newest chunk
                     data = self.screen.repaint()
                     owed = self.next
                     await write(data)
                     continue
-                owed = self.next if owed is None else owed
             elif owed < self.next:
                 start = owed - self._first
                 if start == len(self._chunks) - 1:
