@@ -67,11 +67,12 @@ WARMUP_S = 2.0
 CONNECT_AT_ONCE = 50
 MAX_SPECTATORS = 2000
 MAX_TABLES = 50
-_TURN_MARK = "── ".encode()
-_TURN = re.compile(rb"\xe2\x94\x80\xe2\x94\x80 (?:\x1b\[[0-9;]*m)*(\d+)\. ")
-_TAIL = 64
-"""Bytes of a client's previous message kept in front of the next one, so that a header
-cut between two messages is still read whole."""
+_HEADER = re.compile(r"── (\d+)\. ")
+_DRAWN = re.compile(r"Players|Seats")
+_TOKEN = re.compile(rb"\x1b\[(\d*);?(\d*)H|\x1b\[[0-9;?]*[ -/]*[@-~]"
+                    rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[^\[\]]|([^\x1b]+)")
+"""What the web server sends: cursor moves (rows and columns), other escape sequences
+(styles: skipped), and text."""
 
 
 def add_bench_web_arguments(targets: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -231,12 +232,73 @@ def _wait_line(log: Path, pattern: str, proc: subprocess.Popen[bytes],
 # -- the clients ---------------------------------------------------------------------------
 
 
+class _Screen:
+    """A terminal screen, as the text of its rows, decoded from what a client received.
+
+    Clients that received the same bytes from the same screen reach the same screen: each
+    screen remembers what each message it was sent made of it, so 500 clients in step
+    decode a message once (each still decodes its own bytes: a client whose messages
+    differ, cut or joined otherwise, goes its own way)."""
+
+    __slots__ = ("_next", "drawn", "rows", "turns")
+
+    def __init__(self, rows: list[list[str]], turns: tuple[int, ...] = (),
+                 drawn: bool = False) -> None:
+        self.rows = rows
+        self.turns = turns
+        """The turn headers on the rows this screen's message wrote."""
+        self.drawn = drawn
+        """The table's screen is in (its players' or seats' box)."""
+        self._next: dict[bytes, _Screen] = {}
+
+    @classmethod
+    def blank(cls, width: int, height: int) -> _Screen:
+        return cls([[" "] * width for _ in range(height)])
+
+    def then(self, data: bytes) -> _Screen:
+        """The screen after ``data``."""
+        found = self._next.get(data)
+        if found is None:
+            found = self._next[data] = self._decode(data)
+        return found
+
+    def _decode(self, data: bytes) -> _Screen:
+        rows = list(self.rows)  # a row is copied when first written
+        height = len(rows)
+        width = len(rows[0]) if rows else 0
+        written: set[int] = set()
+        y = x = 0
+        for token in _TOKEN.finditer(data):
+            text = token.group(3)
+            if text is None:
+                if token.group(0).endswith(b"H"):  # a cursor move (1-based; empty: 1)
+                    y = int(token.group(1) or 1) - 1
+                    x = int(token.group(2) or 1) - 1
+                continue
+            if not 0 <= y < height or x >= width:
+                continue
+            chars = text.decode("utf-8", "replace")[:width - x]
+            if y not in written:
+                rows[y] = list(rows[y])
+                written.add(y)
+            rows[y][x:x + len(chars)] = chars
+            x += len(chars)
+        turns: list[int] = []
+        drawn = False
+        for row in sorted(written):
+            line = "".join(rows[row])
+            turns += (int(found.group(1)) for found in _HEADER.finditer(line))
+            drawn = drawn or _DRAWN.search(line) is not None
+        return _Screen(rows, tuple(turns), drawn)
+
+
 @dataclass
 class _Client:
-    """A browser-like spectator: a websocket to the web server, decoding what it receives;
-    notes when each turn's header first shows."""
+    """A browser-like spectator: a websocket to the web server, decoding what it receives
+    into a screen; notes when each turn's header first shows on it."""
 
     number: int
+    screen: _Screen
     ws: aiohttp.ClientWebSocketResponse | None = None
     turns: dict[int, float] = field(default_factory=dict)
     received: int = 0
@@ -244,17 +306,14 @@ class _Client:
     """The table's screen is in (its players' or seats' box)."""
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     close_words: str = ""
-    _tail: bytes = b""
 
     def feed(self, data: bytes, at: float) -> None:
         self.received += len(data)
-        if not self.drawn.is_set() and (b"Players" in data or b"Seats" in data):
+        self.screen = self.screen.then(data)
+        for turn in self.screen.turns:
+            self.turns.setdefault(turn, at)
+        if self.screen.drawn:
             self.drawn.set()
-        raw = self._tail + data if self._tail else data
-        if raw.find(_TURN_MARK) >= 0:
-            for found in _TURN.finditer(raw):
-                self.turns.setdefault(int(found.group(1)), at)
-        self._tail = raw[-_TAIL:]
 
     async def read(self, session: aiohttp.ClientSession, url: str) -> None:
         import aiohttp
@@ -404,6 +463,8 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
                  args: argparse.Namespace, folder: Path) -> _Step:
     import aiohttp
 
+    from stacks.commands.web import DEFAULT_SCREEN
+
     step = _Step(n, args.tables)
     pace = str(args.pace)
     tables: list[_Table] = []
@@ -416,12 +477,14 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
                                "--profile", f"host{n}t{t}", "--block-window", "0.5",
                                "--turn-clock", "0", "--verify-wait", "1",
                                log=folder / f"host-{n}-{t}.log")
+            blank = _Screen.blank(*DEFAULT_SCREEN)
             tables.append(_Table(name, _Reference(name, broker),
-                                 [_Client(i) for i in range(n)], host))
+                                 [_Client(i, blank) for i in range(n)], host))
         async with contextlib.AsyncExitStack() as stack:
             for table in tables:
                 await stack.enter_async_context(table.reference.peer)
-            session = await stack.enter_async_context(aiohttp.ClientSession())
+            session = await stack.enter_async_context(aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0)))
             await asyncio.wait_for(asyncio.gather(*(t.reference.joined.wait()
                                                     for t in tables)), 120)
             for table in tables:
