@@ -122,5 +122,5 @@ def test_a_client_reads_a_turns_header_from_its_screen() -> None:
     other.feed(b"\x1b[4;1H\xe2\x94\x80\xe2\x94\x80 7. Bo", 1.0)
     twin.feed(b"\x1b[4;1H\xe2\x94\x80\xe2\x94\x80 7. Bo", 1.5)
     assert other.screen is twin.screen and twin.turns == {7: 1.5}
-    twin.feed(b"\x1b[4;5H8", 2.0)
+    twin.feed(b"\x1b[4;4H8", 2.0)
     assert other.screen is not twin.screen and twin.turns == {7: 1.5, 8: 2.0}
