@@ -13,17 +13,76 @@ sequences any terminal of the same size understands:
 
 from __future__ import annotations
 
+import codecs
+import re
+
 import pyte
-from pyte import graphics, modes
+from pyte import charsets, graphics, modes
 from pyte.screens import Char
+from wcwidth import wcwidth
 
 _FG = {name: code for code, name in {**graphics.FG_ANSI, **graphics.FG_AIXTERM}.items()}
 _BG = {name: code for code, name in {**graphics.BG_ANSI, **graphics.BG_AIXTERM}.items()}
 _FLAGS = (("bold", "1"), ("italics", "3"), ("underscore", "4"), ("blink", "5"),
           ("reverse", "7"), ("strikethrough", "9"))
+_QUICK = re.compile(r"\x1b\[(\d*(?:;\d*)?)H|\x1b\[([0-9;]*)m")
+"""The two escape sequences most of a Textual program's output is (a cursor move, a
+style), read here and handed to pyte's screen at once; pyte's parser reads the rest."""
+_WHOLE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[^\[\]])")
+_CUT_AT_MOST = 256
+"""An escape sequence cut at the end of a piece of output is held back for the next piece,
+at most this long (longer: not a sequence cut short, and pyte reads it as it is)."""
 _JOIN_GAP = 6
 """Unchanged cells between two changed runs of a row written through rather than jumped
 over (a cursor move costs about as many bytes)."""
+
+
+class _Emulator(pyte.Screen):
+    """pyte's screen, with a quicker way to draw the common text: a run of one-cell
+    characters that fits on its row, in the default character set, not inserting (what
+    a Textual program writes almost always). Each cell is looked up, not made anew; the
+    result is pyte's own, which draws everything else."""
+
+    def __init__(self, columns: int, lines: int) -> None:
+        super().__init__(columns, lines)
+        self._cells: dict[Char, dict[str, Char]] = {}
+        self._narrow: dict[str, bool] = {}
+
+    def draw(self, data: str) -> None:
+        cursor = self.cursor
+        x = cursor.x
+        if (self.charset or self.g0_charset is not charsets.LAT1_MAP
+                or x + len(data) > self.columns or modes.IRM in self.mode
+                or not ((data.isascii() and data.isprintable()) or self._all_narrow(data))):
+            super().draw(data)
+            return
+        attrs = cursor.attrs
+        cells = self._cells.get(attrs)
+        if cells is None:
+            if len(self._cells) > 4096:
+                self._cells.clear()
+            cells = self._cells[attrs] = {}
+        line = self.buffer[cursor.y]
+        for char in data:
+            cell = cells.get(char)
+            if cell is None:
+                cell = cells[char] = attrs._replace(data=char)
+            line[x] = cell
+            x += 1
+        cursor.x = x
+        self.dirty.add(cursor.y)
+
+    def _all_narrow(self, data: str) -> bool:
+        narrow = self._narrow
+        for char in data:
+            known = narrow.get(char)
+            if known is None:
+                if len(narrow) > 4096:
+                    narrow.clear()
+                known = narrow[char] = wcwidth(char) == 1
+            if not known:
+                return False
+        return True
 
 
 class Screen:
@@ -32,8 +91,11 @@ class Screen:
     def __init__(self, width: int, height: int) -> None:
         self.width = width
         self.height = height
-        self._screen = pyte.Screen(width, height)
-        self._stream = pyte.ByteStream(self._screen)
+        self._screen = _Emulator(width, height)
+        self._stream = pyte.Stream(self._screen)
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._held = ""
+        self._styles: dict[tuple[Char, str], Char] = {}
         blank = self._screen.default_char
         self._shown: list[list[Char]] = [[blank] * width for _ in range(height)]
         """The screen as the changes said so far leave it (what every visitor has)."""
@@ -47,7 +109,35 @@ class Screen:
         return self._said > 0
 
     def feed(self, data: bytes) -> None:
-        self._stream.feed(data)
+        text = self._held + self._decoder.decode(data)
+        self._held = ""
+        cut = text.rfind("\x1b")
+        if cut >= 0 and len(text) - cut < _CUT_AT_MOST and not _WHOLE.match(text, cut):
+            text, self._held = text[:cut], text[cut:]
+        screen = self._screen
+        feed = self._stream.feed
+        done = 0
+        for found in _QUICK.finditer(text):
+            start = found.start()
+            if start > done:
+                feed(text[done:start])
+            move, style = found.groups()
+            if move is not None:
+                screen.cursor_position(*(min(int(n or 0), 9999) for n in move.split(";")))
+            else:  # a style: the same change of the same style is looked up, not redone
+                cursor = screen.cursor
+                key = (cursor.attrs, style)
+                attrs = self._styles.get(key)
+                if attrs is None:
+                    screen.select_graphic_rendition(*(min(int(n or 0), 9999)
+                                                      for n in style.split(";")))
+                    if len(self._styles) > 4096:
+                        self._styles.clear()
+                    attrs = self._styles[key] = cursor.attrs
+                cursor.attrs = attrs
+            done = found.end()
+        if done < len(text):
+            feed(text[done:])
 
     def changes(self) -> bytes:
         """The cells changed since the last call, as escape sequences (``b""``: none)."""

@@ -173,7 +173,7 @@ async def test_the_visitors_of_a_table_share_one_program_and_a_late_one_gets_the
 async def test_a_tables_program_starts_with_its_first_visitor_and_stops_a_while_after_its_last(
     tmp_path: Path,
 ) -> None:
-    async with _server(tmp_path, _Tables("friday"), linger=1.0) as (server, lines), \
+    async with _server(tmp_path, _Tables("friday"), linger=3.0) as (server, lines), \
             aiohttp.ClientSession() as http:
         assert server.stages == {}
         visitor = await _visit(http, server, "friday")
@@ -187,7 +187,7 @@ async def test_a_tables_program_starts_with_its_first_visitor_and_stops_a_while_
         await again.ws.close()
         await wait_until_async(lambda: not _alive(pid), "the program to stop", TIMEOUT)
         assert server.stages == {}
-        assert any(re.search(r"spectator of table friday stopped: nobody watched it for 1 s",
+        assert any(re.search(r"spectator of table friday stopped: nobody watched it for 3 s",
                              line) for line in lines), lines
         # The next visitor starts a new one.
         last = await _visit(http, server, "friday")
