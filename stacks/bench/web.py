@@ -399,7 +399,7 @@ class _Step:
     rss_first_kib: int = 0
     """The server's (web server and tables' programs) with one visitor a table."""
     rss_all_kib: int = 0
-    """The same with every visitor, at the end of the window."""
+    """The same with every visitor: the most seen in the window."""
     programs: int = 0
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     game_ended: bool = False
@@ -515,26 +515,35 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
             first_turn = {t.name: t.reference.turn + 1 for t in tables}
             server = _server(web_pid)
             procs.others.update(server[1:])
-            cpu_server = sum(_cpu_seconds(pid) for pid in server)
-            cpu_web = _cpu_seconds(web_pid)
+            cpu_at = {pid: _cpu_seconds(pid) for pid in server}
+            cpu_now = dict(cpu_at)
+            cpu_web = cpu_at[web_pid]
             cpu_own = time.process_time()
             bytes_at = sum(c.received for c in everyone)
             began = time.perf_counter()
             until = began + args.seconds
-            while time.perf_counter() < until and all(t.reference.ended is None
+            # Until the window ends or every table's game has (a table's program that ends
+            # meanwhile keeps the CPU it was last seen to have used).
+            while time.perf_counter() < until and any(t.reference.ended is None
                                                       for t in tables):
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.5)
+                server = _server(web_pid)
+                for pid in server:
+                    cpu_now[pid] = _cpu_seconds(pid)
+                step.rss_all_kib = max(step.rss_all_kib, sum(_rss_kib(pid) for pid in server))
             end = time.perf_counter()
             step.game_ended = any(t.reference.ended is not None for t in tables)
             step.seconds = end - began
             server = _server(web_pid)
-            step.server_cpu = sum(_cpu_seconds(pid) for pid in server) - cpu_server
+            for pid in server:
+                cpu_now[pid] = _cpu_seconds(pid)
+            step.server_cpu = sum(cpu_now[pid] - cpu_at.get(pid, 0.0) for pid in cpu_now)
             step.web_cpu = _cpu_seconds(web_pid) - cpu_web
             step.own_cpu = time.process_time() - cpu_own
             live = [c for c in everyone if not c.closed.is_set()]
             step.bytes_per_client_s = (sum(c.received for c in everyone) - bytes_at) \
                 / max(1, len(live)) / step.seconds
-            step.rss_all_kib = sum(_rss_kib(pid) for pid in server)
+            step.rss_all_kib = max(step.rss_all_kib, sum(_rss_kib(pid) for pid in server))
             step.load = os.getloadavg()
             timed = {t.name: {k: at for k, at in t.reference.turns.items()
                               if k >= first_turn[t.name] and at <= end} for t in tables}
