@@ -60,10 +60,6 @@ MAX_MESSAGE = 64 * 1024
 """The largest message a browser may send (keys, sizes: a few bytes each)."""
 STOP_GRACE_S = 5.0
 """Seconds the server's visitors have to be told it stops."""
-MAX_WIDTH = 300
-MAX_HEIGHT = 100
-"""The largest terminal a table's view may have (columns, rows)."""
-
 CLOSE_ENDED = 4000
 CLOSE_FULL = 4001
 CLOSE_IDLE = 4002

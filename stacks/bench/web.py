@@ -452,11 +452,25 @@ class _Table:
 
 async def _connect(session: aiohttp.ClientSession, url: str, clients: list[_Client],
                    readers: list[asyncio.Task[None]]) -> None:
-    """Connect ``clients``, a group at a time, each group's screens in before the next."""
+    """Connect ``clients``, a group at a time, each group's screens in before the next. A
+    client told the table is not open (a listing that missed the host's announcement, on
+    a loaded machine) tries again, as a visitor reloads the page."""
     for start in range(0, len(clients), CONNECT_AT_ONCE):
         group = clients[start:start + CONNECT_AT_ONCE]
-        readers += [asyncio.create_task(c.read(session, url)) for c in group]
-        await asyncio.wait_for(asyncio.gather(*(c.drawn.wait() for c in group)), 120)
+        for attempt in range(4):
+            tasks = {c: asyncio.create_task(c.read(session, url)) for c in group}
+            readers += tasks.values()
+            await asyncio.wait_for(asyncio.gather(*(c.drawn.wait() for c in group)), 120)
+            again = [c for c in group if c.closed.is_set() and not c.received
+                     and c.close_words.startswith("4000")]
+            if not again or attempt == 3:
+                break
+            await asyncio.sleep(1.0)
+            for client in again:
+                client.closed.clear()
+                client.drawn.clear()
+                client.close_words = ""
+            group = again
 
 
 async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: int,
