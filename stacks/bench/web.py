@@ -458,8 +458,7 @@ async def _connect(session: aiohttp.ClientSession, url: str, clients: list[_Clie
     for start in range(0, len(clients), CONNECT_AT_ONCE):
         group = clients[start:start + CONNECT_AT_ONCE]
         for attempt in range(4):
-            tasks = {c: asyncio.create_task(c.read(session, url)) for c in group}
-            readers += tasks.values()
+            readers += [asyncio.create_task(c.read(session, url)) for c in group]
             await asyncio.wait_for(asyncio.gather(*(c.drawn.wait() for c in group)), 120)
             again = [c for c in group if c.closed.is_set() and not c.received
                      and c.close_words.startswith("4000")]
