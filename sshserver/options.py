@@ -15,7 +15,7 @@ DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_GRACE_S = 3.0
 DEFAULT_MAX_SESSIONS = 64
 DEFAULT_LOBBY_MINUTES = 10.0
-DEFAULT_WEB_SPECTATORS = 32
+DEFAULT_WEB_SPECTATORS = 500
 
 
 def port_number(text: str) -> int:
@@ -142,9 +142,9 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
                        "front, docs/deploy.md)")
     serve.add_argument("--web-max-spectators", type=_sessions, default=DEFAULT_WEB_SPECTATORS,
                        metavar="N",
-                       help="browser spectators at once, each a process; more are told the "
-                       f"page is full ({DEFAULT_WEB_SPECTATORS}); --idle-timeout closes idle "
-                       "ones")
+                       help="browser spectators at once (one program per watched table, "
+                       "drawn once for all its visitors); more are told the page is full "
+                       f"({DEFAULT_WEB_SPECTATORS}); --idle-timeout closes idle ones")
     serve.add_argument("--metrics-port", type=port_number, metavar="PORT",
                        help="serve Prometheus metrics on /metrics and a health check on "
                        "/healthz on this port (default: none; 0 picks a free port); see "

@@ -107,8 +107,12 @@ def words(title: str, text: str, *, back: str | None = "../") -> str:
 # The terminal page. textual-serve's client (static/js/textual.js) connects at window load
 # to the websocket named by the terminal element's data-session-websocket-url; the
 # socket is wrapped so that the words the server closes it with are shown on the page.
+# The client fits its terminal to the window; here the table's view has one size for
+# every visitor, so the terminal is made that size and its font scaled to fit the window
+# (the client's `fit`, caught as the client stores its fit addon, is replaced).
 _TERMINAL_HEAD = """<link rel="stylesheet" href="../static/css/xterm.css">
 <style>
+html, body { overflow: hidden; }
 #terminal { position: absolute; top: 0; left: 0; width: 100vw; height: 100vh; }
 #closed { display: none; position: absolute; inset: 0; z-index: 10;
   align-items: center; justify-content: center; background: rgba(12, 24, 31, .92); }
@@ -124,7 +128,7 @@ body.-connected #connecting, body.-closed #connecting { display: none; }
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
       super(url, protocols);
-      // "Connecting…" until the terminal's first frame (the view's program starts).
+      // "Connecting…" until the terminal's first frame (the table's screen).
       this.addEventListener("message", () => {
         document.body.classList.add("-connected");
       }, { once: true });
@@ -134,18 +138,60 @@ body.-connected #connecting, body.-closed #connecting { display: none; }
       });
     }
   };
+  const FONT = "'Roboto Mono', Monaco, 'Courier New', monospace";
+  function cell() {
+    // One cell of the terminal's font at 100px: width, and height of a line.
+    const probe = document.createElement("span");
+    probe.style.cssText = "position:absolute;visibility:hidden;white-space:pre;" +
+      "line-height:normal;font-size:100px;font-family:" + FONT;
+    probe.textContent = "W".repeat(50);
+    document.body.appendChild(probe);
+    const box = probe.getBoundingClientRect();
+    probe.remove();
+    return [box.width / 5000, box.height / 100];
+  }
+  function fitTable(terminal, element) {
+    const cols = Number(element.dataset.cols), rows = Number(element.dataset.rows);
+    const [width, height] = cell();
+    let size = Math.min(element.clientWidth / (cols * width),
+                        element.clientHeight / (rows * height));
+    size = Math.max(4, Math.floor(size * 4) / 4);
+    // A row is a whole number of pixels (rounded up): step down until all rows fit.
+    while (size > 4 && rows * Math.ceil(size * height) > element.clientHeight) {
+      size -= 0.25;
+    }
+    if (terminal.options.fontSize !== size) { terminal.options.fontSize = size; }
+    if (terminal.cols !== cols || terminal.rows !== rows) { terminal.resize(cols, rows); }
+  }
+  Object.defineProperty(Object.prototype, "fitAddon", {
+    configurable: true,
+    set(value) {
+      Object.defineProperty(this, "fitAddon", {
+        value, writable: true, configurable: true, enumerable: true,
+      });
+      if (this.terminal && this.element) {
+        delete Object.prototype.fitAddon;
+        const client = this;
+        client.fit = () => fitTable(client.terminal, client.element);
+        document.fonts.ready.then(() => client.fit());
+      }
+    },
+  });
 })();
 </script>
 <script src="../static/js/textual.js"></script>
 """
 
 
-def terminal(table: str, *, font_size: int = 16, back: str | None = "../") -> str:
-    """A table's page: the spectator interface, in textual-serve's terminal client."""
+def terminal(table: str, *, screen: tuple[int, int] = (120, 40),
+             back: str | None = "../") -> str:
+    """A table's page: the spectator interface, in textual-serve's terminal client, at
+    the table's ``screen`` size (columns, rows), its font scaled to fit the window."""
     link = f"<p><a href=\"{escape(back)}\">All tables</a></p>" if back is not None else ""
+    cols, rows = screen
     body = (
-        f"<div id=\"terminal\" class=\"textual-terminal\" data-font-size=\"{font_size}\">"
-        "</div>\n"
+        f"<div id=\"terminal\" class=\"textual-terminal\" data-font-size=\"16\" "
+        f"data-cols=\"{cols}\" data-rows=\"{rows}\"></div>\n"
         f"<div id=\"connecting\"><p>Connecting to table {escape(table)}…</p></div>\n"
         "<div id=\"closed\"><div><p class=\"words\" id=\"closed-words\">The view has "
         f"closed.</p><p><a href=\"\">Watch again</a></p>{link}</div></div>\n"

@@ -2,13 +2,14 @@
 interface that `stacks watch` opens in a terminal.
 
 textual-serve (Textualize's) carries the terminal client (JavaScript, fonts, styles) and
-:class:`textual_serve.app_service.AppService`, which runs one program per browser visitor
-and relays its screen over a websocket. This module is the aiohttp application around
-it, in place of textual-serve's own ``Server`` (which serves one fixed command, with no
-limits): it lists the tables, and for each visitor it runs ``stacks watch TABLE
---kiosk`` (a spectator only: no seat, no menu, no chat) under a profile of its own, at
-most ``max_visitors`` at once, closes a visitor idle for ``idle_timeout``, and says one
-line per visitor when the visitor goes.
+runs a Textual program under its web driver. This module is the aiohttp application
+around it, in place of textual-serve's own ``Server`` (which runs one program per
+visitor, with no limits): it lists the tables, and for each watched table it runs one
+``stacks watch TABLE --kiosk`` (a spectator only: no seat, no menu, no chat) whose screen
+goes to every browser visitor of that table (:mod:`webserver.stage`); at most
+``max_visitors`` visitors at once, each closed when idle for ``idle_timeout``, one line
+each when they go. A table's spectator starts with its first visitor and stops
+``linger`` seconds after its last.
 
 Pages (every URL relative, see :mod:`webserver.pages`): ``/`` the table list (or, with
 one table given, that table), ``/tables.json`` the same as data, ``/table/NAME`` a
@@ -27,7 +28,6 @@ import logging
 import re
 import shlex
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -39,19 +39,21 @@ from typing import Any
 import textual_serve
 from aiohttp import ClientConnectionResetError, WSMsgType, web
 from aiohttp.http_exceptions import HttpProcessingError
-from textual_serve.app_service import AppService
-from textual_serve.download_manager import DownloadManager
 
 from netplay.lobby import TableInfo
 from netplay.names import is_table_name
 from webserver import pages
 from webserver.community import DEFAULT_MAX_REPLAYS, Community, CommunityError
+from webserver.stage import Stage
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = 8080
 DEFAULT_BIND = "127.0.0.1"
-DEFAULT_MAX_VISITORS = 32
+DEFAULT_MAX_VISITORS = 500
+DEFAULT_SCREEN = (120, 40)
+DEFAULT_LINGER_S = 30.0
+ENDED_GRACE_S = 60.0
 DEFAULT_IDLE_MINUTES = 30.0
 LIST_FRESH_S = 3.0
 """A table listing is kept this long: any number of page loads cost one broker query."""
@@ -60,14 +62,7 @@ LIST_TIMEOUT_S = 2.0
 MAX_MESSAGE = 64 * 1024
 """The largest message a browser may send (keys, sizes: a few bytes each)."""
 STOP_GRACE_S = 5.0
-"""Seconds a visitor's program has to quit before it is killed."""
-MAX_WIDTH = 300
-MAX_HEIGHT = 100
-"""The largest terminal a browser may ask for (columns, rows): every screen the visitor's
-program draws is relayed to it, and a 1000x1000 one is 32 MB for 20 resizes."""
-RESIZE_EVERY_S = 0.5
-"""A visitor's resizes are applied at most this often (the newest one wins)."""
-
+"""Seconds the server's visitors have to be told it stops."""
 CLOSE_ENDED = 4000
 CLOSE_FULL = 4001
 CLOSE_IDLE = 4002
@@ -89,17 +84,28 @@ class WebSettings:
     bind: str = DEFAULT_BIND
     port: int = DEFAULT_PORT
     max_visitors: int = DEFAULT_MAX_VISITORS
-    """Browser spectators at once (each is a process); more are turned away in words."""
+    """Browser spectators at once (each a websocket; the programs are one per table);
+    more are turned away in words."""
     idle_timeout: float = DEFAULT_IDLE_MINUTES * 60
     """Seconds without a key, click or resize from a browser before its view is closed;
     0: never."""
     table: str | None = None
     """Serve this table only: ``/`` opens it, no other is listed or opened."""
     command: tuple[str, ...] = field(default_factory=default_command)
-    """The ``stacks`` program each visitor runs (``watch TABLE --kiosk ...`` follows)."""
+    """The ``stacks`` program each watched table runs (``watch TABLE --kiosk ...``
+    follows)."""
     home: Path | None = None
-    """STACKS_HOME of the visitors' programs (their profiles); ``None``: a temporary
+    """STACKS_HOME of the tables' programs (their profiles); ``None``: a temporary
     folder of the server's own, removed when it stops."""
+    screen: tuple[int, int] = DEFAULT_SCREEN
+    """The size of every table's view (columns, rows): the page scales its font to fit
+    it in each visitor's window."""
+    linger: float = DEFAULT_LINGER_S
+    """Seconds a table's program is kept after its last visitor leaves (one who comes
+    back meanwhile gets its screen at once)."""
+    ended_grace: float = ENDED_GRACE_S
+    """Seconds a watched table may be gone from the listing (its host has stopped) before
+    its visitors are told it has ended: time to read the final screen."""
     list_fresh: float = LIST_FRESH_S
     list_timeout: float = LIST_TIMEOUT_S
     database: str | None = None
@@ -116,60 +122,23 @@ class WebError(Exception):
     """The web server can't start; the message says why."""
 
 
-class _Service(AppService):
-    """One visitor's program (textual-serve's, plus: its environment, and a call when it
-    ends by itself, which textual-serve leaves unsaid when a program dies)."""
-
-    def __init__(self, command: str, *, env: dict[str, str],
-                 ended: Callable[[], Awaitable[None]], **kwargs: Any) -> None:
-        super().__init__(command, **kwargs)
-        self._env = env
-        self._ended = ended
-
-    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        environment = super()._build_environment(width, height)
-        environment.update(self._env)
-        return environment
-
-    @property
-    def pid(self) -> int | None:
-        process = self._process
-        return process.pid if process is not None else None
-
-    async def run(self) -> None:
-        await super().run()
-        await self._ended()
-
-    def kill(self) -> None:
-        process = self._process
-        if process is not None and process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.send_signal(signal.SIGKILL)
-
-
 @dataclass
 class Visitor:
     number: int
     table: str
     address: str
-    slot: int
     opened: float
     last_input: float
     ws: web.WebSocketResponse
-    service: _Service | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
     closing: bool = False
     """The server is closing its websocket (with words)."""
     why: str = "left"
     """How the visit ended: left, idle, ended, stopping."""
-    size: tuple[int, int] | None = None
-    """A resize asked for and not applied yet (`RESIZE_EVERY_S`)."""
-    resized_at: float = -1e9
-    resizing: asyncio.Task[None] | None = None
 
 
 class WebServer:
-    """The listening web server and its visitors' programs."""
+    """The listening web server, its visitors and the watched tables' programs."""
 
     def __init__(self, settings: WebSettings, *, tables: TableSource, broker: BrokerSource,
                  say: Callable[[str], None] | None = None, where: str = "") -> None:
@@ -180,6 +149,9 @@ class WebServer:
         self.where = where
         """Where the tables are, in words, for the list page."""
         self.visitors: dict[int, Visitor] = {}
+        self.stages: dict[str, Stage] = {}
+        """The watched tables' programs, by table."""
+        self._tasks: set[asyncio.Task[None]] = set()
         self.served = 0
         """Visitors who got a view (for the figures)."""
         self.refused = 0
@@ -191,7 +163,6 @@ class WebServer:
         self._site: web.TCPSite | None = None
         self._home: Path | None = settings.home
         self._own_home = False
-        self._downloads = DownloadManager()
         self._stopping = False
         self.community: Community | None = None
         self._reserved = 0
@@ -255,20 +226,23 @@ class WebServer:
         return f"http://{host}:{self.port}/"
 
     async def stop(self) -> None:
-        """Close every visitor's view (their programs end), then stop listening."""
+        """Close every visitor's view and stop the tables' programs, then stop
+        listening."""
         self._stopping = True
         visitors = list(self.visitors.values())
         for visitor in visitors:
             visitor.why = "stopping"
-            with contextlib.suppress(Exception):
-                await visitor.ws.close(code=CLOSE_STOPPING, message=b"The server has stopped.")
+            visitor.closing = True
+            await _close(visitor.ws, CLOSE_STOPPING, "The server has stopped.")
         if visitors:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*(v.done.wait() for v in visitors)),
-                                       STOP_GRACE_S + 5)
-        for visitor in visitors:
-            if visitor.service is not None:
-                visitor.service.kill()
+                                       STOP_GRACE_S)
+        stages = list(self.stages.values())
+        await asyncio.gather(*(stage.stop() for stage in stages), return_exceptions=True)
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         if self.community is not None:
             await self.community.close()
         if self._runner is not None:
@@ -359,27 +333,27 @@ class WebServer:
             return web.Response(text=pages.words("Full", self._full_words(), back=back),
                                 content_type="text/html", status=503,
                                 headers={"Retry-After": "60"})
-        font = request.query.get("fontsize", "16")
-        size = int(font) if font.isdigit() and 6 <= int(font) <= 64 else 16
-        return web.Response(text=pages.terminal(name, font_size=size, back=back),
+        return web.Response(text=pages.terminal(name, screen=self.settings.screen, back=back),
                             content_type="text/html")
 
     # -- a visitor ----------------------------------------------------------------------------
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
-        ws = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
+        # No compression: it would be one zlib state (~300 KiB) per visitor, and the same
+        # bytes compressed again for each.
+        ws = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE, compress=False)
         await ws.prepare(request)
         address = request.remote or "?"
         loop = asyncio.get_running_loop()
         if self._stopping:
-            await ws.close(code=CLOSE_STOPPING, message=b"The server is stopping.")
+            await _close(ws, CLOSE_STOPPING, "The server is stopping.")
             return ws
         if self.full:
             self.refused += 1
             self._line(f"web visitor from {address} turned away from table {name}: full "
                        f"({self.used} of {self.settings.max_visitors})")
-            await ws.close(code=CLOSE_FULL, message=self._full_words().encode()[:120])
+            await _close(ws, CLOSE_FULL, self._full_words())
             return ws
         # The place is taken now, before anything is awaited: visitors arriving at the
         # same moment each see it taken (the cap holds however many come at once).
@@ -389,45 +363,35 @@ class WebServer:
         finally:
             self._reserved -= 1
         broker = self._broker()
-        if info is None or info.offline or broker is None:
+        if info is None or info.offline or broker is None or self._stopping:
             self._line(f"web visitor from {address} asked for table {name}: not open")
-            await ws.close(code=CLOSE_ENDED, message=self._ended_words(name).encode()[:120])
+            await _close(ws, CLOSE_ENDED, self._ended_words(name))
             return ws
         now = loop.time()
         visitor = Visitor(number=next(self._numbers), table=name, address=address,
-                          slot=self._free_slot(), opened=now, last_input=now, ws=ws)
+                          opened=now, last_input=now, ws=ws)
         self.visitors[visitor.number] = visitor
         self.served += 1
         started = time.monotonic()
-        idle: asyncio.Task[None] | None = None
+        stage = self._stage_for(info, broker)
+        stage.visitors += 1
+        stage.idle_since = None
+        tasks = [asyncio.create_task(self._show(ws, visitor, stage))]
+        if self.settings.idle_timeout > 0:
+            tasks.append(asyncio.create_task(self._idle_watch(ws, visitor)))
         try:
-            service = visitor.service = _Service(
-                self._command(info, broker, visitor),
-                env={"STACKS_HOME": str(self._home)},
-                ended=lambda: self._program_ended(ws, visitor),
-                write_bytes=ws.send_bytes, write_str=ws.send_str,
-                close=lambda: self._program_ended(ws, visitor),
-                download_manager=self._downloads,
-            )
-            width = _size(request.query.get("width"), 80, MAX_WIDTH)
-            height = _size(request.query.get("height"), 24, MAX_HEIGHT)
-            await service.start(width, height)
-            visitor.resized_at = loop.time()
-            if self.settings.idle_timeout > 0:
-                idle = asyncio.create_task(self._idle_watch(ws, visitor))
-            await self._messages(ws, service, visitor)
+            await self._messages(ws, visitor)
         except _GONE:  # the visitor went while something was on its way to them: they left
             visitor.closing = True
         except Exception:
             log.exception("web visitor %d failed", visitor.number)
             visitor.why = "failed"
         finally:
-            if idle is not None:
-                idle.cancel()
-            if visitor.resizing is not None:
-                visitor.resizing.cancel()
-            await self._end_program(visitor)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             del self.visitors[visitor.number]
+            self._left(stage)
             seconds = time.monotonic() - started
             self._line(f"web visitor from {visitor.address} watched table {visitor.table} "
                        f"for {_duration(seconds)}: {_WHY.get(visitor.why, visitor.why)} "
@@ -438,19 +402,22 @@ class WebServer:
             visitor.done.set()
         return ws
 
-    def _command(self, info: TableInfo, broker: str, visitor: Visitor) -> str:
-        argv = [*self.settings.command, "watch", info.pinned, "--kiosk", "--broker", broker,
-                "--profile", f"web-{visitor.slot}", "--name", "web spectator"]
-        return "exec " + shlex.join(argv)
+    async def _show(self, ws: web.WebSocketResponse, visitor: Visitor, stage: Stage) -> None:
+        """The table's screen to the visitor until its program ends (then why, in words);
+        a visitor who has gone has left."""
+        try:
+            await stage.send_to(ws.send_bytes)
+            await self._program_ended(ws, visitor, stage)
+        except _GONE:
+            visitor.closing = True
+            with contextlib.suppress(*_GONE):
+                await ws.close()
 
-    def _free_slot(self) -> int:
-        taken = {v.slot for v in self.visitors.values()}
-        return next(n for n in itertools.count(1) if n not in taken)
-
-    async def _messages(self, ws: web.WebSocketResponse, service: _Service,
-                        visitor: Visitor) -> None:
-        """What the browser sends: keys and clicks (``stdin``), its size, focus, pings.
-        Anything else, or anything malformed, is dropped."""
+    async def _messages(self, ws: web.WebSocketResponse, visitor: Visitor) -> None:
+        """What the browser sends. A visitor only watches: keys, clicks and sizes only say
+        the visitor is there (the idle close); the table's view is the same for all, at its
+        own size, and nobody's keys reach it. A ping is answered; anything else, or
+        anything malformed, is dropped."""
         loop = asyncio.get_running_loop()
         async for message in ws:
             if message.type != WSMsgType.TEXT:
@@ -463,39 +430,11 @@ class WebServer:
                 continue
             kind = envelope[0]
             data = envelope[1] if len(envelope) > 1 else None
-            if kind == "stdin" and isinstance(data, str):
+            if kind in ("stdin", "resize"):
                 visitor.last_input = loop.time()
-                await service.send_bytes(data.encode("utf-8", "replace"))
-            elif kind == "resize" and isinstance(data, dict):
-                visitor.last_input = loop.time()
-                self._resize(service, visitor, _size(data.get("width"), 80, MAX_WIDTH),
-                             _size(data.get("height"), 24, MAX_HEIGHT))
             elif kind == "ping" and isinstance(data, str):
-                await ws.send_json(["pong", data[:32]])
-            elif kind == "blur":
-                await service.blur()
-            elif kind == "focus":
-                await service.focus()
-
-    def _resize(self, service: _Service, visitor: Visitor, width: int, height: int) -> None:
-        """Apply a visitor's new size, at most once per `RESIZE_EVERY_S` (each makes the
-        program draw its whole screen again): a newer size asked meanwhile replaces it."""
-        visitor.size = (width, height)
-        if visitor.resizing is None or visitor.resizing.done():
-            visitor.resizing = asyncio.create_task(self._apply_size(service, visitor))
-
-    async def _apply_size(self, service: _Service, visitor: Visitor) -> None:
-        loop = asyncio.get_running_loop()
-        while visitor.size is not None:
-            wait = visitor.resized_at + RESIZE_EVERY_S - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            size, visitor.size = visitor.size, None
-            if size is None:
-                return
-            visitor.resized_at = loop.time()
-            with contextlib.suppress(*_GONE):
-                await service.set_terminal_size(*size)
+                with contextlib.suppress(*_GONE):  # gone during a ping: they left
+                    await ws.send_json(["pong", data[:32]])
 
     async def _idle_watch(self, ws: web.WebSocketResponse, visitor: Visitor) -> None:
         loop = asyncio.get_running_loop()
@@ -507,37 +446,133 @@ class WebServer:
                 visitor.closing = True
                 words = (f"Closed after {_duration(limit)} without a key press or click. "
                          "Reload the page to watch again.")
-                await ws.close(code=CLOSE_IDLE, message=words.encode()[:120])
+                await _close(ws, CLOSE_IDLE, words)
                 return
             await asyncio.sleep(left + 0.05)
 
-    async def _program_ended(self, ws: web.WebSocketResponse, visitor: Visitor) -> None:
-        """The visitor's program ended by itself (or said it exits): say why on the page."""
+    async def _program_ended(self, ws: web.WebSocketResponse, visitor: Visitor,
+                             stage: Stage) -> None:
+        """The table's program ended: say why on the page."""
         if ws.closed or visitor.closing:
             return
         visitor.closing = True
         if visitor.why == "left":
-            visitor.why = "ended"
+            visitor.why = "stopping" if self._stopping else "ended"
+        if self._stopping:
+            await _close(ws, CLOSE_STOPPING, "The server has stopped.")
+            return
         info = await self._find(visitor.table, fresh=True)
         if info is None or info.offline:
             words = self._ended_words(visitor.table)
         else:
             words = "The spectator view has closed. Reload the page to watch again."
-        await ws.close(code=CLOSE_GONE if info is not None else CLOSE_ENDED,
-                       message=words.encode()[:120])
+        await _close(ws, CLOSE_GONE if info is not None else CLOSE_ENDED, words)
 
-    async def _end_program(self, visitor: Visitor) -> None:
-        service = visitor.service
-        if service is None:
-            return
+    # -- one spectator per table ---------------------------------------------------------------
+
+    def _stage_for(self, info: TableInfo, broker: str) -> Stage:
+        """The table's spectator, started for its first visitor (or still there, lingering
+        after its last)."""
+        stage = self.stages.get(info.table)
+        if stage is not None and not stage.stopping and not stage.ended.is_set():
+            return stage
+        taken = {s.slot for s in self.stages.values()}
+        slot = next(n for n in itertools.count(1) if n not in taken)
+        stage = Stage(info.table, self._command(info, broker, slot), size=self.settings.screen,
+                      env={"STACKS_HOME": str(self._home)}, slot=slot,
+                      on_end=self._stage_ended)
+        self.stages[info.table] = stage
+        for job in (self._start_stage(stage), self._mind_table(stage)):
+            self._tasks.add(task := asyncio.create_task(job))
+            task.add_done_callback(self._tasks.discard)
+        return stage
+
+    async def _start_stage(self, stage: Stage) -> None:
         try:
-            await asyncio.wait_for(service.stop(), STOP_GRACE_S)
-        except (TimeoutError, Exception):
-            service.kill()
+            await stage.start()
+        except Exception as exc:  # a program that can't start: its visitors are told
+            self._line(f"the spectator of table {stage.table} could not start: {exc}")
+            stage.program_ended()
+            return
+        width, height = stage.size
+        self._line(f"spectator of table {stage.table} started for the web page "
+                   f"({width}x{height}, pid {stage.program.pid})")
+
+    async def _mind_table(self, stage: Stage) -> None:
+        """Stop ``stage`` once its table has been gone from the listing (or offline) for
+        ``ended_grace``: its visitors are told the table has ended."""
+        loop = asyncio.get_running_loop()
+        gone_since: float | None = None
+        every = max(0.2, min(self.settings.list_fresh, self.settings.ended_grace / 2))
+        while not stage.ended.is_set() and not stage.stopping:
+            await asyncio.sleep(every)
+            info = await self._find(stage.table)
+            if info is not None and not info.offline:
+                gone_since = None
+                continue
+            gone_since = loop.time() if gone_since is None else gone_since
+            if loop.time() - gone_since >= self.settings.ended_grace and not stage.stopping:
+                if self.stages.get(stage.table) is stage:
+                    del self.stages[stage.table]
+                await stage.stop()
+                self._line(f"spectator of table {stage.table} stopped: the table has ended "
+                           f"({counted(stage.visitors)} watching told so)")
+                return
+
+    def _stage_ended(self, stage: Stage) -> None:
+        if self.stages.get(stage.table) is stage:
+            del self.stages[stage.table]
+        if not stage.stopping and not self._stopping:
+            self._line(f"spectator of table {stage.table} ended ({counted(stage.visitors)} "
+                       "watching)")
+
+    def _left(self, stage: Stage) -> None:
+        """A visitor of ``stage`` has gone: the last one leaves it to linger a while."""
+        stage.visitors -= 1
+        if stage.visitors > 0 or stage.ended.is_set():
+            return
+        loop = asyncio.get_running_loop()
+        stage.idle_since = loop.time()
+        if self._stopping:
+            return
+        self._tasks.add(task := asyncio.create_task(self._linger(stage)))
+        task.add_done_callback(self._tasks.discard)
+
+    async def _linger(self, stage: Stage) -> None:
+        """Stop ``stage`` once nobody has watched it for ``linger`` seconds."""
+        loop = asyncio.get_running_loop()
+        linger = self.settings.linger
+        while stage.idle_since is not None and not stage.ended.is_set():
+            left = stage.idle_since + linger - loop.time()
+            if left <= 0:
+                stage.stopping = True  # from here on a new visitor starts a new one
+                if self.stages.get(stage.table) is stage:
+                    del self.stages[stage.table]
+                await stage.stop()
+                self._line(f"spectator of table {stage.table} stopped: nobody watched it "
+                           f"for {_duration(linger)}")
+                return
+            await asyncio.sleep(left + 0.05)
+
+    def _command(self, info: TableInfo, broker: str, slot: int) -> str:
+        argv = [*self.settings.command, "watch", info.pinned, "--kiosk", "--broker", broker,
+                "--profile", f"web-{slot}", "--name", "web spectator"]
+        return "exec " + shlex.join(argv)
 
     def _line(self, text: str) -> None:
         log.info("%s", text)
         self._say(text)
+
+
+async def _close(ws: web.WebSocketResponse, code: int, words: str) -> None:
+    """Close a visitor's websocket with words for the page (a visitor already gone: no
+    matter)."""
+    with contextlib.suppress(*_GONE):
+        await ws.close(code=code, message=words.encode()[:120])
+
+
+def counted(n: int) -> str:
+    return f"{n} visitor{'s' if n != 1 else ''}"
 
 
 _WHY = {
@@ -549,7 +584,7 @@ _WHY = {
 }
 
 
-_GONE = (ConnectionResetError, ClientConnectionResetError, BrokenPipeError)
+_GONE = (ConnectionError, ClientConnectionResetError)
 """What writing to a visitor who has gone raises (aiohttp: "Cannot write to closing
 transport")."""
 
@@ -571,14 +606,6 @@ class _RequestLog(logging.LoggerAdapter):  # type: ignore[type-arg]
             self._say_line(f"web request from {remote} refused: {reason}")
             return
         super().exception(msg, *args, exc_info=exc_info, **kwargs)
-
-
-def _size(value: object, default: int, most: int) -> int:
-    try:
-        number = int(str(value)[:8])
-    except ValueError:
-        return default
-    return min(max(number, 10), most)
 
 
 def _duration(seconds: float) -> str:

@@ -2,27 +2,29 @@
 
 For each count N of the sweep, on a Mosquitto of its own (a free port on 127.0.0.1):
 
-- a two-seat table played by bots at a steady pace (``stacks host --headless`` with its
-  bot, and a ``stacks bot``), each in its own process;
-- ``stacks web`` in its own process, the real server: each visitor runs its own
-  ``stacks watch TABLE --kiosk`` (the real cost: a Textual program per visitor);
-- N browser-like spectators: websocket clients speaking textual-serve's protocol to the
-  web server, each receiving the terminal output stream of its kiosk and reading it (the
-  escape sequences taken out) for the table's log lines. No JavaScript terminal is run:
-  a real browser would add its own drawing on the visitor's machine, not on the server's;
-- a reference spectator in this process (a ``netplay`` spectator on the public stream),
-  whose arrival time of each batch stands for the host's publish (one broker hop later:
-  well under a millisecond on loopback).
+- ``--tables`` two-seat tables played by bots at a steady pace (``stacks host
+  --headless`` with its bot, and a ``stacks bot``), each in its own processes;
+- ``stacks web`` in its own process, the real server (started once for the sweep): one
+  ``stacks watch TABLE --kiosk`` per watched table, its screen sent to every visitor;
+- N browser-like spectators per table: websocket clients speaking textual-serve's
+  protocol to the web server, each decoding every message it receives (the frames, then
+  the terminal stream's bytes) and reading it for the table's log lines. No JavaScript
+  terminal is run: a real browser would add its own drawing on the visitor's machine, not
+  on the server's;
+- a reference spectator per table in this process (a ``netplay`` spectator on the public
+  stream), whose arrival time of each batch stands for the host's publish (one broker hop
+  later: well under a millisecond on loopback).
 
 The live log numbers the turns (``── 12. Ann's turn ──``), so each batch that starts a
 turn has a line no other batch has. Latency = from the reference's arrival of a batch
-that starts turn ``k`` to the first websocket message, at each client, whose text holds
-``── k.``: the kiosk's receipt and rendering, the web server's relay, the websocket.
-Batches that start no turn are not timed (their lines can repeat). A turn that never
-shows at a client within ``MISS_AFTER_S`` counts as a miss, at that value, in the
-percentiles. Also measured per N: the CPU of the kiosks and of the web server over the
-window, the memory of each kiosk (PSS, shared pages split fairly; from /proc), and the
-load average of the machine.
+that starts turn ``k`` to the first websocket message, at each client, that holds ``── k.``
+(``── k.`` again later, when the log scrolls, is not counted): the table program's
+receipt and drawing, the web server's relay to every visitor, the websocket. Batches that
+start no turn are not timed (their lines can repeat). A turn that never shows at a client
+within ``MISS_AFTER_S`` counts as a miss, at that value, in the percentiles. Also measured
+per N: the CPU of the server (the web server and its tables' programs) over the window;
+its memory (RSS, the web server and its children) with one visitor per table and with all
+of them, so the memory each further visitor costs; and the load average of the machine.
 
 Every process it starts is stopped by its pid at the end, interrupted or not.
 Nothing here is imported by the ``stacks`` parser but `add_bench_web_arguments`.
@@ -32,14 +34,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import codecs
 import contextlib
 import json
 import os
 import platform
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,53 +57,66 @@ if TYPE_CHECKING:
 
     from netplay.playing.notices import Notice
 
-TARGET_P99_MS = 100.0
+TARGET_P99_MS = 250.0
+TARGET_MIB_PER_VISITOR = 1.0
+TARGET_CORES = 1.0
 MISS_AFTER_S = 5.0
 """A turn not shown at a client this long after the reference saw it is a miss."""
 WARMUP_S = 2.0
 """Turns in the first seconds of the game (the lobby gives way to the table) not timed."""
-WIDTH, HEIGHT = 140, 45
-"""The clients' terminal size (a browser window of about 1150 x 800 pixels)."""
-CONNECT_AT_ONCE = 5
-MAX_SPECTATORS = 200
-_TURN = re.compile(r"── (\d+)\. ")
-_CURSOR_TO = re.compile(r"\x1b\[[0-9;]*[Hf]")
-_ESCAPE = re.compile(r"\x1b\[[0-9;?<>=:]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
-                     r"|\x1b[()][A-Za-z0-9]|\x1b[=>78DEHMNOZc]")
-_TAIL = 400
-"""Raw characters of a client's previous message kept in front of the next one, so that a
-line cut between two messages is still read whole."""
+CONNECT_AT_ONCE = 50
+MAX_SPECTATORS = 2000
+MAX_TABLES = 50
+_HEADER = re.compile(r"── (\d+)\. ")
+_DRAWN = re.compile(r"Players|Seats")
+_TOKEN = re.compile(rb"\x1b\[(\d*);?(\d*)H|\x1b\[[0-9;?]*[ -/]*[@-~]"
+                    rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[^\[\]]|([^\x1b]+)")
+"""What the web server sends: cursor moves (rows and columns), other escape sequences
+(styles: skipped), and text."""
 
 
 def add_bench_web_arguments(targets: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``web`` to the ``stacks bench`` targets."""
     bench = targets.add_parser(
         "web",
-        help="browser spectators one machine holds: the table's actions reaching each "
-        "within 100 ms p99",
-        description="For each N: a table of bots on a Mosquitto of its own, `stacks web`, "
-        "and N websocket clients speaking textual-serve's protocol (each a `stacks watch "
-        "--kiosk` on this machine, its terminal stream read by the client). Reports per N "
-        "the latency from the host's batch to each client's stream showing it (p50/p99), "
-        "the CPU of the kiosks and the web server, memory per spectator (PSS) and the load "
-        "average; then the largest N whose p99 is within 100 ms.",
+        help="browser spectators one machine holds: each table's actions reaching every "
+        "visitor within 250 ms p99",
+        description="For each N: --tables tables of bots on a Mosquitto of its own, "
+        "`stacks web`, and N websocket clients per table speaking textual-serve's protocol "
+        "(one `stacks watch --kiosk` per table on this machine, its screen sent to every "
+        "client; each client decodes what it receives). Reports per N the latency from the "
+        "host's batch to each client's stream showing it (p50/p99), the CPU of the server "
+        "(web server and tables' programs), its memory (RSS) and what each further visitor "
+        "adds, and the load average; then the largest N whose p99 is within 250 ms.",
     )
-    bench.add_argument("--spectators", type=_spectators, nargs="+", default=[1, 5, 10, 20],
-                       metavar="N", help="the counts to measure, in order (1 5 10 20)")
+    bench.add_argument("--spectators", type=_spectators, nargs="+", default=[[1, 10, 100]],
+                       metavar="N", help="the counts of visitors per table to measure, in "
+                       "order, as 1,10,100 or 1 10 100 (1,10,100)")
+    bench.add_argument("--tables", type=_tables, default=1,
+                       help="tables watched at once, each by N visitors (1)")
     bench.add_argument("--seconds", type=_seconds, default=20.0,
                        help="measured window per count, after the game starts (20)")
     bench.add_argument("--pace", type=_seconds, default=0.5,
                        help="seconds each bot thinks before it acts (0.5)")
     bench.add_argument("--keep-going", action="store_true",
                        help="measure every count, even past the first whose p99 is over "
-                       "100 ms (by default the sweep stops there)")
+                       "250 ms (by default the sweep stops there)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _spectators(text: str) -> int:
+def _spectators(text: str) -> list[int]:
+    values = [positive_int(part) for part in text.split(",") if part.strip()]
+    if not values:
+        raise argparse.ArgumentTypeError(f"{text!r} is no count")
+    if max(values) > MAX_SPECTATORS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_SPECTATORS} a table")
+    return values
+
+
+def _tables(text: str) -> int:
     value = positive_int(text)
-    if value > MAX_SPECTATORS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_SPECTATORS} (each is a process)")
+    if value > MAX_TABLES:
+        raise argparse.ArgumentTypeError(f"at most {MAX_TABLES} (each is 3 processes)")
     return value
 
 
@@ -184,22 +197,22 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _pss_kib(pid: int) -> int:
+def _rss_kib(pid: int) -> int:
     try:
-        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+        text = Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return 0
     for line in text.splitlines():
-        if line.startswith("Pss:"):
+        if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
 
 
-def _kiosks(web_pid: int) -> list[int]:
-    """The web server's children: one ``stacks watch --kiosk`` per visitor."""
-    from stacks.bench.ssh import _children
+def _server(web_pid: int) -> list[int]:
+    """The web server and its children (one ``stacks watch --kiosk`` per watched table)."""
+    from stacks.bench.ssh import tree
 
-    return _children(web_pid)
+    return tree(web_pid)
 
 
 def _wait_line(log: Path, pattern: str, proc: subprocess.Popen[bytes],
@@ -219,42 +232,88 @@ def _wait_line(log: Path, pattern: str, proc: subprocess.Popen[bytes],
 # -- the clients ---------------------------------------------------------------------------
 
 
-def screen_text(raw: str) -> str:
-    """The text of a piece of terminal output: each cursor move a line break, every other
-    escape sequence gone."""
-    return _ESCAPE.sub("", _CURSOR_TO.sub("\n", raw))
+class _Screen:
+    """A terminal screen, as the text of its rows, decoded from what a client received.
+
+    Clients that received the same bytes from the same screen reach the same screen: each
+    screen remembers what each message it was sent made of it, so 500 clients in step
+    decode a message once (each still decodes its own bytes: a client whose messages
+    differ, cut or joined otherwise, goes its own way)."""
+
+    __slots__ = ("_next", "drawn", "rows", "turns")
+
+    def __init__(self, rows: list[list[str]], turns: tuple[int, ...] = (),
+                 drawn: bool = False) -> None:
+        self.rows = rows
+        self.turns = turns
+        """The turn headers on the rows this screen's message wrote."""
+        self.drawn = drawn
+        """The table's screen is in (its players' or seats' box)."""
+        self._next: dict[bytes, _Screen] = {}
+
+    @classmethod
+    def blank(cls, width: int, height: int) -> _Screen:
+        return cls([[" "] * width for _ in range(height)])
+
+    def then(self, data: bytes) -> _Screen:
+        """The screen after ``data``."""
+        found = self._next.get(data)
+        if found is None:
+            found = self._next[data] = self._decode(data)
+        return found
+
+    def _decode(self, data: bytes) -> _Screen:
+        rows = list(self.rows)  # a row is copied when first written
+        height = len(rows)
+        width = len(rows[0]) if rows else 0
+        written: set[int] = set()
+        y = x = 0
+        for token in _TOKEN.finditer(data):
+            text = token.group(3)
+            if text is None:
+                if token.group(0).endswith(b"H"):  # a cursor move (1-based; empty: 1)
+                    y = int(token.group(1) or 1) - 1
+                    x = int(token.group(2) or 1) - 1
+                continue
+            if not 0 <= y < height or x >= width:
+                continue
+            chars = text.decode("utf-8", "replace")[:width - x]
+            if y not in written:
+                rows[y] = list(rows[y])
+                written.add(y)
+            rows[y][x:x + len(chars)] = chars
+            x += len(chars)
+        turns: list[int] = []
+        drawn = False
+        for row in sorted(written):
+            line = "".join(rows[row])
+            turns += (int(found.group(1)) for found in _HEADER.finditer(line))
+            drawn = drawn or _DRAWN.search(line) is not None
+        return _Screen(rows, tuple(turns), drawn)
 
 
 @dataclass
 class _Client:
-    """A browser-like spectator: a websocket to the web server, reading its terminal
-    stream; notes when each turn's header first shows."""
+    """A browser-like spectator: a websocket to the web server, decoding what it receives
+    into a screen; notes when each turn's header first shows on it."""
 
     number: int
+    screen: _Screen
     ws: aiohttp.ClientWebSocketResponse | None = None
     turns: dict[int, float] = field(default_factory=dict)
     received: int = 0
-    text_seen: str = ""
-    """The stream's text until the first frame is in (then no longer kept)."""
-    first_frame: asyncio.Event = field(default_factory=asyncio.Event)
+    drawn: asyncio.Event = field(default_factory=asyncio.Event)
+    """The table's screen is in (its players' or seats' box)."""
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     close_words: str = ""
-    _tail: str = ""
-    _decoder: codecs.IncrementalDecoder = field(
-        default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
 
     def feed(self, data: bytes, at: float) -> None:
         self.received += len(data)
-        raw = self._tail + self._decoder.decode(data)
-        text = screen_text(raw)
-        for found in _TURN.finditer(text):
-            self.turns.setdefault(int(found.group(1)), at)
-        self._tail = raw[-_TAIL:]
-        if not self.first_frame.is_set():
-            self.text_seen += text
-            if re.search(r"Players|Seats", self.text_seen):
-                self.first_frame.set()
-                self.text_seen = ""
+        self.screen = self.screen.then(data)
+        for turn in self.screen.turns:
+            self.turns.setdefault(turn, at)
+        if self.screen.drawn:
+            self.drawn.set()
 
     async def read(self, session: aiohttp.ClientSession, url: str) -> None:
         import aiohttp
@@ -274,7 +333,7 @@ class _Client:
             self.close_words = str(exc)
         finally:
             self.closed.set()
-            self.first_frame.set()  # nobody waits for a frame that won't come
+            self.drawn.set()  # nobody waits for a screen that won't come
 
 
 # -- the reference spectator ---------------------------------------------------------------
@@ -325,18 +384,23 @@ class _Reference:
 @dataclass
 class _Step:
     spectators: int
+    tables: int
     connected: int = 0
     samples: list[float] = field(default_factory=list)
     missed: int = 0
     turns: int = 0
     batches: int = 0
     seconds: float = 0.0
-    kiosk_cpu: float = 0.0
+    server_cpu: float = 0.0
+    """The web server's and its tables' programs'."""
     web_cpu: float = 0.0
     own_cpu: float = 0.0
-    """This process's (the clients and the reference): it shares the machine too."""
-    kiosk_pss_kib: list[int] = field(default_factory=list)
-    web_pss_kib: int = 0
+    """This process's (the clients and the references): it shares the machine too."""
+    rss_first_kib: int = 0
+    """The server's (web server and tables' programs) with one visitor a table."""
+    rss_all_kib: int = 0
+    """The same with every visitor: the most seen in the window."""
+    programs: int = 0
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     game_ended: bool = False
     bytes_per_client_s: float = 0.0
@@ -346,9 +410,12 @@ class _Step:
         ordered = sorted(self.samples + [MISS_AFTER_S] * self.missed)
         ms = (lambda q: round(percentile(ordered, q) * 1000, 1)) if ordered else (lambda q: None)
         span = self.seconds or 1.0
-        pss = [kib / 1024 for kib in self.kiosk_pss_kib]
+        further = self.connected - self.tables
+        per_visitor = (self.rss_all_kib - self.rss_first_kib) / 1024 / further \
+            if further > 0 else None
         return {
             "spectators": self.spectators,
+            "tables": self.tables,
             "connected": self.connected,
             "batches": self.batches,
             "turns": self.turns,
@@ -359,14 +426,14 @@ class _Step:
             "p99_ms": ms(0.99),
             "max_ms": ms(1.0),
             "seconds": round(self.seconds, 1),
-            "kiosks_cpu_percent": round(100 * self.kiosk_cpu / span, 1),
-            "kiosk_cpu_percent_each": round(100 * self.kiosk_cpu / span / self.connected, 1)
-            if self.connected else None,
+            "server_cpu_percent": round(100 * self.server_cpu / span, 1),
             "web_cpu_percent": round(100 * self.web_cpu / span, 1),
+            "programs": self.programs,
             "clients_cpu_percent": round(100 * self.own_cpu / span, 1),
-            "pss_per_spectator_mib": round(statistics.fmean(pss), 1) if pss else None,
-            "pss_per_spectator_max_mib": round(max(pss), 1) if pss else None,
-            "web_pss_mib": round(self.web_pss_kib / 1024, 1),
+            "server_rss_first_mib": round(self.rss_first_kib / 1024, 1),
+            "server_rss_mib": round(self.rss_all_kib / 1024, 1),
+            "mib_per_further_visitor": round(per_visitor, 3) if per_visitor is not None
+            else None,
             "stream_kib_per_client_s": round(self.bytes_per_client_s / 1024, 1),
             "load_average": [round(x, 2) for x in self.load],
             "game_ended_early": self.game_ended,
@@ -374,93 +441,155 @@ class _Step:
         }
 
 
+@dataclass
+class _Table:
+    name: str
+    reference: _Reference
+    clients: list[_Client]
+    host: subprocess.Popen[bytes]
+    bot: subprocess.Popen[bytes] | None = None
+
+
+async def _connect(session: aiohttp.ClientSession, url: str, clients: list[_Client],
+                   readers: list[asyncio.Task[None]]) -> None:
+    """Connect ``clients``, a group at a time, each group's screens in before the next. A
+    client told the table is not open (a listing that missed the host's announcement, on
+    a loaded machine) tries again, as a visitor reloads the page."""
+    for start in range(0, len(clients), CONNECT_AT_ONCE):
+        group = clients[start:start + CONNECT_AT_ONCE]
+        for attempt in range(4):
+            readers += [asyncio.create_task(c.read(session, url)) for c in group]
+            await asyncio.wait_for(asyncio.gather(*(c.drawn.wait() for c in group)), 120)
+            again = [c for c in group if c.closed.is_set() and not c.received
+                     and c.close_words.startswith("4000")]
+            if not again or attempt == 3:
+                break
+            await asyncio.sleep(1.0)
+            for client in again:
+                client.closed.clear()
+                client.drawn.clear()
+                client.close_words = ""
+            group = again
+
+
 async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: int,
                  args: argparse.Namespace, folder: Path) -> _Step:
     import aiohttp
 
-    step = _Step(n)
-    table = f"webbench{os.getpid() % 10000}n{n}"
+    from stacks.commands.web import DEFAULT_SCREEN
+
+    step = _Step(n, args.tables)
     pace = str(args.pace)
-    host = procs.spawn("host", "--headless", "--players", "2", "--bots", "1", "--bot-delay",
-                       pace, "--table", table, "--broker", broker, "--profile", f"host{n}",
-                       "--block-window", "0.5", "--turn-clock", "0", "--verify-wait", "1",
-                       log=folder / f"host-{n}.log")
-    bot: subprocess.Popen[bytes] | None = None
-    reference = _Reference(table, broker)
-    clients = [_Client(i) for i in range(n)]
+    tables: list[_Table] = []
     readers: list[asyncio.Task[None]] = []
     try:
-        async with reference.peer, aiohttp.ClientSession() as session:
-            await asyncio.wait_for(reference.joined.wait(), 60)
-            await _listed(session, web_url, table)
-            ws_url = f"{web_url}table/{table}/ws?width={WIDTH}&height={HEIGHT}"
-            for start in range(0, n, CONNECT_AT_ONCE):
-                group = clients[start:start + CONNECT_AT_ONCE]
-                readers += [asyncio.create_task(c.read(session, ws_url)) for c in group]
-                await asyncio.wait_for(
-                    asyncio.gather(*(c.first_frame.wait() for c in group)), 120)
-            step.refused = [c.close_words for c in clients if c.closed.is_set()]
-            live = [c for c in clients if not c.closed.is_set()]
-            step.connected = len(live)
-            if not live:
+        for t in range(args.tables):
+            name = f"webbench{os.getpid() % 10000}n{n}t{t}"
+            host = procs.spawn("host", "--headless", "--players", "2", "--bots", "1",
+                               "--bot-delay", pace, "--table", name, "--broker", broker,
+                               "--profile", f"host{n}t{t}", "--block-window", "0.5",
+                               "--turn-clock", "0", "--verify-wait", "1",
+                               log=folder / f"host-{n}-{t}.log")
+            blank = _Screen.blank(*DEFAULT_SCREEN)
+            tables.append(_Table(name, _Reference(name, broker),
+                                 [_Client(i, blank) for i in range(n)], host))
+        async with contextlib.AsyncExitStack() as stack:
+            for table in tables:
+                await stack.enter_async_context(table.reference.peer)
+            session = await stack.enter_async_context(aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0)))
+            await asyncio.wait_for(asyncio.gather(*(t.reference.joined.wait()
+                                                    for t in tables)), 120)
+            for table in tables:
+                await _listed(session, web_url, table.name)
+            urls = {t.name: f"{web_url}table/{t.name}/ws" for t in tables}
+            # The first visitor of each table starts its program: the server's memory then.
+            await asyncio.gather(*(_connect(session, urls[t.name], t.clients[:1], readers)
+                                   for t in tables))
+            step.programs = len(_server(web_pid)) - 1
+            step.rss_first_kib = sum(_rss_kib(pid) for pid in _server(web_pid))
+            await asyncio.gather(*(_connect(session, urls[t.name], t.clients[1:], readers)
+                                   for t in tables))
+            everyone = [c for t in tables for c in t.clients]
+            step.refused = [c.close_words for c in everyone if c.closed.is_set()]
+            step.connected = sum(not c.closed.is_set() for c in everyone)
+            if not step.connected:
                 raise RuntimeError("no spectator got a view: " + "; ".join(step.refused))
-            kiosks = _kiosks(web_pid)
-            procs.others.update(kiosks)
-            bot = procs.spawn("bot", table, "--broker", broker, "--think", pace,
-                              "--profile", f"bot{n}", log=folder / f"bot-{n}.log")
-            deadline = time.monotonic() + 60
-            while reference.started is None:
+            for t, table in enumerate(tables):
+                table.bot = procs.spawn("bot", table.name, "--broker", broker, "--think",
+                                        pace, "--profile", f"bot{n}t{t}",
+                                        log=folder / f"bot-{n}-{t}.log")
+            deadline = time.monotonic() + 120
+            while any(t.reference.started is None for t in tables):
                 if time.monotonic() > deadline:
-                    raise RuntimeError("the table's game never started")
+                    raise RuntimeError("a table's game never started")
                 await asyncio.sleep(0.05)
             await asyncio.sleep(WARMUP_S)
-            first_turn = reference.turn + 1
-            cpu_kiosks = sum(_cpu_seconds(pid) for pid in kiosks)
-            cpu_web = _cpu_seconds(web_pid)
+            first_turn = {t.name: t.reference.turn + 1 for t in tables}
+            server = _server(web_pid)
+            procs.others.update(server[1:])
+            cpu_at = {pid: _cpu_seconds(pid) for pid in server}
+            cpu_now = dict(cpu_at)
+            cpu_web = cpu_at[web_pid]
             cpu_own = time.process_time()
-            bytes_at = sum(c.received for c in live)
+            bytes_at = sum(c.received for c in everyone)
             began = time.perf_counter()
             until = began + args.seconds
-            while time.perf_counter() < until and reference.ended is None:
-                await asyncio.sleep(0.1)
+            # Until the window ends or every table's game has (a table's program that ends
+            # meanwhile keeps the CPU it was last seen to have used).
+            while time.perf_counter() < until and any(t.reference.ended is None
+                                                      for t in tables):
+                await asyncio.sleep(0.5)
+                server = _server(web_pid)
+                for pid in server:
+                    cpu_now[pid] = _cpu_seconds(pid)
+                step.rss_all_kib = max(step.rss_all_kib, sum(_rss_kib(pid) for pid in server))
             end = time.perf_counter()
-            step.game_ended = reference.ended is not None
+            step.game_ended = any(t.reference.ended is not None for t in tables)
             step.seconds = end - began
-            step.kiosk_cpu = sum(_cpu_seconds(pid) for pid in kiosks) - cpu_kiosks
+            server = _server(web_pid)
+            for pid in server:
+                cpu_now[pid] = _cpu_seconds(pid)
+            step.server_cpu = sum(cpu_now[pid] - cpu_at.get(pid, 0.0) for pid in cpu_now)
             step.web_cpu = _cpu_seconds(web_pid) - cpu_web
             step.own_cpu = time.process_time() - cpu_own
-            step.bytes_per_client_s = (sum(c.received for c in live) - bytes_at) \
-                / len(live) / step.seconds
-            step.kiosk_pss_kib = [_pss_kib(pid) for pid in kiosks]
-            step.web_pss_kib = _pss_kib(web_pid)
+            live = [c for c in everyone if not c.closed.is_set()]
+            step.bytes_per_client_s = (sum(c.received for c in everyone) - bytes_at) \
+                / max(1, len(live)) / step.seconds
+            step.rss_all_kib = max(step.rss_all_kib, sum(_rss_kib(pid) for pid in server))
             step.load = os.getloadavg()
-            timed = {k: at for k, at in reference.turns.items()
-                     if k >= first_turn and at <= end}
+            timed = {t.name: {k: at for k, at in t.reference.turns.items()
+                              if k >= first_turn[t.name] and at <= end} for t in tables}
             # The last turns may still be on their way: give them their time.
-            await asyncio.sleep(min(MISS_AFTER_S, max(0.0, max(timed.values(), default=0)
-                                                      + MISS_AFTER_S - time.perf_counter())))
-            step.turns = len(timed)
-            step.batches = sum(began <= at <= end for at in reference.batches)
-            for client in live:
-                for turn, at in timed.items():
-                    seen = client.turns.get(turn)
-                    if seen is None or seen - at > MISS_AFTER_S:
-                        step.missed += 1
-                    else:
-                        step.samples.append(max(0.0, seen - at))
-            for client in live:
-                if client.ws is not None:
-                    await client.ws.close()
-            await asyncio.wait_for(asyncio.gather(*readers, return_exceptions=True), 30)
+            latest = max((at for turns in timed.values() for at in turns.values()), default=0)
+            await asyncio.sleep(min(MISS_AFTER_S, max(0.0, latest + MISS_AFTER_S
+                                                      - time.perf_counter())))
+            for table in tables:
+                turns = timed[table.name]
+                step.turns += len(turns)
+                step.batches += sum(began <= at <= end for at in table.reference.batches)
+                for client in table.clients:
+                    if client.closed.is_set() and not client.turns:
+                        continue  # refused: counted apart
+                    for turn, at in turns.items():
+                        seen = client.turns.get(turn)
+                        if seen is None or seen - at > MISS_AFTER_S:
+                            step.missed += 1
+                        else:
+                            step.samples.append(max(0.0, seen - at))
+            await asyncio.gather(*(c.ws.close() for c in everyone if c.ws is not None),
+                                 return_exceptions=True)
+            await asyncio.wait_for(asyncio.gather(*readers, return_exceptions=True), 60)
     finally:
         for task in readers:
             task.cancel()
-        if bot is not None:
-            procs.stop(bot)
-        procs.stop(host)
-    # The visitors' programs end as their pages close: wait, so the next count starts clean.
+        for table in tables:
+            if table.bot is not None:
+                procs.stop(table.bot)
+            procs.stop(table.host)
+    # The tables' programs end when nobody watches (--linger 0): the next count starts clean.
     deadline = time.monotonic() + 30
-    while _kiosks(web_pid) and time.monotonic() < deadline:
+    while len(_server(web_pid)) > 1 and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
     return step
 
@@ -481,14 +610,14 @@ async def _sweep(procs: _Processes, broker: str, args: argparse.Namespace,
     from stacks.bench.net import free_port
 
     port = free_port()
-    cap = max(args.spectators)
+    cap = max(_counts(args)) * args.tables
     web_log = folder / "web.log"
     web = procs.spawn("web", "--port", str(port), "--broker", broker, "--max-spectators",
-                      str(cap), "--idle-timeout", "0", log=web_log)
+                      str(cap), "--idle-timeout", "0", "--linger", "0", log=web_log)
     _wait_line(web_log, r"stacks web: .* on http://", web, 60)
     web_url = f"http://127.0.0.1:{port}/"
     steps: list[_Step] = []
-    for n in args.spectators:
+    for n in _counts(args):
         step = await _count(procs, broker, web_url, web.pid, n, args, folder)
         steps.append(step)
         if not args.json:
@@ -497,6 +626,10 @@ async def _sweep(procs: _Processes, broker: str, args: argparse.Namespace,
         if not args.keep_going and (p99 is None or p99 > TARGET_P99_MS):
             break
     return steps
+
+
+def _counts(args: argparse.Namespace) -> list[int]:
+    return [n for group in args.spectators for n in group]
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -519,7 +652,9 @@ def _terminated_as_interrupt() -> Iterator[None]:
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     from stacks.bench.net import broker_process
+    from stacks.commands.web import DEFAULT_SCREEN, room_for_sockets
 
+    room_for_sockets(max(_counts(args)) * args.tables + 64 * args.tables)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="stacks-bench-web-") as tmp:
         folder = Path(tmp)
@@ -538,24 +673,29 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "pace_s": args.pace,
         "window_s": args.seconds,
-        "terminal": f"{WIDTH}x{HEIGHT}",
+        "tables": args.tables,
+        "terminal": "{}x{}".format(*DEFAULT_SCREEN),
         "load_average_before": [round(x, 2) for x in load_before],
         "steps": reports,
         "target_p99_ms": TARGET_P99_MS,
+        "target_mib_per_further_visitor": TARGET_MIB_PER_VISITOR,
+        "target_server_cores": TARGET_CORES,
         "most_spectators_within_target": max(within) if within else None,
     }
 
 
 def _print_step(report: dict[str, Any]) -> None:
-    print(f"{report['spectators']:>4} spectators ({report['connected']} connected): "
-          f"batch to browser stream p50 {report['p50_ms']} ms, p99 {report['p99_ms']} ms, "
-          f"max {report['max_ms']} ms ({report['samples']} samples, {report['missed']} "
-          f"missed, {report['turns']} turns timed of {report['batches']} batches); "
-          f"kiosks {report['kiosks_cpu_percent']}% CPU "
-          f"({report['kiosk_cpu_percent_each']}% each), web server "
-          f"{report['web_cpu_percent']}%, clients {report['clients_cpu_percent']}%; PSS "
-          f"{report['pss_per_spectator_mib']} MiB a "
-          f"spectator, web server {report['web_pss_mib']} MiB; load average "
+    tables = report["tables"]
+    print(f"{report['spectators']:>4} spectators a table x {tables} "
+          f"table{'s' if tables != 1 else ''} ({report['connected']} connected): batch to "
+          f"browser stream p50 {report['p50_ms']} ms, p99 {report['p99_ms']} ms, max "
+          f"{report['max_ms']} ms ({report['samples']} samples, {report['missed']} missed, "
+          f"{report['turns']} turns timed of {report['batches']} batches); server "
+          f"{report['server_cpu_percent']}% CPU (web server {report['web_cpu_percent']}%, "
+          f"{report['programs']} table programs), clients {report['clients_cpu_percent']}%; "
+          f"server RSS {report['server_rss_mib']} MiB ({report['server_rss_first_mib']} with "
+          f"one visitor a table: {report['mib_per_further_visitor']} MiB a further "
+          f"visitor); {report['stream_kib_per_client_s']} KiB/s a visitor; load average "
           f"{' '.join(map(str, report['load_average']))}", flush=True)
 
 

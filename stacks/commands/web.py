@@ -19,6 +19,36 @@ from tui.launch import DEFAULT_BROKER
 if TYPE_CHECKING:
     from netplay.lobby import TableInfo
 
+# The same as webserver.server's (not imported here: building the parser imports no
+# aiohttp); tests/webserver checks they agree.
+DEFAULT_MAX_VISITORS = 500
+DEFAULT_SCREEN = (120, 40)
+DEFAULT_LINGER_S = 30.0
+MIN_SCREEN = (80, 24)
+MAX_SCREEN = (300, 100)
+
+
+def _screen_size(text: str) -> tuple[int, int]:
+    cols, x, rows = text.lower().partition("x")
+    if not (x and cols.isdigit() and rows.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 120x40")
+    size = (int(cols), int(rows))
+    if not (MIN_SCREEN[0] <= size[0] <= MAX_SCREEN[0]
+            and MIN_SCREEN[1] <= size[1] <= MAX_SCREEN[1]):
+        raise argparse.ArgumentTypeError(
+            "from {}x{} to {}x{}".format(*MIN_SCREEN, *MAX_SCREEN))
+    return size
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 86400:
+        raise argparse.ArgumentTypeError("from 0 to 86400 seconds")
+    return value
+
 
 def add_web_arguments(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``web`` command (argparse only: building the parser imports no aiohttp)."""
@@ -27,9 +57,9 @@ def add_web_arguments(commands: argparse._SubParsersAction) -> None:  # type: ig
         description="A web page that lists the broker's tables (live: players, seats, "
         "status) and opens any of them in the spectator interface, in the browser. A "
         "browser visitor is a spectator, never a seat: it sees what `stacks watch` "
-        "shows, the table's spectator delay included. Each visitor runs its own "
-        "`stacks watch --kiosk` on this machine. See docs/deploy.md to put it behind a "
-        "TLS reverse proxy.",
+        "shows, the table's spectator delay included. Each watched table runs one "
+        "`stacks watch --kiosk` on this machine, drawn once and sent to all its visitors "
+        "(docs/web.md). See docs/deploy.md to put it behind a TLS reverse proxy.",
     )
     web.add_argument("--port", type=port_number, default=8080,
                      help="port to listen on (8080; 0 picks a free one)")
@@ -40,9 +70,17 @@ def add_web_arguments(commands: argparse._SubParsersAction) -> None:  # type: ig
                      help=f"the broker whose tables are shown ({DEFAULT_BROKER})")
     web.add_argument("--table", type=table_name, metavar="TABLE",
                      help="serve this table only: the page opens it at once")
-    web.add_argument("--max-spectators", type=positive_int, default=32, metavar="N",
-                     help="browser spectators at once, each a process on this machine; "
-                     "more are told the page is full (32)")
+    web.add_argument("--max-spectators", type=positive_int, default=DEFAULT_MAX_VISITORS,
+                     metavar="N",
+                     help="browser spectators at once, all tables together (each a "
+                     "websocket; the programs are one per watched table); more are told "
+                     f"the page is full ({DEFAULT_MAX_VISITORS})")
+    web.add_argument("--size", type=_screen_size, default=DEFAULT_SCREEN, metavar="COLSxROWS",
+                     help="the size of every table's view; each browser scales its font to "
+                     "fit it in its window ({}x{})".format(*DEFAULT_SCREEN))
+    web.add_argument("--linger", type=_seconds, default=DEFAULT_LINGER_S, metavar="SECONDS",
+                     help="keep a table's spectator this long after its last visitor "
+                     f"leaves ({DEFAULT_LINGER_S:g})")
     web.add_argument("--database", metavar="URL",
                      help="also show this ratings database's games: the leaderboard of "
                      "each game, each player's page, the recent games, each finished game "
@@ -54,6 +92,21 @@ def add_web_arguments(commands: argparse._SubParsersAction) -> None:  # type: ig
     web.add_argument("--idle-timeout", type=minutes, default=30.0, metavar="MINUTES",
                      help="close a browser view with no key press, click or resize for "
                      "this long (30; 0: never, for a screen that only shows a table)")
+
+
+def room_for_sockets(visitors: int) -> None:
+    """Raise this process's open-file limit (up to its hard limit) to hold a socket per
+    visitor and room besides: a soft limit of 1024 is common."""
+    try:
+        import resource
+    except ImportError:  # not on this system
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = visitors + 256
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        top = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,7 +124,9 @@ async def serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     settings = WebSettings(bind=args.bind, port=args.port, max_visitors=args.max_spectators,
                            idle_timeout=args.idle_timeout * 60, table=args.table,
-                           database=args.database, max_replays=args.max_replays)
+                           database=args.database, max_replays=args.max_replays,
+                           screen=args.size, linger=args.linger)
+    room_for_sockets(settings.max_visitors)
     broker: str = args.broker
 
     async def tables() -> list[TableInfo]:

@@ -44,6 +44,7 @@ def test_bash_completes_commands_and_options(capsys: pytest.CaptureFixture[str])
         pytest.skip("no bash")
     script = _script("bash", capsys)
     assert _complete(script, ["stacks", "we"]) == ["web"]
-    assert sorted(_complete(script, ["stacks", "web", "--max"])) == ["--max-replays", "--max-spectators"]
+    assert sorted(_complete(script, ["stacks", "web", "--max"])) == [
+        "--max-replays", "--max-spectators"]
     assert "--web-port" in _complete(script, ["stacks", "serve", "--web"])
     assert set(_complete(script, ["stacks", "completion", ""])) == {"bash", "zsh", "fish"}

@@ -127,3 +127,82 @@ async def _follows(page: Page, headless_out: Path, names: list[str]) -> None:
     await wait_until_async(caught_up, "the browser to show the headless spectator's last lines",
                            TIMEOUT / SCALE, interval=0.2,
                            diagnostics=lambda: f"last lines {last!r}; its screen:\n{screen}")
+
+
+GEOMETRY = """
+(() => {
+  const t = window.__stacksTerminal;
+  if (!t) { return null; }
+  const box = t.element.querySelector(".xterm-screen").getBoundingClientRect();
+  return {cols: t.cols, rows: t.rows, width: box.width, height: box.height,
+          right: box.right, bottom: box.bottom, font: t.options.fontSize};
+})()
+"""
+
+
+def _programs(broker: str) -> list[int]:
+    """The pids of the tables' programs (`stacks watch ... --kiosk` on ``broker``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--kiosk" in argv and broker.encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
+def test_visitors_of_a_live_table_see_one_screen_each_fitted_to_its_window(
+    table: Table, web: Callable[..., Web], browser: Chromium,
+) -> None:
+    server = web("--broker", table.broker)
+    windows = [(1280, 900), (800, 560), (1600, 1000)]
+
+    async def scenario() -> None:
+        names = await _seated(server.url, table.name)
+        pages = [await browser.new_page() for _ in windows]
+        try:
+            for page, (width, height) in zip(pages, windows, strict=True):
+                await page.send("Emulation.setDeviceMetricsOverride", width=width,
+                                height=height, deviceScaleFactor=1, mobile=False)
+                await page.open(f"{server.url}table/{table.name}")
+            for page in pages:
+                await wait_for_text(page, "|".join(names), TIMEOUT)
+            # Each terminal is the table's size, its font scaled to the window: the whole
+            # table on the page, filling it one way or the other.
+            fonts = []
+            for page, (width, height) in zip(pages, windows, strict=True):
+
+                async def fitted(page: Page = page) -> dict[str, float] | None:
+                    box = await page.evaluate(GEOMETRY)
+                    return box if box and box["cols"] == 120 and box["rows"] == 40 else None
+
+                box = await wait_until_async(fitted, "the terminal at the table's size",
+                                             TIMEOUT / SCALE, interval=0.2)
+                assert box["right"] <= width + 1 and box["bottom"] <= height + 1, box
+                assert box["width"] > 0.8 * width or box["height"] > 0.8 * height, box
+                fonts.append(box["font"])
+            assert fonts[1] < fonts[0] < fonts[2], fonts
+            # One program draws for the three.
+            assert len(_programs(table.broker)) == 1
+            # And the three show the same screen (the bots move once a second).
+            seen: list[str | None] = []
+
+            async def same() -> str | None:
+                nonlocal seen
+                seen = [await page.screen() for page in pages]
+                first = seen[0]
+                return first if first and names[0] in first and seen.count(first) == 3 \
+                    else None
+
+            await wait_until_async(same, "the three pages to show the same screen",
+                                   TIMEOUT / SCALE, interval=0.1,
+                                   diagnostics=lambda: "\n---\n".join(map(str, seen)))
+        finally:
+            for page in pages:
+                await page.close()
+
+    asyncio.run(scenario())

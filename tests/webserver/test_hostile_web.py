@@ -1,8 +1,8 @@
 """The web page under attack: many visitors at the same moment get no more views than its
-cap; an over-long request is a 4xx and one line, never a traceback; a visitor's terminal
-size is bounded and its resizes rate-limited; a visitor who leaves in the middle of a ping
-has left (one line, no traceback); and the table page says it is connecting until the
-terminal draws."""
+cap, and one program for their table; an over-long request is a 4xx and one line, never a
+traceback; a visitor's size and keys change nothing of the table's view; a visitor who
+leaves in the middle of a ping has left (one line, no traceback); and the table page says
+it is connecting until the terminal draws."""
 
 from __future__ import annotations
 
@@ -15,12 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import aiohttp
+import pyte
 
 from tests.support import SCALE, wait_until, wait_until_async
 from tests.webserver.chromium import Chromium, wait_for_body, wait_for_text
 from tests.webserver.conftest import TIMEOUT, Table, Web
 
 CLOSE_FULL = 4001
+MAX_WIDTH, MAX_HEIGHT = 300, 100
 
 
 def _kiosks(broker: str) -> list[int]:
@@ -74,7 +76,7 @@ def test_visitors_at_the_same_moment_get_no_more_views_than_the_cap(
 
                 views = await asyncio.gather(*(first(ws) for ws in sockets))
                 assert sum(views) == 3, views
-                assert len(_kiosks(table.broker)) <= 3
+                assert len(_kiosks(table.broker)) == 1  # one table: one program
             finally:
                 await asyncio.gather(*(ws.close() for ws in sockets))
 
@@ -114,42 +116,52 @@ def test_an_over_long_request_is_a_4xx_and_one_line(mosquitto: str,
     _no_traceback(server)
 
 
-def test_a_visitors_terminal_is_bounded_and_its_resizes_rate_limited(
+def test_a_visitors_size_and_keys_change_nothing_of_the_tables_view(
         table: Table, web: Callable[..., Web]) -> None:
     server = web("--broker", table.broker)
     url = f"{server.url}table/{table.name}/ws?width=1000&height=1000"
 
-    async def scenario() -> int:
+    async def scenario() -> tuple[pyte.Screen, int]:
         async with aiohttp.ClientSession() as http:
             await _listed(http, server, table)
             ws = await http.ws_connect(url)
+            screen = pyte.Screen(MAX_WIDTH, MAX_HEIGHT)
+            stream = pyte.ByteStream(screen)
             got = 0
             deadline = time.monotonic() + TIMEOUT
             while got < 2000:  # the view's first screen
                 message = await ws.receive(max(0.1, deadline - time.monotonic()))
                 assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    stream.feed(message.data)
                 got += len(message.data)
             began = time.monotonic()
             total = 0
             for _ in range(20):
                 await ws.send_str(json.dumps(["resize", {"width": 1000, "height": 1000}]))
                 await ws.send_str(json.dumps(["resize", {"width": 999, "height": 999}]))
-            while time.monotonic() - began < 8:
+                await ws.send_str(json.dumps(["stdin", "q"]))  # no key leaves the table
+            while time.monotonic() - began < 6:
                 try:
                     message = await ws.receive(0.5)
                 except TimeoutError:
                     continue
-                if message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT):
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    stream.feed(message.data)
                     total += len(message.data)
-                else:
-                    break
+                elif message.type != aiohttp.WSMsgType.TEXT:
+                    raise AssertionError(f"the view closed: {message}")
             await ws.close()
-            return total
+            return screen, total
 
-    sent = asyncio.run(scenario())
-    # Unbounded: 32 MB in 16 s. Bounded (300x100) and a resize a second at most: a few
-    # screens of 30,000 cells.
-    assert sent < 4_000_000, sent
+    screen, sent = asyncio.run(scenario())
+    # Drawn at the table's size (120x40), whatever size the visitor asked for.
+    assert table.name in screen.display[0], screen.display[:3]
+    assert all(row[120:].strip() == "" for row in screen.display), screen.display[:3]
+    assert all(row.strip() == "" for row in screen.display[40:])
+    # The table's changes, no screen redrawn for each resize (unbounded: 32 MB).
+    assert sent < 2_000_000, sent
+    assert len(_kiosks(table.broker)) == 1
     _no_traceback(server)
 
 

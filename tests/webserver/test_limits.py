@@ -1,5 +1,5 @@
-"""The limits of a public page: a cap on browser spectators (each is a process), idle
-views closed, one log line per visitor, and the words a visitor reads on the page."""
+"""The limits of a public page: a cap on browser spectators, idle views closed, one log
+line per visitor, and the words a visitor reads on the page."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tests.webserver.conftest import TIMEOUT, Table, Web
 
 
 def _kiosks(broker: str) -> list[int]:
-    """The pids of the visitors' programs (`stacks watch ... --kiosk` on ``broker``)."""
+    """The pids of the tables' programs (`stacks watch ... --kiosk` on ``broker``)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -32,7 +32,8 @@ def _kiosks(broker: str) -> list[int]:
 def test_a_full_page_turns_visitors_away_in_words_and_an_idle_view_is_closed(
     table: Table, web: Callable[..., Web], browser: Chromium,
 ) -> None:
-    server = web("--broker", table.broker, "--max-spectators", "1", "--idle-timeout", "0.1")
+    server = web("--broker", table.broker, "--max-spectators", "1", "--idle-timeout", "0.1",
+                 "--linger", "0")
     page_url = f"{server.url}table/{table.name}"
 
     async def scenario() -> None:
@@ -44,7 +45,7 @@ def test_a_full_page_turns_visitors_away_in_words_and_an_idle_view_is_closed(
             await first.open(page_url)
             await wait_for_text(first, r"Players|Seats", TIMEOUT)
             assert len(_kiosks(table.broker)) == 1
-            # The one place is taken: a second visitor reads why, and gets no process.
+            # The one place is taken: a second visitor reads why.
             await second.open(page_url)
             words = await wait_for_body(second, r"This page is full", TIMEOUT)
             assert "1 browser spectator already watch" in words
@@ -68,8 +69,9 @@ def test_a_full_page_turns_visitors_away_in_words_and_an_idle_view_is_closed(
             assert "Reload the page to watch again" in words
             server.wait_line(rf"web visitor from 127\.0\.0\.1 watched table {table.name} "
                              r"for \d+ s: closed as idle \(0 of 1 now\)")
-            await wait_until_async(lambda: not _kiosks(table.broker),  # its program is gone too
-                                   "the idle visitor's program to end", TIMEOUT / SCALE,
+            # Nobody watches the table now: its program is gone too (--linger 0).
+            await wait_until_async(lambda: not _kiosks(table.broker),
+                                   "the table's program to end", TIMEOUT / SCALE,
                                    interval=0.1)
             # The place is free again: the second visitor gets in.
             await second.open(page_url)

@@ -186,15 +186,14 @@ class GameOverScreen(Screen[None]):
             return False
 
     def _keys(self) -> str:
+        if self._kiosk():  # every browser visitor of the table sees this: nobody's keys
+            return "This page shows the final result until the table closes."
         if self.hosting:
             again = "play again"
         elif self.model.spectator or self.model.me is None:
             again = "watch the next game"
         else:
             again = "join the next game"
-        if self._kiosk():  # a browser visitor: no menu behind it
-            return f"[b]r[/] {again}   [b]v[/] replay it   [b]t[/] the table   " \
-                   "[b]q[/] close this view"
         # A table the command line opened has no menu to go back to: m and q both end it.
         menu = "" if self._from_table() else "[b]m[/] menu   "
         return f"[b]r[/] {again}   [b]v[/] replay it   {menu}" \
