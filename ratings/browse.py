@@ -1,6 +1,6 @@
 """Reading the database page by page, for the web pages and the JSON API: a leaderboard's
-page and its length, the games that ended last, one game's seats, and the identities a
-name may mean. Nothing here writes.
+page (each player's games left early with it) and its length, the games that ended last,
+one game's seats, and the identities a name may mean. Nothing here writes.
 """
 
 from __future__ import annotations
@@ -12,10 +12,22 @@ from sqlalchemy import func, select
 
 from ratings.display import points, provisional
 from ratings.models import accounts, game_seats, games, players, ratings
+from ratings.moderation import abandons
 from ratings.store import Standing
 
 if TYPE_CHECKING:
     from ratings.store import Store
+
+
+@dataclass(frozen=True)
+class BoardLine(Standing):
+    """A leaderboard's row, with the games the player left before their end (every game
+    kind together, as `stacks ratings` counts them)."""
+
+    left_early: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "left_early": self.left_early}
 
 
 @dataclass(frozen=True)
@@ -61,14 +73,17 @@ class GameLine:
 
 
 async def leaderboard_page(store: Store, kind: str, offset: int, limit: int,
-                           ) -> tuple[int, list[Standing]]:
+                           ) -> tuple[int, list[BoardLine]]:
     """The leaderboard of ``kind`` from rank ``offset + 1``, at most ``limit`` rows, and
     how many rows it has in all. Ranked as :meth:`Store.leaderboard` ranks."""
     score = ratings.c.mu - 3 * ratings.c.sigma
+    left = (select(func.count()).select_from(abandons)
+            .where(abandons.c.fingerprint == players.c.fingerprint)
+            .correlate(players).scalar_subquery())
     query = (
         select(func.coalesce(accounts.c.name, players.c.name).label("name"),
                players.c.fingerprint, players.c.bot, ratings.c.games, ratings.c.wins,
-               ratings.c.mu, ratings.c.sigma)
+               ratings.c.mu, ratings.c.sigma, left.label("left_early"))
         .join(players, players.c.fingerprint == ratings.c.fingerprint)
         .outerjoin(accounts, accounts.c.fingerprint == players.c.fingerprint)
         .where(ratings.c.kind == kind)
@@ -79,8 +94,8 @@ async def leaderboard_page(store: Store, kind: str, offset: int, limit: int,
                                   .where(ratings.c.kind == kind))
         rows = (await conn.execute(query)).all()
     return int(total or 0), [
-        Standing(offset + i + 1, r.name, r.fingerprint, bool(r.bot), r.games, r.wins, r.mu,
-                 r.sigma) for i, r in enumerate(rows)]
+        BoardLine(offset + i + 1, r.name, r.fingerprint, bool(r.bot), r.games, r.wins, r.mu,
+                  r.sigma, int(r.left_early or 0)) for i, r in enumerate(rows)]
 
 
 async def recent_games(store: Store, kind: str | None, offset: int, limit: int,

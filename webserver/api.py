@@ -28,7 +28,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 StoreSource = Callable[[], Awaitable["Store | None"]]
 """The database, open (``None``: the server keeps none; `DatabaseError`: it can't be read
 now)."""
-API_VERSION = "1.0.0"
+API_VERSION = "1.1.0"
 
 
 def error(status: int, words: str, **more: Any) -> web.Response:
@@ -172,6 +172,9 @@ _INT = {"type": "integer"}
 _NUM = {"type": "number"}
 _STR = {"type": "string"}
 _BOOL = {"type": "boolean"}
+_LEFT_EARLY = {"type": "integer", "minimum": 0,
+               "description": "Rated games the player left before their end, for the "
+                              "stand-in bot to finish (every game together)."}
 
 
 def _object(required: dict[str, Any], **optional: Any) -> dict[str, Any]:
@@ -188,7 +191,8 @@ _SCHEMAS: dict[str, Any] = {
                        "visitors": _INT, "max_visitors": _INT}),
     "Standing": _object({"rank": _INT, "name": _STR, "fingerprint": _STR, "bot": _BOOL,
                          "games": _INT, "wins": _INT, "points": _INT, "provisional": _BOOL,
-                         "rating": _NUM, "mu": _NUM, "sigma": _NUM}, uncertainty=_NUM),
+                         "rating": _NUM, "mu": _NUM, "sigma": _NUM,
+                         "left_early": _LEFT_EARLY}, uncertainty=_NUM),
     "Leaderboard": _object({"game": {"type": "string", "enum": list(params.GAMES)},
                             "total": _INT, "offset": _INT, "limit": _INT,
                             "players": {"type": "array", "items": _ref("Standing")}}),
@@ -201,6 +205,7 @@ _SCHEMAS: dict[str, Any] = {
     "Player": _object({"name": _STR, "fingerprint": _STR, "bot": _BOOL,
                        "ratings": {"type": "object",
                                    "additionalProperties": _ref("Rating")},
+                       "left_early": _LEFT_EARLY,
                        "games": {"type": "array", "items": _ref("PlayedGame")}}),
     "Seat": _object({"seat": _INT, "name": _STR, "fingerprint": _STR, "team": _INT,
                      "won": _BOOL, "points_before": _INT, "points_after": _INT,

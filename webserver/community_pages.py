@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ratings.display import counted, rating_text
-from ratings.store import Standing
 from webserver.pages import _page
 from webserver.params import GAME_TITLES, GAMES
 
 if TYPE_CHECKING:
-    from ratings.browse import GameLine
+    from ratings.browse import BoardLine, GameLine
 
 
 def player_href(name: str, prefix: str) -> str:
@@ -58,24 +57,28 @@ def _pager(base: str, total: int, offset: int, limit: int, words: tuple[str, str
     return f"<p class=\"note\">{' · '.join(links)}</p>" if links else ""
 
 
-def leaderboard(kind: str, rows: Sequence[Standing], *, total: int, offset: int,
+def leaderboard(kind: str, rows: Sequence[BoardLine], *, total: int, offset: int,
                 limit: int) -> str:
-    """A game's leaderboard, a page of it: rank, player, points (``?`` provisional)."""
+    """A game's leaderboard, a page of it: rank, player, points (``?`` provisional),
+    games, wins, games left early."""
     if rows:
         lines = "\n".join(
             f"<tr data-player=\"{escape(r.name)}\"><td>{r.rank}</td>"
             f"<td><a href=\"{escape(player_href(r.name, ''))}\">{escape(r.name)}</a>"
             f"{' (bot)' if r.bot else ''}</td>"
-            f"<td>{escape(rating_text(r.mu, r.sigma))}</td><td>{r.games}</td><td>{r.wins}</td></tr>"
+            f"<td>{escape(rating_text(r.mu, r.sigma))}</td><td>{r.games}</td><td>{r.wins}</td>"
+            f"<td class=\"left-early\">{r.left_early}</td></tr>"
             for r in rows)
         listing = ("<table><thead><tr><th>rank</th><th>player</th><th>points</th>"
-                   "<th>games</th><th>wins</th></tr></thead><tbody>\n"
+                   "<th>games</th><th>wins</th><th>left early</th></tr></thead><tbody>\n"
                    f"{lines}\n</tbody></table>")
     else:
         listing = "<p class=\"words\">No rated game of this kind yet.</p>"
     note = ("<p class=\"note\">Points on the familiar 1500 scale; a <b>?</b> marks a rating "
             "still provisional (fewer than about ten games). Ranked by a cautious estimate, "
-            "so a newcomer climbs as the games tell more.</p>")
+            "so a newcomer climbs as the games tell more. <b>Left early</b>: rated games "
+            "(of every kind) the player left before their end, for the stand-in bot to "
+            "finish.</p>")
     pager = _pager(f"leaderboard?game={kind}", total, offset, limit, ("above", "below"))
     body = f"{note}\n{listing}\n{pager}"
     return _layout(f"Leaderboard: {GAME_TITLES[kind]}", body, "")
@@ -111,7 +114,12 @@ def player(data: dict[str, Any]) -> str:
               + "\n".join(games) + "\n</tbody></table>") if games else ""
     who = (f"<p class=\"note\">Identity {escape(data['fingerprint'])}"
            f"{' (a bot)' if data['bot'] else ''}.</p>")
-    body = f"{who}\n{standing}\n{recent}"
+    left = data["left_early"]
+    early = "" if data["bot"] else (
+        f"<p class=\"words\" id=\"left-early\">Left {escape(counted(left, 'rated game'))} "
+        "early, for the stand-in bot to finish.</p>" if left else
+        "<p class=\"words\" id=\"left-early\">Never left a rated game early.</p>")
+    body = f"{who}\n{standing}\n{early}\n{recent}"
     return _layout(str(data["name"]), body, prefix)
 
 

@@ -1,6 +1,7 @@
 """Reading the database a page at a time (the web's pages and API), on SQLite and on
-PostgreSQL: the leaderboard's pages are its ranking cut in pieces, the recent games come
-newest first, and a name leads to the identities it may mean."""
+PostgreSQL: the leaderboard's pages are its ranking cut in pieces, each row with the
+player's games left early, the recent games come newest first, and a name leads to the
+identities it may mean."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from sqlalchemy import insert
 
 from ratings.browse import game_line, identities_named, leaderboard_page, recent_games
 from ratings.models import players
+from ratings.moderation import ModerationStore
 from ratings.store import Store
 
 from .games import sequence_record, stacks_records
@@ -47,6 +49,26 @@ async def test_pages_of_the_leaderboard_and_of_the_games(database: str) -> None:
         assert await game_line(store, "0" * 64) is None
         _, none = await leaderboard_page(store, "stacks", 1_000_000, 200)
         assert none == []
+    finally:
+        await store.close()
+
+
+async def test_each_row_of_the_leaderboard_counts_the_games_left_early(
+        database: str) -> None:
+    store = await _filled(database)
+    try:
+        whole = {s.name: s.fingerprint for s in await store.leaderboard()}
+        ann, bob = whole["ann"], whole["bob"]
+        mods = ModerationStore(store)
+        await mods.note_abandons("t1", 1000.0, [(ann, "ann"), (bob, "bob")])
+        await mods.note_abandons("t2", 2000.0, [(ann, "ann")])
+        await mods.note_abandons("t2", 2000.0, [(ann, "ann")])  # the same game: once
+        for kind in ("stacks", "sequence"):
+            _, rows = await leaderboard_page(store, kind, 0, 100)
+            left = {r.name: r.left_early for r in rows}
+            assert left["ann"] == 2 and left["bob"] == 1
+            assert all(n == 0 for name, n in left.items() if name not in ("ann", "bob"))
+            assert {r.fingerprint: r.to_json()["left_early"] for r in rows}[ann] == 2
     finally:
         await store.close()
 

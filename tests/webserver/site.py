@@ -25,6 +25,22 @@ async def fill(url: str) -> None:
         await store.close()
 
 
+async def leave_early(url: str, left: dict[str, int]) -> None:
+    """Each named player (by name) left that many games before their end, as the server
+    notes them when the stand-in finished their seat."""
+    from ratings.moderation import ModerationStore
+
+    store = await Store.open(url)
+    try:
+        named = {s.name: s.fingerprint for s in await store.leaderboard()}
+        for name, count in left.items():
+            for game in range(count):
+                await ModerationStore(store).note_abandons(
+                    f"table {game}", 1000.0 + game, [(named[name], name)])
+    finally:
+        await store.close()
+
+
 def database(folder: Path) -> str:
     url = f"sqlite:///{folder / 'ratings.sqlite'}"
     asyncio.run(fill(url))

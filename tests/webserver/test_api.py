@@ -1,7 +1,7 @@
 """The read-only JSON API: its OpenAPI document is what it serves (schemathesis sends it
 requests made from the document, good and bad), a game's record from it verifies as
-`stacks verify` checks a file, the leaderboard pages as the store ranks, and bad input
-is a 4xx in words, never a 500."""
+`stacks verify` checks a file, the leaderboard pages as the store ranks, a player's
+games left early are counted, and bad input is a 4xx in words, never a 500."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from ratings.store import Store
 from stacks.commands.verify import run_verify
 from tests.e2e.conftest import ROOT, stacks_command
 from tests.support import free_port
-from tests.webserver.site import database, served
+from tests.webserver.site import database, leave_early, served
 from webserver.api import openapi_document
 
 
@@ -33,6 +33,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """(the server's address, its database's URL)"""
     folder = tmp_path_factory.mktemp("api")
     url = database(folder)
+    asyncio.run(leave_early(url, {"ann": 2}))
     with served(folder, url) as address:
         yield address, url
 
@@ -115,6 +116,16 @@ def test_a_player_has_a_rating_per_game_and_recent_games(site: tuple[str, str]) 
         assert set(player["ratings"]) == {"stacks", "sequence"}
         assert len(player["games"]) == 6  # five Stacks games and the classic one
         assert all(len(g["id"]) == 64 for g in player["games"])
+
+
+def test_the_games_a_player_left_early_are_counted(site: tuple[str, str]) -> None:
+    for kind in ("stacks", "sequence"):
+        board = get(site, f"/api/players?game={kind}").json()["players"]
+        left = {p["name"]: p["left_early"] for p in board}
+        assert left["ann"] == 2 and left["bob"] == 0, left
+        assert not any(n for name, n in left.items() if name != "ann")
+    assert get(site, "/api/players/ann").json()["left_early"] == 2
+    assert get(site, "/api/players/bob").json()["left_early"] == 0
 
 
 @pytest.mark.parametrize(("path", "status", "words"), [

@@ -1,6 +1,7 @@
 """The database's pages (no browser needed for these): every link on the leaderboards,
 the recent games and each player's page leads to a page that answers, and bad input on a
-page is a page that says so with a 4xx, never a 500."""
+page is a page that says so with a 4xx, never a 500; the games a player left early are
+on the leaderboard and on their page."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from sqlalchemy import insert
 
 from ratings.models import players
 from ratings.store import Store
-from tests.webserver.site import database, served
+from tests.webserver.site import database, leave_early, served
 
 SAMS = ("aaaa-0000-0000-0001", "aaaa-0000-0000-0002")
 """Two people who played under one name (no rated game: linked from no list)."""
@@ -38,6 +39,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("pages")
     url = database(folder)
     asyncio.run(_two_sams(url))
+    asyncio.run(leave_early(url, {"bob": 3}))
     with served(folder, url) as address:
         yield address + "/"
 
@@ -67,6 +69,21 @@ def test_every_link_of_the_games_pages_answers(site: str) -> None:
 def test_a_bot_s_seat_name_leads_to_its_level(site: str) -> None:
     page = requests.get(site + "player/Bot 4 (medium)", timeout=30)
     assert page.status_code == 200 and "bot-medium" in page.text
+
+
+def test_the_games_left_early_are_on_the_leaderboard_and_the_player_s_page(
+        site: str) -> None:
+    board = requests.get(site + "leaderboard?game=stacks", timeout=30).text
+    assert "<th>left early</th>" in board
+    left = dict(re.findall(r'<tr data-player="([^"]*)">.*?<td class="left-early">(\d+)</td>',
+                           board))
+    assert left["bob"] == "3" and left["ann"] == "0", left
+    bob = requests.get(site + "player/bob", timeout=30).text
+    assert "Left 3 rated games early" in bob
+    ann = requests.get(site + "player/ann", timeout=30).text
+    assert "Never left a rated game early" in ann
+    bot = requests.get(site + "player/bot-medium", timeout=30).text
+    assert "left a rated game" not in bot and "rated games early" not in bot
 
 
 def test_a_name_two_people_played_under_asks_which_one(site: str) -> None:
