@@ -36,7 +36,14 @@ from netplay.codec import decode, pack, unpack
 from netplay.errors import FrameError
 from netplay.identity import Identity
 from netplay.player_peer import Spectator
-from netplay.playing.notices import Applied, HostBack, HostChanged, HostOffline, Notice
+from netplay.playing.notices import (
+    Applied,
+    HostBack,
+    HostChanged,
+    HostMoved,
+    HostOffline,
+    Notice,
+)
 from netplay.topics import PREFIX
 from netplay.transport import BrokerAddress
 
@@ -52,14 +59,26 @@ def canonical(value: Any) -> Any:
     return value
 
 
+BATCH_FIELDS = ("n", "action", "proof", "events", "hash", "standin")
+"""What a batch is; a frame's body may carry more (the host's ``epoch``), which is not
+the batch's contents."""
+
+
 def digest(body: dict[str, Any]) -> str:
-    return hashlib.sha256(pack(canonical(body))).hexdigest()[:16]
+    """The batch's contents, digested."""
+    kept = {key: body.get(key) for key in BATCH_FIELDS}
+    return hashlib.sha256(pack(canonical(kept))).hexdigest()[:16]
+
+
+def _epoch(body: dict[str, Any]) -> int:
+    epoch = body.get("epoch", 0)
+    return epoch if type(epoch) is int else -1
 
 
 @dataclass(frozen=True)
 class Announcement:
     at: float
-    """`time.monotonic` when it came."""
+    """`time.time` when it came (the database's clock is the same machine's)."""
     node: str
     host: str
     """The host's key, hex."""
@@ -67,6 +86,8 @@ class Announcement:
     """This run of the host process, hex."""
     commit: str
     status: str
+    epoch: int
+    """The host's epoch (0: a table no server took over yet)."""
     body: dict[str, Any]
 
 
@@ -81,13 +102,20 @@ class TableSeen:
     seats_stream: list[float] = field(default_factory=list)
     """When a frame first reached the seats' stream (any node), in order."""
     spectator: list[tuple[float, str]] = field(default_factory=list)
-    """What the spectator noticed: (`time.monotonic`, words), in order."""
+    """What the spectator noticed: (`time.time`, words), in order."""
     applied: list[tuple[float, int]] = field(default_factory=list)
     """When the spectator applied each batch."""
 
     def conflicts(self) -> dict[int, set[str]]:
         """The batch numbers published with more than one content."""
         return {n: d for n, d in self.batches.items() if len(d) > 1}
+
+    def epochs(self) -> dict[int, float]:
+        """When each of the host's epochs was first announced."""
+        firsts: dict[int, float] = {}
+        for entry in self.announcements:
+            firsts.setdefault(entry.epoch, entry.at)
+        return firsts
 
     def boots(self) -> list[Announcement]:
         """The first announcement of each run of a host process, in order."""
@@ -135,11 +163,11 @@ class Eavesdropper:
         self._thread = threading.Thread(target=self._run, args=(ready,), daemon=True,
                                         name="eavesdropper")
         self._thread.start()
-        deadline = time.monotonic() + timeout
+        deadline = time.time() + timeout
         while len(self.connected) < len(self.urls):
             if self._error is not None:
                 raise RuntimeError(f"the eavesdropper failed: {self._error!r}")
-            if time.monotonic() > deadline:
+            if time.time() > deadline:
                 raise RuntimeError(f"the eavesdropper reached only {sorted(self.connected)}")
             time.sleep(0.05)
 
@@ -179,7 +207,7 @@ class Eavesdropper:
                     async for message in client.messages:
                         payload = message.payload
                         if isinstance(payload, bytes):
-                            self.heard(url, str(message.topic), payload, time.monotonic())
+                            self.heard(url, str(message.topic), payload, time.time())
             except aiomqtt.MqttError:
                 self.connected.discard(url)
                 await asyncio.sleep(0.5)
@@ -227,7 +255,7 @@ class Eavesdropper:
                 at, node, frame.sender.hex(),
                 boot.hex() if isinstance(boot, bytes) else str(boot),
                 commit.hex() if isinstance(commit, bytes) else str(commit),
-                str(body.get("status")), body))
+                str(body.get("status")), _epoch(body), body))
 
     def _batch(self, seen: TableSeen, body: dict[str, Any], at: float) -> None:
         n = body.get("n")
@@ -249,13 +277,15 @@ class Eavesdropper:
                     async for notice in spectator.notices():
                         self._noticed(seen, notice)
             except Exception as exc:  # a broken connection: watch again
-                seen.spectator.append((time.monotonic(), f"spectator failed: {exc!r}"))
+                seen.spectator.append((time.time(), f"spectator failed: {exc!r}"))
                 await asyncio.sleep(1)
 
     def _noticed(self, seen: TableSeen, notice: Notice) -> None:
-        at = time.monotonic()
+        at = time.time()
         if isinstance(notice, Applied):
             seen.applied.append((at, notice.n))
+        elif isinstance(notice, HostMoved):
+            seen.spectator.append((at, notice.words()))
         elif isinstance(notice, HostOffline | HostBack | HostChanged):
             seen.spectator.append((at, repr(notice)))
 
