@@ -22,23 +22,25 @@ from netplay.identity import Identity, peer_id, verify
 
 PROTOCOL_VERSION = 1
 """The frame's own format (the signed envelope), which journals and records keep too."""
-TABLE_PROTOCOL = 8
+TABLE_PROTOCOL = 9
 """What a table's peers must agree on beyond the frame format, named in the host's
-announcement (``protocol``): 8 since a seated player the table does not wait for beats
-every 8 s instead of 4 and the host counts it away after 20 s (a host of 7 would count
-such a seat away between its beats); 7 since the host's presence may rest on the broker's last
-wills (a host that found its broker fires them says ``rest`` in its beats and beats
-after 10 s of silence; a seat of 6 would take it for silent) and a will, ``online`` or
-announcement names its connection (``conn``: a peer of 6 would take a replayed will); 6
-since the host's heartbeats reach the seats in a ``boxes`` frame (a box per seat)
-instead of signed (a program of 5 would drop them and count its host silent, and a seat
-of 6 drops a host of 5's signed ones); 5 since a batch reaches the seats in one
-``boxes`` frame on ``table`` (a box per seat) and peers beat every 4 s (a program of 4
-would wait on its ``in`` for batches that never come there, and be counted away between
-its beats); 4 since a spectator's catch-up comes in bulk (``history`` frames, which a
-program of 3 would drop, waiting for its history for ever); 3 since a sealed frame is
-authenticated by its box alone (2: a ``crypto_box`` in a signed frame; 1: anonymous
-``SealedBox``es to the recipient)."""
+announcement (``protocol``): 9 since a table a server took over from another carries its
+host's epoch in every frame (``epoch``) and peers refuse frames of an older one (a
+program of 8 would take a fenced host's late frames); 8 since a seated player the table
+does not wait for beats every 8 s instead of 4 and the host counts it away after 20 s (a
+host of 7 would count such a seat away between its beats); 7 since the host's presence
+may rest on the broker's last wills (a host that found its broker fires them says
+``rest`` in its beats and beats after 10 s of silence; a seat of 6 would take it for
+silent) and a will, ``online`` or announcement names its connection (``conn``: a peer of
+6 would take a replayed will); 6 since the host's heartbeats reach the seats in a
+``boxes`` frame (a box per seat) instead of signed (a program of 5 would drop them and
+count its host silent, and a seat of 6 drops a host of 5's signed ones); 5 since a batch
+reaches the seats in one ``boxes`` frame on ``table`` (a box per seat) and peers beat
+every 4 s (a program of 4 would wait on its ``in`` for batches that never come there,
+and be counted away between its beats); 4 since a spectator's catch-up comes in bulk
+(``history`` frames, which a program of 3 would drop, waiting for its history for ever);
+3 since a sealed frame is authenticated by its box alone (2: a ``crypto_box`` in a
+signed frame; 1: anonymous ``SealedBox``es to the recipient)."""
 SEALED = "sealed"
 """The type of a sealed frame's header (its own type is inside the box)."""
 BOXES = "boxes"

@@ -22,7 +22,7 @@ from engine.games import AnyAction
 from netplay.aio import cancel_and_wait
 from netplay.host import BotTurn, HostSession, HostSettings
 from netplay.identity import Identity
-from netplay.journal import Entry, JournalError, JournalFile
+from netplay.journal import Entry, JournalError, JournalFenced, JournalStore
 from netplay.listing import QUERY as LISTING_QUERY
 from netplay.peer import Broker, Peer, make_transport
 from netplay.probe import PROBE_KEEPALIVE, Probe, go_silent, probe_deadline
@@ -77,7 +77,7 @@ class Host(Peer):
         identity: Identity | None = None,
         record_path: Path | None = None,
         secret: bytes | None = None,
-        journal: JournalFile | None = None,
+        journal: JournalStore | None = None,
         session: HostSession | None = None,
         probe: bool = True,
     ) -> None:
@@ -109,7 +109,7 @@ class Host(Peer):
         """The journal's sync is in a syncing thread (``netplay.syncs``)."""
         self._sync_idle: asyncio.Future[None] | None = None
         """Set when the sync in a thread is done (a closing host waits for it)."""
-        self._close_after_sync: JournalFile | None = None
+        self._close_after_sync: JournalStore | None = None
         """A journal given up while the thread synced it: closed once it is done."""
         self.sync_average = 0.0
         """Seconds a journal sync took, a running average (inline or in the thread)."""
@@ -127,6 +127,9 @@ class Host(Peer):
         """The journal says the table finished (its game over and out to spectators)."""
         self.record_note: str | None = None
         """Said once when the record had to take another name than the one asked for."""
+        self.fenced: str | None = None
+        """Why this host stopped publishing for good (its table is no longer its own to
+        hold: a shared journal's lease lost, :meth:`fence`), or ``None``."""
 
     @property
     def settings(self) -> HostSettings:
@@ -134,9 +137,30 @@ class Host(Peer):
         lengthened before the deal: :meth:`set_block_window`)."""
         return self.host.settings
 
+    @property
+    def epoch(self) -> int:
+        """The host's epoch (0: a table no server took over), in every frame it sends."""
+        return self.host.sender.epoch
+
+    @epoch.setter
+    def epoch(self, value: int) -> None:
+        self.host.sender.epoch = value
+
+    def fence(self, why: str) -> None:
+        """Stop publishing for good: nothing held back for the journal goes out, nor
+        anything the session makes from now on, not even a goodbye (the table goes on
+        under another server, which announces it). Its driver closes the host soon."""
+        if self.fenced is not None:
+            return
+        self.fenced = why
+        log.warning("table %s: stopped publishing (%s)", self.settings.table, why)
+        self._held.clear()
+        self._all_out.set()
+        self._over.set()  # whoever waits for the game's end: it won't come here
+
     @classmethod
     def resume(
-        cls, journal: JournalFile, entries: list[Entry], *, broker: Broker,
+        cls, journal: JournalStore, entries: list[Entry], *, broker: Broker,
     ) -> Host:
         """The table of ``journal`` (opened with ``JournalFile.reopen``), replayed and
         checked; ``JournalError`` if it can't be."""
@@ -216,6 +240,10 @@ class Host(Peer):
             self.journal.close()
 
     def _flush(self) -> None:
+        if self.fenced is not None:
+            self.session.data_to_send()  # made, never sent
+            self.host.journal_to_write()
+            return
         self._write_journal()
         journal = self.journal
         publish = self.transport.publish
@@ -272,8 +300,9 @@ class Host(Peer):
     def _sync_inline(self) -> bool:
         """Whether to sync the journal on the loop's thread: when it is fast, and this is
         the process's only table (with several, a sync there would hold up all of them;
-        measured with 100 tables a process, bench load's p99 was no better inline)."""
-        if self.sync_average > INLINE_SYNC:
+        measured with 100 tables a process, bench load's p99 was no better inline); never
+        a journal that says it must not be (a database's round trip)."""
+        if self.sync_average > INLINE_SYNC or not getattr(self.journal, "inline", True):
             return False
         try:
             return Host.live() <= 1
@@ -336,6 +365,8 @@ class Host(Peer):
         """Publish, in order, the held frames whose journal entries are durable."""
         journal = self.journal
         held = self._held
+        if self.fenced is not None:
+            held.clear()
         durable = journal.synced if journal is not None else None
         while held and (durable is None or held[0][0] <= durable):
             self.transport.publish(held.popleft()[1])
@@ -343,6 +374,15 @@ class Host(Peer):
             self._all_out.set()
 
     def _journal_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, JournalFenced):
+            # The table may be another server's now: not one more frame from here.
+            self.fence(str(exc))
+            journal, self.journal = self.journal, None
+            if journal is not None and not self._syncing:
+                journal.close()
+            elif journal is not None:
+                self._close_after_sync = journal
+            return
         # Stopping the game would lose it for everyone; going on only loses resume.
         journal, self.journal = self.journal, None
         if journal is None:
@@ -379,6 +419,8 @@ class Host(Peer):
         self._wake()
 
     def _before_close(self) -> None:
+        if self.fenced is not None:
+            return  # no last words: the table is another server's
         if self.host.over:
             # The game is over: what the spectator delay still holds goes out now, before
             # the close, so that spectators see the end even of a table closed early.
@@ -470,6 +512,8 @@ class Host(Peer):
         if self.journal is not None:
             try:
                 self.journal.append([entry])
+            except JournalFenced as exc:
+                self._journal_failed(exc)
             except OSError as exc:
                 log.error("can't write the table's journal %s: %s", self.journal.path, exc)
             self._release()  # the sync covered whatever was held too

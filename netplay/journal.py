@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import platformdirs
 
@@ -47,6 +47,12 @@ Entry = dict[str, Any]
 
 class JournalError(NetplayError):
     """A journal can't be created, read, locked or replayed; the words say why."""
+
+
+class JournalFenced(JournalError):
+    """A journal that may no longer be written: the table is no longer this host's to hold
+    (a shared journal whose lease passed, or could pass, to another server). Its host
+    stops publishing at once, instead of going on without a journal."""
 
 
 def data_dir() -> Path:
@@ -153,6 +159,25 @@ def _lock(fd: int, path: Path) -> None:
         raise JournalError(
             f"table journal {path.name} is in use by another running host"
         ) from None
+
+
+class JournalStore(Protocol):
+    """What a host's driver (``netplay.host_peer.Host``) needs of a journal: a file
+    (:class:`JournalFile`), or a table's journal in a shared database
+    (``ratings.cluster.DbJournal``). Entries :meth:`write`-n are durable once
+    :meth:`sync_written` covered them; a host publishes nothing that rests on them before."""
+
+    path: Path
+    written: int
+    synced: int
+
+    @property
+    def unsynced(self) -> bool: ...
+    def append(self, entries: Iterable[Entry]) -> None: ...
+    def write(self, entries: Iterable[Entry]) -> int: ...
+    def sync_written(self) -> int: ...
+    def mark_synced(self, upto: int) -> None: ...
+    def close(self) -> None: ...
 
 
 _datasync = getattr(os, "fdatasync", os.fsync)

@@ -35,7 +35,7 @@ from netplay.playing.beats import HEARTBEAT, OwnBeats
 from netplay.playing.chat import ChatFilter
 from netplay.playing.deal_check import DealCheck
 from netplay.playing.follower import Follower
-from netplay.playing.following import HostFollowing
+from netplay.playing.following import HostFollowing, epoch_of
 from netplay.playing.joining import SETTLE, Joining
 from netplay.playing.liveness import HostLiveness
 from netplay.playing.notices import (
@@ -439,6 +439,9 @@ class PlayerSession:
             return
         if self.host_key is None or frame.sender != self.host_key:
             raise FrameError("a frame not from this table's host")
+        if epoch_of(frame.body) < self.following.epoch:
+            raise FrameError(f"a frame of the host's epoch {epoch_of(frame.body)}, older than "
+                             f"{self.following.epoch} (a server that lost the table)")
         if boxes and frame.type == "heartbeat" and not frame.sealed:
             # Since protocol 6 the host beats to its seats in a box each.
             raise FrameError("a signed heartbeat on the seats' stream (an older host's)")

@@ -37,9 +37,16 @@ class Sender:
         self.table = table
         self.sequencer = Sequencer()
         self.outbox: deque[Outgoing | _Later] = deque()
+        self.epoch = 0
+        """The host's epoch (``docs/protocol.md``, *Several servers*): above 0, every
+        frame's body carries it (``epoch``), and peers refuse frames of an older one. 0:
+        a table no server took over; nothing is added."""
+
+    def _body(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {**body, "epoch": self.epoch} if self.epoch else body
 
     def frame(self, type_: str, body: dict[str, Any]) -> bytes:
-        return encode(self.identity, self.sequencer, type_, self.table, body)
+        return encode(self.identity, self.sequencer, type_, self.table, self._body(body))
 
     def send(
         self, topic: str, type_: str, body: dict[str, Any], *, retain: bool = False, qos: int = 1
@@ -50,7 +57,8 @@ class Sender:
 
     def sealed(self, key: bytes, type_: str, body: dict[str, Any]) -> bytes:
         """A frame ``(type_, body)`` readable only by ``key``, authenticated by its box."""
-        return encode_sealed(self.identity, self.sequencer, key, type_, self.table, body)
+        return encode_sealed(self.identity, self.sequencer, key, type_, self.table,
+                             self._body(body))
 
     def send_sealed(
         self, topic: str, key: bytes, type_: str, body: dict[str, Any], *, qos: int = 1
@@ -64,6 +72,8 @@ class Sender:
     ) -> None:
         """Send ``(type_, bodies[i])`` readable only by ``keys[i]``, for every ``i``, in
         one ``boxes`` frame (see ``netplay.codec.encode_boxes``)."""
+        if self.epoch:
+            bodies = [None if b is None else self._body(b) for b in bodies]
         self.outbox.append(Outgoing(topic, encode_boxes(
             self.identity, self.sequencer, keys, type_, self.table, bodies), qos=qos))
 
@@ -72,7 +82,7 @@ class Sender:
         drained (see :meth:`urgent`)."""
         seq = self.sequencer.next()
         self.outbox.append(_Later(topic, lambda: encode(
-            self.identity, self.sequencer, type_, self.table, body(), seq=seq)))
+            self.identity, self.sequencer, type_, self.table, self._body(body()), seq=seq)))
 
     def send_sealed_later(
         self, topic: str, key: bytes, type_: str, body: Callable[[], dict[str, Any]]
@@ -80,7 +90,8 @@ class Sender:
         """:meth:`send_sealed`, the body made and the frame sealed only when drained."""
         seq = self.sequencer.next()
         self.outbox.append(_Later(topic, lambda: encode_sealed(
-            self.identity, self.sequencer, key, type_, self.table, body(), seq=seq)))
+            self.identity, self.sequencer, key, type_, self.table, self._body(body()),
+            seq=seq)))
 
     def urgent(self) -> list[Outgoing]:
         """The frames queued before the first one sent for later, which are made already:

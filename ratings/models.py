@@ -93,3 +93,46 @@ account_keys = Table(
            nullable=False),
     Column("added_at", Float, nullable=False),
 )
+
+# -- several servers, one community (``ratings.cluster``) --------------------------------------
+
+cluster_nodes = Table(
+    "cluster_nodes", metadata,
+    Column("name", String(64), primary_key=True),
+    Column("heartbeat", Float, nullable=False),
+    Column("started_at", Float, nullable=False),
+    Column("state", String(16), nullable=False),
+)
+
+held_tables = Table(
+    "held_tables", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_name", String(64), nullable=False),
+    Column("live_name", String(64), nullable=True, unique=True),
+    Column("node", String(64), nullable=False),
+    Column("epoch", Integer, nullable=False),
+    Column("lease_until", Float, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("creator", String(64), nullable=False),
+    Column("creator_name", String(64), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("ended_at", Float, nullable=True),
+    Column("why", Text, nullable=True),
+    Index("ix_held_tables_state", "state", "lease_until"),
+)
+
+journal_entries = Table(
+    "journal_entries", metadata,
+    Column("held_id", Integer, ForeignKey("held_tables.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("epoch", Integer, nullable=False),
+    Column("entry", LargeBinary, nullable=False),
+)
+
+profile_keys = Table(
+    "profile_keys", metadata,
+    Column("profile", String(40), primary_key=True),
+    Column("seed", LargeBinary, nullable=False),
+    Column("created_at", Float, nullable=False),
+)

@@ -25,6 +25,7 @@ from netplay.playing.notices import (
     GameStarted,
     HostChanged,
     HostConflict,
+    HostMoved,
     HostsDisagree,
     Impostor,
     Joined,
@@ -254,6 +255,10 @@ class Following:
             f"game ends. To follow the other instead, join "
             f"{notice.table}@{notice.other.fingerprint}.", severity="warning", timeout=15,
         )
+
+    @notice.register
+    async def _host_moved(self, notice: HostMoved) -> None:
+        self.app.notify(f"{notice.words()}.", severity="information", timeout=10)
 
     @notice.register
     async def _host_changed(self, notice: HostChanged) -> None:

@@ -27,6 +27,7 @@ from netplay.playing.liveness import HostLiveness
 from netplay.playing.notices import (
     HostChanged,
     HostConflict,
+    HostMoved,
     HostsDisagree,
     NextGame,
     Notice,
@@ -37,6 +38,12 @@ from netplay.playing.notices import (
 )
 
 log = logging.getLogger("netplay.player")
+
+
+def epoch_of(body: dict[str, Any]) -> int:
+    """The host's epoch a frame's body carries (0: none, or nothing sensible)."""
+    epoch = body.get("epoch", 0)
+    return epoch if type(epoch) is int and 0 <= epoch < 1 << 31 else 0
 
 
 class Member(Protocol):
@@ -66,6 +73,9 @@ class HostFollowing:
         self.host_key: bytes | None = None
         self.host_boot: bytes | None = None
         """The host's incarnation (``boot`` in its announcements)."""
+        self.epoch = 0
+        """The followed host's highest epoch seen (``epoch`` in its frames; 0: none): a
+        frame of an older one comes from a server that lost the table, and is refused."""
         self.announce: dict[str, Any] | None = None
         """The followed host's newest announcement."""
         self.host_over = False
@@ -161,6 +171,9 @@ class HostFollowing:
         if body.get("status") == "closed" and self.host_key == host:
             self._tell(TableClosed())
         boot = optional(body, "boot", bytes)
+        epoch = epoch_of(body)
+        if host == self.host_key and epoch < self.epoch:
+            raise FrameError(f"an announcement of epoch {epoch}, older than {self.epoch}")
         if host == self.host_key and boot is not None and boot != self.host_boot \
                 and self.host_boot is not None:
             # The same host, started again (``stacks host --resume``): it knows our seat
@@ -192,6 +205,11 @@ class HostFollowing:
                     f"the table plays {definition.title}, which this program can't show yet"))
             return
         self.follower.definition = definition
+        if host == self.host_key and epoch > self.epoch >= 1:
+            log.info("table %s moved to another server (epoch %d)", self.table, epoch)
+            self._tell(HostMoved(self.table, epoch))
+        if host != self.host_key or epoch > self.epoch:
+            self.epoch = epoch
         self.host_boot = boot
         self.host_key = host
         self.announce = body
@@ -220,6 +238,8 @@ class HostFollowing:
         Anything the live host sends later undoes it."""
         if key_bytes(body, "host") != sender:
             raise FrameError("a last will not signed by the host it names")
+        if sender == self.host_key and epoch_of(body) < self.epoch:
+            raise FrameError("the last will of a server that lost the table")
         known = self.host_connection
         if known is not None and known[0] == sender and body.get("conn") != known[2] \
                 and seq <= known[1]:

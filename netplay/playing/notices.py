@@ -69,6 +69,19 @@ class HostsDisagree(Notice):
 
 
 @dataclass(frozen=True, slots=True)
+class HostMoved(Notice):
+    """The table's host (the same key) is held by another server of the community now
+    (its epoch rose): the seat, the hand and the game go on there."""
+
+    table: str
+    epoch: int
+
+    def words(self) -> str:
+        return ("The server moved the table to another of its machines: you keep your "
+                "seat and the game goes on")
+
+
+@dataclass(frozen=True, slots=True)
 class HostChanged(Notice):
     """The followed host signed its departure and a new host key announces the table: the
     session follows the new one (said, not silent)."""

@@ -31,6 +31,7 @@ from netplay.playing.notices import (
     GameStarted,
     HostChanged,
     HostConflict,
+    HostMoved,
     Impostor,
     Joined,
     Missed,
@@ -343,6 +344,10 @@ class PlainTable:
     @_told.register
     def _unexpected_host(self, notice: UnexpectedHost) -> None:
         self.say(escaped(notice.words()) + ".")
+
+    @_told.register
+    def _host_moved(self, notice: HostMoved) -> None:
+        self.say(f"{notice.words()}.")
 
     @_told.register
     def _host_changed(self, notice: HostChanged) -> None:
