@@ -1,0 +1,410 @@
+"""One trial of a community of servers losing a node, as its players live it.
+
+On a started `harness.Cluster`: two ``stacks serve --node`` (``n1``, ``n2``) on one fresh
+database, every player an OpenSSH client in the root namespace whose session runs
+`stacks.bench.cluster.player`. Each table has three seats: the server's bot, a player
+whose session is on ``n1`` (who opens the table there: ``n1`` holds it) and one whose
+session is on ``n2``. Once every table is mid-game, the fault (`KINDS`) strikes ``n1``;
+a cut lasts `CUT_FOR` seconds. A player whose ssh connection ended before its game's
+verdict connects again, to ``n2``. Then every game must end and be verified by its
+players, and the trial reads:
+
+- the database (every table's game stored once, each seat's rating counting it once);
+- the records the nodes wrote (each verifies: `netplay.record.verify_record`);
+- the eavesdropper on every broker node (no batch number with two contents; when each
+  table's new epoch was first announced; the longest silence of the seats' stream);
+- the leases (`LeaseWatch`: when each table's lease ran out);
+- what the players said (``MOVED`` with the words a player reads).
+
+`Trial.run` gives a `Outcome`: the figures and, in ``problems``, everything that went
+wrong, in words (empty: the trial passed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stacks.bench.cluster.eavesdrop import Eavesdropper
+from stacks.bench.cluster.harness import Cluster
+
+KINDS = ("kill", "cut-db", "cut-broker", "cut-both", "drain", "db-restart")
+MOVES = frozenset({"kill", "cut-db", "cut-both", "drain"})
+"""The faults after which ``n1``'s tables must be hosted by another node."""
+CUT_FOR = 12.0
+"""Seconds a cut lasts: past a lease (5 s) and a takeover."""
+SSH_PORT = 2222
+SSH = shutil.which("ssh") or "/usr/bin/ssh"
+SSH_KEYGEN = shutil.which("ssh-keygen") or "/usr/bin/ssh-keygen"
+MID_GAME = 3
+"""Batches every table has published before the fault: mid-game (the deal is batch 1)."""
+
+
+@dataclass
+class Outcome:
+    kind: str
+    tables: int
+    takeover_s: list[float] = field(default_factory=list)
+    """Per table that moved: from its lease's end to its new epoch's first announcement."""
+    pause_s: float = 0.0
+    """The longest silence of any table's seats' stream from the fault on."""
+    moved_words: int = 0
+    """Players (and the eavesdropper's spectators) told the table moved, in words."""
+    stored: int = 0
+    verified: int = 0
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class LeaseWatch:
+    """Reads ``held_tables`` every 0.2 s in a thread: each table's leases as they were."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.seen: dict[str, list[tuple[float, str, int, float]]] = {}
+        """table → (when read, node, epoch, lease_until), each change once."""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="leases")
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        import psycopg
+
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=2) as conn:
+                    while not self._stop.is_set():
+                        rows = conn.execute("SELECT table_name, node, epoch, lease_until "
+                                            "FROM held_tables").fetchall()
+                        now = time.time()
+                        for name, node, epoch, until in rows:
+                            history = self.seen.setdefault(str(name), [])
+                            entry = (now, str(node), int(epoch), float(until))
+                            if not history or history[-1][1:] != entry[1:]:
+                                history.append(entry)
+                        self._stop.wait(0.2)
+            except Exception:  # the database restarting, or not made yet
+                self._stop.wait(0.2)
+
+    def lease_end(self, table: str, epoch: int) -> float | None:
+        """When the lease of ``table`` at ``epoch`` ran out (its last renewal's end)."""
+        ends = [until for _, _, e, until in self.seen.get(table, []) if e == epoch]
+        return ends[-1] if ends else None
+
+    def epochs(self, table: str) -> list[tuple[str, int]]:
+        """(node, epoch) of each holder of ``table``, in order."""
+        held: list[tuple[str, int]] = []
+        for _, node, epoch, _ in self.seen.get(table, []):
+            if not held or held[-1] != (node, epoch):
+                held.append((node, epoch))
+        return held
+
+
+@dataclass
+class Seat:
+    """One player: who, at which table, and its ssh connections so far."""
+
+    name: str
+    table: str
+    key: Path
+    log: Path
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    nodes: list[str] = field(default_factory=list)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    @property
+    def done(self) -> bool:
+        return "VERIFIED" in self.output()
+
+    @property
+    def connected(self) -> bool:
+        return bool(self.procs) and self.procs[-1].poll() is None
+
+
+class Trial:
+    """One trial of ``kind`` with ``tables`` tables on ``cluster``, in ``folder``."""
+
+    def __init__(self, cluster: Cluster, kind: str, tables: int, folder: Path,
+                 timeout: float = 180.0) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"unknown trial kind {kind!r}: one of {', '.join(KINDS)}")
+        self.cluster = cluster
+        self.kind = kind
+        self.count = tables
+        self.folder = folder
+        self.timeout = timeout
+        self.tables = [f"t{i}" for i in range(tables)]
+        self.seats: list[Seat] = []
+        self.homes = {node: folder / f"home-{node}" for node in ("n1", "n2")}
+        self.logs = {node: folder / f"serve-{node}.log" for node in ("n1", "n2")}
+        self.database = ""
+        self.outcome = Outcome(kind, tables)
+
+    # -- setting up ---------------------------------------------------------------------------
+
+    def _keys(self) -> str:
+        keys = self.folder / "keys"
+        keys.mkdir(parents=True, exist_ok=True)
+        authorized = ""
+        for table in self.tables:
+            for side in ("a", "b"):
+                name = f"p{table[1:]}{side}"
+                key = keys / name
+                subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", name,
+                                "-f", str(key)], check=True, timeout=60)
+                authorized += (keys / f"{name}.pub").read_text()
+                self.seats.append(Seat(name, table, key, self.folder / f"ssh-{name}.log"))
+        return authorized
+
+    def serve(self, node: str) -> subprocess.Popen[bytes]:
+        home = self.homes[node]
+        command = f"{sys.executable} -m stacks.bench.cluster.player"
+        return self.cluster.serve(node, self.database, "--ssh-port", str(SSH_PORT),
+                                  "--session-command", command, log=self.logs[node],
+                                  home=home)
+
+    def _listening(self, node: str) -> bool:
+        import socket
+
+        with contextlib.suppress(OSError), socket.create_connection(
+                (self.cluster.address(node), SSH_PORT), 1):
+            return True
+        return False
+
+    def connect(self, seat: Seat, node: str) -> None:
+        argv = [SSH, "-F", "/dev/null", "-p", str(SSH_PORT), "-i", str(seat.key),
+                "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none", "-o", "BatchMode=yes",
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                "-o", "LogLevel=ERROR", "-o", "ConnectTimeout=20",
+                "-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3",
+                "-tt", f"{seat.name}@{self.cluster.address(node)}", "join", seat.table]
+        with seat.log.open("ab") as out:
+            out.write(f"{time.time():.3f} CONNECT {node}\r\n".encode())
+            out.flush()
+            env = {k: v for k, v in os.environ.items() if k != "SSH_AUTH_SOCK"}
+            seat.procs.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out,
+                                               stderr=subprocess.STDOUT, env=env,
+                                               start_new_session=True))
+        seat.nodes.append(node)
+
+    # -- waiting -------------------------------------------------------------------------------
+
+    def _until(self, condition: Any, what: str, timeout: float | None = None) -> None:
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.kind}: timed out waiting for {what}")
+            time.sleep(0.1)
+
+    def log(self, node: str) -> str:
+        path = self.logs[node]
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    # -- the trial ------------------------------------------------------------------------------
+
+    def run(self, database: str) -> Outcome:
+        """The trial on a fresh ``database`` (its URL); never raises for what went wrong
+        in the trial: that is in the outcome's ``problems``."""
+        started = time.monotonic()
+        self.database = database
+        self.folder.mkdir(parents=True, exist_ok=True)
+        authorized = self._keys()
+        for home in self.homes.values():
+            home.mkdir(parents=True, exist_ok=True)
+            (home / "authorized_keys").write_text(authorized)
+        ears = Eavesdropper(self.cluster.broker.urls, self.tables,
+                            watch_url=self.cluster.broker.url("n3"))
+        leases = LeaseWatch(database)
+        try:
+            ears.start()
+            leases.start()
+            self._play(ears, leases)
+        except (TimeoutError, RuntimeError, OSError) as exc:
+            self.outcome.problems.append(str(exc))
+        finally:
+            self._stop_all()
+            leases.stop()
+            ears.stop()
+        self._check(ears, leases)
+        self.outcome.seconds = time.monotonic() - started
+        return self.outcome
+
+    def _play(self, ears: Eavesdropper, leases: LeaseWatch) -> None:
+        for node in ("n1", "n2"):
+            self.serve(node)
+        for node in ("n1", "n2"):
+            self._until(lambda node=node: self._listening(node), f"{node} to listen", 60)
+        for seat in self.seats:
+            if seat.name.endswith("a"):
+                self.connect(seat, "n1")
+        for table in self.tables:
+            self._until(lambda t=table: f"opened table {t} " in self.log("n1") and
+                        any(h[1] == "n1" for h in leases.seen.get(t, [])),
+                        f"table {table} to open on n1")
+        for seat in self.seats:
+            if seat.name.endswith("b"):
+                self.connect(seat, "n2")
+        self._until(lambda: all(ears.batches(t) >= MID_GAME for t in self.tables),
+                    "every table to be mid-game")
+        self.fault_at = time.time()
+        self._strike()
+        self._until(self._finished, "every game to end and be verified")
+
+    def _strike(self) -> None:
+        cluster, kind = self.cluster, self.kind
+        if kind == "kill":
+            cluster.kill("n1")
+        elif kind == "drain":
+            cluster.servers["n1"].send_signal(signal.SIGTERM)
+        elif kind == "db-restart":
+            cluster.db.restart()
+        else:
+            cluster.cut("n1", kind.removeprefix("cut-"))  # type: ignore[arg-type]
+            self._cut_until = time.monotonic() + CUT_FOR
+
+    def _finished(self) -> bool:
+        """Every seat verified; meanwhile a cut ends on time, and a player whose ssh
+        connection ended early connects again (to ``n2``)."""
+        cut_until = getattr(self, "_cut_until", None)
+        if cut_until is not None and time.monotonic() >= cut_until:
+            self.cluster.restore("n1")
+            self._cut_until = None
+        for seat in self.seats:
+            if not seat.done and not seat.connected:
+                if len(seat.procs) > 5:
+                    raise RuntimeError(f"{seat.name} lost its connection 6 times:\n"
+                                       f"{seat.output()[-2000:]}")
+                self.connect(seat, "n2")
+        return all(seat.done for seat in self.seats)
+
+    def _stop_all(self) -> None:
+        if getattr(self, "_cut_until", None) is not None:
+            self.cluster.restore("n1")
+        for seat in self.seats:
+            for proc in seat.procs:
+                if proc.poll() is None:
+                    proc.kill()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(10)
+        for node, proc in list(self.cluster.servers.items()):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.outcome.problems.append(f"{node} did not stop within 30 s of SIGTERM")
+            self.cluster.kill(node)
+        self.cluster.servers.clear()
+
+    # -- the verdict ----------------------------------------------------------------------------
+
+    def _check(self, ears: Eavesdropper, leases: LeaseWatch) -> None:
+        out = self.outcome
+        for table, bad in ears.conflicts().items():
+            out.problems.append(f"table {table}: batch numbers published with two "
+                                f"contents: {sorted(bad)}")
+        since = getattr(self, "fault_at", None)
+        for table in self.tables:
+            seen = ears.table(table)
+            if since is not None:
+                out.pause_s = max(out.pause_s, seen.longest_silence(since - 2.0))
+            held = leases.epochs(table)
+            for (_, old), (_, new) in zip(held, held[1:], strict=False):
+                end = leases.lease_end(table, old)
+                first = min((at for epoch, at in seen.epochs().items() if epoch >= new),
+                            default=None)
+                if end is not None and first is not None:
+                    out.takeover_s.append(max(0.0, first - end))
+            if self.kind in MOVES and not any(node != "n1" for node, _ in held):
+                out.problems.append(f"table {table} was never held by another node: "
+                                    f"{held}")
+        words = [line for seat in self.seats for line in seat.output().splitlines()
+                 if " MOVED " in line]
+        words += [text for table in self.tables for _, text in ears.table(table).spectator
+                  if "moved" in text]
+        out.moved_words = len(words)
+        if self.kind in MOVES and not words:
+            out.problems.append("no player was told the table moved")
+        self._check_database()
+        self._check_records()
+
+    def _rows(self, query: str) -> list[tuple[Any, ...]]:
+        import psycopg
+
+        with psycopg.connect(self.database, autocommit=True, connect_timeout=10) as conn:
+            return [tuple(row) for row in conn.execute(query).fetchall()]
+
+    def _check_database(self) -> None:
+        out = self.outcome
+        try:
+            ids = [str(row[0]) for row in self._rows("SELECT id FROM games")]
+            seats = Counter(str(row[0]) for row in self._rows(
+                "SELECT fingerprint FROM game_seats"))
+            rated = {str(r[0]): int(r[1]) for r in self._rows(
+                "SELECT fingerprint, games FROM ratings WHERE kind = 'stacks'")}
+        except Exception as exc:
+            out.problems.append(f"the database can't be read: {exc}")
+            return
+        out.stored = len(set(ids))
+        if len(ids) != len(set(ids)):
+            out.problems.append(f"a game stored twice: {sorted(ids)}")
+        if out.stored != self.count:
+            out.problems.append(f"{out.stored} games stored, not {self.count}")
+        if rated != dict(seats):
+            out.problems.append(f"ratings don't count each seat's games once: {rated} "
+                                f"against {dict(seats)}")
+
+    def _check_records(self) -> None:
+        from netplay.record import read_record, verify_record
+
+        out = self.outcome
+        games: set[str] = set()
+        for home in self.homes.values():
+            for path in sorted((home / "data" / "records").glob("*.json")):
+                try:
+                    record = read_record(path)
+                    verdict = verify_record(record)
+                except ValueError as exc:
+                    out.problems.append(f"record {path.name} unreadable: {exc}")
+                    continue
+                if not verdict.ok:
+                    out.problems.append(f"record {path.name} does not verify: "
+                                        f"{verdict.detail}")
+                    continue
+                games.add(str(record["commit"].hex()))
+        out.verified = len(games)
+        if out.verified != self.count:
+            out.problems.append(f"{out.verified} games recorded and verified, not "
+                                f"{self.count}")
+
+    def diagnostics(self) -> str:
+        """The servers' logs and the players' words, for a failure's report."""
+        parts = [f"== {node}\n{self.log(node)[-4000:]}" for node in self.logs]
+        parts += [f"== {seat.name}\n{seat.output()[-1500:]}" for seat in self.seats]
+        return "\n".join(parts)
+
+
+def summary(outcomes: list[Outcome]) -> str:
+    return json.dumps([outcome.to_json() for outcome in outcomes])
