@@ -74,6 +74,16 @@ NODE_ALIVE = 4.0
 hand-over)."""
 
 
+PG_CONNECT = {
+    "connect_timeout": 3, "keepalives": 1, "keepalives_idle": 2, "keepalives_interval": 1,
+    "keepalives_count": 2, "tcp_user_timeout": 3000,
+    "options": "-c statement_timeout=3000 -c idle_in_transaction_session_timeout=10000",
+}
+"""A node cut off from PostgreSQL finds out in seconds, not TCP's minutes: a thread stuck
+on a dead connection would hold up a table's journal (its host fences on its own deadline
+meanwhile, and closes once the thread is back)."""
+
+
 class ClusterDown(DatabaseError):
     """The shared database can't be used now; the words say why."""
 
@@ -114,13 +124,17 @@ class ClusterStore:
     thread. Errors of the database are `ClusterDown` in words; a lease found lost is
     `netplay.journal.JournalFenced`."""
 
-    def __init__(self, url: str | Path, node: str) -> None:
+    def __init__(self, url: str | Path, node: str, *, lease: float = LEASE,
+                 fence_margin: float = FENCE_MARGIN) -> None:
         self.url = sync_url(url)
         self.node = node
+        self.lease = lease
+        """Seconds a lease lasts from its renewal (:data:`LEASE`; shorter in tests)."""
+        self.fence_margin = fence_margin
+        sqlite = self.url.startswith("sqlite")
         self.engine: Engine = create_engine(
             self.url, pool_pre_ping=True, pool_size=4, max_overflow=8,
-            **({"connect_args": {"connect_timeout": 3}}
-               if not self.url.startswith("sqlite") else {}))
+            connect_args={"timeout": 10} if sqlite else PG_CONNECT)
         self.postgres = self.engine.dialect.name == "postgresql"
         if self.postgres:
             self._now: ColumnElement[float] = literal_column(
@@ -176,7 +190,7 @@ class ClusterStore:
             with self.engine.begin() as conn:
                 row = conn.execute(insert(held_tables).values(
                     table_name=table, live_name=table, node=self.node, epoch=1,
-                    lease_until=self._now + LEASE, state="held", creator=creator[:64],
+                    lease_until=self._now + self.lease, state="held", creator=creator[:64],
                     creator_name=creator_name[:64], created_at=self._now,
                 ).returning(held_tables.c.id)).one()
         except IntegrityError:
@@ -202,7 +216,7 @@ class ClusterStore:
                 .where(held_tables.c.id == lease.held_id, held_tables.c.epoch == lease.epoch,
                        held_tables.c.node == self.node, held_tables.c.state == "held",
                        held_tables.c.lease_until > self._now)
-                .values(lease_until=self._now + LEASE))
+                .values(lease_until=self._now + self.lease))
 
     def free(self) -> list[HeldRow]:
         """Tables whose lease ran out (their node died or was cut off) or was handed over:
@@ -246,7 +260,7 @@ class ClusterStore:
                            held_tables.c.live_name.is_not(None),
                            held_tables.c.lease_until < self._now)
                     .values(node=self.node, epoch=row.epoch + 1, state="held",
-                            lease_until=self._now + LEASE))
+                            lease_until=self._now + self.lease))
         except (OperationalError, DBAPIError, OSError) as exc:
             raise self._down(exc) from None
         if done.rowcount != 1:
@@ -393,7 +407,7 @@ class DbJournal:
         self.writes = 0
         self.write_seconds = 0.0
         self._closed = False
-        self.valid_until = time.monotonic() + LEASE - FENCE_MARGIN
+        self.valid_until = time.monotonic() + store.lease - store.fence_margin
         """This node's own deadline for the lease (monotonic clock): past it, the table
         may be another node's, and nothing more is committed or published."""
 
@@ -453,7 +467,8 @@ class DbJournal:
 
     def renewed(self, sent: float) -> None:
         """The lease was renewed by a statement sent at ``sent`` (monotonic)."""
-        self.valid_until = max(self.valid_until, sent + LEASE - FENCE_MARGIN)
+        self.valid_until = max(self.valid_until,
+                               sent + self.store.lease - self.store.fence_margin)
 
     def mark_synced(self, upto: int) -> None:
         self.synced = max(self.synced, upto)

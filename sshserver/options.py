@@ -38,6 +38,24 @@ def minutes(text: str) -> float:
     return value
 
 
+def node_name(text: str) -> str:
+    """An argparse type: a node's name, 1-64 letters, digits, '.', '_' or '-'."""
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a node's name is 1-64 letters, digits, '.', '_' or '-'")
+    return text
+
+
+def broker_list(values: list[str] | None) -> tuple[str, ...]:
+    """The ``--broker`` options as given (each may be a comma-separated list), in order."""
+    found: list[str] = []
+    for value in values or ():
+        found.extend(part.strip() for part in value.split(",") if part.strip())
+    return tuple(found)
+
+
 def _sessions(text: str) -> int:
     try:
         value = int(text)
@@ -66,9 +84,16 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
     serve.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
                        help="address to listen on (0.0.0.0: every interface; 127.0.0.1: "
                        "this machine only)")
-    serve.add_argument("--broker", metavar="URL",
+    serve.add_argument("--broker", metavar="URL", action="append",
                        help="the broker the players' `join TABLE` and `watch TABLE` use "
-                       "(default: mqtt://127.0.0.1:1883, a broker on this machine)")
+                       "(default: mqtt://127.0.0.1:1883, a broker on this machine); give it "
+                       "again, or a comma-separated list, for the nodes of a broker cluster: "
+                       "the server uses the first that answers")
+    serve.add_argument("--node", metavar="NAME", type=node_name,
+                       help="run as node NAME of a community of several servers sharing "
+                       "--database (PostgreSQL) and --broker: every node lists and hosts "
+                       "every table, and a node's tables move to the others when it dies or "
+                       "stops (see docs/cluster.md); without it, one server on its own")
     serve.add_argument("--database", metavar="URL",
                        help="where finished games, ratings and accounts are stored: "
                        "sqlite:///PATH or postgresql://USER@HOST/DB (default: SQLite in the "

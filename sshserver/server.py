@@ -68,6 +68,7 @@ from sshserver.tables import TableKeeper
 if TYPE_CHECKING:
     from broker.autostart import MeetingPoint
     from netplay.lobby import TableInfo
+    from sshserver.cluster import ClusterNode
     from sshserver.zygote import ForkServer
     from webserver.server import WebServer
 
@@ -175,6 +176,10 @@ class GameServer:
         self.web: WebServer | None = None
         self.zygote: ForkServer | None = None
         """The fork server the sessions' programs come from (`sshserver.zygote`)."""
+        self.node: ClusterNode | None = None
+        """This server's part in a community of several (``--node``), once started."""
+        self._broker_now: str | None = None
+        """Of several ``--broker``s, the one in use (the first that answered)."""
 
     def _table_news(self, text: str) -> None:
         self.status.event(text)
@@ -184,6 +189,8 @@ class GameServer:
     def broker_url(self) -> str | None:
         """The broker every session meets on: ``--broker``, or the one the server started
         for its tables (``None`` before: the sessions' default, a broker on this machine)."""
+        if self._broker_now is not None:
+            return self._broker_now
         if self.settings.broker is not None:
             return self.settings.broker
         return self._meeting.url if self._meeting is not None else None
@@ -192,6 +199,10 @@ class GameServer:
         """The broker of the tables the server holds; without ``--broker``, the embedded
         one on this machine's port 1883 (or the broker found there), started on first use
         so that a server nobody hosts on touches no port but its own."""
+        if len(self.settings.brokers) > 1:
+            self._broker_now = await first_answering(self.settings.brokers,
+                                                     self._broker_now)
+            return self._broker_now
         if self.settings.broker is not None:
             return self.settings.broker
         async with self._meeting_lock:
@@ -230,6 +241,17 @@ class GameServer:
         self.sessions.add(session)
         self.status.changed(self)
         return True
+
+    async def share_profile(self, profile: str) -> None:
+        """A node of several: the profile's game identity is the community's (the same
+        on every node, so a player's seats are theirs whichever node they reach)."""
+        if self.node is None:
+            return
+        try:
+            await self.node.share_profile(profile)
+        except Exception as exc:  # the local identity still plays; its seats may differ
+            self.status.event(f"profile {profile}: the shared identity can't be used "
+                              f"now: {exc}")
 
     def forget(self, session: Session) -> None:
         self.sessions.discard(session)
@@ -287,7 +309,32 @@ class GameServer:
         self._draining = asyncio.create_task(self.archive.drain(), name="ratings-drain")
         if settings.web_port is not None:
             await self._start_web(settings.web_port)
-        await self.tables.resume_all()  # the tables a stopped (or crashed) server held
+        if settings.node is not None:
+            await self._join_community(settings.node)
+        else:
+            await self.tables.resume_all()  # the tables a stopped (or crashed) server held
+
+    async def _join_community(self, node: str) -> None:
+        """Run as ``node`` of the community on the shared database: its schema brought up
+        to date, then its tables held under leases (`sshserver.cluster`)."""
+        from netplay.journal import data_dir
+        from ratings.cluster import ClusterStore
+        from ratings.schema import SchemaTooNew
+        from ratings.store import DatabaseError, Store, default_database
+        from sshserver.cluster import ClusterNode
+
+        url = self.settings.database or str(default_database(data_dir()))
+        try:
+            store = await Store.open(url)
+            await store.close()
+        except (DatabaseError, SchemaTooNew) as exc:
+            if self._acceptor is not None:
+                self._acceptor.close()
+            raise ServeError(f"node {node}: {exc}") from exc
+        if len(self.settings.brokers) > 1:
+            self._broker_now = await first_answering(self.settings.brokers, None)
+        self.node = ClusterNode(ClusterStore(url, node), self.tables, say=self._table_news)
+        await self.node.start()
 
     async def _start_web(self, port: int) -> None:
         """The web page of the tables the server holds, beside the ssh port."""
@@ -313,6 +360,12 @@ class GameServer:
         from netplay.lobby import list_tables
 
         held = set(self.tables.tables)
+        if self.node is not None:  # every node's tables
+            from ratings.cluster import ClusterDown
+
+            with contextlib.suppress(ClusterDown):
+                held |= {row.table for row in
+                         await asyncio.to_thread(self.node.store.listed)}
         url = self.broker_url
         if not held or url is None:
             return []
@@ -323,6 +376,19 @@ class GameServer:
         tables the server holds."""
         if self._acceptor is not None:
             self._acceptor.close()
+        if self.node is not None:
+            # A drain: the tables go to the other nodes first (nothing more is published
+            # here, each lease is handed over), then the players are told to come back.
+            others = await self.node.alive_others()
+            self.node.fence_all("this server is stopping: another takes the table over")
+            count = len(self.tables.tables)
+            await self.tables.stop()
+            if count:
+                self._table_news(f"node {self.node.name} handed {count} table(s) over"
+                                 + (f" to {', '.join(others)}" if others else
+                                    " (no other node is alive: they come back with one)"))
+            reason = ("This server is restarting: connect again (the same ssh command) and "
+                      "you are back in your seat.")
         if self.web is not None:
             await self.web.stop()
             self.web = None
@@ -346,12 +412,37 @@ class GameServer:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._draining
         await self.archive.close()
+        if self.node is not None:
+            await self.node.stop()
         if self._meeting is not None:
             await self._meeting.close()
             self._meeting = None
         if self._acceptor is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._acceptor.wait_closed(), 5)
+
+
+async def first_answering(urls: tuple[str, ...], current: str | None) -> str:
+    """Of a broker cluster's URLs, the one in use if it still answers, else the first that
+    does (a TCP connection within a second); the first when none does."""
+    from netplay.transport import BrokerAddress
+
+    async def answers(url: str) -> bool:
+        try:
+            address = BrokerAddress.parse(url)
+            _, writer = await asyncio.wait_for(
+                asyncio.open_connection(address.host, address.port), 1.0)
+        except (OSError, ValueError, TimeoutError):
+            return False
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+        return True
+
+    for url in ([current] if current else []) + [u for u in urls if u != current]:
+        if await answers(url):
+            return url
+    return urls[0]
 
 
 # -- what the server's own terminal shows ---------------------------------------------------------

@@ -109,6 +109,8 @@ class Served(Protocol):
 
     def forget(self, session: Session) -> None: ...
 
+    async def share_profile(self, profile: str) -> None: ...
+
     def ssh_command(self, connection: Link) -> str: ...
 
 
@@ -264,6 +266,8 @@ class Session(asyncssh.SSHServerSession[bytes]):
                                     f"{self.login.problem}")
             if self.request.kind == "watch":
                 self.profile += "-w"  # a spectator identity: never blocks the seat's
+            # One identity for the profile on every node of the community: its seats.
+            await server.share_profile(self.profile)
             if not server.admit(self):
                 self._say(f"The server is full ({server.settings.max_sessions} players): "
                           "try again later.\n")

@@ -16,6 +16,7 @@ from sshserver.options import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SSH_PORT,
     DEFAULT_WEB_SPECTATORS,
+    broker_list,
 )
 from sshserver.tables import KeeperSettings
 
@@ -47,6 +48,11 @@ class ServeSettings:
     bind: str = "0.0.0.0"
     port: int = DEFAULT_SSH_PORT
     broker: str | None = None
+    brokers: tuple[str, ...] = ()
+    """Every ``--broker`` given, in order (``broker`` is the first): the server uses the
+    first that answers."""
+    node: str | None = None
+    """This server's name in a community of several (``--node``); ``None``: on its own."""
     open: bool = False
     authorized_keys: Path | None = None
     """``None``: ``authorized_keys`` in the config dir (unless ``open``)."""
@@ -93,8 +99,11 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
     if getattr(args, "session_command", None):
         command = tuple(shlex.split(args.session_command))
     keys = getattr(args, "authorized_keys", None)
+    given = args.broker
+    brokers = broker_list([given] if isinstance(given, str) else given)
     return ServeSettings(
-        bind=args.bind, port=args.ssh_port, broker=args.broker, open=args.open,
+        bind=args.bind, port=args.ssh_port, broker=brokers[0] if brokers else None,
+        brokers=brokers, node=getattr(args, "node", None), open=args.open,
         authorized_keys=Path(keys).expanduser() if keys else None,
         idle_timeout=args.idle_timeout * 60, max_sessions=args.max_sessions, command=command,
         public_host=getattr(args, "public_host", None),

@@ -36,14 +36,14 @@ import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from engine.errors import ConfigError
 from engine.games import DEFAULT_GAME, game_def
 from netplay.host import HostSettings
 from netplay.host_peer import Host
 from netplay.identity import Identity
-from netplay.journal import JournalError, JournalFile, list_tables, mark
+from netplay.journal import Entry, JournalError, JournalFile, JournalStore, list_tables, mark
 from netplay.memory import AsyncMemoryBroker
 from netplay.peer import Broker
 from netplay.player_peer import BotPeer
@@ -129,6 +129,26 @@ class RequestRefused(ValueError):
     """A request the keeper won't do; the message is for the player."""
 
 
+class SharedTables(Protocol):
+    """Where a node of several (``stacks serve --node``) keeps its tables' journals and
+    leases: the shared database (`sshserver.cluster.ClusterNode`). Without it, journals
+    are files of the server's own."""
+
+    async def new_journal(self, table: str, header: dict[str, Any]) -> JournalStore:
+        """A new table's journal, held by this node; `RequestRefused` when the name is
+        held by a node already, or the database can't be used."""
+        ...
+
+    async def ended(self, journal: JournalStore, why: str) -> None:
+        """The table of ``journal`` ended: no node takes it again."""
+        ...
+
+    async def let_go(self, journal: JournalStore) -> None:
+        """This node stopped hosting the table of ``journal`` (stopping, or its host
+        failed): another node (or this one) takes it over at once."""
+        ...
+
+
 class TableKeeper:
     """The server's tables: opens them, runs them, ends them."""
 
@@ -153,6 +173,8 @@ class TableKeeper:
         whether it is kept while the database is down), by the table's name: its players
         may ask after it is gone. At most :data:`RATED_KEPT`."""
         self._waiting: set[asyncio.Task[None]] = set()
+        self.shared: SharedTables | None = None
+        """The shared database of a node of several (``None``: journals on disk)."""
 
     # -- the requests ------------------------------------------------------------------------
 
@@ -262,20 +284,27 @@ class TableKeeper:
     async def _start(self, caller: Caller, settings: HostSettings, broker: Broker) -> HeldTable:
         record = self._record_path(settings.table, settings.game) if self._record_path \
             else None
-        journal = None
-        if self.settings.journals is not None:
+        journal: JournalStore | None = None
+        header = {"profile": "serve", "creator": caller.profile, "creator_name": caller.name,
+                  "broker": _url(broker), "record": str(record) if record else None}
+        if self.shared is not None:
+            journal = await self.shared.new_journal(settings.table, header)
+        elif self.settings.journals is not None:
             try:
-                journal = JournalFile.create(
-                    settings.table, folder=self.settings.journals, profile="serve",
-                    creator=caller.profile, creator_name=caller.name, broker=_url(broker),
-                    record=str(record) if record else None,
-                )
+                journal = JournalFile.create(settings.table, folder=self.settings.journals,
+                                             **header)
             except JournalError as exc:
                 raise RequestRefused(f"the server can't keep the table's journal: {exc}") \
                     from None
         host = Host(settings, broker=broker, identity=Identity.generate(), record_path=record,
                     journal=journal)
-        return await self._keep(host, caller.profile, caller.name)
+        try:
+            return await self._keep(host, caller.profile, caller.name)
+        except BaseException:
+            if self.shared is not None and journal is not None:
+                with contextlib.suppress(Exception):
+                    await self.shared.ended(journal, "it could not start")
+            raise
 
     async def _keep(self, host: Host, creator: str, creator_name: str) -> HeldTable:
         """Run ``host`` as one of the server's tables."""
@@ -346,6 +375,49 @@ class TableKeeper:
         self._say(f"resumed table {name} {where}")
         return table
 
+    async def resume_shared(self, journal: JournalStore, entries: list[Entry],
+                            epoch: int) -> HeldTable | None:
+        """Host a table another node held (its lease ran out, or was handed over), from
+        its journal in the shared database, at ``epoch``: the same host key, commitment,
+        seats and batch numbers. ``None`` (and why, said) if it can't be."""
+        name = next((str(e.get("table")) for e in entries if e.get("t") == "journal"), "?")
+        if any(e.get("t") in ("finished", "abandoned") for e in entries):
+            self._say(f"table {name} was over already: not taken over")
+            assert self.shared is not None
+            await self.shared.ended(journal, "over before it was taken over")
+            return None
+        if name in self.tables:
+            self._say(f"table {name} not taken over: a table of that name is open here")
+            return None
+        try:
+            broker = await self._broker()
+            host = Host.resume(journal, entries, broker=broker)
+        except (JournalError, OSError, ValueError) as exc:
+            self._say(f"table {name} not taken over: {exc}")
+            return None
+        host.epoch = epoch
+        _sequence_after(host, entries)
+        if self._record_path is not None:  # the record goes to this node's disk
+            host.record_path = self._record_path(host.settings.table, host.settings.game)
+        head = entries[0]
+        try:
+            table = await self._keep(host, str(head.get("creator") or ""),
+                                     str(head.get("creator_name") or "?"))
+            for seat, info in enumerate(host.host.seats):
+                if info is not None and info.key == bot_identity(host.identity, seat).key:
+                    await self._seat_bot(table, seat, broker)
+        except Exception as exc:
+            log.exception("taking over table %s failed", name)
+            self._say(f"table {name} not taken over: {exc}")
+            held = self.tables.get(name)
+            if held is not None:
+                await self._end(held, "it could not be taken over", resumable=True)
+            return None
+        where = "in its lobby" if host.host.game is None else \
+            f"at batch {len(host.host.batches)}"
+        self._say(f"took over table {name} {where} (epoch {epoch})")
+        return table
+
     async def _run(self, table: HeldTable) -> None:
         """Watch one table until something ends it."""
         loop = asyncio.get_running_loop()
@@ -353,6 +425,10 @@ class TableKeeper:
         nobody_since: float | None = table.opened
         try:
             while not host.host.over:
+                if host.fenced is not None:
+                    await self._end(table, f"no longer this server's ({host.fenced})",
+                                    resumable=True)
+                    return
                 failure = host.failure
                 if failure is not None:
                     await self._restart(table, failure)
@@ -371,10 +447,18 @@ class TableKeeper:
             self._say(f"table {table.name}: game over")
             # Noted on disk before the record is written and the journal marked finished:
             # a server killed from here on stores the game when it starts again.
+            if host.fenced is not None:
+                await self._end(table, f"no longer this server's ({host.fenced})",
+                                resumable=True)
+                return
             entry = None if self.archive is None else self.archive.expect(
-                journal=host.journal.path if host.journal is not None else None,
+                journal=host.journal.path if isinstance(host.journal, JournalFile) else None,
                 record=host.record_path)
             await host.finished(verify_wait=self.settings.verify_wait)
+            if host.fenced is not None:  # the next node stores the game
+                await self._end(table, f"no longer this server's ({host.fenced})",
+                                resumable=True)
+                return
             if self.archive is not None and entry is not None:
                 if host.record_path is not None:
                     self.archive.note_record(entry, host.record_path)
@@ -401,6 +485,10 @@ class TableKeeper:
         journal = table.host.journal
         if journal is None or table.restarts >= MAX_RESTARTS:
             await self._end(table, f"stopped on an error ({failure!r})")
+            return
+        if not isinstance(journal, JournalFile):  # a shared journal: any node takes it
+            await self._end(table, f"stopped on an error ({failure!r}); handed over",
+                            resumable=True)
             return
         path = journal.path
         await self._end(table, f"stopped on an error ({failure!r}); resuming it",
@@ -452,11 +540,21 @@ class TableKeeper:
         if table.host.host.over:
             with contextlib.suppress(OSError):
                 table.host.write_record()
-        journal = table.host.journal.path if table.host.journal is not None else None
+        store = table.host.journal
+        journal = store.path if isinstance(store, JournalFile) else None
         with contextlib.suppress(Exception):
             await table.stack.aclose()  # the host clears its announcement
-        if table.host.journal is not None:
-            table.host.journal.close()  # even if the host's close failed: let go of its lock
+        if store is not None:
+            store.close()  # even if the host's close failed: let go of its lock
+        if self.shared is not None and store is not None and journal is None:
+            try:
+                if resumable:
+                    await self.shared.let_go(store)
+                else:
+                    await self.shared.ended(store, why)
+            except Exception as exc:  # the lease runs out by itself
+                log.warning("table %s: the shared database was not told: %s", table.name,
+                            exc)
         if journal is not None and not resumable and not table.host.host.over:
             try:
                 mark(journal, "abandoned", why=why)
@@ -574,6 +672,17 @@ def bot_identity(host: Identity, seat: int) -> Identity:
     host key (kept in its journal), so that a resumed table gets the same bots back."""
     seed = bytes(host.signing_key)
     return Identity.from_seed(hashlib.sha256(b"served-bot:" + seed + bytes([seat])).digest())
+
+
+def _sequence_after(host: Host, entries: list[Entry]) -> None:
+    """A host taken over from another machine numbers its frames after the old one's
+    (peers drop a frame numbered below the last they took from the key): its sequence
+    starts past the last time the journal names, should this machine's clock be behind."""
+    last = max((float(e["at"]) for e in entries
+                if isinstance(e.get("at"), int | float) and not isinstance(e.get("at"), bool)),
+               default=0.0)
+    sequencer = host.host.sender.sequencer
+    sequencer._last = max(sequencer._last, int((last + 1.0) * 1_000_000))
 
 
 def _url(broker: Broker) -> str:

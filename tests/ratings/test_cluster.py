@@ -1,0 +1,182 @@
+"""The shared database of several servers: leases, epochs, journals, identities."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from netplay.journal import JournalFenced
+from ratings.cluster import ClusterStore, DbJournal, HeldRow
+from ratings.store import Store
+
+SHORT = 0.6
+"""A lease short enough to run out within a test."""
+
+
+def _store(url: str, node: str, lease: float = 5.0) -> ClusterStore:
+    return ClusterStore(url, node, lease=lease, fence_margin=min(2.0, lease / 3))
+
+
+@pytest.fixture
+def url(database: str) -> str:
+    async def migrate() -> None:
+        store = await Store.open(database)
+        await store.close()
+
+    asyncio.run(migrate())
+    return database
+
+
+def _expire(store: ClusterStore, lease_s: float) -> None:
+    deadline = time.monotonic() + lease_s + 5
+    while not store.free():
+        assert time.monotonic() < deadline, "the lease never ran out"
+        time.sleep(0.05)
+
+
+def test_a_table_name_is_held_by_one_node_at_a_time(url: str) -> None:
+    a, b = _store(url, "a"), _store(url, "b")
+    try:
+        assert a.claim("friday", creator="ssh-1", creator_name="Ann") is not None
+        assert b.claim("friday", creator="ssh-2", creator_name="Bob") is None
+        assert [row.table for row in b.listed()] == ["friday"]
+        assert b.listed()[0].node == "a"
+    finally:
+        a.close()
+        b.close()
+
+
+def test_two_nodes_racing_for_a_free_table_exactly_one_wins(url: str) -> None:
+    dead = _store(url, "dead", lease=SHORT)
+    racers = [_store(url, f"n{i}") for i in range(4)]
+    try:
+        for round_ in range(3):
+            lease = dead.claim(f"t{round_}", creator="c", creator_name="C")
+            assert lease is not None
+            _expire(dead, SHORT)
+            row = next(r for r in dead.free() if r.table == f"t{round_}")
+            won: list[str] = []
+            start = threading.Barrier(len(racers))
+            threads = [threading.Thread(target=_race, args=(s, row, start, won))
+                       for s in racers]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert len(won) == 1, won
+            held = next(r for r in dead.listed() if r.table == f"t{round_}")
+            assert (held.node, held.epoch) == (won[0], 2)
+            assert not dead.renew(lease), "the old holder's renewal must fail"
+    finally:
+        dead.close()
+        for store in racers:
+            store.close()
+
+
+def _race(store: ClusterStore, row: HeldRow, start: threading.Barrier,
+          won: list[str]) -> None:
+    start.wait()
+    if store.take_over(row) is not None:
+        won.append(store.node)
+
+
+def test_a_live_lease_is_not_taken_and_renewing_keeps_it(url: str) -> None:
+    a, b = _store(url, "a", lease=SHORT), _store(url, "b")
+    try:
+        lease = a.claim("t", creator="c", creator_name="C")
+        assert lease is not None
+        for _ in range(4):
+            assert a.renew(lease)
+            assert not [r for r in b.free() if r.table == "t"]
+            time.sleep(SHORT / 3)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_the_journal_round_trips_in_order(url: str) -> None:
+    a = _store(url, "a")
+    try:
+        lease = a.claim("t", creator="c", creator_name="C")
+        assert lease is not None
+        journal = DbJournal.create(a, lease, creator="c")
+        journal.write([{"t": "table", "x": b"\x00\x01"}, {"t": "seat", "seat": 0}])
+        # Written is not committed: another node reading now sees only the first entry.
+        assert [e["t"] for e in a.entries(lease.held_id)] == ["journal"]
+        assert journal.unsynced
+        journal.mark_synced(journal.sync_written())
+        assert not journal.unsynced
+        journal.append([{"t": "batch", "n": 1}])
+        entries = a.entries(lease.held_id)
+        assert [e["t"] for e in entries] == ["journal", "table", "seat", "batch"]
+        assert entries[1]["x"] == b"\x00\x01"
+    finally:
+        a.close()
+
+
+def test_a_node_that_lost_its_lease_can_not_add_to_the_journal(url: str) -> None:
+    a, b = _store(url, "a", lease=SHORT), _store(url, "b")
+    try:
+        lease = a.claim("t", creator="c", creator_name="C")
+        assert lease is not None
+        journal = DbJournal.create(a, lease)
+        _expire(b, SHORT)
+        row = next(r for r in b.free() if r.table == "t")
+        assert b.take_over(row) is not None
+        journal.valid_until = time.monotonic() + 5  # its own deadline not passed yet
+        journal.write([{"t": "batch", "n": 1}])
+        with pytest.raises(JournalFenced):
+            journal.sync_written()
+        assert [e["t"] for e in b.entries(lease.held_id)] == ["journal"]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_journal_past_its_own_deadline_commits_nothing(url: str) -> None:
+    a = _store(url, "a")
+    try:
+        lease = a.claim("t", creator="c", creator_name="C")
+        assert lease is not None
+        journal = DbJournal.create(a, lease)
+        journal.valid_until = time.monotonic() - 0.1
+        journal.write([{"t": "batch", "n": 1}])
+        with pytest.raises(JournalFenced):
+            journal.sync_written()
+        assert [e["t"] for e in a.entries(lease.held_id)] == ["journal"]
+    finally:
+        a.close()
+
+
+def test_a_handed_over_table_is_free_at_once_and_an_ended_one_never(url: str) -> None:
+    a, b = _store(url, "a"), _store(url, "b")
+    try:
+        lease = a.claim("t", creator="c", creator_name="C")
+        other = a.claim("u", creator="c", creator_name="C")
+        assert lease is not None and other is not None
+        assert a.hand_over(lease)
+        free = b.free()
+        assert [r.table for r in free] == ["t"] and free[0].state == "handover"
+        assert a.end(other, "its game is over")
+        assert a.claim("u", creator="c", creator_name="C") is not None  # the name is free
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_profile_has_one_identity_on_every_node(url: str) -> None:
+    a, b = _store(url, "a"), _store(url, "b")
+    try:
+        assert a.profile_seed("ssh-1", b"A" * 32) == b"A" * 32
+        assert b.profile_seed("ssh-1", b"B" * 32) == b"A" * 32
+        a.heartbeat()
+        b.heartbeat()
+        assert a.alive_nodes() == ["b"]
+        b.heartbeat("draining")
+        assert a.alive_nodes() == []
+    finally:
+        a.close()
+        b.close()
