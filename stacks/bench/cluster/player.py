@@ -6,7 +6,8 @@ the session's link (`tui.serve_link`) whether it holds TABLE; if no server of th
 community holds it, opens it (``--seats`` seats, one of them the server's bot; short
 rules, no bot delay) unless ``--resume``. Then it sits at TABLE as a headless bot peer with
 the session's profile (the account's game identity, so a player who comes back takes back
-its seat) and plays to the end. One line each: ``SEATED n``, ``MOVED <words>`` (the table
+its seat) and plays to the end. One line each, after the time: ``SEATED n``,
+``APPLIED n`` (a batch), ``MOVED <words>`` (the table
 went to another server: the words a player reads), ``OFFLINE <reason>``, ``BACK``,
 ``OVER``, ``VERIFIED True|False``; it exits 0 once its fair-deal check is done, 3 if the
 table is gone (``GONE``), 1 if refused.
@@ -22,6 +23,7 @@ import time
 from netplay.identity import load_profile
 from netplay.player_peer import BotPeer
 from netplay.playing.notices import (
+    Applied,
     GameEnded,
     HostBack,
     HostMoved,
@@ -56,7 +58,7 @@ async def _open(args: argparse.Namespace) -> int | None:
             await link.request("open", table=args.table, players=args.seats, bots=1,
                                block_window=0.2, bot_delay=0, rules=RULES)
         except LinkError as exc:
-            if "already open" not in str(exc):  # another player's session opened it
+            if "already" not in str(exc):  # another session (here or on another node) did
                 raise
     except LinkError as exc:
         say(f"REFUSED {exc}")
@@ -73,7 +75,9 @@ async def play(args: argparse.Namespace) -> int:
     identity = load_profile(args.profile)
     async with BotPeer(identity, args.table, broker=args.broker[0], name=args.name) as bot:
         async for notice in bot.notices():
-            if isinstance(notice, Joined) and notice.seat is not None:
+            if isinstance(notice, Applied):
+                say(f"APPLIED {notice.n}")
+            elif isinstance(notice, Joined) and notice.seat is not None:
                 say(f"SEATED {notice.seat}")
             elif isinstance(notice, HostMoved):
                 say(f"MOVED {notice.words()}")

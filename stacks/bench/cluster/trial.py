@@ -23,8 +23,11 @@ wrong, in words (empty: the trial passed).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
+import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -47,6 +50,11 @@ CUT_FOR = 12.0
 SSH_PORT = 2222
 SSH = shutil.which("ssh") or "/usr/bin/ssh"
 SSH_KEYGEN = shutil.which("ssh-keygen") or "/usr/bin/ssh-keygen"
+TMUX = shutil.which("tmux") or "/usr/bin/tmux"
+MOVED_WORDS = "The server moved the table"
+"""What a player reads when its table moved to another node (`HostMoved.words`)."""
+DRAIN_WORDS = "connect again"
+"""What an ssh player of a draining node reads."""
 MID_GAME = 3
 """Batches every table has published before the fault: mid-game (the deal is batch 1)."""
 
@@ -59,6 +67,9 @@ class Outcome:
     """Per table that moved: from its lease's end to its new epoch's first announcement."""
     pause_s: float = 0.0
     """The longest silence of any table's seats' stream from the fault on."""
+    player_pause_s: float = 0.0
+    """The longest a player waited from the fault on, as its program told it (between two
+    of its lines: a batch applied, or a new ssh connection), reconnecting included."""
     moved_words: int = 0
     """Players (and the eavesdropper's spectators) told the table moved, in words."""
     stored: int = 0
@@ -130,6 +141,9 @@ class Seat:
     log: Path
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
+    tmux: Path | None = None
+    """The socket of the tmux server whose window ``name`` runs this player's ssh (a
+    terminal, as a person's), or ``None``: ssh runs with its output to the log."""
 
     def output(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
@@ -140,14 +154,35 @@ class Seat:
 
     @property
     def connected(self) -> bool:
+        if self.tmux is not None:
+            return bool(self.nodes) and tmux(self.tmux, "has-session", "-t",
+                                             self.name).returncode == 0
         return bool(self.procs) and self.procs[-1].poll() is None
+
+    def screen(self) -> str:
+        """What the player's terminal shows now (a tmux player's)."""
+        if self.tmux is None:
+            return ""
+        return tmux(self.tmux, "capture-pane", "-p", "-S", "-", "-t", self.name).stdout
+
+
+def tmux(socket: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run a command of the tmux server at ``socket`` (its own; never the user's)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("TMUX", "TMUX_PANE", "COLUMNS", "LINES")}
+    return subprocess.run([TMUX, "-S", str(socket), *args], capture_output=True, text=True,
+                          timeout=30, env=env)
 
 
 class Trial:
     """One trial of ``kind`` with ``tables`` tables on ``cluster``, in ``folder``."""
 
     def __init__(self, cluster: Cluster, kind: str, tables: int, folder: Path,
-                 timeout: float = 180.0) -> None:
+                 timeout: float = 180.0, tag: str = "", in_tmux: int = 0) -> None:
+        """``tag`` starts every table's name: a name of its own in each trial on one
+        broker (an ended table's announcement stays there). ``in_tmux``: how many
+        players (those on ``n2`` first) play in a terminal, a tmux window."""
+        self.in_tmux = in_tmux
         if kind not in KINDS:
             raise ValueError(f"unknown trial kind {kind!r}: one of {', '.join(KINDS)}")
         self.cluster = cluster
@@ -155,12 +190,15 @@ class Trial:
         self.count = tables
         self.folder = folder
         self.timeout = timeout
-        self.tables = [f"t{i}" for i in range(tables)]
+        self.tables = [f"{tag}t{i}" for i in range(tables)]
         self.seats: list[Seat] = []
         self.homes = {node: folder / f"home-{node}" for node in ("n1", "n2")}
         self.logs = {node: folder / f"serve-{node}.log" for node in ("n1", "n2")}
         self.database = ""
         self.outcome = Outcome(kind, tables)
+        self.screens: dict[str, str] = {}
+        self.fault_at: float | None = None
+        self._cut_until: float | None = None
 
     # -- setting up ---------------------------------------------------------------------------
 
@@ -168,14 +206,17 @@ class Trial:
         keys = self.folder / "keys"
         keys.mkdir(parents=True, exist_ok=True)
         authorized = ""
-        for table in self.tables:
+        for i, table in enumerate(self.tables):
             for side in ("a", "b"):
-                name = f"p{table[1:]}{side}"
+                name = f"p{i}{side}"
                 key = keys / name
                 subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", name,
                                 "-f", str(key)], check=True, timeout=60)
                 authorized += (keys / f"{name}.pub").read_text()
                 self.seats.append(Seat(name, table, key, self.folder / f"ssh-{name}.log"))
+        by_n2 = sorted(self.seats, key=lambda seat: not seat.name.endswith("b"))
+        for seat in by_n2[:self.in_tmux]:
+            seat.tmux = self.folder / "tmux.sock"
         return authorized
 
     def serve(self, node: str) -> subprocess.Popen[bytes]:
@@ -200,6 +241,16 @@ class Trial:
                 "-o", "LogLevel=ERROR", "-o", "ConnectTimeout=20",
                 "-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3",
                 "-tt", f"{seat.name}@{self.cluster.address(node)}", "join", seat.table]
+        if seat.tmux is not None:
+            with seat.log.open("ab") as out:
+                out.write(f"{time.time():.3f} CONNECT {node}\r\n".encode())
+            # The window ends with ssh; its output goes to the log as it is shown.
+            tmux(seat.tmux, "kill-session", "-t", seat.name)
+            tmux(seat.tmux, "new-session", "-d", "-s", seat.name, "-x", "120", "-y", "30",
+                 shlex.join(argv) + "; sleep 0.5")
+            tmux(seat.tmux, "pipe-pane", "-t", seat.name, f"cat >> {shlex.quote(str(seat.log))}")
+            seat.nodes.append(node)
+            return
         with seat.log.open("ab") as out:
             out.write(f"{time.time():.3f} CONNECT {node}\r\n".encode())
             out.flush()
@@ -244,8 +295,8 @@ class Trial:
         except (TimeoutError, RuntimeError, OSError) as exc:
             self.outcome.problems.append(str(exc))
         finally:
+            leases.stop()  # the servers' stopping hands tables over: not the trial's
             self._stop_all()
-            leases.stop()
             ears.stop()
         self._check(ears, leases)
         self.outcome.seconds = time.monotonic() - started
@@ -271,6 +322,7 @@ class Trial:
         self.fault_at = time.time()
         self._strike()
         self._until(self._finished, "every game to end and be verified")
+        self._until(lambda: self._stored() >= self.count, "every game to be stored", 60)
 
     def _strike(self) -> None:
         cluster, kind = self.cluster, self.kind
@@ -287,8 +339,7 @@ class Trial:
     def _finished(self) -> bool:
         """Every seat verified; meanwhile a cut ends on time, and a player whose ssh
         connection ended early connects again (to ``n2``)."""
-        cut_until = getattr(self, "_cut_until", None)
-        if cut_until is not None and time.monotonic() >= cut_until:
+        if self._cut_until is not None and time.monotonic() >= self._cut_until:
             self.cluster.restore("n1")
             self._cut_until = None
         for seat in self.seats:
@@ -300,9 +351,14 @@ class Trial:
         return all(seat.done for seat in self.seats)
 
     def _stop_all(self) -> None:
-        if getattr(self, "_cut_until", None) is not None:
+        if self._cut_until is not None:
             self.cluster.restore("n1")
         for seat in self.seats:
+            if seat.tmux is not None:
+                # What its terminal showed: the window is gone after ssh ends, its output
+                # is in the log (pipe-pane) but the words must have been on the screen.
+                self.screens[seat.name] = seat.screen() or seat.output()
+                tmux(seat.tmux, "kill-server")
             for proc in seat.procs:
                 if proc.poll() is None:
                     proc.kill()
@@ -325,13 +381,13 @@ class Trial:
         for table, bad in ears.conflicts().items():
             out.problems.append(f"table {table}: batch numbers published with two "
                                 f"contents: {sorted(bad)}")
-        since = getattr(self, "fault_at", None)
+        since = self.fault_at
         for table in self.tables:
             seen = ears.table(table)
             if since is not None:
                 out.pause_s = max(out.pause_s, seen.longest_silence(since - 2.0))
             held = leases.epochs(table)
-            for (_, old), (_, new) in zip(held, held[1:], strict=False):
+            for (_, old), (_, new) in itertools.pairwise(held):
                 end = leases.lease_end(table, old)
                 first = min((at for epoch, at in seen.epochs().items() if epoch >= new),
                             default=None)
@@ -340,6 +396,16 @@ class Trial:
             if self.kind in MOVES and not any(node != "n1" for node, _ in held):
                 out.problems.append(f"table {table} was never held by another node: "
                                     f"{held}")
+        if since is not None:
+            out.player_pause_s = max(player_pause(seat.output(), since - 1.0)
+                                     for seat in self.seats)
+        if self.kind == "drain" and not any(
+                DRAIN_WORDS in seat.output() for seat in self.seats if seat.name.endswith("a")):
+            out.problems.append("no player of the drained node was told to connect again")
+        for seat in self.seats:
+            if seat.tmux is not None and self.kind in MOVES and \
+                    MOVED_WORDS not in self.screens.get(seat.name, ""):
+                out.problems.append(f"{seat.name}'s terminal never showed {MOVED_WORDS!r}")
         words = [line for seat in self.seats for line in seat.output().splitlines()
                  if " MOVED " in line]
         words += [text for table in self.tables for _, text in ears.table(table).spectator
@@ -355,6 +421,12 @@ class Trial:
 
         with psycopg.connect(self.database, autocommit=True, connect_timeout=10) as conn:
             return [tuple(row) for row in conn.execute(query).fetchall()]
+
+    def _stored(self) -> int:
+        try:
+            return len(self._rows("SELECT id FROM games"))
+        except Exception:  # not made yet, or the database restarting
+            return 0
 
     def _check_database(self) -> None:
         out = self.outcome
@@ -402,8 +474,24 @@ class Trial:
     def diagnostics(self) -> str:
         """The servers' logs and the players' words, for a failure's report."""
         parts = [f"== {node}\n{self.log(node)[-4000:]}" for node in self.logs]
-        parts += [f"== {seat.name}\n{seat.output()[-1500:]}" for seat in self.seats]
+        for seat in self.seats:
+            said = [line for line in seat.output().splitlines()
+                    if line.strip() and " APPLIED " not in line]
+            parts.append(f"== {seat.name} (batches applied left out)\n" +
+                         "\n".join(said[-30:]))
         return "\n".join(parts)
+
+
+_STAMPED = re.compile(r"(?<![\d.])(\d{9,11}\.\d{3}) (?:APPLIED|SEATED|CONNECT|MOVED|"
+                      r"OFFLINE|BACK|OVER|VERIFIED)\b")
+
+
+def player_pause(log: str, since: float) -> float:
+    """The longest gap between two timestamped lines of a player's ``log`` that ends
+    after ``since`` (`time.time`)."""
+    times = sorted(float(stamp) for stamp in _STAMPED.findall(log))
+    gaps = [b - a for a, b in itertools.pairwise(times) if b >= since]
+    return max(gaps, default=0.0)
 
 
 def summary(outcomes: list[Outcome]) -> str:
