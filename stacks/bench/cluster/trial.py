@@ -39,10 +39,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stacks.bench.cluster import KINDS
 from stacks.bench.cluster.eavesdrop import Eavesdropper
 from stacks.bench.cluster.harness import Cluster
 
-KINDS = ("kill", "cut-db", "cut-broker", "cut-both", "drain", "db-restart")
 MOVES = frozenset({"kill", "cut-db", "cut-both", "drain"})
 """The faults after which ``n1``'s tables must be hosted by another node."""
 CUT_FOR = 12.0
