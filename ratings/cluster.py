@@ -67,7 +67,7 @@ FENCE_MARGIN = 2.0
 on its own monotonic clock from the moment it *sent* the last renewal that succeeded: the
 lease can't pass to another node while the old one still publishes, even if the two
 clocks run at slightly different rates."""
-POLL_EVERY = 0.5
+POLL_EVERY = 0.25
 """Seconds between a node's looks for tables whose lease ran out (or was handed over)."""
 NODE_ALIVE = 4.0
 """A node whose heartbeat is older than this is not counted alive (for a drain's
@@ -169,7 +169,7 @@ class ClusterStore:
             raise self._down(exc) from None
 
     def alive_nodes(self) -> list[str]:
-        """The other nodes that beat lately and are not leaving."""
+        """The other nodes that beat lately, reach a broker and are not leaving."""
         try:
             with self.engine.connect() as conn:
                 rows = conn.execute(
@@ -277,7 +277,7 @@ class ClusterStore:
                     .where(held_tables.c.id == lease.held_id,
                            held_tables.c.epoch == lease.epoch,
                            held_tables.c.node == self.node)
-                    .values(state="handover", lease_until=self._now - 1.0))
+                    .values(state="handover", lease_until=self._now))
         except (OperationalError, DBAPIError, OSError) as exc:
             raise self._down(exc) from None
         return done.rowcount == 1
@@ -410,6 +410,11 @@ class DbJournal:
         self.valid_until = time.monotonic() + store.lease - store.fence_margin
         """This node's own deadline for the lease (monotonic clock): past it, the table
         may be another node's, and nothing more is committed or published."""
+
+    @property
+    def epoch(self) -> int:
+        """The epoch the table is held at: its host's, in every frame."""
+        return self.lease.epoch
 
     @classmethod
     def create(cls, store: ClusterStore, lease: Lease, **header: Any) -> DbJournal:

@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from netplay.identity import KEY_FILE, Identity, load_profile
 from netplay.journal import JournalStore
@@ -48,11 +50,19 @@ from sshserver.tables import RequestRefused, TableKeeper
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+WATCH_EVERY = 0.1
+"""Seconds between the node's looks at its tables' own lease deadlines (no I/O)."""
+BROKER_GRACE = 3.0
+"""Seconds a table's host may be without its broker before the node lets the table go to
+a node that has one (or, its broker list having moved on, takes it back on the new one)."""
+
 class ClusterNode:
     """This node's part in the community's shared database (see the module)."""
 
     def __init__(self, store: ClusterStore, keeper: TableKeeper, *,
-                 say: Callable[[str], None] | None = None) -> None:
+                 say: Callable[[str], None] | None = None,
+                 broker: Callable[[], Awaitable[str | None]] | None = None) -> None:
         self.store = store
         self.keeper = keeper
         self.name = store.node
@@ -60,16 +70,33 @@ class ClusterNode:
         self._loop: asyncio.Task[None] | None = None
         self._stopping = False
         self._renewing = False
+        self._broker_check = broker
+        """The broker in use if it (or the next of the list) answers, else ``None``."""
+        self.broker_now: str | None = None
+        self.broker_ok = True
+        """This node reaches a broker: it says so in its heartbeat (``up``, else
+        ``nobroker``), takes tables over only then, and hands its own to nodes that do."""
+        self._offline_since: dict[str, float] = {}
+        self._started_on: dict[str, str | None] = {}
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"node-{self.name}")
+        """The node's own threads for the database: a database out of reach holds up these
+        (for seconds), never the threads the tables' bots think in."""
+        self._watch: asyncio.Task[None] | None = None
         self.taken: list[tuple[str, int, float]] = []
         """Tables this node took over: (name, epoch, seconds from the end of the lease to
         the host running here), for the trials' figures."""
         keeper.shared = self
 
+    async def _db(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``call`` in one of the node's database threads."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, functools.partial(call, *args, **kwargs))
+
     # -- the keeper's shared store -------------------------------------------------------------
 
     async def new_journal(self, table: str, header: dict[str, Any]) -> JournalStore:
         try:
-            lease = await asyncio.to_thread(self.store.claim, table,
+            lease = await self._db(self.store.claim, table,
                                             creator=str(header.get("creator") or ""),
                                             creator_name=str(header.get("creator_name")
                                                              or "?"))
@@ -80,23 +107,30 @@ class ClusterNode:
             raise RequestRefused(f"a table named {table!r} is already open on a server of "
                                  "this community: pick another name, or join it")
         try:
-            return await asyncio.to_thread(DbJournal.create, self.store, lease,
+            return await self._db(DbJournal.create, self.store, lease,
                                            node=self.name, **header)
         except Exception as exc:
             with contextlib.suppress(Exception):
-                await asyncio.to_thread(self.store.end, lease, "its journal failed")
+                await self._db(self.store.end, lease, "its journal failed")
             raise RequestRefused(f"the server can't keep the table's journal: {exc}") \
                 from None
 
     async def ended(self, journal: JournalStore, why: str) -> None:
         if isinstance(journal, DbJournal):
-            await asyncio.to_thread(self.store.end, journal.lease, why)
+            await self._db(self.store.end, journal.lease, why)
 
     async def let_go(self, journal: JournalStore) -> None:
         if isinstance(journal, DbJournal) and \
-                await asyncio.to_thread(self.store.hand_over, journal.lease):
+                await self._db(self.store.hand_over, journal.lease):
             self._say(f"handed over table {journal.lease.table} (epoch "
                           f"{journal.lease.epoch})")
+
+    async def held_anywhere(self, table: str) -> bool:
+        try:
+            rows = await self._db(self.store.listed)
+        except ClusterDown:
+            return False
+        return any(row.table == table for row in rows)
 
     # -- the loop -------------------------------------------------------------------------------
 
@@ -104,17 +138,31 @@ class ClusterNode:
         """Beat once (a database out of reach is said, and the loop tries again), then
         run the loop."""
         try:
-            await asyncio.to_thread(self.store.heartbeat)
+            await self._db(self.store.heartbeat)
         except ClusterDown as exc:
             self._say(f"node {self.name}: {exc}")
         self._say(f"node {self.name} joined the community's database")
+        try:
+            shared = await self._db(_share_all_profiles, self.store)
+        except ClusterDown as exc:
+            self._say(f"node {self.name}: players' identities not shared yet: {exc}")
+        else:
+            if shared:
+                self._say(f"node {self.name}: {shared} players' identities shared with the "
+                          "community")
         self._loop = asyncio.create_task(self._run(), name=f"node-{self.name}")
+        self._watch = asyncio.create_task(self._watching(), name=f"fence-{self.name}")
+
+    async def _watching(self) -> None:
+        """Fence on time, whatever the database threads wait for."""
+        while True:
+            self._fence_overdue(time.monotonic())
+            await asyncio.sleep(WATCH_EVERY)
 
     async def _run(self) -> None:
         last_renew = 0.0
         while not self._stopping:
             now = time.monotonic()
-            self._fence_overdue(now)
             if now - last_renew >= RENEW_EVERY and not self._renewing:
                 last_renew = now
                 self._renewing = True
@@ -142,15 +190,28 @@ class ClusterNode:
                 table.host.fence("its lease could not be renewed")
 
     async def _renew(self) -> None:
+        hearing = any(getattr(getattr(t.host.transport, "connected", None), "is_set",
+                              lambda: False)() for t in self.keeper.tables.values())
+        if hearing:
+            self.broker_ok = True
+        elif self._broker_check is not None:  # else: its tables hear it
+            now_url = await self._broker_check()
+            if (now_url is not None) != self.broker_ok:
+                self._say(f"node {self.name}: " + (f"the broker answers again ({now_url})"
+                          if now_url else "no broker answers: its tables go to nodes that "
+                          "have one"))
+            self.broker_ok = now_url is not None
+            self.broker_now = now_url or self.broker_now
         try:
-            await asyncio.to_thread(self.store.heartbeat)
+            await self._db(self.store.heartbeat, "up" if self.broker_ok else "nobroker")
         except ClusterDown as exc:
             log.warning("node %s: %s", self.name, exc)
             return
+        await self._without_broker()
         for name, journal in self._journals():
             sent = time.monotonic()
             try:
-                kept = await asyncio.to_thread(self.store.renew, journal.lease)
+                kept = await self._db(self.store.renew, journal.lease)
             except ClusterDown as exc:
                 log.warning("node %s: table %s: %s", self.name, name, exc)
                 return
@@ -163,10 +224,43 @@ class ClusterNode:
                           "hosting it")
                 table.host.fence("another node holds its lease")
 
-    async def _take_free(self) -> None:
-        if self._stopping or self.keeper._stopping:
+    async def _without_broker(self) -> None:
+        """Let go of the tables whose host has been without its broker for
+        :data:`BROKER_GRACE` seconds, when another node has one (or this node's broker
+        list moved on to another that answers: it takes them back there)."""
+        now = time.monotonic()
+        stranded: list[str] = []
+        for name, table in list(self.keeper.tables.items()):
+            self._started_on.setdefault(name, self.broker_now)
+            connected = getattr(table.host.transport, "connected", None)
+            if connected is None or connected.is_set() or table.host.fenced is not None:
+                self._offline_since.pop(name, None)
+                continue
+            since = self._offline_since.setdefault(name, now)
+            if now - since >= BROKER_GRACE:
+                stranded.append(name)
+        for name in set(self._started_on) - set(self.keeper.tables):
+            self._started_on.pop(name, None)
+            self._offline_since.pop(name, None)
+        if not stranded:
             return
-        free = await asyncio.to_thread(self.store.free)
+        others = await self.alive_others()
+        for name in stranded:
+            moved = self.broker_ok and self.broker_now != self._started_on.get(name)
+            held = self.keeper.tables.get(name)
+            if held is None or not (others or moved):
+                continue
+            self._say(f"table {name}: its broker is out of reach: handing it over")
+            held.host.fence("its broker is out of reach")
+            journal = held.host.journal
+            if isinstance(journal, DbJournal):
+                with contextlib.suppress(ClusterDown):
+                    await self._db(self.store.hand_over, journal.lease)
+
+    async def _take_free(self) -> None:
+        if self._stopping or self.keeper._stopping or not self.broker_ok:
+            return
+        free = await self._db(self.store.free)
         for row in free:
             if self._stopping:
                 return
@@ -175,17 +269,17 @@ class ClusterNode:
             await self._take(row)
 
     async def _take(self, row: HeldRow) -> None:
-        lease = await asyncio.to_thread(self.store.take_over, row)
+        lease = await self._db(self.store.take_over, row)
         if lease is None:
             return  # another node was first
         started = time.monotonic()
         self._say(f"taking over table {row.table} from node {row.node} (epoch {lease.epoch}, "
                   f"lease ended {-row.lease_left:.1f} s ago)")
         try:
-            entries = await asyncio.to_thread(self.store.entries, lease.held_id)
+            entries = await self._db(self.store.entries, lease.held_id)
         except Exception as exc:
             self._say(f"table {row.table} not taken over: {exc}")
-            await asyncio.to_thread(self.store.hand_over, lease)
+            await self._db(self.store.hand_over, lease)
             return
         journal = DbJournal(self.store, lease, next_seq=len(entries))
         journal.renewed(started)
@@ -194,44 +288,87 @@ class ClusterNode:
             if any(e.get("t") in ("finished", "abandoned") for e in entries):
                 return
             with contextlib.suppress(ClusterDown):
-                await asyncio.to_thread(self.store.end, lease, "it could not be taken over")
+                await self._db(self.store.end, lease, "it could not be taken over")
             return
         took = -row.lease_left + (time.monotonic() - started)
         self.taken.append((row.table, lease.epoch, took))
+        self._say(f"table {row.table}: hosted here {took:.2f} s after its lease "
+                  + ("was handed over" if row.state == "handover" else "ended"))
 
     # -- stopping -------------------------------------------------------------------------------
 
     async def alive_others(self) -> list[str]:
         try:
-            return await asyncio.to_thread(self.store.alive_nodes)
+            return await self._db(self.store.alive_nodes)
         except ClusterDown:
             return []
 
-    def fence_all(self, why: str) -> None:
-        """Stop publishing every table (a drain): their hosts close, their leases are
-        handed over as they do (`TableKeeper.stop`)."""
-        for table in self.keeper.tables.values():
-            table.host.fence(why)
+    async def drain(self, why: str) -> int:
+        """Stop publishing every table and hand each lease over at once, all together:
+        the other nodes take them while this one closes their hosts (`TableKeeper.stop`).
+        The tables handed over."""
+        self._stopping = True
+        with contextlib.suppress(ClusterDown):
+            await self._db(self.store.heartbeat, "draining")
+        journals = self._journals()
+        for name, _journal in journals:
+            self.keeper.tables[name].host.fence(why)
+
+        async def hand(journal: DbJournal) -> bool:
+            try:
+                return await self._db(self.store.hand_over, journal.lease)
+            except ClusterDown as exc:
+                self._say(f"table {journal.lease.table}: not handed over ({exc}): its "
+                          "lease runs out by itself")
+                return False
+
+        handed = await asyncio.gather(*(hand(journal) for _name, journal in journals))
+        for (name, journal), done in zip(journals, handed, strict=True):
+            if done:
+                self._say(f"handed over table {name} (epoch {journal.lease.epoch})")
+        return sum(handed)
 
     async def stop(self) -> None:
         """Stop the loop and say this node is gone (after the keeper handed its tables
         over)."""
         self._stopping = True
-        loop, self._loop = self._loop, None
-        if loop is not None:
-            loop.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await loop
+        for task in (self._loop, self._watch):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        self._loop = self._watch = None
         with contextlib.suppress(ClusterDown):
-            await asyncio.to_thread(self.store.heartbeat, "gone")
-        await asyncio.to_thread(self.store.close)
+            await self._db(self.store.heartbeat, "gone")
+        await self._db(self.store.close)
+        self._pool.shutdown(wait=False)
 
     # -- players' identities --------------------------------------------------------------------
 
     async def share_profile(self, profile: str) -> None:
         """Make ``profile``'s game identity on this node the community's: the one the
         shared database has (written here), or this node's own (stored there)."""
-        await asyncio.to_thread(_share_profile, self.store, profile)
+        await self._db(_share_profile, self.store, profile)
+
+
+def _share_all_profiles(store: ClusterStore) -> int:
+    """Every profile of this node whose identity the community does not have yet, stored
+    (a server that becomes the first node of a community brings its players' identities,
+    so their accounts and seats are the same on every node); how many."""
+    count = 0
+    try:
+        folders = sorted(p for p in profiles_dir().iterdir() if (p / KEY_FILE).is_file())
+    except OSError:
+        return 0
+    for folder in folders:
+        try:
+            seed = bytes.fromhex((folder / KEY_FILE).read_text().strip())
+            Identity.from_seed(seed)
+        except (OSError, ValueError):
+            continue
+        if store.profile_seed(folder.name, seed) == seed:
+            count += 1
+    return count
 
 
 def _share_profile(store: ClusterStore, profile: str) -> None:

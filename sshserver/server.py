@@ -44,7 +44,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO, overload
 
 import asyncssh
 
@@ -242,6 +242,18 @@ class GameServer:
         self.status.changed(self)
         return True
 
+    async def _broker_answers(self) -> str | None:
+        """The broker in use, or the next of ``--broker``'s list that answers (then used
+        from now on); ``None`` when none does."""
+        urls = self.settings.brokers or ((self.settings.broker,) if self.settings.broker
+                                         else ())
+        found = await first_answering(urls, self._broker_now, strict=True) if urls else None
+        if found is not None and len(urls) > 1 and found != self._broker_now:
+            if self._broker_now is not None:
+                self._table_news(f"broker {self._broker_now} does not answer: using {found}")
+            self._broker_now = found
+        return found
+
     async def share_profile(self, profile: str) -> None:
         """A node of several: the profile's game identity is the community's (the same
         on every node, so a player's seats are theirs whichever node they reach)."""
@@ -324,6 +336,11 @@ class GameServer:
         from sshserver.cluster import ClusterNode
 
         url = self.settings.database or str(default_database(data_dir()))
+        if self.settings.broker is None:
+            if self._acceptor is not None:
+                self._acceptor.close()
+            raise ServeError(f"node {node}: give --broker, the broker (cluster) every node "
+                             "of the community uses")
         try:
             store = await Store.open(url)
             await store.close()
@@ -333,7 +350,8 @@ class GameServer:
             raise ServeError(f"node {node}: {exc}") from exc
         if len(self.settings.brokers) > 1:
             self._broker_now = await first_answering(self.settings.brokers, None)
-        self.node = ClusterNode(ClusterStore(url, node), self.tables, say=self._table_news)
+        self.node = ClusterNode(ClusterStore(url, node), self.tables, say=self._table_news,
+                                broker=self._broker_answers)
         await self.node.start()
 
     async def _start_web(self, port: int) -> None:
@@ -380,8 +398,8 @@ class GameServer:
             # A drain: the tables go to the other nodes first (nothing more is published
             # here, each lease is handed over), then the players are told to come back.
             others = await self.node.alive_others()
-            self.node.fence_all("this server is stopping: another takes the table over")
-            count = len(self.tables.tables)
+            count = await self.node.drain("this server is stopping: another takes the "
+                                          "table over")
             await self.tables.stop()
             if count:
                 self._table_news(f"node {self.node.name} handed {count} table(s) over"
@@ -422,9 +440,16 @@ class GameServer:
                 await asyncio.wait_for(self._acceptor.wait_closed(), 5)
 
 
-async def first_answering(urls: tuple[str, ...], current: str | None) -> str:
+@overload
+async def first_answering(urls: tuple[str, ...], current: str | None) -> str: ...
+@overload
+async def first_answering(urls: tuple[str, ...], current: str | None,
+                          strict: Literal[True]) -> str | None: ...
+async def first_answering(urls: tuple[str, ...], current: str | None,
+                          strict: bool = False) -> str | None:
     """Of a broker cluster's URLs, the one in use if it still answers, else the first that
-    does (a TCP connection within a second); the first when none does."""
+    does (a TCP connection within a second); the first when none does (``None`` if
+    ``strict``)."""
     from netplay.transport import BrokerAddress
 
     async def answers(url: str) -> bool:
@@ -442,7 +467,7 @@ async def first_answering(urls: tuple[str, ...], current: str | None) -> str:
     for url in ([current] if current else []) + [u for u in urls if u != current]:
         if await answers(url):
             return url
-    return urls[0]
+    return None if strict else urls[0]
 
 
 # -- what the server's own terminal shows ---------------------------------------------------------

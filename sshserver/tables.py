@@ -148,6 +148,10 @@ class SharedTables(Protocol):
         failed): another node (or this one) takes it over at once."""
         ...
 
+    async def held_anywhere(self, table: str) -> bool:
+        """Does a node of the community hold a table of this name now?"""
+        ...
+
 
 class TableKeeper:
     """The server's tables: opens them, runs them, ends them."""
@@ -193,7 +197,10 @@ class TableKeeper:
                 creator = table is not None and table.creator == caller.profile
                 rated, kept = (table.rated, table.rated_kept) if table is not None \
                     else self.rated_after.get(_table_field(request), ("", False))
-                reply: dict[str, Any] = {"ok": True, "held": table is not None,
+                held = table is not None or (
+                    self.shared is not None
+                    and await self.shared.held_anywhere(_table_field(request)))
+                reply: dict[str, Any] = {"ok": True, "held": held,
                                          "creator": creator, "rated": rated,
                                          "rated_final": bool(rated) and not kept}
                 if table is not None and creator:
@@ -298,6 +305,7 @@ class TableKeeper:
                     from None
         host = Host(settings, broker=broker, identity=Identity.generate(), record_path=record,
                     journal=journal)
+        host.epoch = int(getattr(journal, "epoch", 0))  # a shared journal's lease: 1
         try:
             return await self._keep(host, caller.profile, caller.name)
         except BaseException:
@@ -565,9 +573,10 @@ class TableKeeper:
     async def stop(self) -> None:
         """The server stops: stop every table, to be resumed by the next server."""
         self._stopping = True
+        why = "the server stopped; it resumes with the server" if self.shared is None \
+            else "the server stopped; another server of the community takes it over"
         for table in list(self.tables.values()):
-            await self._end(table, "the server stopped; it resumes with the server",
-                            resumable=True)
+            await self._end(table, why, resumable=True)
 
 
 RATED_KEPT = 256

@@ -15,7 +15,7 @@ import netplay.playing.following
 from engine.config import RulesConfig
 from engine.state import Phase
 from netplay.player import PlayerSession
-from netplay.playing.notices import ChatLine, Refused
+from netplay.playing.notices import ChatLine, HostMoved, Refused
 
 from .harness import SHORT, Table, forge, forge_sealed, identity_for
 
@@ -236,3 +236,37 @@ def test_every_frame_type_a_player_reads_names_one_of_its_methods() -> None:
     names = [*netplay.player._ON_INBOX.values(), *netplay.player._ON_STREAM.values(), "_events"]
     for name in names:
         assert callable(getattr(PlayerSession, name, None)), name
+
+
+def test_frames_of_an_older_epoch_are_refused_and_a_move_is_told() -> None:
+    """A table taken over by another server (the same host key) announces a higher epoch:
+    its players are told the table moved, and frames of an older epoch (a server that
+    lost the table) are dropped."""
+    table = game()
+    me = table.at_seat(0)
+    watcher = next(s for s in table.players if s.watch)
+    host = table.host
+    host.sender.epoch = 1
+    host.announce()
+    table.pump()
+    assert me.following.epoch == 1 and not table.notices_of(me, HostMoved)
+    host.sender.epoch = 2
+    host.announce()
+    table.pump()
+    assert me.following.epoch == 2
+    assert table.notices_of(me, HostMoved) == [HostMoved(me.table, 2)]
+    assert "moved the table" in HostMoved(me.table, 2).words()
+    old = {**host.batches[-1].redacted_for(None).to_body(), "epoch": 1}
+    applied = watcher.applied
+    table.inject(table.topics.events, forge(table.host_identity, "events", old))
+    assert watcher.applied == applied
+    assert watcher.dropped[-1].startswith("a frame of the host's epoch 1, older than 2")
+    body = {"host": table.host_identity.key, "epoch": 1, "conn": b"x" * 8}
+    table.inject(table.topics.announce, forge(table.host_identity, "offline", body))
+    assert me.dropped[-1] == "the last will of a server that lost the table"
+    assert not me.liveness.offline
+    # The game goes on under the new epoch.
+    for peer in table.peers:
+        peer.auto = True
+    table.run_to_end()
+    assert me.view is not None and me.view.outcome is not None

@@ -1,0 +1,110 @@
+"""Two nodes of a community in one process, on SQLite and a memory broker: a node cut off
+from the database stops hosting its table before the lease can pass, and the other takes
+it over at the next epoch, its player told the table moved and playing on to the end."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from netplay.identity import Identity
+from netplay.memory import AsyncMemoryBroker
+from netplay.player_peer import BotPeer
+from netplay.playing.notices import GameEnded, HostMoved, Notice
+from ratings.cluster import ClusterDown, ClusterStore
+from ratings.store import Store
+from sshserver.cluster import ClusterNode
+from sshserver.tables import Caller, KeeperSettings, TableKeeper
+from tests.support import wait_until_async
+from tests.tui.conftest import TIMEOUT
+
+pytestmark = pytest.mark.asyncio
+
+ALICE = Caller("ssh-aaaaaaaaaaaaaaaa", "alice")
+LEASE = 2.0
+MARGIN = 0.8
+
+
+def _node(name: str, url: str, broker: AsyncMemoryBroker, tmp: Path) -> ClusterNode:
+    async def where() -> AsyncMemoryBroker:
+        return broker
+
+    news: list[str] = []
+    keeper = TableKeeper(where, settings=KeeperSettings(verify_wait=0.5, linger=0.5),
+                         say=news.append,
+                         record_path=lambda table, game: tmp / f"{name}-{table}.json")
+    store = ClusterStore(url, name, lease=LEASE, fence_margin=MARGIN)
+    node = ClusterNode(store, keeper, say=news.append)
+    node.news = news  # type: ignore[attr-defined]
+    return node
+
+
+def _cut_off(store: ClusterStore) -> None:
+    """Every statement of ``store`` fails, as for a node whose database is out of reach."""
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise ClusterDown("the shared database can't be used now: cut off (test)")
+
+    for name in ("heartbeat", "renew", "append", "free", "hand_over", "end", "take_over",
+                 "listed", "entries"):
+        setattr(store, name, down)
+
+
+async def test_a_node_cut_off_stops_before_its_lease_ends_and_another_takes_over(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'community.sqlite'}"
+    await (await Store.open(url)).close()
+    broker = AsyncMemoryBroker()
+    a = _node("a", url, broker, tmp_path)
+    b = _node("b", url, broker, tmp_path)
+    observer = ClusterStore(url, "observer")
+    notices: list[Notice] = []
+    try:
+        await a.start()
+        reply = await a.keeper.handle(ALICE, {
+            "op": "open", "table": "friday", "players": 2, "bots": 1, "block_window": 0.2,
+            "bot_delay": 0.05, "rules": {"win_chips": 3, "win_min_each_colour": 1}})
+        assert reply["ok"], reply
+        player = BotPeer(Identity.generate(), "friday", broker=broker, think=0.05,
+                         name="Ann")
+
+        async def watch() -> None:
+            async for notice in player.notices():
+                notices.append(notice)
+
+        async with player:
+            watching = asyncio.create_task(watch())
+            host = a.keeper.tables["friday"].host
+            await wait_until_async(lambda: len(host.host.batches) >= 3, "a few batches",
+                                   TIMEOUT)
+            await b.start()
+            _cut_off(a.store)
+            await wait_until_async(lambda: host.fenced is not None, "node a to fence",
+                                   TIMEOUT)
+            row = next(r for r in observer.listed() if r.table == "friday")
+            assert row.node == "a" and row.epoch == 1
+            assert row.lease_left > 0, "fenced only after its lease could have passed"
+            fenced_at = len(host.host.batches)
+            await wait_until_async(lambda: "friday" in b.keeper.tables,
+                                   "node b to take the table over", TIMEOUT)
+            moved = b.keeper.tables["friday"].host
+            assert moved.epoch == 2 and moved.identity.key == host.identity.key
+            assert len(moved.host.batches) >= fenced_at - 1
+            await wait_until_async(lambda: any(isinstance(n, GameEnded) for n in notices),
+                                   "the game to end under node b", TIMEOUT * 2)
+            assert any(isinstance(n, HostMoved) and n.epoch == 2 for n in notices)
+            watching.cancel()
+        assert "friday" not in a.keeper.tables or a.keeper.tables["friday"].host.fenced
+        assert any("took over table friday" in line for line in b.news)  # type: ignore[attr-defined]
+        assert any("no longer this server's" in line for line in a.news)  # type: ignore[attr-defined]
+    finally:
+        started = time.monotonic()
+        for node in (b, a):
+            await node.keeper.stop()
+            await node.stop()
+        observer.close()
+        assert time.monotonic() - started < TIMEOUT
