@@ -11,10 +11,12 @@ players, and the trial reads:
 
 - the database (every table's game stored once, each seat's rating counting it once);
 - the records the nodes wrote (each verifies: `netplay.record.verify_record`);
-- the eavesdropper on every broker node (no batch number with two contents; when each
-  table's new epoch was first announced; the longest silence of the seats' stream);
+- the eavesdropper on every broker node (no batch number with two contents; one host
+  key and commitment per table; when each table's new epoch was first announced; the
+  longest silence of the seats' stream);
 - the leases (`LeaseWatch`: when each table's lease ran out);
-- what the players said (``MOVED`` with the words a player reads).
+- what the players said (``MOVED`` with the words a player reads; each the same seat
+  before and after).
 
 `Trial.run` gives a `Outcome`: the figures and, in ``problems``, everything that went
 wrong, in words (empty: the trial passed).
@@ -386,6 +388,10 @@ class Trial:
             seen = ears.table(table)
             if since is not None:
                 out.pause_s = max(out.pause_s, seen.longest_silence(since - 2.0))
+            hosts = {(entry.host, entry.commit) for entry in seen.announcements}
+            if len(hosts) > 1:
+                out.problems.append(f"table {table} was announced with {len(hosts)} host "
+                                    f"keys or commitments: {sorted(hosts)}")
             held = leases.epochs(table)
             for (_, old), (_, new) in itertools.pairwise(held):
                 end = leases.lease_end(table, old)
@@ -399,6 +405,10 @@ class Trial:
         if since is not None:
             out.player_pause_s = max(player_pause(seat.output(), since - 1.0)
                                      for seat in self.seats)
+        for seat in self.seats:
+            places = set(re.findall(r" SEATED (\d+)", seat.output()))
+            if len(places) > 1:
+                out.problems.append(f"{seat.name} sat in seats {sorted(places)}, not one")
         if self.kind == "drain" and not any(
                 DRAIN_WORDS in seat.output() for seat in self.seats if seat.name.endswith("a")):
             out.problems.append("no player of the drained node was told to connect again")
