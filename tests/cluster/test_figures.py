@@ -9,7 +9,7 @@ import pytest
 
 from stacks.bench.cluster.command import _figures, _kinds
 from stacks.bench.cluster.eavesdrop import TableSeen, digest
-from stacks.bench.cluster.trial import Outcome, player_pause
+from stacks.bench.cluster.trial import LeaseWatch, Outcome, player_pause
 
 
 def test_a_players_longest_wait_counts_from_the_fault_and_through_a_reconnect() -> None:
@@ -49,3 +49,16 @@ def test_the_bench_reports_percentiles_per_kind() -> None:
     assert _kinds("kill,drain") == ["kill", "drain"]
     with pytest.raises(argparse.ArgumentTypeError, match="not a trial kind"):
         _kinds("kill,nap")
+
+
+def test_a_lease_ends_when_it_runs_out_or_when_it_is_handed_over() -> None:
+    leases = LeaseWatch("postgresql://nowhere/none")
+    leases.seen["run"] = [(100.0, "n1", 1, 105.0, "held"), (101.0, "n1", 1, 106.0, "held"),
+                          (107.0, "n2", 2, 112.0, "held")]
+    leases.seen["handed"] = [(100.0, "n1", 1, 105.0, "held"),
+                             (100.5, "n1", 1, 105.0, "handover"),
+                             (100.9, "n2", 2, 105.9, "held")]
+    assert leases.lease_end("run", 1) == 106.0  # the last renewal's end
+    assert leases.lease_end("handed", 1) == 100.5  # handed over before it ran out
+    assert leases.epochs("run") == [("n1", 1), ("n2", 2)]
+    assert leases.lease_end("run", 3) is None

@@ -88,8 +88,8 @@ class LeaseWatch:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.seen: dict[str, list[tuple[float, str, int, float]]] = {}
-        """table → (when read, node, epoch, lease_until), each change once."""
+        self.seen: dict[str, list[tuple[float, str, int, float, str]]] = {}
+        """table → (when read, node, epoch, lease_until, state), each change once."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="leases")
 
@@ -107,12 +107,12 @@ class LeaseWatch:
             try:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=2) as conn:
                     while not self._stop.is_set():
-                        rows = conn.execute("SELECT table_name, node, epoch, lease_until "
-                                            "FROM held_tables").fetchall()
+                        rows = conn.execute("SELECT table_name, node, epoch, lease_until, "
+                                            "state FROM held_tables").fetchall()
                         now = time.time()
-                        for name, node, epoch, until in rows:
+                        for name, node, epoch, until, state in rows:
                             history = self.seen.setdefault(str(name), [])
-                            entry = (now, str(node), int(epoch), float(until))
+                            entry = (now, str(node), int(epoch), float(until), str(state))
                             if not history or history[-1][1:] != entry[1:]:
                                 history.append(entry)
                         self._stop.wait(0.2)
@@ -120,14 +120,20 @@ class LeaseWatch:
                 self._stop.wait(0.2)
 
     def lease_end(self, table: str, epoch: int) -> float | None:
-        """When the lease of ``table`` at ``epoch`` ran out (its last renewal's end)."""
-        ends = [until for _, _, e, until in self.seen.get(table, []) if e == epoch]
-        return ends[-1] if ends else None
+        """When the lease of ``table`` at ``epoch`` ended: its last renewal's end, or
+        when it was first seen handed over (a node draining, or without a broker, gives
+        its tables up before their leases run out)."""
+        entries = [entry for entry in self.seen.get(table, []) if entry[2] == epoch]
+        if not entries:
+            return None
+        end = entries[-1][3]
+        handed = [entry[0] for entry in entries if entry[4] == "handover"]
+        return min(end, handed[0]) if handed else end
 
     def epochs(self, table: str) -> list[tuple[str, int]]:
         """(node, epoch) of each holder of ``table``, in order."""
         held: list[tuple[str, int]] = []
-        for _, node, epoch, _ in self.seen.get(table, []):
+        for _, node, epoch, _, _ in self.seen.get(table, []):
             if not held or held[-1] != (node, epoch):
                 held.append((node, epoch))
         return held
