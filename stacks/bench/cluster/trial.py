@@ -45,7 +45,7 @@ from stacks.bench.cluster import KINDS
 from stacks.bench.cluster.eavesdrop import Eavesdropper
 from stacks.bench.cluster.harness import Cluster
 
-MOVES = frozenset({"kill", "cut-db", "cut-both", "drain"})
+MOVES = frozenset({"kill", "cut-db", "cut-broker", "cut-both", "drain"})
 """The faults after which ``n1``'s tables must be hosted by another node."""
 CUT_FOR = 12.0
 """Seconds a cut lasts: past a lease (5 s) and a takeover."""
