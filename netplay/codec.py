@@ -105,6 +105,11 @@ class Sequencer:
         self._last = max(self._last + 1, time.time_ns() // 1000)
         return self._last
 
+    def after(self, seq: int) -> None:
+        """Number every later frame above ``seq`` (a host taken over from another machine
+        whose clock may be behind the old one's)."""
+        self._last = max(self._last, seq)
+
 
 def encode(
     identity: Identity, sequencer: Sequencer, type_: str, table: str, body: dict[str, Any],

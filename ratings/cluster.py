@@ -36,6 +36,7 @@ from sqlalchemy import (
     Engine,
     Float,
     create_engine,
+    delete,
     insert,
     literal_column,
     select,
@@ -67,6 +68,8 @@ FENCE_MARGIN = 2.0
 on its own monotonic clock from the moment it *sent* the last renewal that succeeded: the
 lease can't pass to another node while the old one still publishes, even if the two
 clocks run at slightly different rates."""
+KEEP_ENDED = 7 * 86400.0
+"""Seconds an ended table's row is kept (its journal goes at once)."""
 POLL_EVERY = 0.25
 """Seconds between a node's looks for tables whose lease ran out (or was handed over)."""
 NODE_ALIVE = 4.0
@@ -209,6 +212,25 @@ class ClusterStore:
             raise self._down(exc) from None
         return done.rowcount == 1
 
+    def renew_all(self, leases: list[Lease]) -> set[int]:
+        """Renew every lease of ``leases`` in one statement; the rows of those kept (the
+        others are no longer this node's)."""
+        if not leases:
+            return set()
+        try:
+            with self.engine.begin() as conn:
+                rows = conn.execute(
+                    update(held_tables)
+                    .where(held_tables.c.id.in_([lease.held_id for lease in leases]),
+                           held_tables.c.node == self.node, held_tables.c.state == "held",
+                           held_tables.c.lease_until > self._now)
+                    .values(lease_until=self._now + self.lease)
+                    .returning(held_tables.c.id, held_tables.c.epoch)).all()
+        except (OperationalError, DBAPIError, OSError) as exc:
+            raise self._down(exc) from None
+        epochs = {int(row.id): int(row.epoch) for row in rows}
+        return {lease.held_id for lease in leases if epochs.get(lease.held_id) == lease.epoch}
+
     def _renewing(self, lease: Lease) -> Any:
         """The compare-and-set that keeps a lease: still this node's, at its epoch, and not
         run out (a lease that ran out may be taken over already, or at any moment)."""
@@ -293,6 +315,14 @@ class ClusterStore:
                            held_tables.c.epoch == lease.epoch)
                     .values(state="ended", live_name=None, ended_at=self._now,
                             why=why[:500]))
+                if done.rowcount == 1:
+                    # Its journal is of no more use (the game's record is the truth), nor
+                    # are the rows of tables ended long ago.
+                    conn.execute(delete(journal_entries)
+                                 .where(journal_entries.c.held_id == lease.held_id))
+                    conn.execute(delete(held_tables)
+                                 .where(held_tables.c.state == "ended",
+                                        held_tables.c.ended_at < self._now - KEEP_ENDED))
         except (OperationalError, DBAPIError, OSError) as exc:
             raise self._down(exc) from None
         return done.rowcount == 1
@@ -313,8 +343,27 @@ class ClusterStore:
                     conn.execute(insert(journal_entries), [
                         {"held_id": lease.held_id, "seq": first + i, "epoch": lease.epoch,
                          "entry": line} for i, line in enumerate(lines)])
+        except IntegrityError:
+            # Our own commit went through before, its answer lost: the same lines are
+            # there (anything else there is another writer's, and the journal not ours).
+            if self._committed(lease, first, lines):
+                return
+            raise JournalFenced(f"table {lease.table}: its journal has other entries at "
+                                f"{first}") from None
         except (OperationalError, DBAPIError, OSError) as exc:
             raise self._down(exc) from None
+
+    def _committed(self, lease: Lease, first: int, lines: list[bytes]) -> bool:
+        try:
+            with self.engine.connect() as conn:
+                rows = conn.execute(select(journal_entries.c.entry)
+                                    .where(journal_entries.c.held_id == lease.held_id,
+                                           journal_entries.c.seq >= first,
+                                           journal_entries.c.seq < first + len(lines))
+                                    .order_by(journal_entries.c.seq)).all()
+        except (OperationalError, DBAPIError, OSError) as exc:
+            raise self._down(exc) from None
+        return [bytes(row.entry) for row in rows] == lines
 
     def entries(self, held_id: int) -> list[Entry]:
         """A held table's journal, in order; `JournalError` if a line is unreadable."""
@@ -400,6 +449,9 @@ class DbJournal:
         self.path = Path(f"held-table-{lease.held_id}")
         """A name for the logs (there is no file)."""
         self._lock = threading.Lock()
+        self._commit = threading.Lock()
+        self._dead: str | None = None
+        """Why a commit failed for good: nothing is committed after it."""
         self._lines: list[bytes] = []
         self._next = next_seq
         self.written = 0
@@ -451,11 +503,25 @@ class DbJournal:
         """Commit what was written (and renew the lease); what it covers. Runs in a
         syncing thread; raises `JournalFenced` when the lease is lost or the database is
         out of reach (nothing that waited on it may be published)."""
-        with self._lock:
-            lines, self._lines = self._lines, []
-            first = self._next
-            self._next += len(lines)
-            target = self.written
+        # One commit at a time, in order (a driver's own entry may come while a syncing
+        # thread commits): entries are committed in their order or not at all, and once
+        # one commit failed no later one may pass, nor cover what it lost.
+        with self._commit:
+            if self._dead is not None:
+                raise JournalFenced(self._dead)
+            with self._lock:
+                lines, self._lines = self._lines, []
+                first = self._next
+                self._next += len(lines)
+                target = self.written
+            try:
+                self._commit_lines(first, lines)
+            except JournalFenced as exc:
+                self._dead = str(exc)
+                raise
+            return target
+
+    def _commit_lines(self, first: int, lines: list[bytes]) -> None:
         while True:
             sent = time.monotonic()
             if sent >= self.valid_until:
@@ -468,7 +534,7 @@ class DbJournal:
                 time.sleep(min(0.2, max(0.0, self.valid_until - time.monotonic())))
                 continue
             self.renewed(sent)
-            return target
+            return
 
     def renewed(self, sent: float) -> None:
         """The lease was renewed by a statement sent at ``sent`` (monotonic)."""

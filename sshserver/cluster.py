@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from netplay.identity import KEY_FILE, Identity, load_profile
-from netplay.journal import JournalStore
+from netplay.journal import JournalError, JournalStore
 from netplay.paths import profiles_dir
 from ratings.cluster import (
     POLL_EVERY,
@@ -53,6 +53,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 WATCH_EVERY = 0.1
 """Seconds between the node's looks at its tables' own lease deadlines (no I/O)."""
+TAKE_AT_ONCE = 8
+"""Tables a node takes over at once (each a few database reads and a broker connection)."""
+RETRY_AFTER = 2.0
+"""Seconds before a node tries again a table it could not take over (another may)."""
 BROKER_GRACE = 3.0
 """Seconds a table's host may be without its broker before the node lets the table go to
 a node that has one (or, its broker list having moved on, takes it back on the new one)."""
@@ -77,6 +81,8 @@ class ClusterNode:
         """This node reaches a broker: it says so in its heartbeat (``up``, else
         ``nobroker``), takes tables over only then, and hands its own to nodes that do."""
         self._offline_since: dict[str, float] = {}
+        self._backoff: dict[str, float] = {}
+        """Tables this node failed to take over lately: not tried again before then."""
         self._started_on: dict[str, str | None] = {}
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"node-{self.name}")
         """The node's own threads for the database: a database out of reach holds up these
@@ -120,10 +126,13 @@ class ClusterNode:
             await self._db(self.store.end, journal.lease, why)
 
     async def let_go(self, journal: JournalStore) -> None:
-        if isinstance(journal, DbJournal) and \
+        if isinstance(journal, DbJournal):  # the others take it first
+            self._backoff[journal.lease.table] = time.monotonic() + RETRY_AFTER
+        # (A draining node handed its leases over already.)
+        if isinstance(journal, DbJournal) and not self._stopping and \
                 await self._db(self.store.hand_over, journal.lease):
             self._say(f"handed over table {journal.lease.table} (epoch "
-                          f"{journal.lease.epoch})")
+                      f"{journal.lease.epoch})")
 
     async def held_anywhere(self, table: str) -> bool:
         try:
@@ -166,7 +175,7 @@ class ClusterNode:
             if now - last_renew >= RENEW_EVERY and not self._renewing:
                 last_renew = now
                 self._renewing = True
-                renewing = asyncio.create_task(self._renew())
+                renewing = asyncio.create_task(self._renew_safely())
                 renewing.add_done_callback(lambda _t: setattr(self, "_renewing", False))
             try:
                 await self._take_free()
@@ -189,6 +198,12 @@ class ClusterNode:
                           "hosting it")
                 table.host.fence("its lease could not be renewed")
 
+    async def _renew_safely(self) -> None:
+        try:
+            await self._renew()
+        except Exception:  # the next renewal tries again; the fence watch stays on time
+            log.exception("node %s: renewing failed", self.name)
+
     async def _renew(self) -> None:
         hearing = any(getattr(getattr(t.host.transport, "connected", None), "is_set",
                               lambda: False)() for t in self.keeper.tables.values())
@@ -208,14 +223,15 @@ class ClusterNode:
             log.warning("node %s: %s", self.name, exc)
             return
         await self._without_broker()
-        for name, journal in self._journals():
-            sent = time.monotonic()
-            try:
-                kept = await self._db(self.store.renew, journal.lease)
-            except ClusterDown as exc:
-                log.warning("node %s: table %s: %s", self.name, name, exc)
-                return
-            if kept:
+        journals = self._journals()
+        sent = time.monotonic()
+        try:
+            kept = await self._db(self.store.renew_all, [j.lease for _n, j in journals])
+        except ClusterDown as exc:
+            log.warning("node %s: leases not renewed: %s", self.name, exc)
+            return
+        for name, journal in journals:
+            if journal.lease.held_id in kept:
                 journal.renewed(sent)
                 continue
             table = self.keeper.tables.get(name)
@@ -261,12 +277,29 @@ class ClusterNode:
         if self._stopping or self.keeper._stopping or not self.broker_ok:
             return
         free = await self._db(self.store.free)
-        for row in free:
-            if self._stopping:
-                return
-            if row.table in self.keeper.tables:
-                continue  # ours, still closing: its lease was let go a moment ago
-            await self._take(row)
+        now = time.monotonic()
+        rows = [row for row in free
+                if row.table not in self.keeper.tables  # ours, still closing
+                and self._backoff.get(row.table, 0.0) <= now]  # failed here lately
+        if not rows:
+            return
+        # Several at once (a node's many tables handed over together): the last of them
+        # waits no longer than the first.
+        gate = asyncio.Semaphore(TAKE_AT_ONCE)
+
+        async def take(row: HeldRow) -> None:
+            async with gate:
+                if not self._stopping:
+                    await self._take(row)
+
+        outcomes = await asyncio.gather(*(take(row) for row in rows), return_exceptions=True)
+        for row, outcome in zip(rows, outcomes, strict=True):
+            if isinstance(outcome, ClusterDown):
+                log.info("node %s: table %s not taken over: %s", self.name, row.table,
+                         outcome)
+            elif isinstance(outcome, Exception):
+                log.error("node %s: taking over table %s failed", self.name, row.table,
+                          exc_info=outcome)
 
     async def _take(self, row: HeldRow) -> None:
         lease = await self._db(self.store.take_over, row)
@@ -277,18 +310,21 @@ class ClusterNode:
                   f"lease ended {-row.lease_left:.1f} s ago)")
         try:
             entries = await self._db(self.store.entries, lease.held_id)
-        except Exception as exc:
-            self._say(f"table {row.table} not taken over: {exc}")
-            await self._db(self.store.hand_over, lease)
-            return
-        journal = DbJournal(self.store, lease, next_seq=len(entries))
-        journal.renewed(started)
-        table = await self.keeper.resume_shared(journal, entries, lease.epoch)
-        if table is None:
-            if any(e.get("t") in ("finished", "abandoned") for e in entries):
-                return
+            journal = DbJournal(self.store, lease, next_seq=len(entries))
+            journal.renewed(started)
+            table = await self.keeper.resume_shared(journal, entries, lease.epoch)
+        except JournalError as exc:  # never: its journal does not replay, or it ended
+            self._say(f"table {row.table} not taken over, and ended: {exc}")
             with contextlib.suppress(ClusterDown):
-                await self._db(self.store.end, lease, "it could not be taken over")
+                await self._db(self.store.end, lease, f"it could not be taken over: {exc}")
+            return
+        except ClusterDown as exc:
+            self._say(f"table {row.table} not taken over now: {exc}")
+            table = None
+        if table is None:  # not now: another node (or this one, a moment later) may
+            self._backoff[row.table] = time.monotonic() + RETRY_AFTER
+            with contextlib.suppress(ClusterDown):
+                await self._db(self.store.hand_over, lease)
             return
         took = -row.lease_left + (time.monotonic() - started)
         self.taken.append((row.table, lease.epoch, took))

@@ -309,6 +309,8 @@ class GameServer:
             raise ServeError(f"can't listen on {settings.bind}:{settings.port}: "
                              f"{exc.strerror or exc}") from exc
         _raise_fd_limit(settings.max_sessions)
+        if settings.node is not None:  # before anything else starts: it may refuse
+            await self._join_community(settings.node)
         if settings.fork and settings.command == default_command():
             from sshserver.zygote import ForkServer
 
@@ -321,9 +323,7 @@ class GameServer:
         self._draining = asyncio.create_task(self.archive.drain(), name="ratings-drain")
         if settings.web_port is not None:
             await self._start_web(settings.web_port)
-        if settings.node is not None:
-            await self._join_community(settings.node)
-        else:
+        if settings.node is None:
             await self.tables.resume_all()  # the tables a stopped (or crashed) server held
 
     async def _join_community(self, node: str) -> None:
@@ -475,7 +475,10 @@ async def first_answering(urls: tuple[str, ...], current: str | None,
 
 def where_lines(server: GameServer) -> list[str]:
     """The server's banner: where it listens, how players reach it, who may connect, the
-    broker of its tables, its host key (and its web page, when it has one)."""
+    broker of its tables, its host key (and its web page, when it has one; its community,
+    when it is a node of one)."""
+    from ratings.store import shown as without_password
+
     settings = server.settings
     bind = settings.bind or "0.0.0.0"
     shown = "HOST"
@@ -500,6 +503,11 @@ def where_lines(server: GameServer) -> list[str]:
         f"{who} · tables on {broker}",
         f"host key {key} · Ctrl-C to stop",
     ]
+    if settings.node is not None:
+        lines.insert(2, f"node {settings.node} of a community: tables held under leases in "
+                     f"{without_password(settings.database or 'the default database')}"
+                     + (f", brokers {', '.join(settings.brokers)}"
+                        if len(settings.brokers) > 1 else ""))
     if server.web is not None:
         lines.insert(2, f"web page of the held tables on {server.web.url} (at most "
                      f"{settings.web_max_spectators} browser spectators)")

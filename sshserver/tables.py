@@ -249,8 +249,17 @@ class TableKeeper:
                 "ssh": f"{caller.ssh} join {name}" if caller.ssh else "",
                 "status": table.status}
 
+    async def _mine_here(self, caller: Caller, name: str) -> HeldTable:
+        """:meth:`_mine`, said in words when another node of the community holds it."""
+        if name not in self.tables and self.shared is not None \
+                and await self.shared.held_anywhere(name):
+            raise RequestRefused(f"table {name!r} is held by another server of this "
+                                 "community: its creator fills or closes it there, or from "
+                                 "here once it moves")
+        return self._mine(caller, name)
+
     async def fill(self, caller: Caller, name: str) -> dict[str, Any]:
-        table = self._mine(caller, name)
+        table = await self._mine_here(caller, name)
         if table.host.host.game is not None:
             raise RequestRefused("the game has started: every seat is taken")
         taken = {bot.player.name for bot in table.bots}
@@ -270,7 +279,7 @@ class TableKeeper:
         await table.stack.enter_async_context(bot)
 
     async def close_by(self, caller: Caller, name: str) -> dict[str, Any]:
-        table = self._mine(caller, name)
+        table = await self._mine_here(caller, name)
         if table.host.host.game is not None and not table.host.host.over:
             raise RequestRefused("the game is on: a table held by the server ends with its "
                                  "game (leave it; a bot plays your seat)")
@@ -387,20 +396,18 @@ class TableKeeper:
                             epoch: int) -> HeldTable | None:
         """Host a table another node held (its lease ran out, or was handed over), from
         its journal in the shared database, at ``epoch``: the same host key, commitment,
-        seats and batch numbers. ``None`` (and why, said) if it can't be."""
+        seats and batch numbers. ``None`` (and why, said) if it can't be now (another
+        node may); `JournalError` if it never can (its journal does not replay)."""
         name = next((str(e.get("table")) for e in entries if e.get("t") == "journal"), "?")
         if any(e.get("t") in ("finished", "abandoned") for e in entries):
-            self._say(f"table {name} was over already: not taken over")
-            assert self.shared is not None
-            await self.shared.ended(journal, "over before it was taken over")
-            return None
+            raise JournalError(f"table {name} was over already")
         if name in self.tables:
             self._say(f"table {name} not taken over: a table of that name is open here")
             return None
         try:
             broker = await self._broker()
-            host = Host.resume(journal, entries, broker=broker)
-        except (JournalError, OSError, ValueError) as exc:
+            host = Host.resume(journal, entries, broker=broker)  # JournalError: never
+        except (OSError, ValueError) as exc:
             self._say(f"table {name} not taken over: {exc}")
             return None
         host.epoch = epoch
@@ -690,8 +697,7 @@ def _sequence_after(host: Host, entries: list[Entry]) -> None:
     last = max((float(e["at"]) for e in entries
                 if isinstance(e.get("at"), int | float) and not isinstance(e.get("at"), bool)),
                default=0.0)
-    sequencer = host.host.sender.sequencer
-    sequencer._last = max(sequencer._last, int((last + 1.0) * 1_000_000))
+    host.host.sender.sequencer.after(int((last + 1.0) * 1_000_000))
 
 
 def _url(broker: Broker) -> str:

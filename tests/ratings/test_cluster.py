@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from netplay.journal import JournalFenced
+from netplay.journal import JournalError, JournalFenced
 from ratings.cluster import ClusterStore, DbJournal, HeldRow
 from ratings.store import Store
 
@@ -177,6 +177,45 @@ def test_a_profile_has_one_identity_on_every_node(url: str) -> None:
         assert a.alive_nodes() == ["b"]
         b.heartbeat("draining")
         assert a.alive_nodes() == []
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_commit_made_again_after_its_answer_was_lost_counts_once(url: str) -> None:
+    a = _store(url, "a")
+    try:
+        lease = a.claim("t", creator="c", creator_name="C")
+        assert lease is not None
+        journal = DbJournal.create(a, lease)
+        a.append(lease, 1, [b'{"t":"seat"}\n'])
+        a.append(lease, 1, [b'{"t":"seat"}\n'])  # the same commit, tried again
+        with pytest.raises(JournalFenced):
+            a.append(lease, 1, [b'{"t":"other"}\n'])
+        assert [e["t"] for e in a.entries(lease.held_id)] == ["journal", "seat"]
+        journal.close()
+    finally:
+        a.close()
+
+
+def test_renewing_every_lease_at_once_keeps_only_this_nodes(url: str) -> None:
+    a, b = _store(url, "a", lease=SHORT), _store(url, "b")
+    try:
+        kept = a.claim("kept", creator="c", creator_name="C")
+        lost = a.claim("lost", creator="c", creator_name="C")
+        assert kept is not None and lost is not None
+        assert a.renew_all([kept, lost]) == {kept.held_id, lost.held_id}
+        assert a.hand_over(lost)
+        row = next(r for r in b.free() if r.table == "lost")
+        assert b.take_over(row) is not None
+        assert a.renew_all([kept, lost]) == {kept.held_id}
+        assert a.renew_all([]) == set()
+        # An ended table's journal goes with it; its name is free again.
+        journal = DbJournal.create(a, kept)
+        assert a.end(kept, "its game is over")
+        with pytest.raises(JournalError, match="has no journal"):
+            a.entries(kept.held_id)
+        journal.close()
     finally:
         a.close()
         b.close()

@@ -15,6 +15,7 @@ import os
 import re
 import signal
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -79,6 +80,7 @@ def test_a_table_outlives_its_node(
     # Mid-game: a few batches played at every table.
     _until(lambda: all(n >= 3 for n in _batches(url, names).values()),
            "a few batches at every table", a, b)
+    stopped = time.monotonic()
     if how == "kill -9":
         _kill_all(a)
     else:
@@ -89,11 +91,13 @@ def test_a_table_outlives_its_node(
         _until(lambda t=table: re.search(rf"took over table {t} (at batch|in its lobby)",
                                           b.output()),
                f"node b to take over table {table}", a, b)
+    moved_s = time.monotonic() - stopped
     assert all(epoch == 2 for epoch in _epochs(url).values()), _epochs(url)
     # From the lease's end (or its hand-over) to the host running on node b.
     took = [float(x) for x in re.findall(r"hosted here ([0-9.]+) s after", b.output())]
     assert len(took) == tables, b.output()
-    print(f"\n[{how}] took over {tables} tables, {max(took):.2f} s at most after the lease")
+    print(f"\n[{how}] took over {tables} tables, {max(took):.2f} s at most after the lease; "
+          f"{moved_s:.1f} s from the {how} to every table running on node b")
     if how == "SIGTERM":
         assert max(took) < 2.0 * SCALE, took  # a drain: no player waits 2 s
     # The players reconnect, to the other node, and land back in their seats.
@@ -101,6 +105,17 @@ def test_a_table_outlives_its_node(
         players.join(b, name, table)
     _until(lambda: len(set(stored_ids(url))) == tables, "every table's game stored", a, b)
     _stored_once(url, tables)
+    # Each player sat again at its own seat through node b (the same game identity on
+    # both nodes) and saw a fair deal.
+    for name, table in zip(who, names, strict=True):
+        again = tmp_path / f"ssh-{name}-{table}-{tables + names.index(table)}.log"
+        _until(lambda f=again: "VERIFIED True" in f.read_text(errors="replace"),  # type: ignore[misc]
+               f"{name} to verify its game through node b", a, b)
+        first = (tmp_path / f"ssh-{name}-{table}-{names.index(table)}.log").read_text(
+            errors="replace")
+        seat = re.search(r"SEATED (\d)", first)
+        assert seat is not None, first
+        assert f"SEATED {seat.group(1)}" in again.read_text(errors="replace")
     log = b.output()
     assert "not taken over" not in log, log
     assert "Traceback" not in log, log

@@ -5,6 +5,7 @@ it over at the next epoch, its player told the table moved and playing on to the
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -88,12 +89,17 @@ async def test_a_node_cut_off_stops_before_its_lease_ends_and_another_takes_over
             row = next(r for r in observer.listed() if r.table == "friday")
             assert row.node == "a" and row.epoch == 1
             assert row.lease_left > 0, "fenced only after its lease could have passed"
-            fenced_at = len(host.host.batches)
             await wait_until_async(lambda: "friday" in b.keeper.tables,
                                    "node b to take the table over", TIMEOUT)
             moved = b.keeper.tables["friday"].host
             assert moved.epoch == 2 and moved.identity.key == host.identity.key
-            assert len(moved.host.batches) >= fenced_at - 1
+            # What node b resumed is what node a committed: the same batches (node a may
+            # have made more it never published, their journal never committed).
+            took = next(line for line in b.news if "took over table friday" in line)  # type: ignore[attr-defined]
+            at = int(re.search(r"at batch (\d+)", took).group(1))  # type: ignore[union-attr]
+            assert 3 <= at <= len(host.host.batches)
+            assert [x.hash for x in moved.host.batches[:at]] == \
+                [x.hash for x in host.host.batches[:at]]
             await wait_until_async(lambda: any(isinstance(n, GameEnded) for n in notices),
                                    "the game to end under node b", TIMEOUT * 2)
             assert any(isinstance(n, HostMoved) and n.epoch == 2 for n in notices)
@@ -108,3 +114,75 @@ async def test_a_node_cut_off_stops_before_its_lease_ends_and_another_takes_over
             await node.stop()
         observer.close()
         assert time.monotonic() - started < TIMEOUT
+
+
+async def test_broker_options_are_a_list_in_order() -> None:
+    from sshserver.options import broker_list
+
+    assert broker_list(None) == ()
+    assert broker_list(["mqtt://a:1883,mqtt://b:1883", " mqtt://c:1883 "]) == (
+        "mqtt://a:1883", "mqtt://b:1883", "mqtt://c:1883")
+
+
+async def test_the_first_broker_that_answers_is_used() -> None:
+    from sshserver.server import first_answering
+    from tests.support import free_port
+
+    server = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    dead = f"mqtt://127.0.0.1:{free_port()}"
+    live = f"mqtt://127.0.0.1:{port}"
+    try:
+        assert await first_answering((dead, live), None) == live
+        assert await first_answering((dead,), None) == dead
+        assert await first_answering((dead,), None, strict=True) is None
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_no_batch_reaches_a_player_before_its_journal_entry_is_committed(
+    tmp_path: Path,
+) -> None:
+    """The shared journal's commit is the host's sync: a batch a player applied is in the
+    database already (a node taking over would replay it), however slow the commits."""
+    import random
+
+    from engine.config import RulesConfig
+    from netplay.host import HostSettings
+    from netplay.host_peer import Host
+    from ratings.cluster import DbJournal, Lease
+
+    url = f"sqlite:///{tmp_path / 'community.sqlite'}"
+    await (await Store.open(url)).close()
+    store = ClusterStore(url, "a")
+    lease = store.claim("slow", creator="c", creator_name="C")
+    assert lease is not None
+    committed = 0
+    append = store.append
+
+    def slow_append(held: Lease, first: int, lines: list[bytes]) -> None:
+        nonlocal committed
+        time.sleep(random.uniform(0, 0.02))
+        append(held, first, lines)
+        committed += sum(b'"t":"batch"' in line for line in lines)
+
+    store.append = slow_append  # type: ignore[method-assign]
+    journal = DbJournal.create(store, lease)
+    broker = AsyncMemoryBroker()
+    settings = HostSettings(table="slow", players=2, bots=("greedy",), block_window=0.2,
+                            rules=RulesConfig(win_chips=3, win_min_each_colour=1))
+    seen: list[tuple[int, int]] = []
+    try:
+        async with Host(settings, broker=broker, journal=journal) as host, \
+                BotPeer(Identity.generate(), "slow", broker=broker, name="Ann") as player:
+            host.epoch = 1
+            while not host.host.over:
+                seen.append((player.player.applied, committed))
+                await asyncio.sleep(0.002)
+        assert len(seen) > 50
+        assert all(applied <= done for applied, done in seen), \
+            [s for s in seen if s[0] > s[1]][:5]
+        assert committed >= 5 and max(applied for applied, _ in seen) >= 5
+    finally:
+        store.close()
