@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from stacks.bench.cluster.harness import Cluster
-from stacks.bench.cluster.trial import KINDS, MOVES, Outcome, Trial
+from stacks.bench.cluster.trial import KINDS, MOVES, SSH, SSH_KEYGEN, TMUX, Outcome, Trial
 from tests.support import SCALE
 
 TIMEOUT = 120.0 * SCALE
@@ -30,6 +30,9 @@ TIMEOUT = 120.0 * SCALE
 
 def _trial(cluster: Cluster, kind: str, tmp_path: Path, tag: str, tables: int = 2,
            in_tmux: int = 1) -> Outcome:
+    for tool in (SSH, SSH_KEYGEN, TMUX):
+        if not os.access(tool, os.X_OK):
+            pytest.skip(f"{tool} is missing (apt-get install openssh-client tmux)")
     trial = Trial(cluster, kind, tables, tmp_path / tag, timeout=TIMEOUT, tag=tag,
                   in_tmux=in_tmux)
     outcome = trial.run(cluster.db.create(tag))
