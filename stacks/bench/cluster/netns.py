@@ -18,6 +18,7 @@ it, processes first; `sweep` removes what a run that died left behind. Needs roo
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import random
 import re
@@ -36,6 +37,9 @@ NETNS_DIR = Path("/run/netns")
 SUBNET_FIRST = "10.231"
 """The /16 the nets' /24s are taken from (a private range unlikely to be in use)."""
 _NAME = re.compile(r"^skc(\d+)x[0-9a-z]+-")
+_LOCK = Path("/run/lock/stacks-netns.lock") if Path("/run/lock").is_dir() \
+    else Path("/tmp/stacks-netns.lock")
+"""Held while a net picks its subnet (`Net.start`)."""
 ROOT_ADDRESS = 1
 """The last byte of the root namespace's address on every net (the observer's side)."""
 
@@ -155,18 +159,23 @@ class Net:
 
     def start(self) -> None:
         """The hub namespace with its bridge, and the root namespace's link to it."""
-        sweep()
-        self.third = _subnet()
         self._up = True
         try:
+            # One run at a time picks its subnet and takes it (its root link's route):
+            # parallel test workers never pick the same.
+            with _LOCK.open("a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                sweep()
+                self.third = _subnet()
+                ip("link", "add", self._root_link, "type", "veth", "peer", "name",
+                   f"{self.short}h")
+                ip("addr", "add", f"{self.address(ROOT_ADDRESS)}/24", "dev",
+                   self._root_link)
             ip("netns", "add", self.hub)
             ip("link", "add", "br0", "type", "bridge", namespace=self.hub)
             ip("link", "set", "br0", "up", namespace=self.hub)
             ip("link", "set", "lo", "up", namespace=self.hub)
-            ip("link", "add", self._root_link, "type", "veth", "peer", "name",
-               f"{self.short}h")
             self._plug(f"{self.short}h", "root")
-            ip("addr", "add", f"{self.address(ROOT_ADDRESS)}/24", "dev", self._root_link)
             ip("link", "set", self._root_link, "up")
         except BaseException:
             self.close()
