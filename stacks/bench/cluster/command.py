@@ -116,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
                 trial = Trial(cluster, kind, args.tables, folder / tag, tag=tag)
                 outcome = trial.run(cluster.db.create(tag))
                 if outcome.problems:
-                    (folder / tag / "diagnostics.txt").write_text(trial.diagnostics())
+                    (folder / tag / "diagnostics.txt").write_text(
+                        "\n".join(outcome.problems) + "\n\n" + trial.diagnostics())
                 outcomes.append(outcome)
                 if not args.json:
                     print(f"  {kind} round {i + 1}: takeover "
