@@ -175,6 +175,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from stacks.bench.catchup import run as run_bench_catchup
 
             return run_bench_catchup(args)
+        if args.target == "cluster":
+            from stacks.bench.cluster.command import run as run_bench_cluster
+
+            return run_bench_cluster(args)
         if args.target == "hostile":
             from stacks.bench.hostile import run as run_bench_hostile
 

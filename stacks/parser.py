@@ -81,6 +81,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     from engine.bots import DEFAULT_BUDGET, LEVELS
     from sshserver.options import add_serve_arguments
     from stacks.bench.catchup import add_bench_catchup_arguments
+    from stacks.bench.cluster.command import add_bench_cluster_arguments
     from stacks.bench.load import add_bench_load_arguments
     from stacks.bench.ssh import add_bench_ssh_arguments
     from stacks.bench.web import add_bench_web_arguments
@@ -265,6 +266,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     offline_bench.add_argument("--json", action="store_true", help="print one JSON object")
     add_bench_load_arguments(targets)
     add_bench_catchup_arguments(targets)
+    add_bench_cluster_arguments(targets)
     ui_bench = targets.add_parser(
         "ui",
         help="interface speed: cold start, key to repaint, idle CPU",

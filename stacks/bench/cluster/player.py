@@ -1,0 +1,111 @@
+"""A session program for ``stacks serve --session-command``: a player who plays a held
+table by itself, with no terminal interface, and says what it lived through.
+
+``join TABLE`` (what ``ssh -tt -p PORT NAME@HOST join TABLE`` runs): asks the server over
+the session's link (`tui.serve_link`) whether it holds TABLE; if no server of the
+community holds it, opens it (``--seats`` seats, one of them the server's bot; short
+rules, no bot delay) unless ``--resume``. Then it sits at TABLE as a headless bot peer with
+the session's profile (the account's game identity, so a player who comes back takes back
+its seat) and plays to the end. One line each, after the time: ``SEATED n``,
+``APPLIED n`` (a batch), ``MOVED <words>`` (the table
+went to another server: the words a player reads), ``OFFLINE <reason>``, ``BACK``,
+``OVER``, ``VERIFIED True|False``; it exits 0 once its fair-deal check is done, 3 if the
+table is gone (``GONE``), 1 if refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+
+from netplay.identity import load_profile
+from netplay.player_peer import BotPeer
+from netplay.playing.notices import (
+    Applied,
+    GameEnded,
+    HostBack,
+    HostMoved,
+    HostOffline,
+    Joined,
+    Verified,
+)
+from tui.serve_link import LinkError, ServeLink
+
+RULES = {"win_chips": 3, "win_min_each_colour": 1}
+
+
+def say(text: str) -> None:
+    sys.stdout.write(f"{time.time():.3f} {text}\r\n")
+    sys.stdout.flush()
+
+
+async def _open(args: argparse.Namespace) -> int | None:
+    """Open the table if no server holds it; an exit status if the player can't sit."""
+    link = ServeLink.from_env()
+    if link is None:
+        say("REFUSED no link to the server")
+        return 2
+    try:
+        info = await link.request("info", table=args.table)
+        if info.get("held"):
+            return None
+        if args.resume:
+            say("GONE")
+            return 3
+        try:
+            await link.request("open", table=args.table, players=args.seats, bots=1,
+                               block_window=0.2, bot_delay=0, rules=RULES)
+        except LinkError as exc:
+            if "already" not in str(exc):  # another session (here or on another node) did
+                raise
+    except LinkError as exc:
+        say(f"REFUSED {exc}")
+        return 1
+    finally:
+        link.close()
+    return None
+
+
+async def play(args: argparse.Namespace) -> int:
+    refused = await _open(args)
+    if refused is not None:
+        return refused
+    identity = load_profile(args.profile)
+    async with BotPeer(identity, args.table, broker=args.broker[0], name=args.name) as bot:
+        async for notice in bot.notices():
+            if isinstance(notice, Applied):
+                say(f"APPLIED {notice.n}")
+            elif isinstance(notice, Joined) and notice.seat is not None:
+                say(f"SEATED {notice.seat}")
+            elif isinstance(notice, HostMoved):
+                say(f"MOVED {notice.words()}")
+            elif isinstance(notice, HostOffline):
+                say(f"OFFLINE {notice.reason}")
+            elif isinstance(notice, HostBack):
+                say("BACK")
+            elif isinstance(notice, GameEnded):
+                say("OVER")
+            elif isinstance(notice, Verified):
+                say(f"VERIFIED {notice.verdict.ok}")
+                return 0
+    return 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="stacks.bench.cluster.player")
+    parser.add_argument("kind", choices=["join"])
+    parser.add_argument("table")
+    parser.add_argument("--profile", required=True)
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--broker", action="append", required=True)
+    parser.add_argument("--seats", type=int, default=3)
+    parser.add_argument("--resume", action="store_true",
+                        help="only sit at a table a server holds already")
+    args = parser.parse_args()
+    return asyncio.run(play(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
