@@ -26,7 +26,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from sqlalchemy import (
     Float,
     create_engine,
     delete,
+    func,
     insert,
     literal_column,
     select,
@@ -77,14 +78,36 @@ NODE_ALIVE = 4.0
 hand-over)."""
 
 
-PG_CONNECT = {
-    "connect_timeout": 3, "keepalives": 1, "keepalives_idle": 2, "keepalives_interval": 1,
-    "keepalives_count": 2, "tcp_user_timeout": 3000,
-    "options": "-c statement_timeout=3000 -c idle_in_transaction_session_timeout=10000",
+IDLE_IN_TRANSACTION = 1.5
+"""Seconds PostgreSQL lets a node's session sit idle inside a transaction before it ends
+the session (rolling the transaction back, releasing its row locks). A node's
+transactions never wait on anything between their statements, so only a node cut off in
+the middle of one (its ``COMMIT`` lost on the way) stays idle that long: well before its
+lease can run out (:data:`LEASE` after its last renewal), the row lock it held is gone,
+and the node taking the table over never waits on it."""
+LOCK_WAIT = 0.5
+"""Seconds a statement of a node waits for a row lock before it gives up (the poll, or the
+journal's next try, comes back to it): a node never waits on a lock near its lease's
+end."""
+
+PG_CONNECT: dict[str, Any] = {
+    "connect_timeout": 3, "keepalives": 1, "keepalives_idle": 1, "keepalives_interval": 1,
+    "keepalives_count": 2, "tcp_user_timeout": 2500,
+    "options": (f"-c statement_timeout=3000 -c lock_timeout={int(LOCK_WAIT * 1000)} "
+                f"-c idle_in_transaction_session_timeout={int(IDLE_IN_TRANSACTION * 1000)} "
+                "-c tcp_keepalives_idle=1 -c tcp_keepalives_interval=1 "
+                "-c tcp_keepalives_count=2 -c tcp_user_timeout=2500"),
 }
-"""A node cut off from PostgreSQL finds out in seconds, not TCP's minutes: a thread stuck
-on a dead connection would hold up a table's journal (its host fences on its own deadline
-meanwhile, and closes once the thread is back)."""
+"""libpq's options for a node's connections to PostgreSQL (never SQLite's). Both ends find
+a dead peer in seconds, not TCP's minutes: the node (``keepalives*``, ``tcp_user_timeout``:
+a commit whose link is down fails within 2.5 s, and the journal fences) and the server
+(the same settings for its end of the session, and
+:data:`IDLE_IN_TRANSACTION`: a cut-off node's open transaction is rolled back and its row
+locks freed). No statement runs longer than 3 s, nor waits on a lock longer than
+:data:`LOCK_WAIT`."""
+HANDOVER_CHANNEL = "stacks_handover"
+"""The PostgreSQL ``NOTIFY`` channel a node's hand-over is announced on: the other nodes
+(``LISTEN``) look for free tables at once instead of at their next poll."""
 
 
 class ClusterDown(DatabaseError):
@@ -276,6 +299,14 @@ class ClusterStore:
         epoch; ``None`` when another node was first, or its holder renewed it after all."""
         try:
             with self.engine.begin() as conn:
+                # A row locked by another transaction (a node cut off in the middle of one,
+                # until PostgreSQL ends its session) is skipped, not waited for: the next
+                # poll tries it again.
+                if conn.execute(select(held_tables.c.id)
+                                .where(held_tables.c.id == row.held_id,
+                                       held_tables.c.epoch == row.epoch)
+                                .with_for_update(skip_locked=True)).first() is None:
+                    return None
                 done = conn.execute(
                     update(held_tables)
                     .where(held_tables.c.id == row.held_id, held_tables.c.epoch == row.epoch,
@@ -300,9 +331,35 @@ class ClusterStore:
                            held_tables.c.epoch == lease.epoch,
                            held_tables.c.node == self.node)
                     .values(state="handover", lease_until=self._now))
+                if done.rowcount == 1 and self.postgres:  # sent with the commit
+                    conn.execute(select(func.pg_notify(HANDOVER_CHANNEL, lease.table)))
         except (OperationalError, DBAPIError, OSError) as exc:
             raise self._down(exc) from None
         return done.rowcount == 1
+
+    def listen_handovers(self, wake: Callable[[], None], stop: threading.Event) -> None:
+        """Call ``wake`` whenever a node hands a table over, until ``stop`` is set (runs in
+        a thread of its own; PostgreSQL's ``LISTEN``, on a connection of its own). Without
+        PostgreSQL, or while it is out of reach, returns or waits: the poll finds the
+        tables anyway."""
+        if not self.postgres:
+            return
+        import psycopg  # only with PostgreSQL
+
+        conninfo = make_url(self.url).set(drivername="postgresql").render_as_string(
+            hide_password=False)
+        while not stop.is_set():
+            try:
+                with psycopg.connect(conninfo, autocommit=True, **PG_CONNECT) as conn:
+                    conn.execute(f"LISTEN {HANDOVER_CHANNEL}")
+                    wake()  # a hand-over while this was not listening
+                    while not stop.is_set():
+                        for _note in conn.notifies(timeout=0.5):
+                            wake()
+            except psycopg.Error as exc:
+                log.info("node %s: not listening for hand-overs: %s", self.node,
+                         str(exc).strip().splitlines()[0] if str(exc).strip() else exc)
+                stop.wait(1.0)
 
     def end(self, lease: Lease, why: str) -> bool:
         """The table ended (its game, its lobby, its creator): no node takes it again, and

@@ -10,7 +10,8 @@ a table it opens is claimed in ``held_tables`` at epoch 1 and journals there
 - fences: a table whose lease this node could not renew in time (its own monotonic
   deadline, :data:`~ratings.cluster.FENCE_MARGIN` before the lease can run out) stops
   publishing at once, and is let go;
-- every :data:`~ratings.cluster.POLL_EVERY` seconds looks for tables whose lease ran out
+- every :data:`~ratings.cluster.POLL_EVERY` seconds (and at once when another node hands
+  a table over: PostgreSQL's ``NOTIFY``) looks for tables whose lease ran out
   (a node killed, or cut off) or was handed over (a node draining), takes each with a
   compare-and-set at the next epoch and hosts it from its journal.
 
@@ -30,6 +31,7 @@ import contextlib
 import functools
 import logging
 import os
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -88,6 +90,10 @@ class ClusterNode:
         """The node's own threads for the database: a database out of reach holds up these
         (for seconds), never the threads the tables' bots think in."""
         self._watch: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        """Set when a node handed a table over (PostgreSQL's ``NOTIFY``): look now."""
+        self._listen_stop = threading.Event()
+        self._listener: threading.Thread | None = None
         self.taken: list[tuple[str, int, float]] = []
         """Tables this node took over: (name, epoch, seconds from the end of the lease to
         the host running here), for the trials' figures."""
@@ -159,6 +165,16 @@ class ClusterNode:
             if shared:
                 self._say(f"node {self.name}: {shared} players' identities shared with the "
                           "community")
+        loop = asyncio.get_running_loop()
+
+        def wake() -> None:  # in the listening thread
+            with contextlib.suppress(RuntimeError):  # the loop closed
+                loop.call_soon_threadsafe(self._wake.set)
+
+        self._listener = threading.Thread(
+            target=self.store.listen_handovers, args=(wake, self._listen_stop),
+            name=f"node-{self.name}-listen", daemon=True)
+        self._listener.start()
         self._loop = asyncio.create_task(self._run(), name=f"node-{self.name}")
         self._watch = asyncio.create_task(self._watching(), name=f"fence-{self.name}")
 
@@ -183,7 +199,10 @@ class ClusterNode:
                 log.info("node %s: can't look for free tables: %s", self.name, exc)
             except Exception:  # the loop must go on
                 log.exception("node %s: looking for free tables failed", self.name)
-            await asyncio.sleep(POLL_EVERY)
+            # The next look: after POLL_EVERY, or at once when a node hands a table over.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), POLL_EVERY)
+            self._wake.clear()
 
     def _journals(self) -> list[tuple[str, DbJournal]]:
         return [(name, table.host.journal) for name, table in self.keeper.tables.items()
@@ -368,12 +387,15 @@ class ClusterNode:
         """Stop the loop and say this node is gone (after the keeper handed its tables
         over)."""
         self._stopping = True
+        self._listen_stop.set()
         for task in (self._loop, self._watch):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
         self._loop = self._watch = None
+        if self._listener is not None:  # it looks at its stop every half second
+            await asyncio.to_thread(self._listener.join, 2.0)
         with contextlib.suppress(ClusterDown):
             await self._db(self.store.heartbeat, "gone")
         await self._db(self.store.close)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 
 import pytest
+from sqlalchemy import insert
 
 from netplay.journal import JournalError, JournalFenced
 from ratings.cluster import ClusterStore, DbJournal, HeldRow
+from ratings.models import journal_entries
 from ratings.store import Store
 
 SHORT = 0.6
@@ -217,5 +220,75 @@ def test_renewing_every_lease_at_once_keeps_only_this_nodes(url: str) -> None:
             a.entries(kept.held_id)
         journal.close()
     finally:
+        a.close()
+        b.close()
+
+
+def test_a_node_cut_off_inside_a_transaction_does_not_hold_up_the_takeover(url: str) -> None:
+    """A node whose link went down after its journal's ``INSERT`` (its ``COMMIT`` lost):
+    PostgreSQL sees its session idle in the transaction, holding the table's row lock.
+    The lease runs out, and another node takes the table over soon after (far within the
+    lease), each try never waiting on the lock."""
+    if url.startswith("sqlite"):
+        pytest.skip("row locks and idle sessions are PostgreSQL's")
+    dead, taker = _store(url, "dead", lease=SHORT), _store(url, "taker")
+    try:
+        lease = dead.claim("t", creator="c", creator_name="C")
+        assert lease is not None
+        journal = DbJournal.create(dead, lease, node="dead")
+        # The dead node's last transaction, never committed: its connection is one of
+        # the node's own (with the node's settings), and it says nothing more.
+        stuck = dead.engine.connect()
+        stuck.begin()
+        assert stuck.execute(dead._renewing(lease)).rowcount == 1
+        stuck.execute(insert(journal_entries).values(held_id=lease.held_id, seq=1,
+                                                      epoch=lease.epoch, entry=b"{}"))
+        _expire(taker, SHORT)
+        ended = time.monotonic()
+        taken = None
+        longest_try = 0.0
+        while taken is None:
+            assert time.monotonic() - ended < 3.5, "the takeover waited on the dead node"
+            row = next(r for r in taker.free() if r.table == "t")
+            tried = time.monotonic()
+            taken = taker.take_over(row)
+            longest_try = max(longest_try, time.monotonic() - tried)
+        assert longest_try < 1.0, f"a takeover waited {longest_try:.2f} s on a row lock"
+        assert taken.epoch == 2
+        assert [e["t"] for e in taker.entries(lease.held_id)] == ["journal"]
+        assert journal.lease.epoch == 1 and not dead.renew(lease)
+        with contextlib.suppress(Exception):
+            stuck.close()
+    finally:
+        dead.close()
+        taker.close()
+
+
+def test_a_hand_over_wakes_the_other_nodes_at_once(url: str) -> None:
+    """A draining node's hand-over is announced (PostgreSQL's ``NOTIFY``): a node
+    listening looks for free tables at once, not at its next poll."""
+    if url.startswith("sqlite"):
+        pytest.skip("NOTIFY is PostgreSQL's")
+    a, b = _store(url, "a"), _store(url, "b")
+    woken = threading.Event()
+    listening = threading.Event()
+    stop = threading.Event()
+
+    def wake() -> None:
+        if listening.is_set():
+            woken.set()
+        listening.set()  # the first call: listening now
+
+    thread = threading.Thread(target=b.listen_handovers, args=(wake, stop), daemon=True)
+    thread.start()
+    try:
+        assert listening.wait(10), "the node never listened"
+        lease = a.claim("t", creator="c", creator_name="C")
+        assert lease is not None and not woken.is_set()
+        assert a.hand_over(lease)
+        assert woken.wait(5), "the hand-over woke no one"
+    finally:
+        stop.set()
+        thread.join(5)
         a.close()
         b.close()
