@@ -471,11 +471,11 @@ class GameServer:
             self._acceptor.close()
         if self.node is not None:
             # A drain: the tables go to the other nodes first (nothing more is published
-            # here, each lease is handed over), then the players are told to come back.
+            # here, each lease is handed over), then the players are told to come back at
+            # once: their hosts close here meanwhile (below), fenced already.
             others = await self.node.alive_others()
             count = await self.node.drain("this server is stopping: another takes the "
                                           "table over")
-            await self.tables.stop()
             if count:
                 self._table_news(f"node {self.node.name} handed {count} table(s) over"
                                  + (f" to {', '.join(others)}" if others else
