@@ -146,7 +146,7 @@ async def test_a_node_alone_keeps_its_tables_hearing_nobody(tmp_path: Path) -> N
             beats.append(str(args[0]) if args else "up")
             heartbeat(*args)  # type: ignore[arg-type]
 
-        node.store.heartbeat = counted  # type: ignore[method-assign]
+        node.store.heartbeat = counted  # type: ignore[method-assign,assignment]
         # Renewals with nobody heard, well past the time a cut would need (CUT_AFTER).
         await wait_until_async(lambda: len(beats) >= 6, "several heartbeats", TIMEOUT)
         assert set(beats) == {"up"}
