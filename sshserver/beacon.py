@@ -55,7 +55,7 @@ class Hearing(Protocol):
         ...
 
     def settled(self) -> bool:
-        """Listening long enough (:data:`HEARD_FOR`) for `heard` to mean something."""
+        """Running long enough (:data:`HEARD_FOR`) for `heard` to mean something."""
         ...
 
 
@@ -108,7 +108,7 @@ class MqttBeacon:
         self._url = url
         self._urls = tuple(urls)
         self._last: dict[str, float] = {}
-        self._since: float | None = None
+        self._started: float | None = None
         self._reach = len(self._urls)
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -120,9 +120,12 @@ class MqttBeacon:
         return self._reach
 
     def settled(self) -> bool:
-        return self._since is not None and time.monotonic() - self._since >= HEARD_FOR
+        # From its start, not its connection: a beacon that can't keep a session on the
+        # broker hears nobody, and that is news too.
+        return self._started is not None and time.monotonic() - self._started >= HEARD_FOR
 
     async def start(self) -> None:
+        self._started = time.monotonic()
         self._tasks = [asyncio.create_task(self._run(), name=f"beacon-{self.node}"),
                        asyncio.create_task(self._reaching(), name=f"reach-{self.node}")]
 
@@ -146,7 +149,6 @@ class MqttBeacon:
                 await self._session(BrokerAddress.parse(self._url()))
             except (aiomqtt.MqttError, OSError, ValueError) as exc:
                 log.info("node %s: beacon: %s", self.node, exc)
-            self._since = None
             await asyncio.sleep(BEACON_EVERY)
 
     async def _session(self, address: BrokerAddress) -> None:
@@ -157,7 +159,6 @@ class MqttBeacon:
                 protocol=aiomqtt.ProtocolVersion.V311, clean_session=True, keepalive=5,
                 timeout=2.0, tls_context=tls) as client:
             await client.subscribe(f"{BEACONS}/+", qos=0)
-            self._since = time.monotonic()
             listening = asyncio.create_task(self._listen(client))
             try:
                 while not listening.done():
