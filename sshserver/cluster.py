@@ -90,6 +90,8 @@ class ClusterNode:
         ``nobroker``, takes no table, hands its own over and ends its ssh sessions
         (``cut_off``) so that their players come back through another node."""
         self._cut_since: float | None = None
+        """Since when this node finds its broker does not reach the community (not yet
+        believed): meanwhile it takes no table."""
         self._offline_since: dict[str, float] = {}
         self._backoff: dict[str, float] = {}
         """Tables this node failed to take over lately: not tried again before then."""
@@ -332,14 +334,15 @@ class ClusterNode:
                 continue
             self._say(f"table {name}: its broker is out of reach: handing it over")
             held.host.fence("its broker is out of reach")
+            self._backoff[name] = time.monotonic() + RETRY_AFTER  # the others take it first
             journal = held.host.journal
             if isinstance(journal, DbJournal):
                 with contextlib.suppress(ClusterDown):
                     await self._db(self.store.hand_over, journal.lease)
 
     async def _take_free(self) -> None:
-        if self._stopping or self.keeper._stopping or not (self.broker_ok
-                                                             and self.community_ok):
+        if self._stopping or self.keeper._stopping or not (
+                self.broker_ok and self.community_ok and self._cut_since is None):
             return
         free = await self._db(self.store.free)
         now = time.monotonic()
