@@ -109,7 +109,8 @@ class MqttBeacon:
         self._urls = tuple(urls)
         self._last: dict[str, float] = {}
         self._started: float | None = None
-        self._reach = len(self._urls)
+        self._reach = 0
+        """None counted yet: a node just started never looks the larger side."""
         self._tasks: list[asyncio.Task[None]] = []
 
     def heard(self) -> set[str]:
