@@ -26,7 +26,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,6 +123,17 @@ class Lease:
     epoch: int
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class Peer:
+    """Another live node as its heartbeat says: its state, the nodes it hears over the
+    broker, how many of its broker URLs answer."""
+
+    name: str
+    state: str
+    hears: frozenset[str]
+    reach: int
+
+
 @dataclass(frozen=True, slots=True)
 class HeldRow:
     """A row of ``held_tables`` as another node (or a lobby) sees it."""
@@ -178,19 +189,27 @@ class ClusterStore:
 
     # -- nodes -------------------------------------------------------------------------------
 
-    def heartbeat(self, state: str = "up") -> None:
-        """Say this node is alive (``up``) or leaving (``draining``, ``gone``)."""
+    def heartbeat(self, state: str = "up", hears: Sequence[str] | None = None,
+                  reach: int | None = None) -> None:
+        """Say this node is alive (``up``), without the community's broker (``nobroker``)
+        or leaving (``draining``, ``gone``); with ``hears``, the other nodes whose beacon
+        it heard over the broker lately, and ``reach``, how many of its broker URLs
+        answer (`sshserver.beacon`)."""
+        values: dict[str, Any] = {"heartbeat": self._now, "state": state}
+        if hears is not None:
+            values["hears"] = ",".join(sorted(hears))[:2048]
+        if reach is not None:
+            values["reach"] = reach
         try:
             with self.engine.begin() as conn:
                 done = conn.execute(update(cluster_nodes)
                                     .where(cluster_nodes.c.name == self.node)
-                                    .values(heartbeat=self._now, state=state))
+                                    .values(**values))
                 if done.rowcount == 0:
                     conn.execute(insert(cluster_nodes).values(
-                        name=self.node, heartbeat=self._now, started_at=self._now,
-                        state=state))
+                        name=self.node, started_at=self._now, **values))
         except IntegrityError:
-            self.heartbeat(state)  # another process of the same name made the row
+            self.heartbeat(state, hears, reach)  # another process of the same name made it
         except (OperationalError, DBAPIError, OSError) as exc:
             raise self._down(exc) from None
 
@@ -206,6 +225,23 @@ class ClusterStore:
         except (OperationalError, DBAPIError, OSError) as exc:
             raise self._down(exc) from None
         return sorted(str(row.name) for row in rows)
+
+    def peers(self) -> list[Peer]:
+        """The other nodes that beat lately and are not leaving (``up`` or ``nobroker``):
+        what each hears over the broker, for `sshserver.beacon.reaches_community`."""
+        try:
+            with self.engine.connect() as conn:
+                rows = conn.execute(
+                    select(cluster_nodes.c.name, cluster_nodes.c.state,
+                           cluster_nodes.c.hears, cluster_nodes.c.reach)
+                    .where(cluster_nodes.c.heartbeat > self._now - NODE_ALIVE,
+                           cluster_nodes.c.state.in_(("up", "nobroker")),
+                           cluster_nodes.c.name != self.node)).all()
+        except (OperationalError, DBAPIError, OSError) as exc:
+            raise self._down(exc) from None
+        return sorted(Peer(str(row.name), str(row.state),
+                           frozenset(n for n in str(row.hears or "").split(",") if n),
+                           int(row.reach or 0)) for row in rows)
 
     # -- leases ------------------------------------------------------------------------------
 

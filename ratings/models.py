@@ -102,6 +102,8 @@ cluster_nodes = Table(
     Column("heartbeat", Float, nullable=False),
     Column("started_at", Float, nullable=False),
     Column("state", String(16), nullable=False),
+    Column("hears", String(2048), nullable=True),
+    Column("reach", Integer, nullable=True),
 )
 
 held_tables = Table(

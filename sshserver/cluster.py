@@ -48,6 +48,7 @@ from ratings.cluster import (
     DbJournal,
     HeldRow,
 )
+from sshserver.beacon import CUT_AFTER, Hearing, reaches_community
 from sshserver.tables import RequestRefused, TableKeeper
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,9 @@ class ClusterNode:
 
     def __init__(self, store: ClusterStore, keeper: TableKeeper, *,
                  say: Callable[[str], None] | None = None,
-                 broker: Callable[[], Awaitable[str | None]] | None = None) -> None:
+                 broker: Callable[[], Awaitable[str | None]] | None = None,
+                 hearing: Hearing | None = None,
+                 cut_off: Callable[[], None] | None = None) -> None:
         self.store = store
         self.keeper = keeper
         self.name = store.node
@@ -82,6 +85,15 @@ class ClusterNode:
         self.broker_ok = True
         """This node reaches a broker: it says so in its heartbeat (``up``, else
         ``nobroker``), takes tables over only then, and hands its own to nodes that do."""
+        self._hearing = hearing
+        self._on_cut_off = cut_off
+        self.community_ok = True
+        """This node's broker reaches the community (`sshserver.beacon`): else it says
+        ``nobroker``, takes no table, hands its own over and ends its ssh sessions
+        (``cut_off``) so that their players come back through another node."""
+        self._cut_since: float | None = None
+        """Since when this node finds its broker does not reach the community (not yet
+        believed): meanwhile it takes no table."""
         self._offline_since: dict[str, float] = {}
         self._backoff: dict[str, float] = {}
         """Tables this node failed to take over lately: not tried again before then."""
@@ -107,6 +119,10 @@ class ClusterNode:
     # -- the keeper's shared store -------------------------------------------------------------
 
     async def new_journal(self, table: str, header: dict[str, Any]) -> JournalStore:
+        if not self.community_ok:
+            raise RequestRefused("this server can't reach the game's broker now: connect "
+                                 "again (the same ssh command) to reach another of its "
+                                 "machines")
         try:
             lease = await self._db(self.store.claim, table,
                                             creator=str(header.get("creator") or ""),
@@ -236,11 +252,18 @@ class ClusterNode:
                           "have one"))
             self.broker_ok = now_url is not None
             self.broker_now = now_url or self.broker_now
+        ear = self._hearing
         try:
-            await self._db(self.store.heartbeat, "up" if self.broker_ok else "nobroker")
+            await self._db(self.store.heartbeat,
+                           "up" if self.broker_ok and self.community_ok else "nobroker",
+                           ear.heard() if ear else None, ear.reach() if ear else None)
         except ClusterDown as exc:
             log.warning("node %s: %s", self.name, exc)
             return
+        try:
+            await self._judge_community()
+        except ClusterDown as exc:
+            log.info("node %s: can't read the others' heartbeats: %s", self.name, exc)
         await self._without_broker()
         journals = self._journals()
         sent = time.monotonic()
@@ -258,6 +281,49 @@ class ClusterNode:
                 self._say(f"table {name}: lease lost (another node holds it): stopped "
                           "hosting it")
                 table.host.fence("another node holds its lease")
+
+    async def _judge_community(self) -> None:
+        """Whether this node's broker reaches the community (`reaches_community`, every
+        look for :data:`~sshserver.beacon.CUT_AFTER` seconds before it is believed);
+        when it does not, hand every table over and end the ssh sessions."""
+        hearing = self._hearing
+        if hearing is None or not hearing.settled() or not self.broker_ok:
+            self._cut_since = None  # no word yet (or no broker at all: `_without_broker`)
+            return
+        peers = await self._db(self.store.peers)
+        now = time.monotonic()
+        if reaches_community(hearing.heard(), hearing.reach(), peers):
+            self._cut_since = None
+            if not self.community_ok:
+                self.community_ok = True
+                self._say(f"node {self.name}: its broker reaches the community again")
+            return
+        if self._cut_since is None:
+            self._cut_since = now
+        if self.community_ok and now - self._cut_since >= CUT_AFTER:
+            self.community_ok = False
+            others = ", ".join(p.name for p in peers if p.state == "up")
+            self._say(f"node {self.name}: its broker does not reach the community (it "
+                      f"hears none of {others} over it): its tables go to them")
+            with contextlib.suppress(ClusterDown):
+                await self._db(self.store.heartbeat, "nobroker")
+            if self._on_cut_off is not None:
+                self._on_cut_off()
+        if not self.community_ok:
+            await self._hand_all_over("its broker does not reach the community")
+
+    async def _hand_all_over(self, why: str) -> None:
+        """Fence every table of this node and hand its lease over (the others take it)."""
+        for name, journal in self._journals():
+            table = self.keeper.tables.get(name)
+            if table is None or table.host.fenced is not None:
+                continue
+            self._say(f"table {name}: {why}: handing it over")
+            table.host.fence(why)
+            self._backoff[name] = time.monotonic() + RETRY_AFTER
+            with contextlib.suppress(ClusterDown):
+                if await self._db(self.store.hand_over, journal.lease):
+                    self._say(f"handed over table {name} (epoch {journal.lease.epoch})")
 
     async def _without_broker(self) -> None:
         """Let go of the tables whose host has been without its broker for
@@ -287,13 +353,15 @@ class ClusterNode:
                 continue
             self._say(f"table {name}: its broker is out of reach: handing it over")
             held.host.fence("its broker is out of reach")
+            self._backoff[name] = time.monotonic() + RETRY_AFTER  # the others take it first
             journal = held.host.journal
             if isinstance(journal, DbJournal):
                 with contextlib.suppress(ClusterDown):
                     await self._db(self.store.hand_over, journal.lease)
 
     async def _take_free(self) -> None:
-        if self._stopping or self.keeper._stopping or not self.broker_ok:
+        if self._stopping or self.keeper._stopping or not (
+                self.broker_ok and self.community_ok and self._cut_since is None):
             return
         free = await self._db(self.store.free)
         now = time.monotonic()

@@ -70,6 +70,7 @@ from sshserver.wordfilter import WordFilterError
 if TYPE_CHECKING:
     from broker.autostart import MeetingPoint
     from netplay.lobby import TableInfo
+    from sshserver.beacon import MqttBeacon
     from sshserver.cluster import ClusterNode
     from sshserver.health import OpsServer
     from sshserver.metrics import ServerMetrics
@@ -77,6 +78,9 @@ if TYPE_CHECKING:
     from webserver.server import WebServer
 
 log = logging.getLogger(__name__)
+BROKER_CUT = ("This server lost its connection to the game's broker: connect again (the same "
+              "ssh command) and you are back in your seat.")
+"""What a node's ssh players read when its broker does not reach the community."""
 
 SERVED_TABLES = "served-tables"
 """The journals of the tables the server holds, in the data directory: apart from
@@ -202,6 +206,7 @@ class GameServer:
         self.ops: OpsServer | None = None
         """The HTTP server of the metrics and the health check."""
         self.node: ClusterNode | None = None
+        self._beacon: MqttBeacon | None = None
         """This server's part in a community of several (``--node``), once started."""
         self._broker_now: str | None = None
         """Of several ``--broker``s, the one in use (the first that answered)."""
@@ -424,9 +429,26 @@ class GameServer:
             raise ServeError(f"node {node}: {exc}") from exc
         if len(self.settings.brokers) > 1:
             self._broker_now = await first_answering(self.settings.brokers, None)
+        from sshserver.beacon import MqttBeacon
+
+        first = self.settings.broker
+        urls = self.settings.brokers or (first,)
+        self._beacon = MqttBeacon(node, lambda: self._broker_now or first, urls)
+        await self._beacon.start()
         self.node = ClusterNode(ClusterStore(url, node), self.tables, say=self._table_news,
-                                broker=self._broker_answers)
+                                broker=self._broker_answers, hearing=self._beacon,
+                                cut_off=self._broker_cut_off)
         await self.node.start()
+
+    def _broker_cut_off(self) -> None:
+        """This node's broker does not reach the community: its tables went to the other
+        nodes; its ssh players are told to come back (through another node)."""
+        sessions = list(self.sessions)
+        for session in sessions:
+            session.end(BROKER_CUT)
+        if sessions:
+            self._table_news(f"{len(sessions)} ssh session(s) told to connect again: this "
+                             "node's broker does not reach the community")
 
     async def _start_web(self, port: int) -> None:
         """The web page of the tables the server holds, beside the ssh port."""
@@ -482,6 +504,9 @@ class GameServer:
                                     " (no other node is alive: they come back with one)"))
             reason = ("This server is restarting: connect again (the same ssh command) and "
                       "you are back in your seat.")
+        if self._beacon is not None:
+            await self._beacon.stop()
+            self._beacon = None
         if self.web is not None:
             await self.web.stop()
             self.web = None
@@ -529,19 +554,7 @@ async def first_answering(urls: tuple[str, ...], current: str | None,
     """Of a broker cluster's URLs, the one in use if it still answers, else the first that
     does (a TCP connection within a second); the first when none does (``None`` if
     ``strict``)."""
-    from netplay.transport import BrokerAddress
-
-    async def answers(url: str) -> bool:
-        try:
-            address = BrokerAddress.parse(url)
-            _, writer = await asyncio.wait_for(
-                asyncio.open_connection(address.host, address.port), 1.0)
-        except (OSError, ValueError, TimeoutError):
-            return False
-        writer.close()
-        with contextlib.suppress(OSError):
-            await writer.wait_closed()
-        return True
+    from sshserver.beacon import answers
 
     for url in ([current] if current else []) + [u for u in urls if u != current]:
         if await answers(url):

@@ -7,7 +7,8 @@ terminal (OpenSSH in tmux). Mid-game the fault strikes ``n1``. Every trial then 
 every game ends and is verified by its players, every record the nodes wrote verifies,
 each game is stored once and each seat's rating counts it once, an eavesdropper on every
 broker node found no batch number published with two contents, and, when the tables
-moved, the players were told in words (a drain's players are told to connect again).
+moved, the players were told in words (a drain's players, and those of a node cut off from
+the broker, are told to connect again).
 
 The default suite runs the kill -9 and the drain at two tables; ``-m slow`` every kind,
 and the kill -9 for ``STACKS_CLUSTER_ROUNDS`` rounds (default 10).

@@ -463,3 +463,6 @@ def table_factory(tmp_path: Path, broker: str) -> Iterator[Callable[..., Table]]
     finally:
         for proc in hosts:
             _stop(proc)
+
+
+from tests.netplay.conftest import mosquitto  # noqa: E402,F401  (the beacons' broker)

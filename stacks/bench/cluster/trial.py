@@ -56,6 +56,7 @@ TMUX = shutil.which("tmux") or "/usr/bin/tmux"
 MOVED_WORDS = "The server moved the table"
 """What a player reads when its table moved to another node (`HostMoved.words`)."""
 DRAIN_WORDS = "connect again"
+BROKER_WORDS = "lost its connection to the game's broker: connect again"
 """What an ssh player of a draining node reads."""
 MID_GAME = 3
 """Batches every table has published before the fault: mid-game (the deal is batch 1)."""
@@ -418,6 +419,10 @@ class Trial:
         if self.kind == "drain" and not any(
                 DRAIN_WORDS in seat.output() for seat in self.seats if seat.name.endswith("a")):
             out.problems.append("no player of the drained node was told to connect again")
+        if self.kind == "cut-broker" and not any(
+                BROKER_WORDS in seat.output() for seat in self.seats if seat.name.endswith("a")):
+            out.problems.append("no player of the node cut off from the broker was told it "
+                                "lost the broker and to connect again")
         for seat in self.seats:
             if seat.tmux is not None and self.kind in MOVES and \
                     MOVED_WORDS not in self.screens.get(seat.name, ""):
