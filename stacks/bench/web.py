@@ -475,7 +475,7 @@ async def _said(proc: subprocess.Popen[bytes], what: str, log: Path, timeout: fl
     line = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(
         None, out.readline), timeout)
     if line.decode(errors="replace").strip() != what:
-        raise RuntimeError(f"the bench's tables did not open: "
+        raise RuntimeError("the bench's tables did not open: "
                            + log.read_text(errors="replace")[-500:])
 
 
