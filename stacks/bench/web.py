@@ -2,8 +2,11 @@
 
 For each count N of the sweep, on a Mosquitto of its own (a free port on 127.0.0.1):
 
-- ``--tables`` two-seat tables played by bots at a steady pace (``stacks host
-  --headless`` with its bot, and a ``stacks bot``), each in its own processes;
+- ``--tables`` two-seat tables played by bots at a steady pace (a host with a bot of its
+  own, and a bot seat), ten tables a process (``stacks.bench.web_tables``, one event loop
+  each, as ``stacks bench load``'s workers): the tables are the load, not what is
+  measured, and a host and a bot process a table would take the machine's cores from
+  the server it measures;
 - ``stacks web`` in its own process, the real server (started once for the sweep): one
   ``stacks watch TABLE --kiosk`` per watched table, its screen sent to every visitor;
 - N browser-like spectators per table: websocket clients speaking textual-serve's
@@ -707,6 +710,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "pace_s": args.pace,
         "window_s": args.seconds,
         "tables": args.tables,
+        "tables_hosted": f"{-(-args.tables // TABLES_A_PROCESS)} process(es) of the bench, "
+        f"up to {TABLES_A_PROCESS} tables each (hosts and bots in one event loop; not "
+        "counted in the server's CPU)",
         "terminal": "{}x{}".format(*DEFAULT_SCREEN),
         "load_average_before": [round(x, 2) for x in load_before],
         "steps": reports,
@@ -753,6 +759,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report))
         return 0
     best = report["most_spectators_within_target"]
+    print(f"the tables: {report['tables_hosted']}")
     print(f"most browser spectators with p99 within {TARGET_P99_MS:g} ms: "
           f"{best if best is not None else 'none measured'} ({report['cpus']} CPUs, load "
           f"average before {' '.join(map(str, report['load_average_before']))})")
