@@ -44,7 +44,7 @@ from netplay.lobby import TableInfo
 from netplay.names import is_table_name
 from webserver import pages
 from webserver.community import DEFAULT_MAX_REPLAYS, Community, CommunityError
-from webserver.stage import Stage
+from webserver.stage import KIOSK_ENV, Stage
 
 log = logging.getLogger(__name__)
 
@@ -479,7 +479,7 @@ class WebServer:
         taken = {s.slot for s in self.stages.values()}
         slot = next(n for n in itertools.count(1) if n not in taken)
         stage = Stage(info.table, self._command(info, broker, slot), size=self.settings.screen,
-                      env={"STACKS_HOME": str(self._home)}, slot=slot,
+                      env={"STACKS_HOME": str(self._home), **KIOSK_ENV}, slot=slot,
                       on_end=self._stage_ended)
         self.stages[info.table] = stage
         for job in (self._start_stage(stage), self._mind_table(stage)):

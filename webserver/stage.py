@@ -5,8 +5,9 @@ spectator delay), so it is drawn once: a :class:`Stage` runs one ``stacks watch 
 --kiosk`` under Textual's web driver (textual-serve's :class:`AppService`), at one fixed
 terminal size, and keeps what it writes:
 
-- what it draws goes through a terminal emulator (:mod:`webserver.terminal`): at most
-  every `FLUSH_S` the cells that changed become one chunk, numbered, kept in a short run
+- what it draws goes through a terminal emulator (:mod:`webserver.terminal`): once it
+  is quiet for `FLUSH_S` (at most `FLUSH_MAX_S` after the first frame) the cells that
+  changed become one chunk, numbered, kept in a short run
   shared by every visitor (no visitor has a copy of its own: each has only the number of
   the next chunk it is owed);
 - the whole screen as of the last chunk, for a visitor who arrives late or falls behind
@@ -42,7 +43,14 @@ KEEP_BYTES = 512 * 1024
 further behind gets the whole screen instead."""
 FLUSH_S = 0.02
 """The program's frames this close together are sent as one change (a Textual program
-draws a change in a few frames, a few milliseconds apart)."""
+draws a change in a few frames, a few milliseconds apart): a change is sent once the
+program has been quiet this long..."""
+FLUSH_MAX_S = 0.08
+"""...or this long after its first frame, whichever comes first (a program that keeps
+drawing is still seen)."""
+KIOSK_ENV = {"TEXTUAL_ANIMATIONS": "none"}
+"""The table's program draws for spectators: no animation (a scroll, a fade) is drawn
+frame by frame to be sent to every visitor."""
 STOP_GRACE_S = 5.0
 """Seconds the table's program has to quit before it is killed."""
 
@@ -115,6 +123,10 @@ class Stage:
         """The number of the oldest chunk kept."""
         self._kept = 0
         self._flush: asyncio.TimerHandle | None = None
+        self._drawn_first = 0.0
+        """When the first frame not yet sent came (the loop's clock)."""
+        self._drawn_last = 0.0
+        """When the last frame came."""
         self._changed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.program = _Program(command, env=env, stage=self,
                                 download_manager=DownloadManager())
@@ -139,13 +151,26 @@ class Stage:
     # -- what the program draws ---------------------------------------------------------------
 
     async def written(self, data: bytes) -> None:
-        """A piece of the program's screen output: drawn, and said as a change within
-        `FLUSH_S`."""
+        """A piece of the program's screen output: drawn, and said as a change once the
+        program is quiet for `FLUSH_S` (at most `FLUSH_MAX_S` after its first frame)."""
         if not data:
             return
         self.screen.feed(data)
+        loop = asyncio.get_running_loop()
+        self._drawn_last = loop.time()
         if self._flush is None:
-            self._flush = asyncio.get_running_loop().call_later(FLUSH_S, self._said)
+            self._drawn_first = self._drawn_last
+            self._flush = loop.call_later(FLUSH_S, self._due)
+
+    def _due(self) -> None:
+        """Say the changes if the program is quiet (or has drawn long enough); else look
+        again when it may be."""
+        loop = asyncio.get_running_loop()
+        at = min(self._drawn_last + FLUSH_S, self._drawn_first + FLUSH_MAX_S)
+        if at - loop.time() > 0.001:
+            self._flush = loop.call_at(at, self._due)
+            return
+        self._said()
 
     def _said(self) -> None:
         """The changes drawn since the last time become a chunk; every visitor is woken."""

@@ -2,8 +2,11 @@
 
 For each count N of the sweep, on a Mosquitto of its own (a free port on 127.0.0.1):
 
-- ``--tables`` two-seat tables played by bots at a steady pace (``stacks host
-  --headless`` with its bot, and a ``stacks bot``), each in its own processes;
+- ``--tables`` two-seat tables played by bots at a steady pace (a host with a bot of its
+  own, and a bot seat), ten tables a process (``stacks.bench.web_tables``, one event loop
+  each, as ``stacks bench load``'s workers): the tables are the load, not what is
+  measured, and a host and a bot process a table would take the machine's cores from
+  the server it measures;
 - ``stacks web`` in its own process, the real server (started once for the sweep): one
   ``stacks watch TABLE --kiosk`` per watched table, its screen sent to every visitor;
 - N browser-like spectators per table: websocket clients speaking textual-serve's
@@ -155,7 +158,23 @@ class _Processes:
         self.started.append(proc)
         return proc
 
+    def spawn_tables(self, spec: dict[str, Any], log: Path) -> subprocess.Popen[bytes]:
+        """A process holding some of the bench's tables (``stacks.bench.web_tables``),
+        spoken to over its standard streams."""
+        env = {**os.environ, "STACKS_HOME": str(self.home)}
+        with log.open("wb") as sink:
+            proc = subprocess.Popen([sys.executable, "-m", "stacks.bench.web_tables",
+                                     json.dumps(spec)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=sink, env=env)
+        self.started.append(proc)
+        return proc
+
     def stop(self, proc: subprocess.Popen[bytes], grace: float = 10.0) -> None:
+        if proc.stdin is not None and proc.poll() is None:  # a tables' process: its end
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(grace)
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 proc.send_signal(signal.SIGTERM)
@@ -446,8 +465,27 @@ class _Table:
     name: str
     reference: _Reference
     clients: list[_Client]
-    host: subprocess.Popen[bytes]
-    bot: subprocess.Popen[bytes] | None = None
+
+
+TABLES_A_PROCESS = 10
+"""The bench's tables one process holds (``stacks.bench.web_tables``)."""
+
+
+async def _said(proc: subprocess.Popen[bytes], what: str, log: Path, timeout: float) -> None:
+    """Wait for a tables' process to say ``what`` (a line)."""
+    assert proc.stdout is not None
+    out = proc.stdout
+    line = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(
+        None, out.readline), timeout)
+    if line.decode(errors="replace").strip() != what:
+        raise RuntimeError("the bench's tables did not open: "
+                           + log.read_text(errors="replace")[-500:])
+
+
+def _tell(proc: subprocess.Popen[bytes], line: str) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(line.encode() + b"\n")
+    proc.stdin.flush()
 
 
 async def _connect(session: aiohttp.ClientSession, url: str, clients: list[_Client],
@@ -479,20 +517,22 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
     from stacks.commands.web import DEFAULT_SCREEN
 
     step = _Step(n, args.tables)
-    pace = str(args.pace)
     tables: list[_Table] = []
+    workers: list[subprocess.Popen[bytes]] = []
     readers: list[asyncio.Task[None]] = []
     try:
-        for t in range(args.tables):
-            name = f"webbench{os.getpid() % 10000}n{n}t{t}"
-            host = procs.spawn("host", "--headless", "--players", "2", "--bots", "1",
-                               "--bot-delay", pace, "--table", name, "--broker", broker,
-                               "--profile", f"host{n}t{t}", "--block-window", "0.5",
-                               "--turn-clock", "0", "--verify-wait", "1",
-                               log=folder / f"host-{n}-{t}.log")
+        names = [f"webbench{os.getpid() % 10000}n{n}t{t}" for t in range(args.tables)]
+        for first in range(0, len(names), TABLES_A_PROCESS):
+            log = folder / f"tables-{n}-{first}.log"
+            worker = procs.spawn_tables({"broker": broker, "pace": args.pace,
+                                         "tables": names[first:first + TABLES_A_PROCESS]},
+                                        log)
+            workers.append(worker)
+            await _said(worker, "ready", log, 120)
+        for name in names:
             blank = _Screen.blank(*DEFAULT_SCREEN)
             tables.append(_Table(name, _Reference(name, broker),
-                                 [_Client(i, blank) for i in range(n)], host))
+                                 [_Client(i, blank) for i in range(n)]))
         async with contextlib.AsyncExitStack() as stack:
             for table in tables:
                 await stack.enter_async_context(table.reference.peer)
@@ -515,10 +555,8 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
             step.connected = sum(not c.closed.is_set() for c in everyone)
             if not step.connected:
                 raise RuntimeError("no spectator got a view: " + "; ".join(step.refused))
-            for t, table in enumerate(tables):
-                table.bot = procs.spawn("bot", table.name, "--broker", broker, "--think",
-                                        pace, "--profile", f"bot{n}t{t}",
-                                        log=folder / f"bot-{n}-{t}.log")
+            for worker in workers:  # the games start: each table's bot takes its seat
+                _tell(worker, "go")
             deadline = time.monotonic() + 120
             while any(t.reference.started is None for t in tables):
                 if time.monotonic() > deadline:
@@ -583,10 +621,8 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
     finally:
         for task in readers:
             task.cancel()
-        for table in tables:
-            if table.bot is not None:
-                procs.stop(table.bot)
-            procs.stop(table.host)
+        for worker in workers:
+            procs.stop(worker)
     # The tables' programs end when nobody watches (--linger 0): the next count starts clean.
     deadline = time.monotonic() + 30
     while len(_server(web_pid)) > 1 and time.monotonic() < deadline:
@@ -674,6 +710,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "pace_s": args.pace,
         "window_s": args.seconds,
         "tables": args.tables,
+        "tables_hosted": f"{-(-args.tables // TABLES_A_PROCESS)} process(es) of the bench, "
+        f"up to {TABLES_A_PROCESS} tables each (hosts and bots in one event loop; not "
+        "counted in the server's CPU)",
         "terminal": "{}x{}".format(*DEFAULT_SCREEN),
         "load_average_before": [round(x, 2) for x in load_before],
         "steps": reports,
@@ -720,6 +759,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report))
         return 0
     best = report["most_spectators_within_target"]
+    print(f"the tables: {report['tables_hosted']}")
     print(f"most browser spectators with p99 within {TARGET_P99_MS:g} ms: "
           f"{best if best is not None else 'none measured'} ({report['cpus']} CPUs, load "
           f"average before {' '.join(map(str, report['load_average_before']))})")

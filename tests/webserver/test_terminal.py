@@ -12,6 +12,7 @@ import pyte
 import pytest
 
 from stacks.commands import web as command
+from tests.support import wait_until_async
 from webserver import server
 from webserver import stage as stage_module
 from webserver.stage import Stage
@@ -123,3 +124,28 @@ def test_the_commands_defaults_are_the_servers() -> None:
     assert command.DEFAULT_MAX_VISITORS == server.DEFAULT_MAX_VISITORS
     assert command.DEFAULT_SCREEN == server.DEFAULT_SCREEN
     assert command.DEFAULT_LINGER_S == server.DEFAULT_LINGER_S
+
+
+@pytest.mark.asyncio
+async def test_frames_drawn_together_are_one_change_and_endless_drawing_is_still_sent() -> None:
+    stage = Stage("friday", f"exec {sys.executable} -c pass", size=(60, 24), env={},
+                  slot=1)
+    for frame in FRAMES[:4]:  # a change the program draws in several frames at once
+        await stage.written(frame)
+    await wait_until_async(lambda: stage.next or None, "the frames said as a change")
+    assert stage.next == 1
+    # A program drawing without a pause (a frame every few ms, for longer than the
+    # changes wait for a quiet moment) is still sent meanwhile.
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    count = 0
+    while stage.next == 1:
+        assert loop.time() - began < 10, "nothing sent while the program kept drawing"
+        await stage.written(f"\x1b[12;1H{count}".encode())
+        count += 1
+        await asyncio.sleep(0.002)
+    visitor = pyte.Screen(60, 24)
+    stream = pyte.ByteStream(visitor)
+    for chunk in stage._chunks:
+        stream.feed(chunk)
+    assert "Ann's turn" in visitor.display[4]
