@@ -15,8 +15,9 @@ from pathlib import Path
 from tests.e2e.conftest import ROOT, SCALE, stacks_command
 from tests.e2e.timed import Timed, spectator_saw_every_batch_once
 
-SLACK = 0.2
-"""Seconds the player's and the spectator's own delivery and printing may differ by."""
+SLACK = 0.4
+"""Seconds the player's and the spectator's own delivery and printing may differ by (on a
+loaded 2-core machine: the spectator delay itself is seconds)."""
 
 
 def _host(home: Path, url: str, table: str, delay: float, *more: str) -> Timed:
@@ -100,8 +101,9 @@ def test_a_host_killed_during_the_tail_and_resumed_releases_the_rest(
     watcher, bot = _peers(tmp_path, mosquitto, "phoenix")
     resumed: Timed | None = None
     try:
-        over = bot.said("game over:")
-        host.said("game over for the players")
+        # The end as first seen by either (each says it a little after it happened; on a
+        # loaded machine one may say it late).
+        over = min(bot.said("game over:"), host.said("game over for the players"))
         host.proc.kill()
         host.finish()
         started = time.monotonic()

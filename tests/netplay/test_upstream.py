@@ -36,8 +36,13 @@ an object of a type the code does not say), what holds it (a module, a class, or
 ``None`` for such an object), the name."""
 
 
+NAMEDTUPLE_API = frozenset({"_replace", "_asdict", "_fields", "_field_defaults", "_make"})
+"""A named tuple's public API: the underscore only keeps it clear of the fields' names
+(pyte's ``Char`` is one)."""
+
+
 def _private(name: str) -> bool:
-    return name.startswith("_") and not name.startswith("__")
+    return name.startswith("_") and not name.startswith("__") and name not in NAMEDTUPLE_API
 
 
 @cache
