@@ -112,6 +112,7 @@ class MqttBeacon:
         self._reach = 0
         """None counted yet: a node just started never looks the larger side."""
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
 
     def heard(self) -> set[str]:
         now = time.monotonic()
@@ -131,21 +132,31 @@ class MqttBeacon:
                        asyncio.create_task(self._reaching(), name=f"reach-{self.node}")]
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks = []
+        """Stop beaconing. A cancellation the MQTT client swallows (one that lands in its
+        connect or its exit) must not hold the node's stop: the loops also end on the
+        flag, and each try waits a second at most."""
+        self._stopping = True
+        tasks, self._tasks = self._tasks, []
+        for _ in range(5):
+            pending = [task for task in tasks if not task.done()]
+            if not pending:
+                break
+            for task in pending:
+                task.cancel()
+            await asyncio.wait(pending, timeout=1.0)
+        for task in tasks:
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: a failed beacon was logged already
 
     async def _reaching(self) -> None:
-        while True:
+        while not self._stopping:
             if self._urls:
                 found = await asyncio.gather(*(answers(url) for url in self._urls))
                 self._reach = sum(found)
             await asyncio.sleep(REACH_EVERY)
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             try:
                 await self._session(BrokerAddress.parse(self._url()))
             except (aiomqtt.MqttError, OSError, ValueError) as exc:

@@ -23,41 +23,34 @@ def _table(players: int, bots: tuple[str, ...], seed: int, **settings: Any) -> T
 
 
 @functools.cache
-def _made_at() -> float:
-    """When the games are made: they end a few seconds apart from then (a record's end
-    time must be after its players' signed moves, and not in the future)."""
-    return float(int(time.time()))
-
-
-@functools.cache
-def _stacks_records() -> tuple[dict[str, Any], ...]:
-    records = []
+def _records() -> tuple[tuple[dict[str, Any], ...], dict[str, Any]]:
+    """The five Sequence Stacks games and the classic one, all played before any is given
+    its end: they end a second apart from then, in that order (a record's end time must be
+    after its players' signed moves, and not far in the future), whichever a test asks
+    for first."""
+    stacks = []
     for index, (players, bots) in enumerate([(3, ("medium",)), (3, ("easy",)),
                                              (4, ("medium", "medium")), (2, ()),
                                              (3, ("easy",))]):
         table = _table(players, bots, 70 + index, rules=SHORT)
         table.run_to_end()
-        record = table.host.record()
-        record["ended_at"] = _made_at() + index
-        records.append(record)
-    return tuple(records)
-
-
-@functools.cache
-def _sequence_record() -> dict[str, Any]:
+        stacks.append(table.host.record())
     table = _table(4, ("easy", "medium"), 36, game="sequence", rules=SequenceConfig())
     table.run_to_end()
-    record = table.host.record()
-    record["ended_at"] = _made_at() + 10
-    return record
+    sequence = table.host.record()
+    made_at = float(int(time.time()))
+    for index, record in enumerate(stacks):
+        record["ended_at"] = made_at + 1 + index
+    sequence["ended_at"] = made_at + 10
+    return tuple(stacks), sequence
 
 
 def stacks_records() -> list[dict[str, Any]]:
     """Five Sequence Stacks games, in the order they ended (2-4 players, bots of two
     levels, two medium bots at one table)."""
-    return copy.deepcopy(list(_stacks_records()))
+    return copy.deepcopy(list(_records()[0]))
 
 
 def sequence_record() -> dict[str, Any]:
     """A classic Sequence game of 4 in 2 teams (2 people, an easy and a medium bot)."""
-    return copy.deepcopy(_sequence_record())
+    return copy.deepcopy(_records()[1])

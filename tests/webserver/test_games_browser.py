@@ -5,6 +5,7 @@ keys of `stacks replay`, each step showing what the same replay shows in a termi
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -54,8 +55,9 @@ def test_the_leaderboard_a_player_and_a_game_s_replay_stepped_with_the_keys(
             assert places == sorted(places), listing
             assert f"{ann['points']}{'?' if ann['provisional'] else ''}" in listing
             await page.evaluate("document.querySelector('tr[data-player=\"ann\"] a').click()")
-            mine = await wait_for_body(page, r"Recent games", TIMEOUT)
-            assert ann["fingerprint"] in mine and "Sequence Stacks" in mine
+            # Her page (the leaderboard's links name "Recent games" too: wait for hers).
+            mine = await wait_for_body(page, re.escape(ann["fingerprint"]), TIMEOUT)
+            assert "Recent games" in mine and "Sequence Stacks" in mine
             game_id = await page.evaluate(
                 "document.querySelector('tr[data-game-id]').dataset.gameId")
             assert isinstance(game_id, str) and len(game_id) == 64

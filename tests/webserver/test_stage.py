@@ -194,7 +194,14 @@ async def test_a_tables_program_starts_with_its_first_visitor_and_stops_a_while_
         await last.shows(r"frame \d+")
         assert server.stages["friday"].program.pid != pid
         await last.ws.close()
-    assert sum("watched table friday" in line and ": left (" in line for line in lines) == 3
+
+        def left() -> int:
+            return sum("watched table friday" in line and ": left (" in line for line in lines)
+
+        # Each visitor who closed its socket is a line that says it left (the server says
+        # it once it has seen the close: wait for that, not for the server to stop).
+        await wait_until_async(lambda: left() >= 3, "three visitors' leaving said", TIMEOUT)
+    assert left() == 3, lines
 
 
 async def test_a_table_that_ends_while_watched_tells_its_visitors(tmp_path: Path) -> None:
