@@ -187,8 +187,11 @@ async def test_a_tables_program_starts_with_its_first_visitor_and_stops_a_while_
         await again.ws.close()
         await wait_until_async(lambda: not _alive(pid), "the program to stop", TIMEOUT)
         assert server.stages == {}
-        assert any(re.search(r"spectator of table friday stopped: nobody watched it for 3 s",
-                             line) for line in lines), lines
+        # Said once the program has gone (the line may follow its exit by a moment).
+        await wait_until_async(
+            lambda: any(re.search(r"spectator of table friday stopped: nobody watched it "
+                                  r"for 3 s", line) for line in lines),
+            "the stop said in the log", TIMEOUT)
         # The next visitor starts a new one.
         last = await _visit(http, server, "friday")
         await last.shows(r"frame \d+")
