@@ -47,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
     import aiohttp
 
     from netplay.playing.notices import Notice
+    from stacks.bench.browser import Chromium
+    from stacks.bench.web_browser import BrowserView
 
 TARGET_P99_MS = 250.0
 TARGET_MIB_PER_VISITOR = 1.0
@@ -104,6 +107,10 @@ def add_bench_web_arguments(targets: argparse._SubParsersAction) -> None:  # typ
     bench.add_argument("--keep-going", action="store_true",
                        help="measure every count, even past the first whose p99 is over "
                        "250 ms (by default the sweep stops there)")
+    bench.add_argument("--no-browser", action="store_true",
+                       help="no real Chromium (by default one headless Chromium visits the "
+                       "first table at each count, and what its page shows is checked "
+                       "against the clients' screens)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -325,10 +332,14 @@ class _Client:
     """The table's screen is in (its players' or seats' box)."""
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     close_words: str = ""
+    history: deque[tuple[float, _Screen]] | None = None
+    """Each screen it decoded and when, if kept (the one the real browser is held to)."""
 
     def feed(self, data: bytes, at: float) -> None:
         self.received += len(data)
         self.screen = self.screen.then(data)
+        if self.history is not None:
+            self.history.append((at, self.screen))
         for turn in self.screen.turns:
             self.turns.setdefault(turn, at)
         if self.screen.drawn:
@@ -424,6 +435,8 @@ class _Step:
     game_ended: bool = False
     bytes_per_client_s: float = 0.0
     refused: list[str] = field(default_factory=list)
+    browser: dict[str, Any] | None = None
+    """The real browser's check (``stacks.bench.web_browser``), if one was run."""
 
     def report(self) -> dict[str, Any]:
         ordered = sorted(self.samples + [MISS_AFTER_S] * self.missed)
@@ -457,6 +470,7 @@ class _Step:
             "load_average": [round(x, 2) for x in self.load],
             "game_ended_early": self.game_ended,
             "refused": self.refused[:3],
+            "browser": self.browser if self.browser is not None else {"checked": False},
         }
 
 
@@ -511,7 +525,8 @@ async def _connect(session: aiohttp.ClientSession, url: str, clients: list[_Clie
 
 
 async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: int,
-                 args: argparse.Namespace, folder: Path) -> _Step:
+                 args: argparse.Namespace, folder: Path,
+                 chromium: Chromium | None = None) -> _Step:
     import aiohttp
 
     from stacks.commands.web import DEFAULT_SCREEN
@@ -520,6 +535,7 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
     tables: list[_Table] = []
     workers: list[subprocess.Popen[bytes]] = []
     readers: list[asyncio.Task[None]] = []
+    view: BrowserView | None = None
     try:
         names = [f"webbench{os.getpid() % 10000}n{n}t{t}" for t in range(args.tables)]
         for first in range(0, len(names), TABLES_A_PROCESS):
@@ -533,6 +549,8 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
             blank = _Screen.blank(*DEFAULT_SCREEN)
             tables.append(_Table(name, _Reference(name, broker),
                                  [_Client(i, blank) for i in range(n)]))
+        if chromium is not None:  # the real browser's picture is held to this client's
+            tables[0].clients[0].history = deque(maxlen=BROWSER_HISTORY)
         async with contextlib.AsyncExitStack() as stack:
             for table in tables:
                 await stack.enter_async_context(table.reference.peer)
@@ -555,6 +573,8 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
             step.connected = sum(not c.closed.is_set() for c in everyone)
             if not step.connected:
                 raise RuntimeError("no spectator got a view: " + "; ".join(step.refused))
+            if chromium is not None:
+                view = await _open_browser(chromium, web_url, tables[0])
             for worker in workers:  # the games start: each table's bot takes its seat
                 _tell(worker, "go")
             deadline = time.monotonic() + 120
@@ -572,6 +592,8 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
             cpu_own = time.process_time()
             bytes_at = sum(c.received for c in everyone)
             began = time.perf_counter()
+            if view is not None and chromium is not None:
+                await view.start(chromium)
             until = began + args.seconds
             # Until the window ends or every table's game has (a table's program that ends
             # meanwhile keeps the CPU it was last seen to have used).
@@ -602,6 +624,8 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
             latest = max((at for turns in timed.values() for at in turns.values()), default=0)
             await asyncio.sleep(min(MISS_AFTER_S, max(0.0, latest + MISS_AFTER_S
                                                       - time.perf_counter())))
+            if view is not None and chromium is not None:
+                step.browser = await view.finish(chromium, timed[tables[0].name], end)
             for table in tables:
                 turns = timed[table.name]
                 step.turns += len(turns)
@@ -619,6 +643,8 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
                                  return_exceptions=True)
             await asyncio.wait_for(asyncio.gather(*readers, return_exceptions=True), 60)
     finally:
+        if view is not None:
+            await view.close()
         for task in readers:
             task.cancel()
         for worker in workers:
@@ -628,6 +654,19 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
     while len(_server(web_pid)) > 1 and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
     return step
+
+
+BROWSER_HISTORY = 20_000
+"""The screens of the client the browser is held to kept at most (a few a batch)."""
+
+
+async def _open_browser(chromium: Chromium, web_url: str, table: _Table) -> BrowserView:
+    """The real browser's tab on ``table``: one more visitor, besides the N measured."""
+    from stacks.bench.web_browser import open_view
+    from stacks.commands.web import DEFAULT_SCREEN
+
+    return await open_view(chromium, web_url, table.name, table.clients[0], DEFAULT_SCREEN,
+                           MISS_AFTER_S, _cpu_seconds)
 
 
 async def _listed(session: aiohttp.ClientSession, web_url: str, table: str) -> None:
@@ -642,11 +681,12 @@ async def _listed(session: aiohttp.ClientSession, web_url: str, table: str) -> N
 
 
 async def _sweep(procs: _Processes, broker: str, args: argparse.Namespace,
-                 folder: Path) -> list[_Step]:
+                 folder: Path, chromium: Chromium | None = None) -> list[_Step]:
     from stacks.bench.net import free_port
+    from stacks.bench.web_browser import words
 
     port = free_port()
-    cap = max(_counts(args)) * args.tables
+    cap = max(_counts(args)) * args.tables + (chromium is not None)
     web_log = folder / "web.log"
     web = procs.spawn("web", "--port", str(port), "--broker", broker, "--max-spectators",
                       str(cap), "--idle-timeout", "0", "--linger", "0", log=web_log)
@@ -654,18 +694,27 @@ async def _sweep(procs: _Processes, broker: str, args: argparse.Namespace,
     web_url = f"http://127.0.0.1:{port}/"
     steps: list[_Step] = []
     for n in _counts(args):
-        step = await _count(procs, broker, web_url, web.pid, n, args, folder)
+        step = await _count(procs, broker, web_url, web.pid, n, args, folder, chromium)
         steps.append(step)
         if not args.json:
             _print_step(step.report())
+            if step.browser is not None:
+                print(words(step.browser), flush=True)
         p99 = step.report()["p99_ms"]
-        if not args.keep_going and (p99 is None or p99 > TARGET_P99_MS):
+        if not args.keep_going and (p99 is None or p99 > TARGET_P99_MS
+                                    or _browser_failed(step.report())):
             break
     return steps
 
 
 def _counts(args: argparse.Namespace) -> list[int]:
     return [n for group in args.spectators for n in group]
+
+
+def _browser_failed(report: dict[str, Any]) -> bool:
+    """Whether the count's real browser was checked and its picture did not match."""
+    browser = report["browser"]
+    return bool(browser.get("matched") is False)
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -695,14 +744,19 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="stacks-bench-web-") as tmp:
         folder = Path(tmp)
         procs = _Processes(folder / "home")
+        chromium = None
         try:
+            chromium = _start_browser(args)
             with broker_process("mosquitto") as (broker, _pid):
-                steps = asyncio.run(_sweep(procs, broker, args, folder))
+                steps = asyncio.run(_sweep(procs, broker, args, folder, chromium))
         finally:
+            if chromium is not None:
+                chromium.stop()
             procs.stop_all()
     reports = [step.report() for step in steps]
     within = [r["spectators"] for r in reports
-              if r["p99_ms"] is not None and r["p99_ms"] <= TARGET_P99_MS]
+              if r["p99_ms"] is not None and r["p99_ms"] <= TARGET_P99_MS
+              and not _browser_failed(r)]
     return {
         "benchmark": "web",
         "python": platform.python_version(),
@@ -720,7 +774,38 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "target_mib_per_further_visitor": TARGET_MIB_PER_VISITOR,
         "target_server_cores": TARGET_CORES,
         "most_spectators_within_target": max(within) if within else None,
+        "browser": "none (--no-browser)" if args.no_browser else
+        "one headless Chromium, a visitor of the first table at each count: its terminal's "
+        "text checked against the websocket clients' screens, and its batch to screen "
+        "latency",
+        "browser_failures": [{"spectators": r["spectators"], "words": r["browser"]["words"]}
+                             for r in reports if _browser_failed(r)],
     }
+
+
+class NoBrowser(RuntimeError):
+    """No Chromium to run (and no ``--no-browser``)."""
+
+
+def _start_browser(args: argparse.Namespace) -> Chromium | None:
+    """The run's headless Chromium, started (``None`` with ``--no-browser``)."""
+    from stacks.bench.browser import CdpError, Chromium, chromium_exe
+
+    if args.no_browser:
+        return None
+    exe = chromium_exe()
+    if exe is None:
+        raise NoBrowser("no Chromium found (chromium, chromium-browser or google-chrome on "
+                        "PATH): install it (apt-get install chromium) or run with "
+                        "--no-browser")
+    chromium = Chromium(exe)
+    try:
+        chromium.start(60.0)
+    except CdpError as exc:
+        chromium.stop()
+        raise NoBrowser(f"Chromium ({exe}) did not start: {exc}; or run with --no-browser") \
+            from None
+    return chromium
 
 
 def _print_step(report: dict[str, Any]) -> None:
@@ -748,6 +833,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         with _terminated_as_interrupt():
             report = measure(args)
+    except NoBrowser as exc:
+        print(f"stacks bench web: {exc}", file=sys.stderr)
+        return 3
     except (RuntimeError, OSError, TimeoutError) as exc:
         print(f"stacks bench web: {exc}", file=sys.stderr)
         return 2
@@ -755,12 +843,16 @@ def run(args: argparse.Namespace) -> int:
         print("stacks bench web: interrupted; every process it started is stopped",
               file=sys.stderr)
         return 130
+    failures = report["browser_failures"]
     if args.json:
         print(json.dumps(report))
-        return 0
-    best = report["most_spectators_within_target"]
-    print(f"the tables: {report['tables_hosted']}")
-    print(f"most browser spectators with p99 within {TARGET_P99_MS:g} ms: "
-          f"{best if best is not None else 'none measured'} ({report['cpus']} CPUs, load "
-          f"average before {' '.join(map(str, report['load_average_before']))})")
-    return 0
+    else:
+        best = report["most_spectators_within_target"]
+        print(f"the tables: {report['tables_hosted']}")
+        print(f"most browser spectators with p99 within {TARGET_P99_MS:g} ms: "
+              f"{best if best is not None else 'none measured'} ({report['cpus']} CPUs, load "
+              f"average before {' '.join(map(str, report['load_average_before']))})")
+    for failure in failures:
+        print(f"stacks bench web: at {failure['spectators']} spectators a table, the real "
+              f"browser's picture did not match: {failure['words']}", file=sys.stderr)
+    return 1 if failures else 0

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from stacks.bench.browser import Chromium, chromium_exe
 from tests.e2e.conftest import ROOT, _stop, mosquitto, stacks_command
 from tests.support import SCALE, free_port, wait_until
-from tests.webserver.chromium import Chromium, chromium_exe
 
 __all__ = ["mosquitto"]
 

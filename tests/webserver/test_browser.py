@@ -16,8 +16,8 @@ import aiohttp
 from rich.text import Text
 
 from engine.events import Event
+from stacks.bench.browser import Chromium, Page, wait_for_body, wait_for_text
 from tests.support import SCALE, wait_until_async
-from tests.webserver.chromium import Chromium, Page, wait_for_body, wait_for_text
 from tests.webserver.conftest import TIMEOUT, Table, Web, spawn
 from tui.words import Narrator
 

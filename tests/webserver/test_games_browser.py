@@ -11,8 +11,8 @@ from pathlib import Path
 
 import requests
 
+from stacks.bench.browser import Chromium, Page, wait_for_body, wait_for_text
 from tests.support import free_port
-from tests.webserver.chromium import Chromium, Page, wait_for_body, wait_for_text
 from tests.webserver.conftest import TIMEOUT, Web
 from tests.webserver.site import database
 from tui.replay import replay_file

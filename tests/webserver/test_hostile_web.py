@@ -17,8 +17,8 @@ from pathlib import Path
 import aiohttp
 import pyte
 
+from stacks.bench.browser import Chromium, wait_for_body, wait_for_text
 from tests.support import SCALE, wait_until, wait_until_async
-from tests.webserver.chromium import Chromium, wait_for_body, wait_for_text
 from tests.webserver.conftest import TIMEOUT, Table, Web
 
 CLOSE_FULL = 4001

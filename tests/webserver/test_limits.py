@@ -9,8 +9,8 @@ from pathlib import Path
 
 import aiohttp
 
+from stacks.bench.browser import Chromium, wait_for_body, wait_for_text
 from tests.support import SCALE, wait_until_async
-from tests.webserver.chromium import Chromium, wait_for_body, wait_for_text
 from tests.webserver.conftest import TIMEOUT, Table, Web
 
 

@@ -1,12 +1,17 @@
-"""A real headless Chromium driven through the DevTools protocol (CDP), for the tests of
-``stacks web``: it opens a page, evaluates JavaScript in it, and reads the text of the
-textual-serve terminal (xterm.js) row by row from the terminal's own buffer.
+"""A real headless Chromium driven through the DevTools protocol (CDP): it opens a page,
+evaluates JavaScript in it, and reads the text of the textual-serve terminal (xterm.js)
+row by row from the terminal's own buffer. ``stacks bench web`` opens one as a visitor
+of the watched table and checks its picture (``stacks.bench.web_browser``); the tests of
+``stacks web`` drive it too.
 
 The terminal object is local to textual-serve's page script; a script the browser runs
 before any of the page's (``Page.addScriptToEvaluateOnNewDocument``) catches it as the
 page script stores it (``this.terminal = new Terminal(...)``) and keeps it as
-``window.__stacksTerminal``. Nothing of this is in the page ``stacks web`` serves: only
-the test's browser has it.
+``window.__stacksTerminal``, and the client object that stores it (which counts the bytes
+its terminal has still to parse) as ``window.__stacksClient``. Nothing of this is in the
+page ``stacks web`` serves: only this browser has it.
+
+Every timeout here is in seconds as they are (a test scales its own).
 """
 
 from __future__ import annotations
@@ -21,13 +26,12 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import aiohttp
-
-from tests.support import SCALE, wait_until, wait_until_async
 
 CHROMIUM_FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -45,7 +49,10 @@ CATCH_TERMINAL = """
       Object.defineProperty(this, "terminal", {
         value, writable: true, configurable: true, enumerable: true,
       });
-      if (value && value.buffer && value.buffer.active) { window.__stacksTerminal = value; }
+      if (value && value.buffer && value.buffer.active) {
+        window.__stacksTerminal = value;
+        window.__stacksClient = this;
+      }
     },
   });
 })();
@@ -81,10 +88,12 @@ class CdpError(RuntimeError):
 class Page:
     """One page target, over its own DevTools websocket."""
 
-    def __init__(self, ws: aiohttp.ClientWebSocketResponse,
-                 http: aiohttp.ClientSession) -> None:
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse, http: aiohttp.ClientSession,
+                 close_url: str | None = None) -> None:
         self.ws = ws
         self.http = http
+        self.close_url = close_url
+        """Where the browser is asked to close the tab (its DevTools ``/json/close``)."""
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.events: list[dict[str, Any]] = []
@@ -135,10 +144,16 @@ class Page:
         return text if isinstance(text, str) else ""
 
     async def close(self) -> None:
+        """Close the tab (its page leaves: a visitor gone) and the connection to it."""
         self._reader.cancel()
         with contextlib.suppress(BaseException):
             await self._reader
         await self.ws.close()
+        if self.close_url is not None:
+            with contextlib.suppress(aiohttp.ClientError, OSError, asyncio.TimeoutError):
+                async with self.http.get(self.close_url,
+                                         timeout=aiohttp.ClientTimeout(total=10)) as reply:
+                    await reply.read()
         await self.http.close()
 
 
@@ -152,25 +167,23 @@ class Chromium:
         self.port = 0
 
     def start(self, timeout: float = 60.0) -> None:
+        """Start it and wait for its DevTools port (`CdpError` if it ends or is late)."""
         self.proc = subprocess.Popen(
             [self.exe, *CHROMIUM_FLAGS, f"--user-data-dir={self.folder}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )
         port_file = self.folder / "DevToolsActivePort"
         proc = self.proc
-
-        def devtools_port() -> int | None:
+        deadline = time.monotonic() + timeout
+        while True:
             if proc.poll() is not None:
                 raise CdpError(f"chromium exited with {proc.returncode}")
             with contextlib.suppress(OSError, ValueError, IndexError):
-                return int(port_file.read_text().split()[0])
-            return None
-
-        try:
-            self.port = wait_until(devtools_port, "chromium's DevTools port", timeout / SCALE,
-                                   interval=0.1)
-        except AssertionError as e:
-            raise CdpError(f"chromium did not open its DevTools port ({e})") from None
+                self.port = int(port_file.read_text().split()[0])
+                return
+            if time.monotonic() >= deadline:
+                raise CdpError(f"chromium did not open its DevTools port within {timeout:g} s")
+            time.sleep(0.1)
 
     async def new_page(self) -> Page:
         """A new tab, with the terminal catcher installed before any page script."""
@@ -178,7 +191,7 @@ class Chromium:
         async with http.put(f"http://127.0.0.1:{self.port}/json/new?about:blank") as reply:
             target = await reply.json()
         ws = await http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0)
-        page = Page(ws, http)
+        page = Page(ws, http, f"http://127.0.0.1:{self.port}/json/close/{target['id']}")
         await page.send("Page.enable")
         await page.send("Runtime.enable")
         await page.send("Page.addScriptToEvaluateOnNewDocument", source=CATCH_TERMINAL)
@@ -209,17 +222,17 @@ async def wait_for_body(page: Page, pattern: str, timeout: float) -> str:
 
 async def _wait_for(read: Callable[[], Awaitable[str | None]], pattern: str, timeout: float,
                     what: str) -> str:
-    """`read()`'s first text that matches ``pattern``, within ``timeout`` (scaled already)."""
+    """`read()`'s first text that matches ``pattern``, within ``timeout`` seconds."""
     seen: str | None = None
-
-    async def matched() -> str | None:
-        nonlocal seen
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
         # Between two documents (a click that navigates) the page can't be asked.
         with contextlib.suppress(CdpError):
             seen = await read()
             if seen is not None and re.search(pattern, seen):
                 return seen
-        return None
-
-    return await wait_until_async(matched, f"{what} to match {pattern!r}", timeout / SCALE,
-                                  interval=0.1, diagnostics=lambda: f"last seen:\n{seen}")
+        if loop.time() >= deadline:
+            raise TimeoutError(f"timed out after {timeout:g} s waiting for {what} to match "
+                                 f"{pattern!r}\nlast seen:\n{seen}")
+        await asyncio.sleep(0.1)
