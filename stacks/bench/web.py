@@ -14,6 +14,10 @@ For each count N of the sweep, on a Mosquitto of its own (a free port on 127.0.0
   the terminal stream's bytes) and reading it for the table's log lines. No JavaScript
   terminal is run: a real browser would add its own drawing on the visitor's machine, not
   on the server's;
+- one real headless Chromium (started once for the run; not with ``--no-browser``), a
+  visitor of the first table at each count besides the N, its picture checked against
+  the clients' screens and its batch to screen latency measured
+  (``stacks.bench.web_browser``);
 - a reference spectator per table in this process (a ``netplay`` spectator on the public
   stream), whose arrival time of each batch stands for the host's publish (one broker hop
   later: well under a millisecond on loopback).
@@ -93,7 +97,10 @@ def add_bench_web_arguments(targets: argparse._SubParsersAction) -> None:  # typ
         "client; each client decodes what it receives). Reports per N the latency from the "
         "host's batch to each client's stream showing it (p50/p99), the CPU of the server "
         "(web server and tables' programs), its memory (RSS) and what each further visitor "
-        "adds, and the load average; then the largest N whose p99 is within 250 ms.",
+        "adds, and the load average; then the largest N whose p99 is within 250 ms. One real "
+        "headless Chromium also visits the first table at each count: every read of its "
+        "terminal's text must be a screen the clients decoded (a mismatch fails the count), "
+        "and its batch to screen latency is reported.",
     )
     bench.add_argument("--spectators", type=_spectators, nargs="+", default=[[1, 10, 100]],
                        metavar="N", help="the counts of visitors per table to measure, in "

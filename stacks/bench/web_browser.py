@@ -157,6 +157,8 @@ class BrowserView:
     reads: list[tuple[float, tuple[str, ...]]] = field(default_factory=list)
     busy: int = 0
     """Reads put off as the terminal was still parsing what it had received."""
+    clock: float = 0.0
+    """The page's clock (seconds since the epoch) less this process's `time.perf_counter`."""
     pids: list[int] = field(default_factory=list)
     cpu_at: float = 0.0
     began: float = 0.0
@@ -173,7 +175,7 @@ class BrowserView:
     async def _read(self, page: Page) -> None:
         from stacks.bench.browser import CdpError
 
-        offset = time.time() - time.perf_counter()
+        offset = self.clock
         while True:
             await asyncio.sleep(READ_EVERY_S)
             for _ in range(50):  # up to a second for the terminal to parse what came
@@ -200,10 +202,9 @@ class BrowserView:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader
-        report: dict[str, Any] = {"checked": not self.failure, "table": self.table}
         drawn: dict[int, float] = {}
         if self.page is not None and not self.failure:
-            offset = time.time() - time.perf_counter()
+            offset = self.clock
             try:
                 noted = await self.page.evaluate("window.__stacksTurns || {}")
             except CdpError as exc:
@@ -228,10 +229,13 @@ class BrowserView:
         def ms(q: float) -> float | None:
             return round(percentile(ordered, q) * 1000, 1) if ordered else None
 
-        report.update({
+        report: dict[str, Any] = {
+            "checked": not self.failure,
+            "table": self.table,
             "matched": not self.failure and not mismatches,
             "reads": len(reads),
             "reads_matched": matched,
+            "screens_read": len({rows for _, rows in reads}),
             "reads_put_off": self.busy,
             "mismatches": mismatches[:SHOWN_MISMATCHES],
             "failure": self.failure or None,
@@ -241,7 +245,7 @@ class BrowserView:
             "p99_ms": ms(0.99),
             "max_ms": ms(1.0),
             "cpu_percent": round(100 * cpu / seconds, 1),
-        })
+        }
         if not report["matched"]:
             report["words"] = self.failure or (
                 f"{len(mismatches)} of {len(reads)} reads of the page's terminal were "
@@ -279,9 +283,24 @@ async def open_view(chromium: Chromium, web_url: str, table: str, witness: _Clie
             await asyncio.sleep(0.1)
         if not await view.page.evaluate(NOTE_TURNS):
             raise CdpError("the page's terminal went away")
+        view.clock = await _clock(view.page)
     except (CdpError, TimeoutError, OSError) as exc:
         view.failure = f"the page of table {table} did not show it: {exc}"
     return view
+
+
+async def _clock(page: Page) -> float:
+    """The page's clock less `time.perf_counter`: of a few asks, the quickest answer's,
+    taken as read halfway through it."""
+    best: tuple[float, float] | None = None
+    for _ in range(5):
+        before = time.perf_counter()
+        now = await page.evaluate("performance.timeOrigin + performance.now()")
+        after = time.perf_counter()
+        if best is None or after - before < best[0]:
+            best = (after - before, float(now) / 1000 - (before + after) / 2)
+    assert best is not None
+    return best[1]
 
 
 def words(report: dict[str, Any]) -> str:
