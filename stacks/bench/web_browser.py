@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -109,19 +110,21 @@ def compare(reads: list[tuple[float, tuple[str, ...]]],
             decoded: list[tuple[float, tuple[str, ...]]], slack: float = SLACK_S,
             ) -> tuple[int, list[str]]:
     """How many of the page's ``reads`` (time, rows) are a screen of ``decoded`` (time,
-    rows: what a websocket client decoded, in the order it did) within ``slack`` seconds,
+    rows: what a websocket client decoded, in the order it did, its times rising) within
+    ``slack`` seconds,
     and the words for those that are not (the rows that differ from the client's screen
     of that moment)."""
     matched = 0
     words: list[str] = []
+    times = [when for when, _ in decoded]
     for at, rows in reads:
         page = _trimmed(rows)
-        near = [shown for when, shown in decoded if abs(when - at) <= slack]
-        if any(_trimmed(shown) == page for shown in near):
+        near = decoded[bisect_left(times, at - slack):bisect_right(times, at + slack)]
+        if any(_trimmed(shown) == page for _, shown in near):
             matched += 1
             continue
-        before = [shown for when, shown in decoded if when <= at]
-        client = _trimmed(before[-1]) if before else ()
+        before = bisect_right(times, at)
+        client = _trimmed(decoded[before - 1][1]) if before else ()
         words.append(_difference(page, client))
     return matched, words
 
@@ -211,7 +214,8 @@ class BrowserView:
                 self.failure = f"the page could not be read: {exc}"
                 noted = {}
             drawn = {int(k): v / 1000 - offset for k, v in (noted or {}).items()}
-        decoded = [(at, screen_rows(screen.rows)) for at, screen in self.witness.history or ()]
+        decoded = [(at, screen_rows(screen.rows)) for at, screen in self.witness.history or ()
+                   if at >= self.began - SLACK_S]
         reads = [read for read in self.reads if read[0] <= end]
         matched, mismatches = compare(reads, decoded)
         if not self.failure and not reads:
