@@ -229,10 +229,12 @@ class HostTrust:
         if departed and not joined:
             self.key, self.announce = key, body
             return Trust.CHANGED
+        if key in self.next_games:
+            return Trust.IGNORE  # the next game, said already: its later news too
         if joined and ended and self.pin is None and body.get("status") in NEXT_STATUSES:
             # The table's next game (a rematch hosts with a new key): nothing of the ended
             # game is at stake. Said once per key, never followed without the user.
-            if key in self.next_games or len(self.next_games) >= self.MAX_OTHERS:
+            if len(self.next_games) >= self.MAX_OTHERS:
                 return Trust.IGNORE
             self.next_games.add(key)
             return Trust.NEXT_GAME

@@ -10,6 +10,7 @@ replay of the game just played are told from the batches this peer holds.
 from __future__ import annotations
 
 import asyncio
+import time
 from functools import singledispatchmethod
 from typing import TYPE_CHECKING, Protocol
 
@@ -79,6 +80,14 @@ class Owner(Protocol):
     async def failed(self, problem: Problem) -> None:
         """The table can't go on: say why, then back to the menu."""
 
+    async def rematch(self) -> None:
+        """The table's next game: host it again, or follow its host's."""
+
+
+KIOSK_RESULT_HOLD = 12.0
+"""Seconds a kiosk (every browser visitor of a table, `stacks web`) keeps a game's result on
+its page before it follows the table's next game, so a visitor reads who won."""
+
 
 class Following:
     """One table's notices, told to its model and its screens. :class:`tui.control.Control`
@@ -111,6 +120,9 @@ class Following:
         self._away_batches: list[MissedBatch] = []
         """The batches missed while away, until the last one comes (``Missed``)."""
         self._away_upto = 0
+        self._over_at: float | None = None
+        """When the game-over screen came (`time.monotonic`)."""
+        self._following_next = False
 
     @property
     def app(self) -> GameApp:
@@ -241,9 +253,29 @@ class Following:
         launch = self.owner.launch
         if launch is not None and launch.hosting and not launch.held:
             return  # our own rematch
+        if self.app.kiosk:
+            self._kiosk_next_game()
+            return
         what = "watch" if self.model.spectator or self.model.me is None else "join"
         self.app.notify(f"The next game at {notice.table} has opened: r to {what} it.",
                         timeout=10)
+
+    def _kiosk_next_game(self) -> None:
+        """A kiosk has no keys for "r": once its visitors had the result a while, it
+        watches the table's next game by itself (said on the page meanwhile)."""
+        if self._following_next:
+            return
+        self._following_next = True
+        shown = time.monotonic() - self._over_at if self._over_at is not None else 0.0
+        wait = max(0.0, KIOSK_RESULT_HOLD - shown)
+        if wait > 0:
+            self.app.notify(f"The next game at this table has opened: it shows here in "
+                            f"{wait:.0f} s.", timeout=wait)
+
+        def follow() -> None:
+            self.app.run_worker(self.owner.rematch(), group="kiosk-next")
+
+        self.app.set_timer(wait, follow) if wait > 0 else follow()
 
     @notice.register
     async def _host_conflict(self, notice: HostConflict) -> None:
@@ -486,6 +518,7 @@ class Following:
         model.status = "over"
         if self.gameover is not None or model.view is None or model.view.outcome is None:
             return
+        self._over_at = time.monotonic()
         self._count_results()
         self.gameover = GameOverScreen(
             model, hosting=bool(launch and (launch.hosting or launch.held)))

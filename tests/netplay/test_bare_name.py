@@ -151,6 +151,9 @@ def test_a_new_key_opening_the_table_after_our_game_ended_is_its_next_game() -> 
     # Our game over: a rematch's new host key is the table's next game, said once.
     assert trust.consider(b, {"status": "lobby"}, joined=True, ended=True) is Trust.NEXT_GAME
     assert trust.consider(b, {"status": "lobby"}, joined=True, ended=True) is Trust.IGNORE
+    # Its game starts (or ends) later: still the next game, never "another host claims it".
+    assert trust.consider(b, {"status": "playing"}, joined=True, ended=True) is Trust.IGNORE
+    assert trust.consider(b, {"status": "over"}, joined=True, ended=True) is Trust.IGNORE
     assert trust.key == a  # never followed without the user
     assert trust.consider(c, {"status": "closed"}, joined=True, ended=True) is Trust.IGNORE
     # A pinned peer follows only its pin, next game or not.

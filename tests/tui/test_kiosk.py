@@ -99,7 +99,7 @@ async def test_a_kiosk_tells_the_end_of_the_game_and_the_hosts_close_in_words(
             words = _text(app)
             assert re.search(r"Game over — Bot \d wins\s+after \d+ turns", words), words
             # Every browser visitor sees this one screen: it offers no keys, no menu.
-            assert "shows the final result until the table closes" in words
+            assert "shows the final result, then the table's next game" in words
             assert "menu" not in words
         # The host closed its table after the game: the result stays on the page.
         await pilot.pause(0.5)
@@ -144,3 +144,45 @@ async def test_a_kiosks_problem_screen_says_what_a_browser_visitor_can_do(
         await pilot.press("escape")
         await until(pilot, lambda: not app.is_running, "the program's end")
         assert not any(isinstance(screen, MenuScreen) for screen in app.screen_stack)
+
+
+@pytest.mark.asyncio
+async def test_a_kiosk_shows_the_result_then_follows_the_tables_next_game(
+    stacks_home: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its visitors have no "r" to press: once they had the result a while, the page
+    watches the table's next game (a rematch is hosted with a new key) by itself."""
+    import tui.follow
+
+    monkeypatch.setattr(tui.follow, "KIOSK_RESULT_HOLD", 1.0)
+    broker = AsyncMemoryBroker()
+    short = HostSettings(table="friday", players=2, bots=("greedy", "greedy"),
+                         bot_delay=0.0, block_window=0.2, rules=SHORT)
+    app = _kiosk("friday", broker, stacks_home)
+    said: list[str] = []
+    notify = app.notify
+
+    def heard(message: str, **kwargs: object) -> None:
+        said.append(message)
+        notify(message, **kwargs)  # type: ignore[arg-type]
+
+    app.notify = heard  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        async with Host(short, broker=broker) as first:
+            await until(pilot, lambda: isinstance(app.screen, GameOverScreen),
+                        "the game-over screen", timeout=60)
+            over = app.screen
+        # The next game at the table, under a new host key (as a rematch is).
+        paced = HostSettings(table="friday", players=2, bots=("greedy", "greedy"),
+                             bot_delay=0.3, block_window=0.2)
+        async with Host(paced, broker=broker) as second:
+            assert second.identity.key != first.identity.key
+            await until(pilot, lambda: isinstance(app.screen, TableScreen)
+                        and app.screen.view is not None
+                        and app.control.session is not None
+                        and app.control.session.host_key == second.identity.key,
+                        "the next game's table", timeout=60)
+            assert app.screen is not over and app.kiosk and app.is_running
+            # Its visitors were never told that another host claims the table.
+            notes = " ".join(said)
+            assert "Another host" not in notes, notes

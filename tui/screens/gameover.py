@@ -187,7 +187,7 @@ class GameOverScreen(Screen[None]):
 
     def _keys(self) -> str:
         if self._kiosk():  # every browser visitor of the table sees this: nobody's keys
-            return "This page shows the final result until the table closes."
+            return "This page shows the final result, then the table's next game if one opens."
         if self.hosting:
             again = "play again"
         elif self.model.spectator or self.model.me is None:
