@@ -33,7 +33,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -230,10 +229,10 @@ class Trial:
 
     def serve(self, node: str) -> subprocess.Popen[bytes]:
         home = self.homes[node]
-        command = f"{sys.executable} -m stacks.bench.cluster.player"
+        # Forked from the server's fork server, as a real player's `stacks` is.
         return self.cluster.serve(node, self.database, "--ssh-port", str(SSH_PORT),
-                                  "--session-command", command, log=self.logs[node],
-                                  home=home)
+                                  "--session-entry", "stacks.bench.cluster.player:main",
+                                  log=self.logs[node], home=home)
 
     def _listening(self, node: str) -> bool:
         import socket
