@@ -6,16 +6,15 @@ interface, and says what it lived through.
 ``join TABLE`` (what ``ssh -tt -p PORT NAME@HOST join TABLE`` runs): asks the server over
 the session's link (`tui.serve_link`) whether it holds TABLE; if no server of the
 community holds it, opens it (``--seats`` seats, one of them the server's bot; short
-rules, no bot delay) unless ``--resume``. Then it sits at TABLE as a headless bot peer with
-the session's profile (the account's game identity, so a player who comes back takes back
-its seat) and plays to the end, following the host key the server names (``info``,
-``open``: joined at once). One line each, after the time: ``STARTED`` (the program
-runs), ``LINKED KEY`` (the server answered: the host key, or ``-``), ``PEER`` (connected
-to the broker), ``SEATED n``,
-``APPLIED n`` (a batch), ``MOVED <words>`` (the table
-went to another server: the words a player reads), ``OFFLINE <reason>``, ``BACK``,
-``OVER``, ``VERIFIED True|False``; it exits 0 once its fair-deal check is done, 3 if the
-table is gone (``GONE``), 1 if refused.
+rules, every bot thinking `THINK` seconds an action) unless ``--resume``. Then it sits at
+TABLE as a headless bot peer with the session's profile (the account's game identity, so
+a player who comes back takes back its seat) and plays to the end, following the host
+key the server names (``info``, ``open``: joined at once). One line each, after the
+time: ``STARTED`` (the program runs), ``LINKED KEY`` (the server answered: the host key,
+or ``-``), ``PEER`` (connected to the broker), ``SEATED n``, ``APPLIED n`` (a batch),
+``MOVED <words>`` (the table went to another server: the words a player reads),
+``OFFLINE <reason>``, ``BACK``, ``OVER``, ``VERIFIED True|False``; it exits 0 once its
+fair-deal check is done, 3 if the table is gone (``GONE``), 1 if refused.
 """
 
 from __future__ import annotations
@@ -39,6 +38,10 @@ from netplay.playing.notices import (
 from tui.serve_link import LinkError, ServeLink
 
 RULES = {"win_chips": 3, "win_min_each_colour": 1}
+THINK = 0.05
+"""Seconds each bot (the players' and the server's) waits before each action: a game of
+short rules lasts a few seconds, not one (a fault must strike it mid-game), and a pause
+of the table stands out from its pace."""
 
 
 def say(text: str) -> None:
@@ -63,7 +66,8 @@ async def _open(args: argparse.Namespace) -> int | str | None:
             return 3
         try:
             opened = await link.request("open", table=args.table, players=args.seats,
-                                        bots=1, block_window=0.2, bot_delay=0, rules=RULES)
+                                        bots=1, block_window=0.2, bot_delay=THINK,
+                                        rules=RULES)
             host = opened.get("host")
             return host if isinstance(host, str) else None
         except LinkError as exc:
@@ -85,7 +89,7 @@ async def play(args: argparse.Namespace) -> int:
     say(f"LINKED {opened or '-'}")
     identity = load_profile(args.profile)
     async with BotPeer(identity, args.table, broker=args.broker[0], name=args.name,
-                       pin=opened) as bot:
+                       pin=opened, think=THINK) as bot:
         say("PEER")
         async for notice in bot.notices():
             if isinstance(notice, Applied):

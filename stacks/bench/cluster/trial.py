@@ -207,6 +207,9 @@ class Trial:
         self.screens: dict[str, str] = {}
         self.fault_at: float | None = None
         self._cut_until: float | None = None
+        self._wake = threading.Event()
+        """Set when a player's ssh ended: the waits look at once (it connects again at
+        once, as a player's reconnecting loop would, not at the next look)."""
 
     # -- setting up ---------------------------------------------------------------------------
 
@@ -263,10 +266,16 @@ class Trial:
             out.write(f"{time.time():.3f} CONNECT {node}\r\n".encode())
             out.flush()
             env = {k: v for k, v in os.environ.items() if k != "SSH_AUTH_SOCK"}
-            seat.procs.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out,
-                                               stderr=subprocess.STDOUT, env=env,
-                                               start_new_session=True))
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out,
+                                    stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            seat.procs.append(proc)
         seat.nodes.append(node)
+        threading.Thread(target=self._watch, args=(proc,), daemon=True,
+                         name=f"ssh-{seat.name}").start()
+
+    def _watch(self, proc: subprocess.Popen[bytes]) -> None:
+        proc.wait()
+        self._wake.set()
 
     # -- waiting -------------------------------------------------------------------------------
 
@@ -275,7 +284,8 @@ class Trial:
         while not condition():
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{self.kind}: timed out waiting for {what}")
-            time.sleep(0.1)
+            self._wake.wait(0.1)  # the next look: in 0.1 s, or when a player's ssh ended
+            self._wake.clear()
 
     def log(self, node: str) -> str:
         path = self.logs[node]
