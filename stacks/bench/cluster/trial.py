@@ -71,7 +71,8 @@ class Outcome:
     """The longest silence of any table's seats' stream from the fault on."""
     player_pause_s: float = 0.0
     """The longest a player waited from the fault on, as its program told it (between two
-    of its lines: a batch applied, or a new ssh connection), reconnecting included."""
+    of its lines: a batch applied, or a new ssh connection), reconnecting included: every
+    gap that ends after the fault, the one it struck in counted from its start."""
     moved_words: int = 0
     """Players (and the eavesdropper's spectators) told the table moved, in words."""
     stored: int = 0
@@ -419,7 +420,9 @@ class Trial:
                 out.problems.append(f"table {table} was never held by another node: "
                                     f"{held}")
         if since is not None:
-            out.player_pause_s = max(player_pause(seat.output(), since - 1.0)
+            # Every gap that ends after the fault, in full (the one it struck in too); not a
+            # gap that ended before it (a player's first join, a game's start).
+            out.player_pause_s = max(player_pause(seat.output(), since)
                                      for seat in self.seats)
         for seat in self.seats:
             places = set(re.findall(r" SEATED (\d+)", seat.output()))
