@@ -513,6 +513,7 @@ class PlayerSession:
         self.joined = True
         self.joining.welcomed()
         self.liveness.welcomed(self.now)  # it beats to us from now on
+        self.actions.welcomed(self.now)  # what the host before it never answered
         facts = optional(body, "facts", dict)
         had_facts = self.facts is not None
         if facts is not None:

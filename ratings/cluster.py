@@ -458,6 +458,28 @@ class ClusterStore:
             raise self._down(exc) from None
         return [bytes(row.entry) for row in rows] == lines
 
+    def host_of(self, table: str) -> str | None:
+        """The id of the key that hosts ``table`` (held now, by any node), from its
+        journal's first entry (``host``, written by the node that opened it); ``None``
+        when it is not held or its journal does not say."""
+        try:
+            with self.engine.connect() as conn:
+                row = conn.execute(
+                    select(journal_entries.c.entry)
+                    .join(held_tables, held_tables.c.id == journal_entries.c.held_id)
+                    .where(held_tables.c.live_name == table, journal_entries.c.seq == 0)
+                ).first()
+        except (OperationalError, DBAPIError, OSError) as exc:
+            raise self._down(exc) from None
+        if row is None:
+            return None
+        try:
+            head = json.loads(bytes(row.entry))
+        except ValueError:
+            return None
+        host = head.get("host") if isinstance(head, dict) else None
+        return host if isinstance(host, str) else None
+
     def entries(self, held_id: int) -> list[Entry]:
         """A held table's journal, in order; `JournalError` if a line is unreadable."""
         try:

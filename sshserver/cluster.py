@@ -156,6 +156,12 @@ class ClusterNode:
             self._say(f"handed over table {journal.lease.table} (epoch "
                       f"{journal.lease.epoch})")
 
+    async def host_of(self, table: str) -> str | None:
+        try:
+            return await self._db(self.store.host_of, table)
+        except ClusterDown:
+            return None
+
     async def held_anywhere(self, table: str) -> bool:
         try:
             rows = await self._db(self.store.listed)

@@ -163,6 +163,10 @@ def add_serve_arguments(commands: argparse._SubParsersAction) -> None:  # type: 
     serve.add_argument("--session-command", metavar="COMMAND",
                        help="the program each connection runs, in place of this `stacks` "
                        "(split like a shell would; for tests and wrappers)")
+    serve.add_argument("--session-entry", metavar="MODULE:FUNCTION",
+                       help="each connection runs FUNCTION(ARGS) of MODULE, forked from "
+                       "the fork server like this `stacks` (MODULE imported once), in "
+                       "place of this `stacks` (for tests and wrappers)")
 
 
 def _engine(text: str) -> tuple[str, tuple[str, ...]]:

@@ -60,7 +60,6 @@ from sshserver.settings import (
     PRELOAD,
     ServeError,
     ServeSettings,
-    default_command,
     settings_from,
 )
 from sshserver.status import Status
@@ -374,12 +373,15 @@ class GameServer:
         _raise_fd_limit(settings.max_sessions)
         if settings.node is not None:  # before anything else starts: it may refuse
             await self._join_community(settings.node)
-        if settings.fork and settings.command == default_command():
-            from sshserver.zygote import ForkServer
+        entry = settings.fork_entry
+        if entry is not None:
+            from sshserver.zygote import DEFAULT_PRELOAD, ForkServer
 
             env = session_env(os.environ, term=None, client={}, user="")
             env.pop("STACKS_SSH_USER", None)
-            self.zygote = ForkServer(DEFAULT_ENTRY, warm=DEFAULT_WARM, preload=PRELOAD,
+            ours = entry == DEFAULT_ENTRY  # `stacks` itself: warmed up as its menu
+            self.zygote = ForkServer(entry, warm=DEFAULT_WARM if ours else None,
+                                     preload=PRELOAD if ours else DEFAULT_PRELOAD,
                                      env=env, say=self.status.event)
             self.zygote.start()
         # Finished games a stopped (or killed) server had not stored yet: stored once.

@@ -36,6 +36,12 @@ def default_command() -> tuple[str, ...]:
     return (sys.executable, "-m", "stacks.cli")
 
 
+def entry_command(entry: str) -> tuple[str, ...]:
+    """The command line that runs ``entry`` (``MODULE:FUNCTION``) as a program of its own:
+    a session's when it can't be forked (`sshserver.zygote` ``--run``)."""
+    return (sys.executable, "-m", "sshserver.zygote", "--run", entry)
+
+
 #: What `default_command` runs, as the fork server's entry (`sshserver.zygote`).
 DEFAULT_ENTRY = "stacks.cli:main"
 #: What the fork server imports for `DEFAULT_ENTRY`: its packages (every module) and the
@@ -90,7 +96,19 @@ class ServeSettings:
     fork: bool = True
     """Fork each session's ``stacks`` from a warm, pre-imported fork server
     (`sshserver.zygote`) instead of starting a new interpreter; only for the default
-    command (``--session-command`` is always spawned)."""
+    command (``--session-command`` is always spawned) and ``entry``."""
+    entry: str | None = None
+    """``--session-entry MODULE:FUNCTION``: what each connection runs in place of
+    ``stacks`` (`entry_command`), forked from the fork server when it can."""
+
+    @property
+    def fork_entry(self) -> str | None:
+        """The fork server's entry for the sessions' program (``None``: spawn them)."""
+        if not self.fork:
+            return None
+        if self.entry is not None:
+            return self.entry
+        return DEFAULT_ENTRY if self.command == default_command() else None
 
     @property
     def config_path(self) -> Path:
@@ -107,8 +125,11 @@ class ServeError(Exception):
 
 def settings_from(args: argparse.Namespace) -> ServeSettings:
     command = default_command()
+    entry = getattr(args, "session_entry", None)
     if getattr(args, "session_command", None):
         command = tuple(shlex.split(args.session_command))
+    elif entry:
+        command = entry_command(entry)
     keys = getattr(args, "authorized_keys", None)
     given = args.broker
     brokers = broker_list([given] if isinstance(given, str) else given)
@@ -130,5 +151,6 @@ def settings_from(args: argparse.Namespace) -> ServeSettings:
         metrics_bind=getattr(args, "metrics_bind", "127.0.0.1"),
         log_format=getattr(args, "log_format", "text"),
         fork=not getattr(args, "no_fork", False),
+        entry=entry if entry and not getattr(args, "session_command", None) else None,
         moderation=moderation_settings(args),
     )

@@ -154,6 +154,11 @@ class SharedTables(Protocol):
         failed): another node (or this one) takes it over at once."""
         ...
 
+    async def host_of(self, table: str) -> str | None:
+        """The id of the key that hosts ``table``, held by a node of the community
+        (``None``: not held, not known, or the database out of reach)."""
+        ...
+
     async def held_anywhere(self, table: str) -> bool:
         """Does a node of the community hold a table of this name now?"""
         ...
@@ -216,12 +221,20 @@ class TableKeeper:
                 creator = table is not None and table.creator == caller.profile
                 rated, kept = (table.rated, table.rated_kept) if table is not None \
                     else self.rated_after.get(_table_field(request), ("", False))
+                host_id = table.host.identity.peer_id if table is not None else (
+                    await self.shared.host_of(_table_field(request))
+                    if self.shared is not None else None)
                 held = table is not None or (
-                    self.shared is not None
-                    and await self.shared.held_anywhere(_table_field(request)))
+                    self.shared is not None and (host_id is not None or
+                                                 await self.shared.held_anywhere(
+                                                     _table_field(request))))
                 reply: dict[str, Any] = {"ok": True, "held": held,
                                          "creator": creator, "rated": rated,
                                          "rated_final": bool(rated) and not kept}
+                if host_id is not None:
+                    # Which key hosts it (a pin): the program joins that host at once,
+                    # with no wait for a rogue's announcement (netplay.playing.joining).
+                    reply["host"] = host_id
                 if table is not None and creator:
                     # Its creator coming back with `join TABLE` rematches with these, not
                     # with the defaults of a join; the bots it seated with ``fill`` too,
@@ -271,7 +284,7 @@ class TableKeeper:
                   + (f", {counted(bots, 'bot')}" if bots else "") + ")")
         return {"ok": True, "table": name, "broker": _url(broker),
                 "ssh": f"{caller.ssh} join {name}" if caller.ssh else "",
-                "status": table.status}
+                "status": table.status, "host": table.host.identity.peer_id}
 
     async def _mine_here(self, caller: Caller, name: str) -> HeldTable:
         """:meth:`_mine`, said in words when another node of the community holds it."""
@@ -384,8 +397,12 @@ class TableKeeper:
         record = self._record_path(settings.table, settings.game) if self._record_path \
             else None
         journal: JournalStore | None = None
+        identity = Identity.generate()
+        # The host's key (its id) in the journal's header: every node of a community can
+        # tell a player's program which key hosts the table (``info``), wherever it is.
         header = {"profile": "serve", "creator": caller.profile, "creator_name": caller.name,
-                  "broker": _url(broker), "record": str(record) if record else None}
+                  "broker": _url(broker), "record": str(record) if record else None,
+                  "host": identity.peer_id}
         if self.shared is not None:
             journal = await self.shared.new_journal(settings.table, header)
         elif self.settings.journals is not None:
@@ -395,7 +412,7 @@ class TableKeeper:
             except JournalError as exc:
                 raise RequestRefused(f"the server can't keep the table's journal: {exc}") \
                     from None
-        host = Host(settings, broker=broker, identity=Identity.generate(), record_path=record,
+        host = Host(settings, broker=broker, identity=identity, record_path=record,
                     journal=journal)
         host.epoch = int(getattr(journal, "epoch", 0))  # a shared journal's lease: 1
         try:

@@ -20,10 +20,12 @@ program would be:
   socket, closed in the child before anything runs).
 
 The child then calls ENTRY (``module:function``, given the arguments) and exits with what
-it returns. The fork server stays the children's parent: it reaps them and reports each
-exit status; the server watches each child through a pidfd it is handed at the fork, so
-a child's end is seen even if the fork server is gone. What the server does when the fork
-server dies (restart it, spawn sessions meanwhile) is `ForkServer`'s part.
+it returns (``python -m sshserver.zygote --run ENTRY ARGS...`` runs it as a program of
+its own: a session's when it can't be forked). The fork server stays the children's
+parent: it reaps them and reports each exit status; the server watches each child
+through a pidfd it is handed at the fork, so a child's end is seen even if the fork
+server is gone. What the server does when the fork server dies (restart it, spawn
+sessions meanwhile) is `ForkServer`'s part.
 
 The control channel is a Unix ``SOCK_SEQPACKET`` pair, one JSON object a message:
 
@@ -305,7 +307,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         metavar="PACKAGE", help="packages imported once, every module")
     parser.add_argument("--warm", metavar="MODULE:FUNCTION",
                         help="called once after the imports, before the first fork")
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["--run"] and len(words) >= 2:
+        # The entry as a program of its own, with the rest as its arguments: what a
+        # session runs when it can't be forked (`sshserver.settings.entry_command`).
+        return int(load_entry(words[1])(words[2:]) or 0)
+    args = parser.parse_args(words)
     text = os.environ.pop(CONTROL_ENV, "")
     if not text.isdigit():
         print(f"{parser.prog}: no control socket (${CONTROL_ENV})", file=sys.stderr)

@@ -129,8 +129,10 @@ class Control:
             )
         except LinkError as exc:
             return str(exc)
+        host = reply.get("host")
         seat = replace(launch, role="join", held=True, table_open=True,
-                       broker=str(reply.get("broker") or launch.broker))
+                       broker=str(reply.get("broker") or launch.broker),
+                       host_pin=host if isinstance(host, str) else None)
         skip = self.session.host_key if self.session is not None else None
         await self.start(seat, skip_host=skip)
         return None
@@ -145,6 +147,9 @@ class Control:
             info = await self.app.link.request("info", table=launch.table)
         except LinkError:
             return launch
+        host = info.get("host")
+        if isinstance(host, str):  # the key that hosts it: followed at once
+            launch = replace(launch, host_pin=host)
         if info.get("creator") is not True:
             return launch
         settings = info.get("settings")

@@ -86,6 +86,10 @@ class Launch:
     """A table held by the ssh server (`stacks serve`): the host form asks the server to
     open it, and from then on this program is a player at it (its creator: it may fill
     the empty seats with bots and close the lobby)."""
+    host_pin: str | None = None
+    """The key the ssh server says hosts the table (its ``info``, ``open``): followed at
+    once, as if pinned (no wait for a rogue's announcement: the server that runs this
+    program holds the table, or its community does)."""
     ssh: str = ""
     """How players reach the ssh server this program runs under (``ssh -t -p 2222
     HOST``), so that the lobby can show the command that joins its table."""

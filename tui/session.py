@@ -305,7 +305,8 @@ class TableSession:
                 else launch.display_name()
             player = Player(
                 identity, launch.table, name, broker=self.broker,
-                password=launch.password, watch=launch.role == "watch", pin=own,
+                password=launch.password, watch=launch.role == "watch",
+                pin=own or _server_pin(launch),
                 known=KnownHosts((self.profiles or profiles_dir()) / self.profile_name),
             )
             if launch.seed is not None:
@@ -786,3 +787,9 @@ async def _rate_here(record: Path) -> str:
         return "Rated: the game is in this machine's ratings (Rankings, k)."
     why = said[-1] if said else "the ratings database can't take it now"
     return f"Not rated yet: {why}."
+
+
+def _server_pin(launch: Launch) -> str | None:
+    """The host key the ssh server named for ``launch``'s table, unless the user pinned
+    one (``TABLE@FINGERPRINT``)."""
+    return launch.host_pin if "@" not in launch.table else None

@@ -68,6 +68,22 @@ class PendingActions:
         """The host rejected an action: the oldest one."""
         del self.unanswered[:1]
 
+    def welcomed(self, now: float) -> None:
+        """The host welcomed this peer again (it moved to another server, or restarted):
+        every unanswered action goes to it at once, in order, rather than after
+        :data:`ACTION_AGAIN` seconds. The one gone before most likely went to the host
+        that stopped; the host plays each signed action once, and one made on a view it
+        has moved past is rejected (the peer decides again). Not a try more: the last
+        host never answered."""
+        for entry in list(self.unanswered):
+            if not self._resend(entry.signed):
+                self.unanswered.clear()
+                return
+            entry.sent_at = now
+        if self.unanswered:
+            log.info("table %s: welcomed again: %d unanswered action(s) sent again",
+                     self.table, len(self.unanswered))
+
     def forget(self) -> None:
         """Nothing pending is sent again (the game ended, or the view they were made on
         was replaced by a snapshot)."""

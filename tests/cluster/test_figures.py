@@ -20,6 +20,8 @@ def test_a_players_longest_wait_counts_from_the_fault_and_through_a_reconnect() 
            f"{t}.000 is no stamp of this log\r\n")
     assert player_pause(log, since=0) == pytest.approx(3.0)
     assert player_pause(log, since=t + 104.5) == pytest.approx(2.5)
+    # The gap the fault struck in counts in full (from the line before it).
+    assert player_pause(log, since=t + 102) == pytest.approx(3.0)
     assert player_pause("", since=0) == 0.0
 
 

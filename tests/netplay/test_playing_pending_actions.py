@@ -65,3 +65,29 @@ def test_forgetting_drops_every_pending_action() -> None:
     pending.sent(b"a", 0.0)
     pending.forget()
     assert not pending and pending.next_deadline(0.0) is None
+
+
+def test_a_welcome_sends_every_unanswered_action_again_at_once_in_order() -> None:
+    # The table moved to another server (or its host restarted) while two actions were
+    # on their way: the new host gets them when it welcomes the peer, not seconds later.
+    pending, resent = _pending()
+    pending.sent(b"a", 0.0)
+    pending.sent(b"b", 0.5)
+    pending.welcomed(1.0)
+    assert resent == [b"a", b"b"]
+    assert [u.sent_at for u in pending.unanswered] == [1.0, 1.0]
+    assert [u.tries for u in pending.unanswered] == [1, 1]  # not a try more
+    assert pending.next_deadline(1.0) == 1.0 + ACTION_AGAIN
+
+
+def test_a_welcome_with_nothing_unanswered_sends_nothing() -> None:
+    pending, resent = _pending()
+    pending.welcomed(1.0)
+    assert resent == [] and not pending
+
+
+def test_a_welcome_with_no_host_to_send_to_gives_the_actions_up() -> None:
+    pending, resent = _pending(host=False)
+    pending.sent(b"a", 0.0)
+    pending.welcomed(1.0)
+    assert not pending and resent == []

@@ -186,3 +186,37 @@ async def test_no_batch_reaches_a_player_before_its_journal_entry_is_committed(
         assert committed >= 5 and max(applied for applied, _ in seen) >= 5
     finally:
         store.close()
+
+
+async def test_every_node_tells_a_program_which_key_hosts_a_community_table(
+    tmp_path: Path,
+) -> None:
+    """``info`` (and ``open``) give the id of the table's host key, on the node that holds
+    it and on the others (from its journal in the shared database): a player's program
+    that comes back through another node joins that host at once, with no wait for a
+    rogue's announcement."""
+    url = f"sqlite:///{tmp_path / 'community.sqlite'}"
+    await (await Store.open(url)).close()
+    broker = AsyncMemoryBroker()
+    a = _node("a", url, broker, tmp_path)
+    b = _node("b", url, broker, tmp_path)
+    try:
+        await a.start()
+        await b.start()
+        opened = await a.keeper.handle(ALICE, {
+            "op": "open", "table": "friday", "players": 2, "bots": 1, "block_window": 0.2,
+            "bot_delay": 0.05})
+        assert opened["ok"], opened
+        key = a.keeper.tables["friday"].host.identity.peer_id
+        assert opened["host"] == key
+        here = await a.keeper.handle(ALICE, {"op": "info", "table": "friday"})
+        there = await b.keeper.handle(ALICE, {"op": "info", "table": "friday"})
+        assert "friday" not in b.keeper.tables
+        assert (here["held"], here["host"]) == (True, key)
+        assert (there["held"], there["host"]) == (True, key)
+        nowhere = await b.keeper.handle(ALICE, {"op": "info", "table": "saturday"})
+        assert nowhere["held"] is False and "host" not in nowhere
+    finally:
+        for node in (b, a):
+            await node.keeper.stop()
+            await node.stop()

@@ -68,9 +68,10 @@ async def test_the_server_hosts_the_table_and_only_its_creator_fills_or_closes_i
     try:
         reply = await keeper.handle(ALICE, {"op": "open", "table": "friday", "players": 3,
                                             "bots": 1, "block_window": 0.3, "bot_delay": 0})
-        assert reply == {"ok": True, "table": "friday", "broker": "memory",
-                         "ssh": "ssh -t -p 2222 game.example join friday", "status": "lobby"}
         table = keeper.tables["friday"]
+        assert reply == {"ok": True, "table": "friday", "broker": "memory",
+                         "ssh": "ssh -t -p 2222 game.example join friday", "status": "lobby",
+                         "host": table.host.identity.peer_id}
         assert table.creator == ALICE.profile and table.empty_seats() == [0, 1]
         again = await keeper.handle(BOB, {"op": "open", "table": "friday"})
         assert "already open" in again["error"]

@@ -196,6 +196,30 @@ async def test_sessions_are_forked_unless_no_fork_is_given() -> None:
     assert settings_from(build_parser("serve").parse_args(["serve", "--no-fork"])).fork is False
 
 
+async def test_a_session_entry_is_forked_and_runs_as_a_program_when_it_can_not_be() -> None:
+    from sshserver.settings import DEFAULT_ENTRY, ServeSettings, entry_command, settings_from
+    from stacks.parser import build_parser
+
+    def parsed(*words: str) -> ServeSettings:
+        return settings_from(build_parser("serve").parse_args(["serve", *words]))
+
+    plain = parsed()
+    assert plain.fork_entry == DEFAULT_ENTRY
+    entry = parsed("--session-entry", ENTRY)
+    assert entry.fork_entry == ENTRY
+    assert entry.command == entry_command(ENTRY)
+    assert parsed("--session-entry", ENTRY, "--no-fork").fork_entry is None
+    assert parsed("--session-command", "prog").fork_entry is None
+    # Spawned (no fork server): the entry's command line runs it with the arguments.
+    screen = Screen()
+    await screen.proc.start([*entry_command(ENTRY), "--name", "gina"], env=_env(),
+                            size=WindowSize(80, 24))
+    await screen.wait_for("READY")
+    assert screen.said("ARGS") == "--name gina"
+    screen.proc.write(b"x")
+    assert await asyncio.wait_for(screen.proc.wait(), TIMEOUT) == 3
+
+
 @pytest.mark.parametrize("message, fds, says", [
     (b"not json", 1, "Expecting value"),
     (b"[1, 2]", 1, "not a JSON object"),

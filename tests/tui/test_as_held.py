@@ -26,3 +26,11 @@ def test_a_wrong_answer_keeps_the_launch_as_it_was() -> None:
     assert launch.held
     assert (launch.players, launch.bots, launch.turn_clock, launch.password, launch.rules) \
         == (before.players, before.bots, before.turn_clock, "pw", before.rules)
+
+
+def test_the_host_key_the_server_names_is_followed_unless_the_user_pinned_one() -> None:
+    from tui.session import _server_pin
+
+    assert _server_pin(Launch(role="join", table="duo", host_pin="ab" * 16)) == "ab" * 16
+    assert _server_pin(Launch(role="join", table="duo")) is None
+    assert _server_pin(Launch(role="join", table="duo@cd12", host_pin="ab" * 16)) is None

@@ -1,16 +1,20 @@
-"""A session program for ``stacks serve --session-command``: a player who plays a held
-table by itself, with no terminal interface, and says what it lived through.
+"""A session program for ``stacks serve --session-entry
+stacks.bench.cluster.player:main`` (forked from the server's fork server, as a real
+player's ``stacks`` is): a player who plays a held table by itself, with no terminal
+interface, and says what it lived through.
 
 ``join TABLE`` (what ``ssh -tt -p PORT NAME@HOST join TABLE`` runs): asks the server over
 the session's link (`tui.serve_link`) whether it holds TABLE; if no server of the
 community holds it, opens it (``--seats`` seats, one of them the server's bot; short
-rules, no bot delay) unless ``--resume``. Then it sits at TABLE as a headless bot peer with
-the session's profile (the account's game identity, so a player who comes back takes back
-its seat) and plays to the end. One line each, after the time: ``SEATED n``,
-``APPLIED n`` (a batch), ``MOVED <words>`` (the table
-went to another server: the words a player reads), ``OFFLINE <reason>``, ``BACK``,
-``OVER``, ``VERIFIED True|False``; it exits 0 once its fair-deal check is done, 3 if the
-table is gone (``GONE``), 1 if refused.
+rules, every bot thinking `THINK` seconds an action) unless ``--resume``. Then it sits at
+TABLE as a headless bot peer with the session's profile (the account's game identity, so
+a player who comes back takes back its seat) and plays to the end, following the host
+key the server names (``info``, ``open``: joined at once). One line each, after the
+time: ``STARTED`` (the program runs), ``LINKED KEY`` (the server answered: the host key,
+or ``-``), ``PEER`` (connected to the broker), ``SEATED n``, ``APPLIED n`` (a batch),
+``MOVED <words>`` (the table went to another server: the words a player reads),
+``OFFLINE <reason>``, ``BACK``, ``OVER``, ``VERIFIED True|False``; it exits 0 once its
+fair-deal check is done, 3 if the table is gone (``GONE``), 1 if refused.
 """
 
 from __future__ import annotations
@@ -34,6 +38,10 @@ from netplay.playing.notices import (
 from tui.serve_link import LinkError, ServeLink
 
 RULES = {"win_chips": 3, "win_min_each_colour": 1}
+THINK = 0.05
+"""Seconds each bot (the players' and the server's) waits before each action: a game of
+short rules lasts a few seconds, not one (a fault must strike it mid-game), and a pause
+of the table stands out from its pace."""
 
 
 def say(text: str) -> None:
@@ -41,8 +49,9 @@ def say(text: str) -> None:
     sys.stdout.flush()
 
 
-async def _open(args: argparse.Namespace) -> int | None:
-    """Open the table if no server holds it; an exit status if the player can't sit."""
+async def _open(args: argparse.Namespace) -> int | str | None:
+    """Open the table if no server holds it; an exit status if the player can't sit, or
+    the id of the key that hosts the table when the server says (a pin: joined at once)."""
     link = ServeLink.from_env()
     if link is None:
         say("REFUSED no link to the server")
@@ -50,13 +59,17 @@ async def _open(args: argparse.Namespace) -> int | None:
     try:
         info = await link.request("info", table=args.table)
         if info.get("held"):
-            return None
+            host = info.get("host")
+            return host if isinstance(host, str) else None
         if args.resume:
             say("GONE")
             return 3
         try:
-            await link.request("open", table=args.table, players=args.seats, bots=1,
-                               block_window=0.2, bot_delay=0, rules=RULES)
+            opened = await link.request("open", table=args.table, players=args.seats,
+                                        bots=1, block_window=0.2, bot_delay=THINK,
+                                        rules=RULES)
+            host = opened.get("host")
+            return host if isinstance(host, str) else None
         except LinkError as exc:
             if "already" not in str(exc):  # another session (here or on another node) did
                 raise
@@ -69,11 +82,15 @@ async def _open(args: argparse.Namespace) -> int | None:
 
 
 async def play(args: argparse.Namespace) -> int:
-    refused = await _open(args)
-    if refused is not None:
-        return refused
+    say("STARTED")
+    opened = await _open(args)
+    if isinstance(opened, int):
+        return opened
+    say(f"LINKED {opened or '-'}")
     identity = load_profile(args.profile)
-    async with BotPeer(identity, args.table, broker=args.broker[0], name=args.name) as bot:
+    async with BotPeer(identity, args.table, broker=args.broker[0], name=args.name,
+                       pin=opened, think=THINK) as bot:
+        say("PEER")
         async for notice in bot.notices():
             if isinstance(notice, Applied):
                 say(f"APPLIED {notice.n}")
@@ -93,7 +110,9 @@ async def play(args: argparse.Namespace) -> int:
     return 1
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """The program (``python -m``), or a fork server's entry (`sshserver.zygote`: given
+    the arguments)."""
     parser = argparse.ArgumentParser(prog="stacks.bench.cluster.player")
     parser.add_argument("kind", choices=["join"])
     parser.add_argument("table")
@@ -103,7 +122,7 @@ def main() -> int:
     parser.add_argument("--seats", type=int, default=3)
     parser.add_argument("--resume", action="store_true",
                         help="only sit at a table a server holds already")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     return asyncio.run(play(args))
 
 

@@ -33,7 +33,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -72,7 +71,8 @@ class Outcome:
     """The longest silence of any table's seats' stream from the fault on."""
     player_pause_s: float = 0.0
     """The longest a player waited from the fault on, as its program told it (between two
-    of its lines: a batch applied, or a new ssh connection), reconnecting included."""
+    of its lines: a batch applied, or a new ssh connection), reconnecting included: every
+    gap that ends after the fault, the one it struck in counted from its start."""
     moved_words: int = 0
     """Players (and the eavesdropper's spectators) told the table moved, in words."""
     stored: int = 0
@@ -208,6 +208,9 @@ class Trial:
         self.screens: dict[str, str] = {}
         self.fault_at: float | None = None
         self._cut_until: float | None = None
+        self._wake = threading.Event()
+        """Set when a player's ssh ended: the waits look at once (it connects again at
+        once, as a player's reconnecting loop would, not at the next look)."""
 
     # -- setting up ---------------------------------------------------------------------------
 
@@ -230,10 +233,10 @@ class Trial:
 
     def serve(self, node: str) -> subprocess.Popen[bytes]:
         home = self.homes[node]
-        command = f"{sys.executable} -m stacks.bench.cluster.player"
+        # Forked from the server's fork server, as a real player's `stacks` is.
         return self.cluster.serve(node, self.database, "--ssh-port", str(SSH_PORT),
-                                  "--session-command", command, log=self.logs[node],
-                                  home=home)
+                                  "--session-entry", "stacks.bench.cluster.player:main",
+                                  log=self.logs[node], home=home)
 
     def _listening(self, node: str) -> bool:
         import socket
@@ -264,10 +267,16 @@ class Trial:
             out.write(f"{time.time():.3f} CONNECT {node}\r\n".encode())
             out.flush()
             env = {k: v for k, v in os.environ.items() if k != "SSH_AUTH_SOCK"}
-            seat.procs.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out,
-                                               stderr=subprocess.STDOUT, env=env,
-                                               start_new_session=True))
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out,
+                                    stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            seat.procs.append(proc)
         seat.nodes.append(node)
+        threading.Thread(target=self._watch, args=(proc,), daemon=True,
+                         name=f"ssh-{seat.name}").start()
+
+    def _watch(self, proc: subprocess.Popen[bytes]) -> None:
+        proc.wait()
+        self._wake.set()
 
     # -- waiting -------------------------------------------------------------------------------
 
@@ -276,7 +285,8 @@ class Trial:
         while not condition():
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{self.kind}: timed out waiting for {what}")
-            time.sleep(0.1)
+            self._wake.wait(0.1)  # the next look: in 0.1 s, or when a player's ssh ended
+            self._wake.clear()
 
     def log(self, node: str) -> str:
         path = self.logs[node]
@@ -410,7 +420,9 @@ class Trial:
                 out.problems.append(f"table {table} was never held by another node: "
                                     f"{held}")
         if since is not None:
-            out.player_pause_s = max(player_pause(seat.output(), since - 1.0)
+            # Every gap that ends after the fault, in full (the one it struck in too); not a
+            # gap that ended before it (a player's first join, a game's start).
+            out.player_pause_s = max(player_pause(seat.output(), since)
                                      for seat in self.seats)
         for seat in self.seats:
             places = set(re.findall(r" SEATED (\d+)", seat.output()))
