@@ -331,7 +331,17 @@ class Trial:
         self.fault_at = time.time()
         self._strike()
         self._until(self._finished, "every game to end and be verified")
-        self._until(lambda: self._stored() >= self.count, "every game to be stored", 60)
+        # The cut ends on time even when every game ended before it: a node cut off from
+        # the database stores its games once it is back.
+        self._until(lambda: self._cut_ended() and self._stored() >= self.count,
+                    "every game to be stored", 60)
+
+    def _cut_ended(self) -> bool:
+        """Undo the cut once it lasted `CUT_FOR` seconds; always true (a wait's step)."""
+        if self._cut_until is not None and time.monotonic() >= self._cut_until:
+            self.cluster.restore("n1")
+            self._cut_until = None
+        return True
 
     def _strike(self) -> None:
         cluster, kind = self.cluster, self.kind
