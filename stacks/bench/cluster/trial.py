@@ -123,13 +123,16 @@ class LeaseWatch:
     def lease_end(self, table: str, epoch: int) -> float | None:
         """When the lease of ``table`` at ``epoch`` ended: its last renewal's end, or
         when it was first seen handed over (a node draining, or without a broker, gives
-        its tables up before their leases run out)."""
-        entries = [entry for entry in self.seen.get(table, []) if entry[2] == epoch]
+        its tables up before their leases run out), and no later than a later epoch was
+        first seen (a hand-over taken within one read of the table is never seen)."""
+        history = self.seen.get(table, [])
+        entries = [entry for entry in history if entry[2] == epoch]
         if not entries:
             return None
-        end = entries[-1][3]
-        handed = [entry[0] for entry in entries if entry[4] == "handover"]
-        return min(end, handed[0]) if handed else end
+        ends = [entries[-1][3]]
+        ends += [entry[0] for entry in entries if entry[4] == "handover"][:1]
+        ends += [entry[0] for entry in history if entry[2] > epoch][:1]
+        return min(ends)
 
     def epochs(self, table: str) -> list[tuple[str, int]]:
         """(node, epoch) of each holder of ``table``, in order."""
