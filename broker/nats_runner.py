@@ -9,6 +9,7 @@ starts with ``nats-server -c``; here only their ports and store directory change
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -182,3 +183,103 @@ def _mqtt_accepts(port: int) -> bool:
         answer = sock.recv(4)
         return len(answer) == 4 and answer[0] == 0x20 and answer[3] == 0
     return False
+
+
+MQTT_SESSIONS = "$MQTT_sess"
+"""The JetStream stream where NATS's MQTT keeps its sessions (one record per client)."""
+SESSIONS_CONFIG: dict[str, object] = {
+    "name": MQTT_SESSIONS, "subjects": ["$MQTT.sess.>"], "retention": "limits",
+    "storage": "file", "max_msgs_per_subject": 1, "discard": "old",
+}
+"""The stream as NATS 2.9's MQTT makes it, but for its replicas (`replicate_mqtt_sessions`)."""
+
+
+class JetStreamError(RuntimeError):
+    """The JetStream API said no, or did not answer."""
+
+
+def jetstream_request(host: str, port: int, subject: str, body: dict[str, object],
+                      timeout: float = 5.0) -> dict[str, object]:
+    """One request to the JetStream API of the NATS server at ``host``:``port`` (its client
+    port) over the NATS protocol; its JSON answer."""
+    payload = json.dumps(body).encode()
+    inbox = f"_INBOX.stacks{os.getpid()}x{time.monotonic_ns()}"
+    try:
+        with socket.create_connection((host, port), timeout) as sock:
+            sock.settimeout(timeout)
+            lines = sock.makefile("rb")
+            if not lines.readline().startswith(b"INFO "):
+                raise JetStreamError(f"{host}:{port} is not a NATS server")
+            sock.sendall(b'CONNECT {"verbose":false,"pedantic":false,"protocol":1}\r\n'
+                         + f"SUB {inbox} 1\r\nPUB {subject} {inbox} {len(payload)}\r\n"
+                         .encode() + payload + b"\r\n")
+            while True:
+                line = lines.readline()
+                if not line:
+                    raise JetStreamError(f"{host}:{port} closed the connection")
+                if line.startswith(b"PING"):
+                    sock.sendall(b"PONG\r\n")
+                elif line.startswith(b"-ERR"):
+                    raise JetStreamError(line.decode(errors="replace").strip())
+                elif line.startswith(b"MSG "):
+                    data = lines.read(int(line.split()[-1]) + 2)[:-2]
+                    answer = json.loads(data or b"{}")
+                    if not isinstance(answer, dict):
+                        raise JetStreamError(f"not a JetStream answer: {data[:200]!r}")
+                    return answer
+    except (OSError, ValueError) as exc:
+        raise JetStreamError(f"{host}:{port}: {exc}") from None
+
+
+MESSAGE_STREAMS: dict[str, dict[str, object]] = {
+    "$MQTT_msgs": {"name": "$MQTT_msgs", "subjects": ["$MQTT.msgs.>"],
+                   "retention": "interest", "storage": "file"},
+    "$MQTT_rmsgs": {"name": "$MQTT_rmsgs", "subjects": ["$MQTT.rmsgs"],
+                    "retention": "limits", "storage": "file"},
+}
+"""NATS 2.9's MQTT streams of QoS 1 messages and of retained messages, as it makes them."""
+
+
+def place_mqtt_messages(host: str, port: int, tag: str, timeout: float = 60.0) -> None:
+    """Make NATS's MQTT message streams (one replica each, as ``stream_replicas: 1``) on
+    the node whose ``server_tags`` has ``tag``, on a cluster no MQTT client has reached
+    yet: where they live, QoS 1 and retained publishes of every node wait on that node
+    (4 s, then fail, while it is cut off)."""
+    for name, config in MESSAGE_STREAMS.items():
+        _make_stream(host, port, name, {**config, "num_replicas": 1,
+                                        "placement": {"tags": [tag]}}, timeout)
+
+
+def _make_stream(host: str, port: int, name: str, body: dict[str, object],
+                 timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        try:
+            answer = jetstream_request(host, port, f"$JS.API.STREAM.CREATE.{name}", body)
+        except JetStreamError as exc:
+            last = str(exc)
+        else:
+            error = answer.get("error")
+            if not error:
+                return True
+            if isinstance(error, dict) and error.get("err_code") == 10058:  # name in use
+                return False
+            last = str(error)
+        time.sleep(0.5)
+    raise JetStreamError(f"stream {name} was not made within {timeout:.0f} s: {last}")
+
+
+def replicate_mqtt_sessions(host: str, port: int, replicas: int = 3,
+                            timeout: float = 60.0) -> bool:
+    """Make NATS's MQTT session stream with ``replicas`` replicas, on a cluster no MQTT
+    client has reached yet (its MQTT then uses this stream as it finds it). ``True`` if
+    made, ``False`` if it was there already; asks again while JetStream has no leader.
+
+    Why: with ``stream_replicas: 1`` (the shipped configs: QoS 1 publishes wait for no
+    consensus) the session stream lives on one node, and while that node is cut off from
+    the others no node of the cluster takes a new MQTT session: a table taken over after
+    a cut can't be hosted, a player can't reconnect. Session records are written at a
+    connect, a subscription and a disconnect only, never per message."""
+    return _make_stream(host, port, MQTT_SESSIONS,
+                        {**SESSIONS_CONFIG, "num_replicas": replicas}, timeout)

@@ -59,10 +59,12 @@ class Hearing(Protocol):
         ...
 
 
-def reaches_community(hears: Iterable[str], reach: int, peers: Sequence[Peer]) -> bool:
+def reaches_community(hears: Iterable[str], reach: int, peers: Sequence[Peer], *,
+                      cut: bool = False) -> bool:
     """Whether this node's broker reaches the community, from what it hears over the
     broker (``hears``), how many of its broker URLs answer (``reach``), and the other
-    live nodes' heartbeats (``peers``: what each of them hears and reaches).
+    live nodes' heartbeats (``peers``: what each of them hears and reaches). ``cut``:
+    this node found itself cut off already (it says ``nobroker``).
 
     - no other node reaches its broker (``up``): yes (a node alone never gives up);
     - it hears at least one of them: yes;
@@ -72,6 +74,12 @@ def reaches_community(hears: Iterable[str], reach: int, peers: Sequence[Peer]) -
       cut off from the others): no only if one of them reaches more of the broker
       cluster's URLs than this node does (the larger part of the broker cluster is
       theirs); on a tie every node keeps its tables (nothing tells the sides apart).
+
+    A node found cut off comes back only by hearing one of them (or when none is
+    ``up``): not by how many broker URLs answer. Its link back answers TCP at once, while
+    its broker node takes seconds to join the cluster again; judged on the URLs, it would
+    say ``up`` hearing nobody, and the node that took its tables, hearing nobody either
+    and reaching fewer URLs for a moment, would give them back (a second move).
     """
     heard = set(hears)
     live = [peer for peer in peers if peer.state == "up"]
@@ -79,7 +87,7 @@ def reaches_community(hears: Iterable[str], reach: int, peers: Sequence[Peer]) -
         return True
     if heard & {peer.name for peer in live}:
         return True
-    if any(peer.hears for peer in live):
+    if cut or any(peer.hears for peer in live):
         return False
     return max(peer.reach for peer in live) <= reach
 

@@ -61,8 +61,16 @@ TAKE_AT_ONCE = 8
 RETRY_AFTER = 2.0
 """Seconds before a node tries again a table it could not take over (another may)."""
 BROKER_GRACE = 3.0
-"""Seconds a table's host may be without its broker before the node lets the table go to
-a node that has one (or, its broker list having moved on, takes it back on the new one)."""
+"""Seconds a table's host may be without its broker, when no broker of this node answers
+(or its broker list moved on), before the node lets the table go to a node that has one
+(or takes it back on the new broker)."""
+STRANDED_GRACE = 20.0
+"""Seconds a table's host may be without its broker while this node's broker answers and
+reaches the community before the node lets the table go. Such a host's trouble is the
+broker cluster's, which another node shares: a NATS cluster refuses every new MQTT
+session while the node keeping its session stream is cut off, and for seconds after it
+is back (JetStream elects a leader). Handed over sooner, the table would only move
+again, to the node just back from a cut, whose new session waits the same."""
 
 class ClusterNode:
     """This node's part in the community's shared database (see the module)."""
@@ -95,6 +103,8 @@ class ClusterNode:
         """Since when this node finds its broker does not reach the community (not yet
         believed): meanwhile it takes no table."""
         self._offline_since: dict[str, float] = {}
+        self.broker_grace = BROKER_GRACE
+        self.stranded_grace = STRANDED_GRACE
         self._backoff: dict[str, float] = {}
         """Tables this node failed to take over lately: not tried again before then."""
         self._started_on: dict[str, str | None] = {}
@@ -179,6 +189,8 @@ class ClusterNode:
         except ClusterDown as exc:
             self._say(f"node {self.name}: {exc}")
         self._say(f"node {self.name} joined the community's database")
+        if self._broker_check is not None:  # the broker in use, for `_moved`
+            self.broker_now = await self._broker_check()
         try:
             shared = await self._db(_share_all_profiles, self.store)
         except ClusterDown as exc:
@@ -298,7 +310,8 @@ class ClusterNode:
             return
         peers = await self._db(self.store.peers)
         now = time.monotonic()
-        if reaches_community(hearing.heard(), hearing.reach(), peers):
+        if reaches_community(hearing.heard(), hearing.reach(), peers,
+                             cut=not self.community_ok):
             self._cut_since = None
             if not self.community_ok:
                 self.community_ok = True
@@ -344,7 +357,9 @@ class ClusterNode:
                 self._offline_since.pop(name, None)
                 continue
             since = self._offline_since.setdefault(name, now)
-            if now - since >= BROKER_GRACE:
+            grace = self.broker_grace if not self.broker_ok or self._moved(name) \
+                else self.stranded_grace
+            if now - since >= grace:
                 stranded.append(name)
         for name in set(self._started_on) - set(self.keeper.tables):
             self._started_on.pop(name, None)
@@ -353,7 +368,7 @@ class ClusterNode:
             return
         others = await self.alive_others()
         for name in stranded:
-            moved = self.broker_ok and self.broker_now != self._started_on.get(name)
+            moved = self.broker_ok and self._moved(name)
             held = self.keeper.tables.get(name)
             if held is None or not (others or moved):
                 continue
@@ -364,6 +379,13 @@ class ClusterNode:
             if isinstance(journal, DbJournal):
                 with contextlib.suppress(ClusterDown):
                     await self._db(self.store.hand_over, journal.lease)
+
+    def _moved(self, table: str) -> bool:
+        """This node's broker list moved on since ``table``'s host started here (to the
+        next URL that answers)."""
+        started = self._started_on.get(table)
+        return started is not None and self.broker_now is not None \
+            and self.broker_now != started
 
     async def _take_free(self) -> None:
         if self._stopping or self.keeper._stopping or not (

@@ -62,5 +62,9 @@ def test_a_lease_ends_when_it_runs_out_or_when_it_is_handed_over() -> None:
                              (100.9, "n2", 2, 105.9, "held")]
     assert leases.lease_end("run", 1) == 106.0  # the last renewal's end
     assert leases.lease_end("handed", 1) == 100.5  # handed over before it ran out
+    # A hand-over taken within one read: its lease ended by the time the next epoch was
+    # seen, not when its last renewal would have run out.
+    leases.seen["quick"] = [(100.0, "n1", 1, 105.0, "held"), (100.2, "n2", 2, 105.2, "held")]
+    assert leases.lease_end("quick", 1) == 100.2
     assert leases.epochs("run") == [("n1", 1), ("n2", 2)]
     assert leases.lease_end("run", 3) is None

@@ -6,16 +6,18 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from typing import Any
 
 import aiomqtt
 import pytest
 
+from broker.nats_runner import jetstream_request
 from netplay.codec import Sequencer, encode
 from netplay.identity import Identity
 from stacks.bench.cluster.eavesdrop import Eavesdropper
 from stacks.bench.cluster.harness import Cluster
 from stacks.bench.cluster.netns import Net, ip, namespace_pids
-from stacks.bench.cluster.services import NATS_CLUSTER, PG_PORT
+from stacks.bench.cluster.services import NATS_CLIENT, NATS_CLUSTER, PG_PORT
 from tests.cluster.conftest import need_namespaces
 from tests.support import wait_until
 
@@ -45,6 +47,26 @@ async def _crosses(cluster: Cluster, source: str, target: str, topic: str) -> bo
 def test_the_broker_nodes_form_one_cluster(cluster: Cluster) -> None:
     assert asyncio.run(_crosses(cluster, "n1", "n3", "sstacks/v1/harness/hello"))
     assert asyncio.run(_crosses(cluster, "n3", "n2", "sstacks/v1/harness/again"))
+
+
+def test_mqtt_sessions_on_every_broker_node_messages_on_the_last(cluster: Cluster) -> None:
+    # A cut of n1 (or n2) must stop neither new MQTT sessions nor QoS 1 and retained
+    # publishes elsewhere: the session stream has a replica on each node, the message
+    # streams live on n3, which no trial's fault strikes.
+    def info(stream: str) -> dict[str, Any]:
+        answer = jetstream_request(cluster.address("n1"), NATS_CLIENT,
+                                   f"$JS.API.STREAM.INFO.{stream}", {})
+        assert "error" not in answer, answer
+        placed = answer["cluster"]
+        assert isinstance(placed, dict)
+        return placed
+
+    sessions = info("$MQTT_sess")
+    peers = {sessions["leader"]} | {r["name"] for r in sessions.get("replicas", [])}
+    assert peers == {"stacks-n1", "stacks-n2", "stacks-n3"}
+    for stream in ("$MQTT_msgs", "$MQTT_rmsgs"):
+        placed = info(stream)
+        assert placed["leader"] == "stacks-n3" and not placed.get("replicas"), placed
 
 
 def test_every_node_reaches_the_database_and_is_apart(cluster: Cluster) -> None:

@@ -4,6 +4,7 @@ node alone never gives up its tables; beacons over a real MQTT broker are heard.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,12 @@ async def test_what_a_node_concludes_from_what_it_hears() -> None:
     assert not reaches_community(set(), 1, [up("b", set(), 2)])
     assert reaches_community(set(), 2, [up("a", set(), 1)])
     assert reaches_community(set(), 2, [up("b", set(), 2)])
+    # A node found cut off comes back by hearing one of them (or with none up), not by
+    # reaching more URLs: its link answers TCP before its broker node meets the others.
+    assert not reaches_community(set(), 3, [up("b", set(), 2)], cut=True)
+    assert not reaches_community(set(), 3, [up("b", {"c"}, 2)], cut=True)
+    assert reaches_community({"b"}, 1, [up("b", set(), 2)], cut=True)
+    assert reaches_community(set(), 1, [Peer("b", "nobroker", frozenset(), 3)], cut=True)
 
 
 class Ear:
@@ -61,14 +68,29 @@ class Ear:
 
 
 def _node(name: str, url: str, broker: AsyncMemoryBroker, tmp: Path, ear: Ear,
-          cut: list[str]) -> ClusterNode:
+          cut: list[str], answers: Callable[[], Awaitable[str | None]] | None = None,
+          ) -> ClusterNode:
     async def where() -> AsyncMemoryBroker:
         return broker
 
     keeper = TableKeeper(where, settings=KeeperSettings(verify_wait=0.5, linger=0.5),
                          record_path=lambda table, game: tmp / f"{name}-{table}.json")
     store = ClusterStore(url, name, lease=2.0, fence_margin=0.8)
-    return ClusterNode(store, keeper, hearing=ear, cut_off=lambda: cut.append(name))
+    return ClusterNode(store, keeper, hearing=ear, cut_off=lambda: cut.append(name),
+                       broker=answers)
+
+
+def _beats(node: ClusterNode) -> list[str]:
+    """The states of ``node``'s heartbeats from now on."""
+    beats: list[str] = []
+    heartbeat = node.store.heartbeat
+
+    def counted(*args: object) -> None:
+        beats.append(str(args[0]) if args else "up")
+        heartbeat(*args)  # type: ignore[arg-type]
+
+    node.store.heartbeat = counted  # type: ignore[method-assign,assignment]
+    return beats
 
 
 async def _open(node: ClusterNode, table: str) -> None:
@@ -157,6 +179,98 @@ async def test_a_node_alone_keeps_its_tables_hearing_nobody(tmp_path: Path) -> N
     finally:
         await node.keeper.stop()
         await node.stop()
+        observer.close()
+
+
+async def test_a_node_back_from_a_cut_takes_nothing_back(tmp_path: Path) -> None:
+    # Two nodes split: a reaches fewer of the broker cluster's URLs and gives its table
+    # up; b takes it. The link back answers TCP (a reaches every URL, b counts one fewer
+    # for a moment) before a's broker node meets b's: hearing nobody, a stays cut off,
+    # and b, the only node up, keeps the table (were a up, b would find a reaching more
+    # and give the table back). Once a hears b it is up again; the table stays.
+    url = f"sqlite:///{tmp_path / 'community.sqlite'}"
+    await (await Store.open(url)).close()
+    broker = AsyncMemoryBroker()
+    ears = {"a": Ear(reach=3), "b": Ear(reach=3)}
+    ears["a"].hears, ears["b"].hears = {"b"}, {"a"}
+    cut: list[str] = []
+    nodes = {name: _node(name, url, broker, tmp_path, ears[name], cut) for name in "ab"}
+    observer = ClusterStore(url, "observer")
+    try:
+        for node in nodes.values():
+            await node.start()
+        await _open(nodes["a"], "friday")
+        ears["a"].hears, ears["b"].hears = set(), set()
+        ears["a"].reach_now = 1
+        await wait_until_async(
+            lambda: any(r.table == "friday" and r.node == "b" for r in observer.listed()),
+            "node b to take table friday over", TIMEOUT)
+        assert cut == ["a"] and nodes["b"].community_ok
+        ears["a"].reach_now, ears["b"].reach_now = 3, 2
+        beats = _beats(nodes["b"])
+        # Longer than b needs to give a table up (CUT_AFTER) were a up.
+        await wait_until_async(lambda: len(beats) >= 8, "several heartbeats of b", TIMEOUT)
+        friday = next(r for r in observer.listed() if r.table == "friday")
+        assert (friday.node, friday.epoch) == ("b", 2), "the table stays with b"
+        assert cut == ["a"] and not nodes["a"].community_ok and nodes["b"].community_ok
+        ears["a"].hears, ears["b"].hears = {"b"}, {"a"}
+        await wait_until_async(lambda: nodes["a"].community_ok, "node a to come back",
+                               TIMEOUT)
+        ups = _beats(nodes["a"])
+        await wait_until_async(lambda: ups.count("up") >= 4, "a up for a while", TIMEOUT)
+        friday = next(r for r in observer.listed() if r.table == "friday")
+        assert (friday.node, friday.epoch) == ("b", 2), "the table moved once"
+    finally:
+        for node in nodes.values():
+            await node.keeper.stop()
+            await node.stop()
+        observer.close()
+
+
+async def test_a_host_without_its_session_waits_while_the_broker_answers(
+    tmp_path: Path,
+) -> None:
+    # A table's host can't open its session on the broker (a NATS cluster refuses new
+    # sessions while the node keeping them is cut off) while the node's broker answers
+    # and meets the community: the table stays (another node's host would wait the
+    # same), until the longer grace. When no broker of the node answers, it goes.
+    url = f"sqlite:///{tmp_path / 'community.sqlite'}"
+    await (await Store.open(url)).close()
+    broker = AsyncMemoryBroker()
+    ears = {"a": Ear(), "b": Ear()}
+    ears["a"].hears, ears["b"].hears = {"b"}, {"a"}
+    answering: list[str | None] = ["mqtt://a"]
+
+    async def answers() -> str | None:
+        return answering[0]
+
+    cut: list[str] = []
+    nodes = {"a": _node("a", url, broker, tmp_path, ears["a"], cut, answers),
+             "b": _node("b", url, broker, tmp_path, ears["b"], cut)}
+    nodes["a"].broker_grace = 0.2
+    nodes["a"].stranded_grace = 3600.0
+    observer = ClusterStore(url, "observer")
+    try:
+        for node in nodes.values():
+            await node.start()
+        await _open(nodes["a"], "friday")
+        host = nodes["a"].keeper.tables["friday"].host
+        host.transport.connected.clear()  # type: ignore[attr-defined]
+        beats = _beats(nodes["a"])
+        await wait_until_async(lambda: len(beats) >= 5, "several heartbeats of a", TIMEOUT)
+        friday = next(r for r in observer.listed() if r.table == "friday")
+        assert (friday.node, friday.epoch) == ("a", 1)
+        assert host.fenced is None and not cut and nodes["a"].broker_ok
+        answering[0] = None  # no broker of a answers now
+        await wait_until_async(
+            lambda: any(r.table == "friday" and r.node == "b" and r.epoch == 2
+                        for r in observer.listed()),
+            "node b to take table friday over", TIMEOUT)
+        assert host.fenced is not None
+    finally:
+        for node in nodes.values():
+            await node.keeper.stop()
+            await node.stop()
         observer.close()
 
 

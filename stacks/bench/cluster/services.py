@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from broker.nats_runner import find_nats
+from broker.nats_runner import find_nats, place_mqtt_messages, replicate_mqtt_sessions
 from stacks.bench.cluster.netns import Net
 
 PG_PORT = 5432
@@ -120,6 +120,7 @@ def nats_config(name: str, address: str, peers: Sequence[str], store: Path) -> s
     ``peers`` (the other nodes' addresses), MQTT as the shipped configs set it."""
     routes = "\n".join(f"    nats-route://{peer}:{NATS_CLUSTER}" for peer in peers)
     return f"""server_name: {name}
+server_tags: ["{name}"]
 listen: {address}:{NATS_CLIENT}
 jetstream {{
   store_dir: {store}
@@ -188,8 +189,18 @@ class NatsCluster:
         self.procs[host] = self.net.popen(host, [exe, "-c", str(conf)], log=self.log(host))
 
     def start(self, timeout: float = 60.0) -> None:
+        """Start every node; before any MQTT client, make MQTT's session stream with a
+        replica on each (`broker.nats_runner.replicate_mqtt_sessions`, as
+        ``docs/deploy.md`` says): else the node it lands on, cut off, would stop every
+        new session of the cluster."""
         for host in self.hosts:
             self.start_node(host)
+        if len(self.hosts) > 1:
+            first = self.address(self.hosts[0])
+            replicate_mqtt_sessions(first, NATS_CLIENT, replicas=min(3, len(self.hosts)),
+                                    timeout=timeout)
+            place_mqtt_messages(first, NATS_CLIENT, f"stacks-{self.hosts[-1]}",
+                                timeout=timeout)
         self.wait_ready(timeout)
 
     def wait_ready(self, timeout: float = 60.0, hosts: Sequence[str] | None = None) -> None:

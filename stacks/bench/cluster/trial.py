@@ -123,13 +123,16 @@ class LeaseWatch:
     def lease_end(self, table: str, epoch: int) -> float | None:
         """When the lease of ``table`` at ``epoch`` ended: its last renewal's end, or
         when it was first seen handed over (a node draining, or without a broker, gives
-        its tables up before their leases run out)."""
-        entries = [entry for entry in self.seen.get(table, []) if entry[2] == epoch]
+        its tables up before their leases run out), and no later than a later epoch was
+        first seen (a hand-over taken within one read of the table is never seen)."""
+        history = self.seen.get(table, [])
+        entries = [entry for entry in history if entry[2] == epoch]
         if not entries:
             return None
-        end = entries[-1][3]
-        handed = [entry[0] for entry in entries if entry[4] == "handover"]
-        return min(end, handed[0]) if handed else end
+        ends = [entries[-1][3]]
+        ends += [entry[0] for entry in entries if entry[4] == "handover"][:1]
+        ends += [entry[0] for entry in history if entry[2] > epoch][:1]
+        return min(ends)
 
     def epochs(self, table: str) -> list[tuple[str, int]]:
         """(node, epoch) of each holder of ``table``, in order."""
@@ -341,7 +344,17 @@ class Trial:
         self.fault_at = time.time()
         self._strike()
         self._until(self._finished, "every game to end and be verified")
-        self._until(lambda: self._stored() >= self.count, "every game to be stored", 60)
+        # The cut ends on time even when every game ended before it: a node cut off from
+        # the database stores its games once it is back.
+        self._until(lambda: self._cut_ended() and self._stored() >= self.count,
+                    "every game to be stored", 60)
+
+    def _cut_ended(self) -> bool:
+        """Undo the cut once it lasted `CUT_FOR` seconds; always true (a wait's step)."""
+        if self._cut_until is not None and time.monotonic() >= self._cut_until:
+            self.cluster.restore("n1")
+            self._cut_until = None
+        return True
 
     def _strike(self) -> None:
         cluster, kind = self.cluster, self.kind
