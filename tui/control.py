@@ -93,8 +93,8 @@ class Control:
             return  # a kiosk watches, never sits, hosts or joins
 
         await self.stop()
-        if launch.role == "join" and not launch.held and self.app.link is not None:
-            launch = await self._ours(launch)
+        if launch.role in ("join", "watch") and not launch.held and self.app.link is not None:
+            launch = await self._ours(launch, skip_host)
         self.launch = launch
         model = TableModel(table=launch.table, spectator=launch.role == "watch",
                            players=launch.players if launch.hosting else 0,
@@ -137,9 +137,12 @@ class Control:
         await self.start(seat, skip_host=skip)
         return None
 
-    async def _ours(self, launch: Launch) -> Launch:
-        """``launch`` as the creator's if the ssh server holds its table for this key (a
-        creator coming back with `join TABLE` gets its table's controls back)."""
+    async def _ours(self, launch: Launch, skip_host: bytes | None = None) -> Launch:
+        """``launch`` following the key the ssh server says hosts its table (at once: no
+        wait for a rogue's announcement), and as the creator's if the server holds the
+        table for this key (a creator coming back with `join TABLE` gets its table's
+        controls back). A spectator only follows the key."""
+        from netplay.hosts import matches
         from tui.serve_link import LinkError
 
         assert self.app.link is not None
@@ -148,9 +151,9 @@ class Control:
         except LinkError:
             return launch
         host = info.get("host")
-        if isinstance(host, str):  # the key that hosts it: followed at once
+        if isinstance(host, str) and not (skip_host is not None and matches(skip_host, host)):
             launch = replace(launch, host_pin=host)
-        if info.get("creator") is not True:
+        if launch.role != "join" or info.get("creator") is not True:
             return launch
         settings = info.get("settings")
         return as_held(launch, settings if isinstance(settings, dict) else {})
