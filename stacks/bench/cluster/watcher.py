@@ -4,10 +4,11 @@ An OpenSSH client in a tmux window of its own (``ssh -tt … watch TABLE``): its
 runs what a real ``stacks serve`` session runs for ``watch`` (the Textual interface,
 `stacks.bench.cluster.player` hands ``watch`` over to it). A thread reads the window's
 screen every `LOOK_EVERY` seconds and keeps each screen that changed, with the time (a
-toast lasts 10 s; the words a session prints as it ends stay on the screen until ssh
-exits and the window a second more: `LINGER`); the window's output goes to a log too
-(``pipe-pane``). When its ssh connection ends before the game is over on its screen, it
-connects again at once, to ``again`` (the node that did not fail), as a person would.
+toast lasts 10 s); the window stays when ssh exits (``remain-on-exit``), so what a
+session said last as it ended is read too; its output goes to a log (``pipe-pane``).
+When its ssh connection ends before the game is over on its screen, it connects again
+at once in the same window, to ``again`` (the node that did not fail), as a person
+would.
 
 `Watcher.problems` reads the screens against the fault: the table drawn (its name and a
 turn) before the fault; after it, the words of the move (or, for a drained node's
@@ -27,8 +28,6 @@ from pathlib import Path
 
 LOOK_EVERY = 0.2
 """Seconds between two reads of the spectator's screen."""
-LINGER = 1.5
-"""Seconds the window stays after its ssh ended: what the session said last is read."""
 GAME_OVER = "Game over"
 """The game-over screen's headline (`tui.screens.gameover`)."""
 NEW_KEY = "choose your name"
@@ -89,17 +88,25 @@ class Watcher:
     def _connect(self, node: str) -> None:
         with self.log.open("ab") as out:
             out.write(f"{time.time():.3f} CONNECT {node}\r\n".encode())
-        self.tmux(self.socket, "kill-session", "-t", self.name)
-        self.tmux(self.socket, "new-session", "-d", "-s", self.name, "-x", "120", "-y", "34",
-                  shlex.join(self.argv(node)) + f"; sleep {LINGER}")
+        command = shlex.join(self.argv(node))
+        if not self.nodes:
+            self.tmux(self.socket, "new-session", "-d", "-s", self.name, "-x", "120",
+                      "-y", "34", command)
+            self.tmux(self.socket, "set-option", "-t", self.name, "remain-on-exit", "on")
+        else:
+            self.tmux(self.socket, "pipe-pane", "-t", self.name)  # closed: opened again
+            self.tmux(self.socket, "respawn-pane", "-k", "-t", self.name, command)
         self.tmux(self.socket, "pipe-pane", "-t", self.name,
                   f"cat >> {shlex.quote(str(self.log))}")
         self.nodes.append(node)
         self.connects.append(time.time())
 
     def _alive(self) -> bool:
-        done = self.tmux(self.socket, "has-session", "-t", self.name)
-        return getattr(done, "returncode", 1) == 0
+        """Whether its ssh still runs (the window stays after it: ``pane_dead``)."""
+        done = self.tmux(self.socket, "display-message", "-p", "-t", self.name,
+                         "#{pane_dead}")
+        return getattr(done, "returncode", 1) == 0 and \
+            str(getattr(done, "stdout", "")).strip() == "0"
 
     def _look(self) -> None:
         done = self.tmux(self.socket, "capture-pane", "-p", "-t", self.name)
@@ -119,6 +126,7 @@ class Watcher:
             self._look()
             if self._stop.is_set() or self._alive():
                 continue
+            self._look()  # what it showed as its ssh ended
             if self.over() or len(self.nodes) >= MAX_CONNECTIONS:
                 continue
             self._connect(self.again)  # the ssh connection ended early: again, at once
