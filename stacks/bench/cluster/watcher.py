@@ -18,8 +18,10 @@ growing past the fault's; the game-over screen.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -55,8 +57,8 @@ class Watcher:
     socket: Path
     log: Path
     argv: Callable[[str], list[str]]
-    tmux: Callable[..., object]
-    """`trial.tmux` (the tmux server's own command runner)."""
+    tmux: Callable[..., subprocess.CompletedProcess[str] | None]
+    """`trial.tmux` (a command of the tmux server at ``socket``: its result)."""
     again: str = "n2"
     screens: list[Screen] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
@@ -79,7 +81,8 @@ class Watcher:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(10)
-        self._look()
+        with contextlib.suppress(subprocess.SubprocessError):
+            self._look()
         with self.log.with_suffix(".screens").open("w") as out:
             for screen in self.screens:
                 out.write(f"== {screen.at:.3f} connection {screen.connection}\n"
@@ -101,35 +104,41 @@ class Watcher:
         self.nodes.append(node)
         self.connects.append(time.time())
 
-    def _alive(self) -> bool:
-        """Whether its ssh still runs (the window stays after it: ``pane_dead``)."""
+    def _ended(self) -> bool:
+        """Whether its ssh ended (the window stays after it: ``pane_dead``); not when
+        tmux did not answer."""
         done = self.tmux(self.socket, "display-message", "-p", "-t", self.name,
                          "#{pane_dead}")
-        return getattr(done, "returncode", 1) == 0 and \
-            str(getattr(done, "stdout", "")).strip() == "0"
+        return done is not None and done.returncode == 0 and done.stdout.strip() == "1"
 
     def _look(self) -> None:
         done = self.tmux(self.socket, "capture-pane", "-p", "-t", self.name)
-        text = str(getattr(done, "stdout", "") or "")
-        if getattr(done, "returncode", 1) == 0 and text.strip() and \
-                (not self.screens or self.screens[-1].text != text):
+        if done is None or done.returncode != 0:
+            return
+        text = done.stdout
+        if text.strip() and (not self.screens or self.screens[-1].text != text):
             self.screens.append(Screen(time.time(), text, len(self.nodes) - 1))
         connection = len(self.nodes) - 1
-        if getattr(done, "returncode", 1) == 0 and NEW_KEY in text and \
-                time.time() - self.named.get(connection, 0.0) > 2.0:
+        if NEW_KEY in text and time.time() - self.named.get(connection, 0.0) > 2.0:
             # Once the question shows, and again if it is still asked 2 s later.
             self.named[connection] = time.time()
             self.tmux(self.socket, "send-keys", "-t", self.name, "Enter")
 
     def _run(self) -> None:
         while not self._stop.wait(LOOK_EVERY):
-            self._look()
-            if self._stop.is_set() or self._alive():
+            try:
+                self._step()
+            except subprocess.SubprocessError:  # tmux slow to answer: the next look
                 continue
-            self._look()  # what it showed as its ssh ended
-            if self.over() or len(self.nodes) >= MAX_CONNECTIONS:
-                continue
-            self._connect(self.again)  # the ssh connection ended early: again, at once
+
+    def _step(self) -> None:
+        self._look()
+        if self._stop.is_set() or not self._ended():
+            return
+        self._look()  # what it showed as its ssh ended
+        if self.over() or len(self.nodes) >= MAX_CONNECTIONS:
+            return
+        self._connect(self.again)  # the ssh connection ended early: again, at once
 
     # -- what its screen showed --------------------------------------------------------------
 
