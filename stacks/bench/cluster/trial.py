@@ -16,7 +16,10 @@ players, and the trial reads:
   longest silence of the seats' stream);
 - the leases (`LeaseWatch`: when each table's lease ran out);
 - what the players said (``MOVED`` with the words a player reads; each the same seat
-  before and after).
+  before and after);
+- what a spectator of the first table saw in the real interface (`watcher.Watcher`:
+  OpenSSH in tmux, ``watch``, on ``n1`` for a drain, else on ``n2``): the table before
+  the fault, the words of the move (or of connecting again), the game going on, its end.
 
 `Trial.run` gives a `Outcome`: the figures and, in ``problems``, everything that went
 wrong, in words (empty: the trial passed).
