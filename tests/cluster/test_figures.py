@@ -109,3 +109,11 @@ def test_the_spectators_screen_is_read_against_the_fault(tmp_path: Path) -> None
                                                          reconnect=DRAIN_WORDS)
     assert any("never connected again" in problem for problem in gone)
     assert any("game over" in problem for problem in gone)
+    # Back after the game ended (the interface starting on a loaded machine): its
+    # game-over screen is the table again, its turns past the fault's.
+    ended = [*drain[:2], (8.0, "║ Game over — p0a wins  after 12 turns ║", 1)]
+    assert _watcher(tmp_path, ended, ["n1", "n2"]).problems(
+        5.0, moved=None, reconnect=DRAIN_WORDS) == []
+    still = [*drain[:2], (8.0, "║ Game over — p0a wins  after 3 turns ║", 1)]
+    assert [problem for problem in _watcher(tmp_path, still, ["n1", "n2"]).problems(
+        5.0, moved=None, reconnect=DRAIN_WORDS) if "did not go on" in problem]

@@ -142,9 +142,13 @@ class Watcher:
 
     # -- what its screen showed --------------------------------------------------------------
 
-    def _turns(self, screens: Sequence[Screen]) -> list[int]:
-        status = re.compile(re.escape(self.table) + r" · turn (\d+)")
-        return [int(found) for screen in screens for found in status.findall(screen.text)]
+    def _turns(self, screens: Sequence[Screen], *, over: bool = False) -> list[int]:
+        """The turns its screens showed on the table's status line (``TABLE · turn N``)
+        and, with ``over``, on its game-over screen (``Game over — … after N turns``)."""
+        status = re.compile(re.escape(self.table) + r" · turn (\d+)|"
+                            + GAME_OVER + r"[^\n]*after (\d+) turns")
+        return [int(a or b) for screen in screens for a, b in status.findall(screen.text)
+                if a or over]
 
     def drawn(self, before: float | None = None) -> bool:
         """Whether the table (its name and a turn number) was drawn (before ``before``)."""
@@ -177,12 +181,14 @@ class Watcher:
                 found.append(f"{who}: its screen never showed {reconnect!r}")
             if len(self.nodes) < 2:
                 found.append(f"{who}: it never connected again")
-            elif not self._turns([s for s in after if s.connection >= 1]):
+            elif not self._turns([s for s in after if s.connection >= 1], over=True):
+                # Its game over counts: on a loaded machine the game may end in the 2-3 s
+                # a new session's interface takes to start.
                 found.append(f"{who}: the table was not drawn again after it connected "
                              f"again; its last screen:\n{_last(after)}")
         elif len(self.nodes) > 1:
             found.append(f"{who}: its ssh connection ended {len(self.nodes) - 1} time(s)")
-        later = self._turns(after)
+        later = self._turns(after, over=True)
         if turns and not any(turn > max(turns) for turn in later):
             found.append(f"{who}: the game did not go on on its screen after the fault "
                          f"(turn {max(turns)} before it, {max(later, default=None)} after)")
