@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
 from stacks.bench.cluster.command import _figures, _kinds
 from stacks.bench.cluster.eavesdrop import TableSeen, digest
-from stacks.bench.cluster.trial import LeaseWatch, Outcome, player_pause
+from stacks.bench.cluster.trial import DRAIN_WORDS, MOVED_WORDS, LeaseWatch, Outcome, player_pause
+from stacks.bench.cluster.watcher import Screen, Watcher
 
 
 def test_a_players_longest_wait_counts_from_the_fault_and_through_a_reconnect() -> None:
@@ -68,3 +70,54 @@ def test_a_lease_ends_when_it_runs_out_or_when_it_is_handed_over() -> None:
     assert leases.lease_end("quick", 1) == 100.2
     assert leases.epochs("run") == [("n1", 1), ("n2", 2)]
     assert leases.lease_end("run", 3) is None
+
+
+def test_the_seats_longest_silence_stops_at_the_game_over() -> None:
+    # Batches 1 and 2 (the game over at 2.5), then the host's beats while players verify.
+    seen = TableSeen(seats_stream=[1.0, 2.0, 2.5, 4.5, 6.5], first_seen={1: 1.0, 2: 2.5})
+    assert seen.last_batch_at() == 2.5
+    assert seen.longest_silence(since=0, until=2.5) == 1.0
+    assert seen.longest_silence() == 2.0
+    assert TableSeen().last_batch_at() is None
+
+
+def _watcher(tmp_path: Path, screens: list[tuple[float, str, int]],
+             nodes: list[str]) -> Watcher:
+    watcher = Watcher("w0", "q0t0", tmp_path / "sock", tmp_path / "w0.log",
+                      lambda node: ["ssh", node], lambda *args: None)
+    watcher.screens = [Screen(at, text, connection) for at, text, connection in screens]
+    watcher.nodes = nodes
+    return watcher
+
+
+def test_the_spectators_screen_is_read_against_the_fault(tmp_path: Path) -> None:
+    status = "q0t0 · turn {} · Bo's turn · play goes"
+    moved = "▌ The server moved the table to another of its machines:    ▔▎"
+    kill = [(1.0, status.format(3), 0), (6.0, status.format(4) + "\n" + moved, 0),
+            (7.0, "║ Game over — p0a wins  after 20 turns ║", 0)]
+    assert _watcher(tmp_path, kill, ["n2"]).problems(5.0, moved=MOVED_WORDS,
+                                                     reconnect=None) == []
+    # The fault struck before the table was drawn; nor did the move's words show.
+    late = _watcher(tmp_path, kill, ["n2"]).problems(0.5, moved=MOVED_WORDS, reconnect=None)
+    assert any("not drawn" in problem for problem in late)
+    assert not any("never showed 'The server" in problem for problem in late)
+    stuck = _watcher(tmp_path, [kill[0], (6.0, status.format(3), 0)], ["n2", "n2"])
+    found = stuck.problems(5.0, moved=MOVED_WORDS, reconnect=None)
+    assert len(found) == 4  # no move's words, a lost connection, no new turn, no game over
+    drain = [(1.0, status.format(3), 0),
+             (5.5, "This server is restarting: connect again (the same ssh command)", 0),
+             (8.0, status.format(9), 1), (9.0, "Game over", 1)]
+    assert _watcher(tmp_path, drain, ["n1", "n2"]).problems(
+        5.0, moved=None, reconnect=DRAIN_WORDS) == []
+    gone = _watcher(tmp_path, drain[:2], ["n1"]).problems(5.0, moved=None,
+                                                         reconnect=DRAIN_WORDS)
+    assert any("never connected again" in problem for problem in gone)
+    assert any("game over" in problem for problem in gone)
+    # Back after the game ended (the interface starting on a loaded machine): its
+    # game-over screen is the table again, its turns past the fault's.
+    ended = [*drain[:2], (8.0, "║ Game over — p0a wins  after 12 turns ║", 1)]
+    assert _watcher(tmp_path, ended, ["n1", "n2"]).problems(
+        5.0, moved=None, reconnect=DRAIN_WORDS) == []
+    still = [*drain[:2], (8.0, "║ Game over — p0a wins  after 3 turns ║", 1)]
+    assert [problem for problem in _watcher(tmp_path, still, ["n1", "n2"]).problems(
+        5.0, moved=None, reconnect=DRAIN_WORDS) if "did not go on" in problem]

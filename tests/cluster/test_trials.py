@@ -8,7 +8,10 @@ every game ends and is verified by its players, every record the nodes wrote ver
 each game is stored once and each seat's rating counts it once, an eavesdropper on every
 broker node found no batch number published with two contents, and, when the tables
 moved, the players were told in words (a drain's players, and those of a node cut off from
-the broker, are told to connect again).
+the broker, are told to connect again). A spectator in the real interface (OpenSSH in
+tmux, ``watch``) must show the table before the fault, the words of the move (or, on the
+drained node, of connecting again, then the table again), the game going on, and its end
+(`stacks.bench.cluster.watcher`).
 
 The default suite runs the kill -9 and the drain at two tables; ``-m slow`` every kind,
 and the kill -9 for ``STACKS_CLUSTER_ROUNDS`` rounds (default 10).

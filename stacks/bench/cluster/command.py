@@ -6,9 +6,10 @@ a database host with PostgreSQL and three node hosts with a NATS cluster, then r
 --node`` hold tables mid-game and the fault strikes one of them. Per kind it reports the
 takeover time (from a table's lease's end to the first announcement of its new epoch the
 eavesdropper hears), p50 and p99 over every table moved; the players' longest pause
-(the longest silence of a table's seats' stream from the fault on, and the longest a
-player's program waited, reconnecting included), p50 and worst over the rounds; and the
-rounds that went wrong, with the words.
+(the longest silence of a table's seats' stream from the fault on until its game
+over, and the longest a player's program waited, reconnecting included), p50 and worst
+over the rounds; and the rounds that went wrong, with the words (a spectator's screen
+in the real interface included: `stacks.bench.cluster.watcher`).
 
 Nothing here is imported by the ``stacks`` parser but `add_bench_cluster_arguments`.
 """

@@ -129,11 +129,16 @@ class TableSeen:
 
     def longest_silence(self, since: float = 0.0, until: float | None = None) -> float:
         """The longest gap between two frames on the seats' stream that ends after
-        ``since`` (and starts before ``until``): what a seated player waited."""
+        ``since`` (and by ``until``): what a seated player waited."""
         times = self.seats_stream
         gaps = [b - a for a, b in itertools.pairwise(times)
-                if b >= since and (until is None or a <= until)]
+                if b >= since and (until is None or b <= until)]
         return max(gaps, default=0.0)
+
+    def last_batch_at(self) -> float | None:
+        """When the last batch heard was first heard: a game's last is its game over (the
+        host publishes no batch after it, only its beats while the players verify)."""
+        return self.first_seen[max(self.first_seen)] if self.first_seen else None
 
 
 class Eavesdropper:

@@ -15,6 +15,9 @@ or ``-``), ``PEER`` (connected to the broker), ``SEATED n``, ``APPLIED n`` (a ba
 ``MOVED <words>`` (the table went to another server: the words a player reads),
 ``OFFLINE <reason>``, ``BACK``, ``OVER``, ``VERIFIED True|False``; it exits 0 once its
 fair-deal check is done, 3 if the table is gone (``GONE``), 1 if refused.
+
+``watch TABLE`` (a spectator: ``ssh -tt … watch TABLE``) is not this program's: it runs
+what a real session runs (`watch`), the terminal interface a person watching sees.
 """
 
 from __future__ import annotations
@@ -110,9 +113,22 @@ async def play(args: argparse.Namespace) -> int:
     return 1
 
 
+def watch(argv: list[str]) -> int:
+    """``watch TABLE``: what a real ``stacks serve`` session runs for it, the entry its
+    fork server forks (`sshserver.settings.DEFAULT_ENTRY`: ``stacks``, the terminal
+    interface), with the session's arguments as they are."""
+    from sshserver.settings import DEFAULT_ENTRY
+    from sshserver.zygote import load_entry
+
+    return int(load_entry(DEFAULT_ENTRY)(argv) or 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The program (``python -m``), or a fork server's entry (`sshserver.zygote`: given
     the arguments)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["watch"]:
+        return watch(words)
     parser = argparse.ArgumentParser(prog="stacks.bench.cluster.player")
     parser.add_argument("kind", choices=["join"])
     parser.add_argument("table")
@@ -122,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seats", type=int, default=3)
     parser.add_argument("--resume", action="store_true",
                         help="only sit at a table a server holds already")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(words)
     return asyncio.run(play(args))
 
 

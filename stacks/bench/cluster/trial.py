@@ -16,7 +16,10 @@ players, and the trial reads:
   longest silence of the seats' stream);
 - the leases (`LeaseWatch`: when each table's lease ran out);
 - what the players said (``MOVED`` with the words a player reads; each the same seat
-  before and after).
+  before and after);
+- what a spectator of the first table saw in the real interface (`watcher.Watcher`:
+  OpenSSH in tmux, ``watch``, on ``n1`` for a drain, else on ``n2``): the table before
+  the fault, the words of the move (or of connecting again), the game going on, its end.
 
 `Trial.run` gives a `Outcome`: the figures and, in ``problems``, everything that went
 wrong, in words (empty: the trial passed).
@@ -43,6 +46,7 @@ from typing import Any
 from stacks.bench.cluster import KINDS
 from stacks.bench.cluster.eavesdrop import Eavesdropper
 from stacks.bench.cluster.harness import Cluster
+from stacks.bench.cluster.watcher import Watcher
 
 MOVES = frozenset({"kill", "cut-db", "cut-broker", "cut-both", "drain"})
 """The faults after which ``n1``'s tables must be hosted by another node."""
@@ -59,6 +63,9 @@ BROKER_WORDS = "lost its connection to the game's broker: connect again"
 """What an ssh player of a draining node reads."""
 MID_GAME = 3
 """Batches every table has published before the fault: mid-game (the deal is batch 1)."""
+SAME_BATCH_S = 0.5
+"""How long after a batch's ``events`` frame its frame on the seats' stream may be heard
+(the host publishes both at once)."""
 
 
 @dataclass
@@ -68,7 +75,9 @@ class Outcome:
     takeover_s: list[float] = field(default_factory=list)
     """Per table that moved: from its lease's end to its new epoch's first announcement."""
     pause_s: float = 0.0
-    """The longest silence of any table's seats' stream from the fault on."""
+    """The longest silence of any table's seats' stream from the fault on, until the
+    table's last batch (its game over): a pause mid-game, not the host's beats (every
+    2 s) while the players verify the ended game."""
     player_pause_s: float = 0.0
     """The longest a player waited from the fault on, as its program told it (between two
     of its lines: a batch applied, or a new ssh connection), reconnecting included: every
@@ -234,6 +243,13 @@ class Trial:
             seat.tmux = self.folder / "tmux.sock"
         return authorized
 
+    def _watcher_key(self) -> str:
+        """The spectator's key (its own account), for ``authorized_keys``."""
+        key = self.folder / "keys" / "w0"
+        subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", "w0",
+                        "-f", str(key)], check=True, timeout=60)
+        return (self.folder / "keys" / "w0.pub").read_text()
+
     def serve(self, node: str) -> subprocess.Popen[bytes]:
         home = self.homes[node]
         # Forked from the server's fork server, as a real player's `stacks` is.
@@ -249,13 +265,17 @@ class Trial:
             return True
         return False
 
-    def connect(self, seat: Seat, node: str) -> None:
-        argv = [SSH, "-F", "/dev/null", "-p", str(SSH_PORT), "-i", str(seat.key),
+    def ssh_argv(self, key: Path, user: str, node: str, *command: str) -> list[str]:
+        """OpenSSH to ``node``'s server as ``user`` with ``key``, a terminal asked for."""
+        return [SSH, "-F", "/dev/null", "-p", str(SSH_PORT), "-i", str(key),
                 "-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none", "-o", "BatchMode=yes",
                 "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
                 "-o", "LogLevel=ERROR", "-o", "ConnectTimeout=20",
                 "-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3",
-                "-tt", f"{seat.name}@{self.cluster.address(node)}", "join", seat.table]
+                "-tt", f"{user}@{self.cluster.address(node)}", *command]
+
+    def connect(self, seat: Seat, node: str) -> None:
+        argv = self.ssh_argv(seat.key, seat.name, node, "join", seat.table)
         if seat.tmux is not None:
             with seat.log.open("ab") as out:
                 out.write(f"{time.time():.3f} CONNECT {node}\r\n".encode())
@@ -303,7 +323,7 @@ class Trial:
         started = time.monotonic()
         self.database = database
         self.folder.mkdir(parents=True, exist_ok=True)
-        authorized = self._keys()
+        authorized = self._keys() + self._watcher_key()
         for home in self.homes.values():
             home.mkdir(parents=True, exist_ok=True)
             (home / "authorized_keys").write_text(authorized)
@@ -314,10 +334,12 @@ class Trial:
             ears.start()
             leases.start()
             self._play(ears, leases)
+            self._spectator_end()
         except (TimeoutError, RuntimeError, OSError) as exc:
             self.outcome.problems.append(str(exc))
         finally:
             leases.stop()  # the servers' stopping hands tables over: not the trial's
+            self._spectator_stop()
             self._stop_all()
             ears.stop()
         self._check(ears, leases)
@@ -336,11 +358,12 @@ class Trial:
             self._until(lambda t=table: f"opened table {t} " in self.log("n1") and
                         any(h[1] == "n1" for h in leases.seen.get(t, [])),
                         f"table {table} to open on n1")
+        self._spectate()
         for seat in self.seats:
             if seat.name.endswith("b"):
                 self.connect(seat, "n2")
-        self._until(lambda: all(ears.batches(t) >= MID_GAME for t in self.tables),
-                    "every table to be mid-game")
+        self._until(lambda: all(ears.batches(t) >= MID_GAME for t in self.tables) and
+                    self._spectator_drawn(), "every table to be mid-game")
         self.fault_at = time.time()
         self._strike()
         self._until(self._finished, "every game to end and be verified")
@@ -417,7 +440,9 @@ class Trial:
         for table in self.tables:
             seen = ears.table(table)
             if since is not None:
-                out.pause_s = max(out.pause_s, seen.longest_silence(since - 2.0))
+                over = seen.last_batch_at()
+                out.pause_s = max(out.pause_s, seen.longest_silence(
+                    since - 2.0, None if over is None else over + SAME_BATCH_S))
             hosts = {(entry.host, entry.commit) for entry in seen.announcements}
             if len(hosts) > 1:
                 out.problems.append(f"table {table} was announced with {len(hosts)} host "
@@ -461,6 +486,7 @@ class Trial:
             out.problems.append("no player was told the table moved")
         self._check_database()
         self._check_records()
+        self._check_spectator()
 
     def _rows(self, query: str) -> list[tuple[Any, ...]]:
         import psycopg
@@ -516,6 +542,55 @@ class Trial:
         if out.verified != self.count:
             out.problems.append(f"{out.verified} games recorded and verified, not "
                                 f"{self.count}")
+
+    # -- the spectator (a person watching in the real interface) -----------------------------
+
+    watcher: Watcher | None = None
+
+    def _spectate(self) -> None:
+        """The spectator of the first table, on the node the fault strikes if it is a
+        drain (it must connect again and be back watching), else on ``n2``; the game
+        waits for it (its other player is not seated yet) until its screen shows the
+        table."""
+        node = "n1" if self.kind == "drain" else "n2"
+        table = self.tables[0]
+        key = self.folder / "keys" / "w0"
+        self.watcher = Watcher(
+            "w0", table, self.folder / "spectator.sock", self.folder / "ssh-w0.log",
+            lambda at: self.ssh_argv(key, "w0", at, "watch", table), tmux, again="n2")
+        self.watcher.start(node)
+        self._until(lambda: self._spectator_shows(f"{table} · "),
+                    f"the spectator's screen to show table {table}", 60)
+
+    def _spectator_shows(self, text: str) -> bool:
+        watcher = self.watcher
+        return watcher is not None and any(text in s.text for s in watcher.screens)
+
+    def _spectator_drawn(self) -> bool:
+        """Whether the spectator's screen showed its table mid-game (a turn)."""
+        return self.watcher is None or self.watcher.drawn()
+
+    def _spectator_end(self) -> None:
+        """Wait for the game over on the spectator's screen: a problem if it never comes."""
+        watcher = self.watcher
+        if watcher is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            self._until(watcher.over, "the spectator's screen to show the game over", 30)
+
+    def _spectator_stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            tmux(self.watcher.socket, "kill-server")
+
+    def _check_spectator(self) -> None:
+        watcher, since = self.watcher, self.fault_at
+        if watcher is None or since is None:
+            return
+        drained = self.kind == "drain"
+        moved = MOVED_WORDS if self.kind in MOVES and not drained else None
+        self.outcome.problems += watcher.problems(
+            since, moved=moved, reconnect=DRAIN_WORDS if drained else None)
 
     def diagnostics(self) -> str:
         """The servers' logs and the players' words, for a failure's report."""
