@@ -44,6 +44,11 @@ class TableLog(RichLog, can_focus=False):
     def _put(self, line: Text) -> None:
         self._said.append(line)
         self.write(line)
+        if self.auto_scroll and self._size_known:
+            # To the end now, in the repaint that draws the line: RichLog scrolls only
+            # after that repaint, so every line drew the whole log twice, once unscrolled.
+            # (Its own scroll, after the repaint, then finds the log at its end already.)
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from engine.cards import MAX_RANK, Colour
 from engine.state import PILE_NAMES, Pile, PileId, State
 from tui import words
+from tui.widgets.steady import show
 
 LETTERS = PILE_NAMES
 """The piles' names, which are their keys: no other key of the table uses them."""
@@ -219,11 +220,13 @@ class Piles(Widget):
     }
     """
 
-    view: reactive[State | None] = reactive(None, always_update=True)
-    slots: reactive[tuple[Slot, ...]] = reactive((), always_update=True)
-    targets: reactive[frozenset[str]] = reactive(frozenset())
-    big: reactive[bool] = reactive(False)
-    keys: reactive[bool] = reactive(True)
+    # The piles draw nothing of their own (their rows and counts do): a new view repaints
+    # only the slots and counts that changed.
+    view: reactive[State | None] = reactive(None, always_update=True, repaint=False)
+    slots: reactive[tuple[Slot, ...]] = reactive((), always_update=True, repaint=False)
+    targets: reactive[frozenset[str]] = reactive(frozenset(), repaint=False)
+    big: reactive[bool] = reactive(False, repaint=False)
+    keys: reactive[bool] = reactive(True, repaint=False)
     """The slots' keys shown (``False`` from the rail and in a replay: no key plays)."""
 
     def watch_big(self, big: bool) -> None:
@@ -288,9 +291,9 @@ class Piles(Widget):
         counts = self.query(".pile-counts").results(Static)
         if view is None:
             return
-        for static in counts:
-            static.update(
-                f"[dim]Draw pile[/] [b]{len(view.draw_pile)}[/]   "
-                f"[dim]Out of play[/] [b]{len(view.out_of_play)}[/]   "
-                f"[dim]Action cards played[/] [b]{len(view.special_discard)}[/]"
-            )
+        for static in counts:  # one line high, whatever it says
+            show(static,
+                 f"[dim]Draw pile[/] [b]{len(view.draw_pile)}[/]   "
+                 f"[dim]Out of play[/] [b]{len(view.out_of_play)}[/]   "
+                 f"[dim]Action cards played[/] [b]{len(view.special_discard)}[/]",
+                 layout=False)
