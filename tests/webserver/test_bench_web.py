@@ -1,10 +1,12 @@
 """`stacks bench web` in its small form: two browser-like spectators of one table for a
 few seconds; the figures are there and the latency is measured (not that it is fast); an
 interrupted run leaves no process behind; a client reads a turn's header from the screen
-it decodes, however the header's cells came."""
+it decodes, however the header's cells came; the tables' games start spread over a pace,
+or all at once with --lockstep."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from stacks.bench.ssh import tree
-from stacks.bench.web import _Client, _Screen
+from stacks.bench.web import _Client, _Screen, _starts
 from tests.e2e.conftest import ROOT, SCALE, mosquitto_exe, stacks_command
 from tests.support import wait_until
 
@@ -124,3 +126,10 @@ def test_a_client_reads_a_turns_header_from_its_screen() -> None:
     assert other.screen is twin.screen and twin.turns == {7: 1.5}
     twin.feed(b"\x1b[4;4H8", 2.0)
     assert other.screen is not twin.screen and twin.turns == {7: 1.5, 8: 2.0}
+
+
+def test_the_tables_start_spread_over_a_pace_unless_in_lockstep() -> None:
+    spread = _starts(argparse.Namespace(tables=4, pace=2.0, lockstep=False))
+    assert spread == [0.0, 0.5, 1.0, 1.5]
+    assert _starts(argparse.Namespace(tables=4, pace=2.0, lockstep=True)) == [0.0] * 4
+    assert _starts(argparse.Namespace(tables=1, pace=0.5, lockstep=False)) == [0.0]
