@@ -8,6 +8,7 @@ until it goes out of play; a free slot waits for a new pile (key ``n``).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
@@ -247,7 +248,16 @@ class Piles(Widget):
             yield Horizontal(classes="pile-row", id=f"row-{colour.name.lower()}")
         yield Static("", classes="pile-counts")
 
-    async def watch_slots(self, slots: tuple[Slot, ...]) -> None:
+    def watch_slots(self, slots: tuple[Slot, ...]) -> Awaitable[None] | None:
+        if self._remount.locked() or tuple(place_id(s) for s in slots) != self._shape:
+            return self._remount_slots()
+        # The same places (most batches): the slots are shown at once, in the repaint
+        # that shows the rest of the batch, not in one of their own after it.
+        self._show_slots(slots)
+        self._counts()
+        return None
+
+    async def _remount_slots(self) -> None:
         async with self._remount:
             # Another update may have come while we waited: show the latest slots.
             slots = self.slots
@@ -263,16 +273,19 @@ class Piles(Widget):
                         SlotView(id=place_id(s), classes="-after" if s.place else None)
                         for s in slots if s.colour is colour
                     )
-            views = {view.id: view for view in self.query(SlotView)}
-            for slot in slots:
-                view = views.get(place_id(slot))
-                if view is None:
-                    continue  # the app is closing: nothing got mounted
-                view.slot = slot
-                view.target = slot.ident in self.targets
-                view.big = self.big
-                view.keys = self.keys
+            self._show_slots(slots)
         self._counts()
+
+    def _show_slots(self, slots: tuple[Slot, ...]) -> None:
+        views = {view.id: view for view in self.query(SlotView)}
+        for slot in slots:
+            view = views.get(place_id(slot))
+            if view is None:
+                continue  # the app is closing: nothing got mounted
+            view.slot = slot
+            view.target = slot.ident in self.targets
+            view.big = self.big
+            view.keys = self.keys
 
     @property
     def busy(self) -> bool:
