@@ -777,7 +777,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report))
         return 0
     best = report["most_spectators_within_target"]
-    print(f"the tables: {report['tables_hosted']}")
+    print(f"the tables: {report['tables_hosted']}; their games started "
+          + ("at once (--lockstep)" if report["lockstep"] else "spread over one pace"))
     print(f"most browser spectators with p99 within {TARGET_P99_MS:g} ms: "
           f"{best if best is not None else 'none measured'} ({report['cpus']} CPUs, load "
           f"average before {' '.join(map(str, report['load_average_before']))})")
