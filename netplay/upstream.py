@@ -126,7 +126,7 @@ TEXTUAL = Upstream(
             "_app", "_debug", "_file", "_loop", "_run_input_thread",
         ),
         "textual.widgets.OptionList": ("_heights", "_index_to_line", "_update_lines"),
-        "textual.widgets.RichLog": ("_deferred_renders", "_size_known"),
+        "textual.widgets.RichLog": ("_deferred_renders", "_scroll_update", "_size_known"),
     },
     used_by=("tui/compositor.py", "tui/driver.py", "tui/widgets/options.py",
              "tui/widgets/log.py", "tui/screens/gameover.py", "tui/screens/learn.py",

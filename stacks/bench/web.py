@@ -7,6 +7,11 @@ For each count N of the sweep, on a Mosquitto of its own (a free port on 127.0.0
   each, as ``stacks bench load``'s workers): the tables are the load, not what is
   measured, and a host and a bot process a table would take the machine's cores from
   the server it measures;
+- the tables' games start spread over one pace (table ``t`` of ``T`` ``t * pace / T``
+  seconds after the first), as a real set of tables is not phase-locked: started at once,
+  every table's bot acts at the same instant of each pace, so every table's program
+  redraws at once, a burst of ``T`` repaints that the last table waits through.
+  ``--lockstep`` starts them all at once, for that worst case;
 - ``stacks web`` in its own process, the real server (started once for the sweep): one
   ``stacks watch TABLE --kiosk`` per watched table, its screen sent to every visitor;
 - N browser-like spectators per table: websocket clients speaking textual-serve's
@@ -111,6 +116,9 @@ def add_bench_web_arguments(targets: argparse._SubParsersAction) -> None:  # typ
                        help="measured window per count, after the game starts (20)")
     bench.add_argument("--pace", type=_seconds, default=0.5,
                        help="seconds each bot thinks before it acts (0.5)")
+    bench.add_argument("--lockstep", action="store_true",
+                       help="start every table's game at once, so their bots act in step "
+                       "(the worst case; by default the starts are spread over one pace)")
     bench.add_argument("--keep-going", action="store_true",
                        help="measure every count, even past the first whose p99 is over "
                        "250 ms (by default the sweep stops there)")
@@ -548,7 +556,9 @@ async def _count(procs: _Processes, broker: str, web_url: str, web_pid: int, n: 
         for first in range(0, len(names), TABLES_A_PROCESS):
             log = folder / f"tables-{n}-{first}.log"
             worker = procs.spawn_tables({"broker": broker, "pace": args.pace,
-                                         "tables": names[first:first + TABLES_A_PROCESS]},
+                                         "tables": names[first:first + TABLES_A_PROCESS],
+                                         "starts": _starts(args)[first:first
+                                                                 + TABLES_A_PROCESS]},
                                         log)
             workers.append(worker)
             await _said(worker, "ready", log, 120)
@@ -714,6 +724,13 @@ async def _sweep(procs: _Processes, broker: str, args: argparse.Namespace,
     return steps
 
 
+def _starts(args: argparse.Namespace) -> list[float]:
+    """When each table's game starts, in seconds after the first's."""
+    if args.lockstep:
+        return [0.0] * args.tables
+    return [round(t * args.pace / args.tables, 3) for t in range(args.tables)]
+
+
 def _counts(args: argparse.Namespace) -> list[int]:
     return [n for group in args.spectators for n in group]
 
@@ -771,6 +788,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "pace_s": args.pace,
         "window_s": args.seconds,
         "tables": args.tables,
+        "lockstep": args.lockstep,
         "tables_hosted": f"{-(-args.tables // TABLES_A_PROCESS)} process(es) of the bench, "
         f"up to {TABLES_A_PROCESS} tables each (hosts and bots in one event loop; not "
         "counted in the server's CPU)",
@@ -855,7 +873,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report))
     else:
         best = report["most_spectators_within_target"]
-        print(f"the tables: {report['tables_hosted']}")
+        print(f"the tables: {report['tables_hosted']}; their games started "
+              + ("at once (--lockstep)" if report["lockstep"] else "spread over one pace"))
         print(f"most browser spectators with p99 within {TARGET_P99_MS:g} ms: "
               f"{best if best is not None else 'none measured'} ({report['cpus']} CPUs, load "
               f"average before {' '.join(map(str, report['load_average_before']))})")

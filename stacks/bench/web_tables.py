@@ -10,6 +10,12 @@ cost some 40 MiB and their own Python.
 Spoken to over its standard streams: it says ``ready`` once its tables are open (listed on
 the broker), seats the bots on a ``go`` line (so the games start once the visitors are
 in), and closes its tables at the end of its standard input (or a ``stop`` line).
+
+Each table's bot sits its ``starts`` seconds after the ``go`` (0 for every table when not
+given): with every bot seated at once, all the tables' games move in step, each bot acting
+at the same instant of every pace, and so do all the batches; a real set of tables is not
+phase-locked, and ``stacks bench web`` spreads their starts over one pace unless told
+``--lockstep``.
 """
 
 from __future__ import annotations
@@ -54,7 +60,10 @@ async def _tables(spec: dict[str, Any]) -> int:
             print("ready", flush=True)
             if (await _line()).strip() != "go":
                 return 1
-            for bot in bots:
+            starts: list[float] = spec.get("starts") or [0.0] * len(bots)
+            go = asyncio.get_running_loop().time()
+            for bot, start in sorted(zip(bots, starts, strict=True), key=lambda pair: pair[1]):
+                await asyncio.sleep(max(0.0, go + start - asyncio.get_running_loop().time()))
                 await stack.enter_async_context(bot)
             while (await _line()).strip() not in ("stop", ""):
                 pass

@@ -4,10 +4,12 @@ measured (not that it is fast); the Chromium's picture was read and matched the 
 screens; an interrupted run leaves no process behind; a client reads a turn's header from
 the screen it decodes, however the header's cells came; the browser's check tells a page
 that shows another screen than the clients decoded; without a Chromium the bench says so
-and starts nothing (or runs without one, told to)."""
+and starts nothing (or runs without one, told to); the tables' games start spread over a
+pace, or all at once with --lockstep."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -20,7 +22,7 @@ import pytest
 
 from stacks.bench.browser import chromium_exe
 from stacks.bench.ssh import tree
-from stacks.bench.web import _Client, _Screen
+from stacks.bench.web import _Client, _Screen, _starts
 from stacks.bench.web_browser import compare, screen_rows, words
 from tests.e2e.conftest import ROOT, SCALE, mosquitto_exe, stacks_command
 from tests.support import wait_until
@@ -192,3 +194,10 @@ def test_without_chromium_the_bench_says_so_and_starts_nothing(tmp_path: Path) -
     assert done.stdout == ""
     assert "no Chromium found" in done.stderr and "--no-browser" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_tables_start_spread_over_a_pace_unless_in_lockstep() -> None:
+    spread = _starts(argparse.Namespace(tables=4, pace=2.0, lockstep=False))
+    assert spread == [0.0, 0.5, 1.0, 1.5]
+    assert _starts(argparse.Namespace(tables=4, pace=2.0, lockstep=True)) == [0.0] * 4
+    assert _starts(argparse.Namespace(tables=1, pace=0.5, lockstep=False)) == [0.0]

@@ -54,6 +54,7 @@ from tui.screens.seated import SeatedScreen, sentence
 from tui.widgets.banner import Banner
 from tui.widgets.board import LEGEND, BoardView
 from tui.widgets.log import TableLog
+from tui.widgets.steady import show
 from tui.widgets.toosmall import TooSmall, fit
 
 WIDE = 110
@@ -93,10 +94,10 @@ class BoardScreen(BoardLines, SeatedScreen):
         Binding("q", "leave", "Leave"),
     ]
 
-    view: reactive[SequenceState | None] = reactive(None, always_update=True)
-    seats: reactive[tuple[SeatPresence | None, ...]] = reactive(())
-    problem: reactive[Problem | None] = reactive(None)
-    waiting: reactive[str] = reactive("")
+    view: reactive[SequenceState | None] = reactive(None, always_update=True, repaint=False)
+    seats: reactive[tuple[SeatPresence | None, ...]] = reactive((), repaint=False)
+    problem: reactive[Problem | None] = reactive(None, repaint=False)
+    waiting: reactive[str] = reactive("", repaint=False)
     """Whom the table waits for and how long, or ""."""
 
     def __init__(self, table: str, names: tuple[str, ...], me: Seat | None, *,
@@ -179,7 +180,8 @@ class BoardScreen(BoardLines, SeatedScreen):
         self.set_class(wide, "-wide")
         self.set_class(big, "-big")
         self.query_one(BoardView).big = big
-        self.query_one("#board-status", Static).update(self._status(self.size.width - 2))
+        show(self.query_one("#board-status", Static), self._status(self.size.width - 2),
+             layout=False)
 
     # -- attributes down -----------------------------------------------------------------------
 
@@ -207,7 +209,7 @@ class BoardScreen(BoardLines, SeatedScreen):
 
     def watch_waiting(self) -> None:
         for status in self.query("#board-status").results(Static):
-            status.update(self._status(self.size.width - 2))
+            show(status, self._status(self.size.width - 2), layout=False)
 
     def watch_problem(self, problem: Problem | None) -> None:
         for banner in self.query(Banner):
@@ -218,7 +220,7 @@ class BoardScreen(BoardLines, SeatedScreen):
         if "──" not in markup and not markup.startswith("You drew"):
             # The latest move, under the play bar too (the log column is narrow).
             for last in self.query("#board-last").results(Static):
-                last.update(f"[dim]Last:[/] {markup}")
+                show(last, f"[dim]Last:[/] {markup}")
 
     # -- drawing -------------------------------------------------------------------------------
 
@@ -228,12 +230,14 @@ class BoardScreen(BoardLines, SeatedScreen):
 
     def _render_widgets(self) -> None:
         board = self.query_one(BoardView)
-        board.view = self.view
-        board.last = self.last
-        self._repaint()
+        with board.changes():  # drawn once, with all of them
+            board.view = self.view
+            board.last = self.last
+            self._repaint()
         self.query_one(Banner).problem = self.problem
-        self.query_one("#board-status", Static).update(self._status(self.size.width - 2))
-        self.query_one("#board-teams", Static).update(self._teams())
+        show(self.query_one("#board-status", Static), self._status(self.size.width - 2),
+             layout=False)
+        show(self.query_one("#board-teams", Static), self._teams())
         keys = (self._my_turn(), self.view is not None and self.view.outcome is not None)
         if keys != self._keys:
             self._keys = keys
@@ -243,14 +247,15 @@ class BoardScreen(BoardLines, SeatedScreen):
         """What the selection and the cursor change: the board's marks, hand, play bar."""
         board = self.query_one(BoardView)
         targets, removable = self._targets()
-        board.targets = targets
-        board.removable = removable
-        board.cursor = self.cursor
-        board.choice = frozenset(
-            cell for w in self.choices[self.choice].claim for cell in WINDOWS[w]
-        ) if self.choices else frozenset()
-        self.query_one("#board-hand", Static).update(self._hand())
-        self.query_one("#board-playbar", Static).update(self._playbar())
+        with board.changes():
+            board.targets = targets
+            board.removable = removable
+            board.cursor = self.cursor
+            board.choice = frozenset(
+                cell for w in self.choices[self.choice].claim for cell in WINDOWS[w]
+            ) if self.choices else frozenset()
+        show(self.query_one("#board-hand", Static), self._hand(), layout=False)
+        show(self.query_one("#board-playbar", Static), self._playbar(), layout=False)
 
     def _targets(self) -> tuple[frozenset[Cell], frozenset[Cell]]:
         options = self._options()

@@ -80,13 +80,13 @@ class LobbyScreen(Screen[None]):
         Binding("escape", "leave", "Leave"),
     ]
 
-    seats: reactive[tuple[SeatPresence | None, ...]] = reactive(())
-    me: reactive[Seat | None] = reactive(None)
-    announce: reactive[dict[str, Any]] = reactive(dict, always_update=True)
-    where: reactive[str] = reactive("")
-    profile: reactive[str] = reactive("")
-    problem: reactive[Problem | None] = reactive(None)
-    note: reactive[str] = reactive("")
+    seats: reactive[tuple[SeatPresence | None, ...]] = reactive((), repaint=False)
+    me: reactive[Seat | None] = reactive(None, repaint=False)
+    announce: reactive[dict[str, Any]] = reactive(dict, always_update=True, repaint=False)
+    where: reactive[str] = reactive("", repaint=False)
+    profile: reactive[str] = reactive("", repaint=False)
+    problem: reactive[Problem | None] = reactive(None, repaint=False)
+    note: reactive[str] = reactive("", repaint=False)
     """What is wrong with the broker, in words (the session measured it), or ""."""
 
     def __init__(self, launch: Launch, model: TableModel) -> None:

@@ -51,6 +51,7 @@ from tui.widgets.hand import Hand, Pick, picks
 from tui.widgets.log import TableLog
 from tui.widgets.opponents import Opponents
 from tui.widgets.piles import LETTERS, NEW_KEY, Piles, Slot, SlotMap, SlotView
+from tui.widgets.steady import show
 from tui.widgets.toosmall import TooSmall, fit
 
 WIDE = 110
@@ -92,10 +93,10 @@ class TableScreen(TablePrompts):
         Binding("q", "leave", "Leave"),
     ]
 
-    view: reactive[State | None] = reactive(None, always_update=True)
-    seats: reactive[tuple[SeatPresence | None, ...]] = reactive(())
-    problem: reactive[Problem | None] = reactive(None)
-    waiting: reactive[str] = reactive("")
+    view: reactive[State | None] = reactive(None, always_update=True, repaint=False)
+    seats: reactive[tuple[SeatPresence | None, ...]] = reactive((), repaint=False)
+    problem: reactive[Problem | None] = reactive(None, repaint=False)
+    waiting: reactive[str] = reactive("", repaint=False)
     """Whom the table waits for and how long ("waiting for bob — away 12 s, ..."), or ""."""
 
     def __init__(
@@ -198,7 +199,7 @@ class TableScreen(TablePrompts):
         self.query_one(Opponents).wide = wide
         self.query_one(Hand).big = big
         self.query_one(Piles).big = big
-        self.query_one("#table-status", Static).update(self._status())
+        show(self.query_one("#table-status", Static), self._status(), layout=False)
 
     # -- attributes down -----------------------------------------------------------------------
 
@@ -231,7 +232,7 @@ class TableScreen(TablePrompts):
     def watch_waiting(self, waiting: str) -> None:
         for status in self.query("#table-status"):
             if isinstance(status, Static):
-                status.update(self._status())
+                show(status, self._status(), layout=False)
 
     def watch_problem(self, problem: Problem | None) -> None:
         for banner in self.query(Banner):
@@ -244,22 +245,24 @@ class TableScreen(TablePrompts):
     def _render_widgets(self) -> None:
         view = self.view
         opponents = self.query_one(Opponents)
-        opponents.seats = self.seats
-        opponents.view = view
+        with opponents.changes():
+            opponents.seats = self.seats
+            opponents.view = view
         piles = self.query_one(Piles)
         piles.view = view
         piles.slots = self.slots
         piles.targets = self._targets()
         hand = self.query_one(Hand)
-        hand.view = view
-        hand.playable = frozenset(
-            a.card for a in self.legal
-            if isinstance(a, PlayCard | PlaySkip | PlayReverse | StealCard | StealChip)
-        )
-        hand.selected = self.selected
+        with hand.changes():
+            hand.view = view
+            hand.playable = frozenset(
+                a.card for a in self.legal
+                if isinstance(a, PlayCard | PlaySkip | PlayReverse | StealCard | StealChip)
+            )
+            hand.selected = self.selected
         self.query_one(Banner).problem = self.problem
-        self.query_one("#table-status", Static).update(self._status())
-        self.query_one("#table-playbar", Static).update(self._playbar())
+        show(self.query_one("#table-status", Static), self._status(), layout=False)
+        show(self.query_one("#table-playbar", Static), self._playbar(), layout=False)
         keys = (self._my_turn(), any(isinstance(a, EndTurn) for a in self.legal),
                 view is not None and view.outcome is not None)
         if keys != self._keys:  # the footer is rebuilt only when its keys change

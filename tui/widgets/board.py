@@ -21,11 +21,11 @@ from __future__ import annotations
 from textual import events
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from engine.classic.board import CORNERS, FREE, SIZE, Cell
 from engine.classic.state import EMPTY, SequenceState
 from tui.classic_words import RED_SUIT, TEAM_BG, short_code, team_letter
+from tui.widgets.steady import Steady
 
 COLUMNS = "ABCDEFGHIJ"
 CELL_WIDTH = 5
@@ -58,8 +58,9 @@ def sequence_cells(view: SequenceState) -> frozenset[Cell]:
     return frozenset(cell for seq in view.sequences for cell in seq.cells)
 
 
-class BoardView(Widget):
-    """The board as one block of markup (11 lines: the column letters, then 10 rows)."""
+class BoardView(Steady):
+    """The board as one block of markup (11 lines: the column letters, then 10 rows),
+    repainted only when it changes (`Steady`)."""
 
     DEFAULT_CSS = """
     BoardView {
@@ -68,19 +69,39 @@ class BoardView(Widget):
     }
     """
 
-    view: reactive[SequenceState | None] = reactive(None, always_update=True, layout=True)
-    targets: reactive[frozenset[Cell]] = reactive(frozenset())
+    view: reactive[SequenceState | None] = reactive(None, always_update=True, repaint=False)
+    targets: reactive[frozenset[Cell]] = reactive(frozenset(), repaint=False)
     """Empty cells the selected card may take."""
-    removable: reactive[frozenset[Cell]] = reactive(frozenset())
+    removable: reactive[frozenset[Cell]] = reactive(frozenset(), repaint=False)
     """Chips the selected one-eyed jack may remove."""
-    cursor: reactive[Cell | None] = reactive(None)
-    choice: reactive[frozenset[Cell]] = reactive(frozenset())
+    cursor: reactive[Cell | None] = reactive(None, repaint=False)
+    choice: reactive[frozenset[Cell]] = reactive(frozenset(), repaint=False)
     """The cells of the sequence the player is choosing (``{`` ``}`` edges)."""
-    last: reactive[Cell | None] = reactive(None)
+    last: reactive[Cell | None] = reactive(None, repaint=False)
     """The cell of the last move (shown in italics)."""
     big: reactive[bool] = reactive(False, layout=True)
     """Cells two lines tall and six columns wide (the chip on a line of its own), for
     roomy terminals (:data:`BIG_WIDTH` columns)."""
+
+    WRAPS = False  # as wide as its widest line
+
+    def watch_view(self) -> None:
+        self.redraw()
+
+    def watch_targets(self) -> None:
+        self.redraw()
+
+    def watch_removable(self) -> None:
+        self.redraw()
+
+    def watch_cursor(self) -> None:
+        self.redraw()
+
+    def watch_choice(self) -> None:
+        self.redraw()
+
+    def watch_last(self) -> None:
+        self.redraw()
 
     class Clicked(Message):
         """A click on a cell (the screen moves its cursor there)."""

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from engine.cards import CardId, Colour
 from engine.state import Seat, State
 from tui import words
+from tui.widgets.steady import Steady
 
 DISCARD_KEY = "0"
 PLAYABLE = "•"
@@ -49,8 +49,9 @@ def picks(view: State, seat: Seat) -> list[Pick]:
     return out
 
 
-class Hand(Widget):
-    """Two lines: the hand with number keys; the discard top, chips and skips."""
+class Hand(Steady):
+    """Two lines: the hand with number keys; the discard top, chips and skips. Repainted
+    only when they change (`Steady`)."""
 
     DEFAULT_CSS = """
     Hand {
@@ -65,12 +66,27 @@ class Hand(Widget):
     }
     """
 
-    view: reactive[State | None] = reactive(None, always_update=True, layout=True)
-    me: reactive[Seat | None] = reactive(None)
-    playable: reactive[frozenset[CardId]] = reactive(frozenset())
-    selected: reactive[Pick | None] = reactive(None)
-    big: reactive[bool] = reactive(False, layout=True)
+    view: reactive[State | None] = reactive(None, always_update=True, repaint=False)
+    me: reactive[Seat | None] = reactive(None, repaint=False)
+    playable: reactive[frozenset[CardId]] = reactive(frozenset(), repaint=False)
+    selected: reactive[Pick | None] = reactive(None, repaint=False)
+    big: reactive[bool] = reactive(False, repaint=False)
     """Cards three lines tall, for roomy terminals."""
+
+    def watch_view(self) -> None:
+        self.redraw()
+
+    def watch_me(self) -> None:
+        self.redraw()
+
+    def watch_playable(self) -> None:
+        self.redraw()
+
+    def watch_selected(self) -> None:
+        self.redraw()
+
+    def watch_big(self) -> None:
+        self.redraw()
 
     def render(self) -> str:
         view, me = self.view, self.me

@@ -6,6 +6,8 @@ from collections import deque
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import RichLog
 
 MAX_LINES = 500
@@ -24,6 +26,19 @@ class TableLog(RichLog, can_focus=False):
         scrollbar-size-vertical: 1;
     }
     """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0))
+    """The lines written (RichLog's, which lays the whole screen out again on each line,
+    and then repaints the scroll bar in a frame of its own): laid out again only when
+    its scroll bar comes or goes, or its widest line changes (:meth:`watch_virtual_size`)."""
+
+    def watch_virtual_size(self, before: Size, after: Size) -> None:
+        height = self.container_size.height
+        if not self._size_known or before.width != after.width \
+                or (before.height > height) != (after.height > height):
+            self.refresh(layout=True)
+        else:  # the same scroll bar, its thumb moved or shrunk: in this repaint
+            self._scroll_update(after)
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, wrap=True, markup=False, max_lines=MAX_LINES,
@@ -44,6 +59,11 @@ class TableLog(RichLog, can_focus=False):
     def _put(self, line: Text) -> None:
         self._said.append(line)
         self.write(line)
+        if self.auto_scroll and self._size_known:
+            # To the end now, in the repaint that draws the line: RichLog scrolls only
+            # after that repaint, so every line drew the whole log twice, once unscrolled.
+            # (Its own scroll, after the repaint, then finds the log at its end already.)
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from textual.markup import escape
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from engine.cards import Colour
 from engine.state import Phase, Seat, State
 from tui import words
 from tui.model import SeatPresence
+from tui.widgets.steady import Steady
 
 
 def seat_order(view: State, me: Seat | None) -> list[Seat]:
@@ -20,8 +20,9 @@ def seat_order(view: State, me: Seat | None) -> list[Seat]:
     return [s for s in seats if s != me]
 
 
-class Opponents(Widget):
-    """One line per opponent: name, presence, hand, discard top, chips, skips, turn."""
+class Opponents(Steady):
+    """One line per opponent: name, presence, hand, discard top, chips, skips, turn.
+    Repainted only when its lines change (`Steady`)."""
 
     DEFAULT_CSS = """
     Opponents {
@@ -30,11 +31,26 @@ class Opponents(Widget):
     }
     """
 
-    view: reactive[State | None] = reactive(None, always_update=True, layout=True)
-    names: reactive[tuple[str, ...]] = reactive(())
-    me: reactive[Seat | None] = reactive(None)
-    seats: reactive[tuple[SeatPresence | None, ...]] = reactive(())
-    wide: reactive[bool] = reactive(False)
+    view: reactive[State | None] = reactive(None, always_update=True, repaint=False)
+    names: reactive[tuple[str, ...]] = reactive((), repaint=False)
+    me: reactive[Seat | None] = reactive(None, repaint=False)
+    seats: reactive[tuple[SeatPresence | None, ...]] = reactive((), repaint=False)
+    wide: reactive[bool] = reactive(False, repaint=False)
+
+    def watch_view(self) -> None:
+        self.redraw()
+
+    def watch_names(self) -> None:
+        self.redraw()
+
+    def watch_me(self) -> None:
+        self.redraw()
+
+    def watch_seats(self) -> None:
+        self.redraw()
+
+    def watch_wide(self) -> None:
+        self.redraw()
 
     def render(self) -> str:
         view = self.view

@@ -8,6 +8,7 @@ until it goes out of play; a free slot waits for a new pile (key ``n``).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
@@ -20,6 +21,7 @@ from textual.widgets import Static
 from engine.cards import MAX_RANK, Colour
 from engine.state import PILE_NAMES, Pile, PileId, State
 from tui import words
+from tui.widgets.steady import show
 
 LETTERS = PILE_NAMES
 """The piles' names, which are their keys: no other key of the table uses them."""
@@ -219,11 +221,13 @@ class Piles(Widget):
     }
     """
 
-    view: reactive[State | None] = reactive(None, always_update=True)
-    slots: reactive[tuple[Slot, ...]] = reactive((), always_update=True)
-    targets: reactive[frozenset[str]] = reactive(frozenset())
-    big: reactive[bool] = reactive(False)
-    keys: reactive[bool] = reactive(True)
+    # The piles draw nothing of their own (their rows and counts do): a new view repaints
+    # only the slots and counts that changed.
+    view: reactive[State | None] = reactive(None, always_update=True, repaint=False)
+    slots: reactive[tuple[Slot, ...]] = reactive((), always_update=True, repaint=False)
+    targets: reactive[frozenset[str]] = reactive(frozenset(), repaint=False)
+    big: reactive[bool] = reactive(False, repaint=False)
+    keys: reactive[bool] = reactive(True, repaint=False)
     """The slots' keys shown (``False`` from the rail and in a replay: no key plays)."""
 
     def watch_big(self, big: bool) -> None:
@@ -244,7 +248,16 @@ class Piles(Widget):
             yield Horizontal(classes="pile-row", id=f"row-{colour.name.lower()}")
         yield Static("", classes="pile-counts")
 
-    async def watch_slots(self, slots: tuple[Slot, ...]) -> None:
+    def watch_slots(self, slots: tuple[Slot, ...]) -> Awaitable[None] | None:
+        if self._remount.locked() or tuple(place_id(s) for s in slots) != self._shape:
+            return self._remount_slots()
+        # The same places (most batches): the slots are shown at once, in the repaint
+        # that shows the rest of the batch, not in one of their own after it.
+        self._show_slots(slots)
+        self._counts()
+        return None
+
+    async def _remount_slots(self) -> None:
         async with self._remount:
             # Another update may have come while we waited: show the latest slots.
             slots = self.slots
@@ -260,16 +273,19 @@ class Piles(Widget):
                         SlotView(id=place_id(s), classes="-after" if s.place else None)
                         for s in slots if s.colour is colour
                     )
-            views = {view.id: view for view in self.query(SlotView)}
-            for slot in slots:
-                view = views.get(place_id(slot))
-                if view is None:
-                    continue  # the app is closing: nothing got mounted
-                view.slot = slot
-                view.target = slot.ident in self.targets
-                view.big = self.big
-                view.keys = self.keys
+            self._show_slots(slots)
         self._counts()
+
+    def _show_slots(self, slots: tuple[Slot, ...]) -> None:
+        views = {view.id: view for view in self.query(SlotView)}
+        for slot in slots:
+            view = views.get(place_id(slot))
+            if view is None:
+                continue  # the app is closing: nothing got mounted
+            view.slot = slot
+            view.target = slot.ident in self.targets
+            view.big = self.big
+            view.keys = self.keys
 
     @property
     def busy(self) -> bool:
@@ -288,9 +304,9 @@ class Piles(Widget):
         counts = self.query(".pile-counts").results(Static)
         if view is None:
             return
-        for static in counts:
-            static.update(
-                f"[dim]Draw pile[/] [b]{len(view.draw_pile)}[/]   "
-                f"[dim]Out of play[/] [b]{len(view.out_of_play)}[/]   "
-                f"[dim]Action cards played[/] [b]{len(view.special_discard)}[/]"
-            )
+        for static in counts:  # one line high, whatever it says
+            show(static,
+                 f"[dim]Draw pile[/] [b]{len(view.draw_pile)}[/]   "
+                 f"[dim]Out of play[/] [b]{len(view.out_of_play)}[/]   "
+                 f"[dim]Action cards played[/] [b]{len(view.special_discard)}[/]",
+                 layout=False)
