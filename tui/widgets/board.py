@@ -103,6 +103,9 @@ class BoardView(Steady):
     def watch_last(self) -> None:
         self.redraw()
 
+    def watch_big(self) -> None:
+        self.redraw()
+
     class Clicked(Message):
         """A click on a cell (the screen moves its cursor there)."""
 
@@ -117,7 +120,7 @@ class BoardView(Steady):
         if event.x >= LABEL_WIDTH and 0 <= col < SIZE and 0 <= row < SIZE:
             self.post_message(self.Clicked(row * SIZE + col))
 
-    def render(self) -> str:
+    def markup(self) -> str:
         view = self.view
         if view is None:
             return "[dim]Waiting for the deal…[/]"

@@ -88,7 +88,7 @@ class Hand(Steady):
     def watch_big(self) -> None:
         self.redraw()
 
-    def render(self) -> str:
+    def markup(self) -> str:
         view, me = self.view, self.me
         if view is None or me is None:
             return "[dim]You are watching: no hand.[/]"

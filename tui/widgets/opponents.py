@@ -52,7 +52,7 @@ class Opponents(Steady):
     def watch_wide(self) -> None:
         self.redraw()
 
-    def render(self) -> str:
+    def markup(self) -> str:
         view = self.view
         if view is None or view.phase == Phase.SETUP:
             return "[dim]Waiting for the deal…[/]"

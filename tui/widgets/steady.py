@@ -24,12 +24,13 @@ def line_widths(markup: str) -> list[int]:
 
 
 class Steady(Widget):
-    """A widget whose :meth:`render` is markup computed from its attributes: call
-    :meth:`redraw` where a plain reactive would refresh it (its reactives say
-    ``repaint=False`` and each has a watcher that calls it). It is refreshed only when
-    that markup changed, and laid out again only when its size may have: another count
-    of lines, or (``WRAPS``) a line that may wrap, or (not ``WRAPS``) another widest line.
-    Setting several attributes at once inside :meth:`changes` renders once."""
+    """A widget whose :meth:`markup` is computed from its attributes: call :meth:`redraw`
+    where a plain reactive would refresh it (its reactives say ``repaint=False`` and each
+    has a watcher that calls it). It is refreshed only when that markup changed, and laid
+    out again only when its size may have: another count of lines, or (``WRAPS``) a line
+    that may wrap, or (not ``WRAPS``) another widest line. Setting several attributes at
+    once inside :meth:`changes` renders once. :meth:`render` gives the markup
+    :meth:`redraw` computed: it is computed once a change, not again for the repaint."""
 
     WRAPS = True
     """Its lines wrap at its width (``False``: it is as wide as its widest line)."""
@@ -47,11 +48,19 @@ class Steady(Widget):
             self._held -= 1
             self.redraw()
 
+    def markup(self) -> str:
+        """What the widget shows, from its attributes."""
+        raise NotImplementedError
+
+    def render(self) -> str:
+        if self._shown is None:  # not drawn yet (its attributes set before it was mounted)
+            self._shown = self.markup()
+        return self._shown
+
     def redraw(self) -> None:
         if self._held:
             return
-        text = self.render()
-        assert isinstance(text, str)
+        text = self.markup()
         before = self._shown
         if text == before:
             return
